@@ -1,0 +1,25 @@
+/**
+ * An animation clip: local joint rotations and translations sampled at a fixed rate, stored
+ * frame-major in flat arrays (frame f, joint j: rotations[(f * J + j) * 4 ..], translations[(f * J + j) * 3 ..]).
+ * Every joint has a translation per frame: the rest offset where the source had no position channels.
+ */
+export interface Clip {
+  name: string;
+  /** Where the clip came from (file path or "builtin"), for messages. */
+  source: string;
+  /** Samples per second. */
+  fps: number;
+  frameCount: number;
+  /** Local rotations, unit quaternions (x, y, z, w): frameCount * joints * 4. */
+  rotations: Float64Array;
+  /** Local translations in metres: frameCount * joints * 3. */
+  translations: Float64Array;
+  /** True when the last frame flows back into the first (cyclic locomotion). */
+  loop: boolean;
+  /** Free-form labels (e.g. "walk", "idle") copied into the database's tag bits. */
+  tags: string[];
+}
+
+export function clipDuration(c: Clip): number {
+  return c.frameCount > 1 ? (c.frameCount - 1) / c.fps : 0;
+}

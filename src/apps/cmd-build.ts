@@ -1,0 +1,96 @@
+import { readFileSync, statSync } from 'node:fs';
+import { parseCommandArgs, numberOption, UsageError } from './args.js';
+import { buildDatabase, type TagRule } from '../database/build.js';
+import { loadBvhSources, builtinSources } from '../database/sources-node.js';
+import { writeDatabaseFile } from '../database/mmdb-node.js';
+import { parseSchemaJson } from '../features/schema-validate.js';
+import { parseBoneOverrides } from '../features/roles.js';
+import { createProgress } from '../util/progress.js';
+
+export const BUILD_USAGE = `usage: motionmatch build <files or folders...> --out FILE [--mirror] [--schema FILE]
+                         [--bones hips=NAME,leftFoot=NAME,...] [--scale S] [--fps F]
+                         [--tag TAG=GLOB ...] [--json]
+       motionmatch build --builtin --out FILE [--mirror] [--schema FILE] [--json]
+
+  Imports BVH clips (folders are searched recursively), extracts features and writes a .mmdb database.
+  --out FILE       database file to write
+  --builtin        use the built-in procedural locomotion clips instead of files
+  --mirror         add a left/right mirrored copy of every clip
+  --schema FILE    feature schema (JSON); default: foot positions/velocities, hip velocity, trajectory
+  --bones SPEC     bone roles by joint name, e.g. hips=Hips,leftFoot=Foot_L,rightFoot=Foot_R
+  --scale S        metres per file unit (default: detected from the skeleton's height)
+  --fps F          resample every clip to F frames per second (default: the clips' common rate)
+  --tag TAG=GLOB   tag clips whose name matches GLOB (* and ?), repeatable
+  --json           print one JSON object with the result on stdout`;
+
+function parseTagRules(specs: string[]): TagRule[] {
+  return specs.map((spec) => {
+    const eq = spec.indexOf('=');
+    if (eq <= 0 || eq === spec.length - 1) throw new UsageError(`--tag expects TAG=GLOB, got "${spec}"`, BUILD_USAGE);
+    return { tag: spec.slice(0, eq), pattern: spec.slice(eq + 1) };
+  });
+}
+
+export async function buildCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs(argv, {
+    out: { type: 'string', short: 'o' },
+    builtin: { type: 'boolean' },
+    mirror: { type: 'boolean' },
+    schema: { type: 'string' },
+    bones: { type: 'string' },
+    scale: { type: 'string' },
+    fps: { type: 'string' },
+    tag: { type: 'string', multiple: true },
+    json: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  }, BUILD_USAGE);
+  if (values.help) { process.stdout.write(BUILD_USAGE + '\n'); return 0; }
+  if (!values.out) throw new UsageError('--out FILE is required', BUILD_USAGE);
+  if (values.builtin && positionals.length > 0) throw new UsageError('give either --builtin or files, not both', BUILD_USAGE);
+  if (!values.builtin && positionals.length === 0) throw new UsageError('no input: give BVH files or folders, or --builtin', BUILD_USAGE);
+  const scale = numberOption(values.scale, 'scale', BUILD_USAGE, 1e-9, 1e9);
+  const fps = numberOption(values.fps, 'fps', BUILD_USAGE, 1, 1000);
+  const schema = values.schema ? parseSchemaJson(readFileSync(values.schema, 'utf8'), values.schema) : undefined;
+  const bones = values.bones ? parseBoneOverrides(values.bones) : undefined;
+  const tagRules = parseTagRules(values.tag ?? []);
+  const json = !!values.json;
+  const t0 = performance.now();
+
+  const importBar = createProgress('import  ', !json && !!process.stderr.isTTY);
+  const sources = values.builtin
+    ? builtinSources()
+    : loadBvhSources(positionals, { scale, onProgress: (d, t, l) => importBar.update(d, t, l) });
+  importBar.done();
+  const tImport = performance.now();
+
+  const buildBar = createProgress('features', !json && !!process.stderr.isTTY);
+  const db = buildDatabase(sources, { schema, bones, fps, mirror: !!values.mirror, tagRules, onProgress: (d, t, l) => buildBar.update(d, t, l) });
+  buildBar.done();
+  const bytes = writeDatabaseFile(values.out, db);
+  const t1 = performance.now();
+
+  const result = {
+    out: values.out,
+    frames: db.frameCount,
+    clips: db.clips.length,
+    dims: db.dims,
+    stride: db.stride,
+    fps: db.fps,
+    joints: db.skeleton.names.length,
+    mirrored: !!values.mirror,
+    candidates: db.candidates.reduce((n, c) => n + c, 0),
+    tags: db.tagNames,
+    bytes,
+    seconds: { import: +((tImport - t0) / 1000).toFixed(3), total: +((t1 - t0) / 1000).toFixed(3) },
+  };
+  if (json) {
+    process.stdout.write(JSON.stringify(result) + '\n');
+  } else {
+    process.stdout.write(
+      `wrote ${result.out}: ${result.frames} frames in ${result.clips} clips at ${result.fps} fps, ` +
+      `${result.dims} feature dims (stride ${result.stride}), ${result.joints} joints, ${statSync(values.out).size} bytes ` +
+      `in ${result.seconds.total.toFixed(2)} s\n`,
+    );
+  }
+  return 0;
+}

@@ -1,0 +1,69 @@
+/**
+ * Feature schema: which values make up a frame's feature vector, grouped for normalisation.
+ * Everything is expressed in the character's root frame (root = hips projected to the ground,
+ * facing = the hips' forward axis projected to the ground, smoothed).
+ */
+export type BoneRole = 'hips' | 'leftFoot' | 'rightFoot' | 'leftToe' | 'rightToe';
+
+export type FeatureGroupKind =
+  /** Position of each listed bone relative to the root, 3 values per bone. */
+  | 'bonePosition'
+  /** Velocity of each listed bone in the root frame, 3 values per bone. */
+  | 'boneVelocity'
+  /** Future (or past, negative offset) root positions (x, z) in the current root frame, 2 per offset. */
+  | 'trajectoryPosition'
+  /** Future (or past) facing directions (x, z) in the current root frame, 2 per offset. */
+  | 'trajectoryDirection';
+
+export interface FeatureGroup {
+  name: string;
+  kind: FeatureGroupKind;
+  /** Bone roles or joint names, for bone kinds. */
+  bones?: string[];
+  /** Time offsets in seconds, for trajectory kinds. */
+  offsets?: number[];
+  weight: number;
+}
+
+export interface FeatureSchema {
+  groups: FeatureGroup[];
+  /** Frames within this many seconds of a clip's end are not search candidates. */
+  endMarginSeconds: number;
+  /** Half-life-like smoothing window (seconds) for the root's facing direction. */
+  facingSmoothingSeconds: number;
+}
+
+export const DEFAULT_SCHEMA: FeatureSchema = {
+  groups: [
+    { name: 'footPosition', kind: 'bonePosition', bones: ['leftFoot', 'rightFoot'], weight: 0.75 },
+    { name: 'footVelocity', kind: 'boneVelocity', bones: ['leftFoot', 'rightFoot'], weight: 1 },
+    { name: 'hipVelocity', kind: 'boneVelocity', bones: ['hips'], weight: 1 },
+    { name: 'trajectoryPosition', kind: 'trajectoryPosition', offsets: [1 / 3, 2 / 3, 1], weight: 1 },
+    { name: 'trajectoryDirection', kind: 'trajectoryDirection', offsets: [1 / 3, 2 / 3, 1], weight: 1.5 },
+  ],
+  endMarginSeconds: 1 / 3,
+  facingSmoothingSeconds: 0.1,
+};
+
+export function groupWidth(g: FeatureGroup): number {
+  switch (g.kind) {
+    case 'bonePosition':
+    case 'boneVelocity':
+      return 3 * (g.bones?.length ?? 0);
+    case 'trajectoryPosition':
+    case 'trajectoryDirection':
+      return 2 * (g.offsets?.length ?? 0);
+  }
+}
+
+/** Number of meaningful values per row (before padding). */
+export function schemaDims(s: FeatureSchema): number {
+  let d = 0;
+  for (const g of s.groups) d += groupWidth(g);
+  return d;
+}
+
+/** Row stride in floats: dims rounded up to a multiple of 4 so that f32x4 loads stay in the row. */
+export function paddedStride(dims: number): number {
+  return (dims + 3) & ~3;
+}

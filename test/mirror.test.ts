@@ -1,0 +1,63 @@
+import { describe, it, expect } from 'vitest';
+import fc from 'fast-check';
+import { mirrorClip, mirrorSetup, restSymmetryAxis } from '../src/features/mirror.js';
+import { worldPositionsOfFrames } from '../src/anim/pose.js';
+import { quatNormalize } from '../src/math/quat.js';
+import type { Clip } from '../src/anim/clip.js';
+import type { Skeleton } from '../src/anim/skeleton.js';
+import { bipedSkeleton } from './helpers/skeletons.js';
+
+function randomClip(s: Skeleton, frames: number, values: number[]): Clip {
+  const J = s.names.length;
+  const rotations = new Float64Array(frames * J * 4);
+  const translations = new Float64Array(frames * J * 3);
+  let k = 0;
+  const next = () => values[k++ % values.length];
+  for (let f = 0; f < frames; f++) {
+    for (let j = 0; j < J; j++) {
+      const o = (f * J + j) * 4;
+      rotations[o] = next(); rotations[o + 1] = next(); rotations[o + 2] = next(); rotations[o + 3] = 1 + Math.abs(next());
+      quatNormalize(rotations, o, rotations, o);
+      for (let c = 0; c < 3; c++) translations[(f * J + j) * 3 + c] = s.offsets[3 * j + c] + (s.parents[j] < 0 ? next() : 0);
+    }
+  }
+  return { name: 'c', source: 'test', fps: 30, frameCount: frames, rotations, translations, loop: false, tags: [] };
+}
+
+describe('mirroring', () => {
+  for (const axis of [0, 2] as const) {
+    it(`mirrors world positions across x with sides swapped (rest pose symmetric in ${axis === 0 ? 'x' : 'z'})`, () => {
+      const s = bipedSkeleton(axis);
+      const setup = mirrorSetup(s);
+      expect(restSymmetryAxis(s, setup.partner)).toBe(axis);
+      fc.assert(fc.property(fc.array(fc.double({ min: -1, max: 1, noNaN: true }), { minLength: 8, maxLength: 64 }), (values) => {
+        const J = s.names.length, F = 3;
+        const clip = randomClip(s, F, values);
+        const m = mirrorClip(s, clip, setup);
+        const a = new Float64Array(F * J * 3), b = new Float64Array(F * J * 3);
+        worldPositionsOfFrames(s.parents, clip.rotations, clip.translations, F, a);
+        worldPositionsOfFrames(s.parents, m.rotations, m.translations, F, b);
+        for (let f = 0; f < F; f++) {
+          for (let j = 0; j < J; j++) {
+            const p = setup.partner[j];
+            const mo = (f * J + j) * 3, po = (f * J + p) * 3;
+            expect(b[mo]).toBeCloseTo(-a[po], 9);
+            expect(b[mo + 1]).toBeCloseTo(a[po + 1], 9);
+            expect(b[mo + 2]).toBeCloseTo(a[po + 2], 9);
+          }
+        }
+      }), { numRuns: 50 });
+    });
+  }
+
+  it('is an involution: mirroring twice gives the original pose', () => {
+    const s = bipedSkeleton(2);
+    const clip = randomClip(s, 4, [0.3, -0.2, 0.7, 0.1, -0.5, 0.25, 0.9]);
+    const twice = mirrorClip(s, mirrorClip(s, clip));
+    const J = s.names.length;
+    const a = new Float64Array(4 * J * 3), b = new Float64Array(4 * J * 3);
+    worldPositionsOfFrames(s.parents, clip.rotations, clip.translations, 4, a);
+    worldPositionsOfFrames(s.parents, twice.rotations, twice.translations, 4, b);
+    for (let i = 0; i < a.length; i++) expect(b[i]).toBeCloseTo(a[i], 12);
+  });
+});
