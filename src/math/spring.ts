@@ -1,0 +1,232 @@
+/**
+ * Critically damped springs (GUIDE §5), in exact closed form: one update of length dt equals any
+ * number of smaller updates summing to dt, so results do not depend on the frame rate.
+ *
+ * h is the half-life (seconds for the spring to cover half the remaining distance when starting at
+ * rest, ignoring the velocity term) and y = 2·ln2 / h is the decay rate. Math.exp is used rather than
+ * a polynomial approximation: it is deterministic on one engine and costs little next to the rest
+ * of a frame.
+ *
+ * State lives in flat buffers with offsets (x, v, a each n components, n = 1 for scalars, 3 for
+ * vec3), updated in place; nothing here allocates.
+ */
+import {
+  type Buf,
+  quatFromScaledAngleAxis,
+  quatMultiply,
+  quatMultiplyInv,
+  quatToScaledAngleAxis,
+} from './quat.js';
+
+/** y = 2·ln2 / h: the decay rate of a critically damped spring with half-life h (seconds). */
+export function dampingFromHalfLife(halfLife: number): number {
+  if (!(Number.isFinite(halfLife) && halfLife > 0)) {
+    throw new RangeError(`dampingFromHalfLife: halfLife must be a finite number > 0 seconds, got ${String(halfLife)}`);
+  }
+  return (2 * Math.LN2) / halfLife;
+}
+
+/** Inverse of {@link dampingFromHalfLife}. */
+export function halfLifeFromDamping(y: number): number {
+  if (!(Number.isFinite(y) && y > 0)) {
+    throw new RangeError(`halfLifeFromDamping: y must be a finite number > 0, got ${String(y)}`);
+  }
+  return (2 * Math.LN2) / y;
+}
+
+function requireDt(fn: string, dt: number): void {
+  if (!(Number.isFinite(dt) && dt >= 0)) {
+    throw new RangeError(`${fn}: dt must be a finite number >= 0 seconds, got ${String(dt)}`);
+  }
+}
+
+/**
+ * Decay towards 0 (inertialization offsets), n components in place:
+ *   j = v + x·y;  x' = e^(−y·dt)·(x + j·dt);  v' = e^(−y·dt)·(v − j·y·dt).
+ */
+export function decaySpringUpdate(
+  x: Buf,
+  xo: number,
+  v: Buf,
+  vo: number,
+  halfLife: number,
+  dt: number,
+  n = 1,
+): void {
+  const y = dampingFromHalfLife(halfLife);
+  requireDt('decaySpringUpdate', dt);
+  const e = Math.exp(-y * dt);
+  for (let i = 0; i < n; i++) {
+    const xi = x[xo + i], vi = v[vo + i];
+    const j = vi + xi * y;
+    x[xo + i] = e * (xi + j * dt);
+    v[vo + i] = e * (vi - j * y * dt);
+  }
+}
+
+/**
+ * Trajectory spring: position x, velocity v and acceleration a (n components each, in place) move
+ * towards a desired velocity v_d, critically damped with half-life h. With j0 = v − v_d,
+ * j1 = a + j0·y, e = e^(−y·dt):
+ *   x' = e·(−j1/y² + (−j0 − j1·dt)/y) + j1/y² + j0/y + v_d·dt + x
+ *   v' = e·(j0 + j1·dt) + v_d
+ *   a' = e·(a − j1·y·dt)
+ */
+export function springCharacterUpdate(
+  x: Buf,
+  xo: number,
+  v: Buf,
+  vo: number,
+  a: Buf,
+  ao: number,
+  desiredVelocity: Buf,
+  dvo: number,
+  halfLife: number,
+  dt: number,
+  n = 3,
+): void {
+  const y = dampingFromHalfLife(halfLife);
+  requireDt('springCharacterUpdate', dt);
+  const e = Math.exp(-y * dt);
+  for (let i = 0; i < n; i++) {
+    const vd = desiredVelocity[dvo + i];
+    const xi = x[xo + i], vi = v[vo + i], ai = a[ao + i];
+    const j0 = vi - vd;
+    const j1 = ai + j0 * y;
+    x[xo + i] = e * (-j1 / (y * y) + (-j0 - j1 * dt) / y) + j1 / (y * y) + j0 / y + vd * dt + xi;
+    v[vo + i] = e * (j0 + j1 * dt) + vd;
+    a[ao + i] = e * (ai - j1 * y * dt);
+  }
+}
+
+/**
+ * Future states of {@link springCharacterUpdate} at `count` time offsets (seconds from now, each
+ * ≥ 0) for a desired velocity held constant: outX/outV/outA[i·n + k] for offset i, component k.
+ * Each offset is evaluated in closed form from the current state, so errors do not accumulate and
+ * the offsets need not be sorted. Pass null for outputs you do not need.
+ */
+export function springCharacterPredict(
+  outX: Buf | null,
+  outV: Buf | null,
+  outA: Buf | null,
+  x: Buf,
+  xo: number,
+  v: Buf,
+  vo: number,
+  a: Buf,
+  ao: number,
+  desiredVelocity: Buf,
+  dvo: number,
+  halfLife: number,
+  timeOffsets: Buf,
+  count: number,
+  n = 3,
+): void {
+  const y = dampingFromHalfLife(halfLife);
+  for (let i = 0; i < count; i++) {
+    const dt = timeOffsets[i];
+    requireDt('springCharacterPredict', dt);
+    const e = Math.exp(-y * dt);
+    for (let k = 0; k < n; k++) {
+      const vd = desiredVelocity[dvo + k];
+      const xk = x[xo + k], vk = v[vo + k], ak = a[ao + k];
+      const j0 = vk - vd;
+      const j1 = ak + j0 * y;
+      if (outX !== null) {
+        outX[i * n + k] = e * (-j1 / (y * y) + (-j0 - j1 * dt) / y) + j1 / (y * y) + j0 / y + vd * dt + xk;
+      }
+      if (outV !== null) outV[i * n + k] = e * (j0 + j1 * dt) + vd;
+      if (outA !== null) outA[i * n + k] = e * (ak - j1 * y * dt);
+    }
+  }
+}
+
+const rotScratch = new Float64Array(4);
+const logScratch = new Float64Array(3);
+
+/**
+ * The rotation spring's state after dt, written to outRot/outAngVel (which may alias rot/angVel). The offset from the goal, log(rot · goal⁻¹) (short path), is
+ * a decay spring towards zero; angular velocity is its rate, in the same (world, left-multiplied)
+ * frame.
+ */
+function rotationSpringStep(
+  outRot: Buf,
+  oro: number,
+  outAngVel: Buf,
+  oavo: number,
+  rot: Buf,
+  ro: number,
+  angVel: Buf,
+  avo: number,
+  goal: Buf,
+  go: number,
+  y: number,
+  dt: number,
+): void {
+  quatMultiplyInv(rotScratch, 0, rot, ro, goal, go);
+  quatToScaledAngleAxis(logScratch, 0, rotScratch, 0); // takes the short way round
+  const e = Math.exp(-y * dt);
+  for (let k = 0; k < 3; k++) {
+    const j0 = logScratch[k];
+    const w = angVel[avo + k];
+    const j1 = w + j0 * y;
+    logScratch[k] = e * (j0 + j1 * dt);
+    outAngVel[oavo + k] = e * (w - j1 * y * dt);
+  }
+  quatFromScaledAngleAxis(rotScratch, 0, logScratch, 0);
+  quatMultiply(outRot, oro, rotScratch, 0, goal, go);
+}
+
+/**
+ * Rotation spring (facing): rotation (x, y, z, w) and angular velocity (rad/s, scaled angle-axis
+ * rate) move towards `goal`, critically damped with half-life h, in place.
+ */
+export function springRotationUpdate(
+  rot: Buf,
+  ro: number,
+  angVel: Buf,
+  avo: number,
+  goal: Buf,
+  go: number,
+  halfLife: number,
+  dt: number,
+): void {
+  const y = dampingFromHalfLife(halfLife);
+  requireDt('springRotationUpdate', dt);
+  rotationSpringStep(rot, ro, angVel, avo, rot, ro, angVel, avo, goal, go, y, dt);
+}
+
+/**
+ * Future rotations / angular velocities of {@link springRotationUpdate} at `count` time offsets
+ * (closed form from the current state): outRot[i·4 ..], outAngVel[i·3 ..]. Pass null to skip one.
+ */
+export function springRotationPredict(
+  outRot: Buf | null,
+  outAngVel: Buf | null,
+  rot: Buf,
+  ro: number,
+  angVel: Buf,
+  avo: number,
+  goal: Buf,
+  go: number,
+  halfLife: number,
+  timeOffsets: Buf,
+  count: number,
+): void {
+  const y = dampingFromHalfLife(halfLife);
+  for (let i = 0; i < count; i++) {
+    const dt = timeOffsets[i];
+    requireDt('springRotationPredict', dt);
+    rotationSpringStep(predictRot, 0, predictAngVel, 0, rot, ro, angVel, avo, goal, go, y, dt);
+    if (outRot !== null) {
+      outRot[4 * i] = predictRot[0]; outRot[4 * i + 1] = predictRot[1];
+      outRot[4 * i + 2] = predictRot[2]; outRot[4 * i + 3] = predictRot[3];
+    }
+    if (outAngVel !== null) {
+      outAngVel[3 * i] = predictAngVel[0]; outAngVel[3 * i + 1] = predictAngVel[1]; outAngVel[3 * i + 2] = predictAngVel[2];
+    }
+  }
+}
+
+const predictRot = new Float64Array(4);
+const predictAngVel = new Float64Array(3);
