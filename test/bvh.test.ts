@@ -113,7 +113,7 @@ describe('parseBvh: basic structure', () => {
     expect([...s.endSiteOffsets]).toEqual([0, 0.6, 0, 0, -0.45, 0]);
     validateSkeleton(s);
     expect(r.frameTime).toBe(0.0333333);
-    expect(r.clip.fps).toBe(1 / 0.0333333);
+    expect(r.clip.fps).toBe(30); // 1 / 0.0333333 snapped to the whole rate it stands for
     expect(r.clip.frameCount).toBe(2);
     expect(r.channelCount).toBe(15);
     expect(r.channels[0]).toEqual({ names: ['Xposition', 'Yposition', 'Zposition', 'Zrotation', 'Xrotation', 'Yrotation'], firstValue: 0, rotationOrder: 'ZXY', hasPosition: true });
@@ -296,11 +296,12 @@ describe('parseBvh: lexical tolerance', () => {
     expect(r.skeleton.names[3]).toBe('Left Lower Leg');
   });
 
-  it('keeps any frame time exactly', () => {
-    for (const ft of ['0.008333', '0.0166667', '1', '0.04', '2.5e-3']) {
+  it('keeps any frame time exactly and snaps rounded rates to whole frames per second', () => {
+    const expected: Record<string, number> = { '0.008333': 120, '0.0166667': 60, '1': 1, '0.04': 25, '2.5e-3': 400, '0.0123': 1 / 0.0123 };
+    for (const [ft, fps] of Object.entries(expected)) {
       const r = parseBvh(withLine(32, `Frame Time: ${ft}`));
       expect(r.frameTime).toBe(Number(ft));
-      expect(r.clip.fps).toBe(1 / Number(ft));
+      expect(r.clip.fps).toBe(fps);
     }
   });
 

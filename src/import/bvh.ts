@@ -72,7 +72,7 @@ export interface BvhImport {
   scale: number;
   /** The unit chosen by 'auto', or 'given' when a numeric scale was passed. */
   detectedUnit: BvhUnit | 'given';
-  /** Seconds per frame exactly as written in the file (clip.fps = 1 / frameTime). */
+  /** Seconds per frame exactly as written in the file (clip.fps = 1 / frameTime, snapped; see snapFrameRate). */
   frameTime: number;
   /** Per joint (skeleton order, which is file order), its channels. */
   channels: BvhJointChannels[];
@@ -650,7 +650,7 @@ export function parseBvh(text: string, options: BvhParseOptions = {}): BvhImport
   const clip: Clip = {
     name: options.file !== undefined ? bvhClipName(options.file) : 'untitled',
     source: file,
-    fps: 1 / frameTime,
+    fps: snapFrameRate(1 / frameTime),
     frameCount: frames,
     rotations,
     translations,
@@ -777,4 +777,14 @@ function standingHeight(parents: number[], rot: Float64Array, pos: Float64Array,
     acc(tmp, 0);
   }
   return Math.max(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]);
+}
+
+/**
+ * Frame times are usually written rounded ("0.0333333"), which makes 1 / frameTime 30.00003: snap a
+ * rate within 1e-4 (relative) of a whole number of frames per second to it, so that clips from
+ * different files share one rate and nothing is resampled for a rounding artefact.
+ */
+export function snapFrameRate(fps: number): number {
+  const whole = Math.round(fps);
+  return whole > 0 && Math.abs(fps - whole) <= 1e-4 * whole ? whole : fps;
 }
