@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
-import { mirrorClip, mirrorSetup, restSymmetryAxis } from '../src/features/mirror.js';
+import { mirrorClip, mirrorSetup } from '../src/features/mirror.js';
 import { worldPositionsOfFrames } from '../src/anim/pose.js';
 import { quatNormalize } from '../src/math/quat.js';
 import type { Clip } from '../src/anim/clip.js';
@@ -29,7 +29,7 @@ describe('mirroring', () => {
     it(`mirrors world positions across x with sides swapped (rest pose symmetric in ${axis === 0 ? 'x' : 'z'})`, () => {
       const s = bipedSkeleton(axis);
       const setup = mirrorSetup(s);
-      expect(restSymmetryAxis(s, setup.partner)).toBe(axis);
+      expect(setup.axes[s.names.indexOf('UpperLeg_L')]).toBe(axis);
       fc.assert(fc.property(fc.array(fc.double({ min: -1, max: 1, noNaN: true }), { minLength: 8, maxLength: 64 }), (values) => {
         const J = s.names.length, F = 3;
         const clip = randomClip(s, F, values);
@@ -59,5 +59,30 @@ describe('mirroring', () => {
     worldPositionsOfFrames(s.parents, clip.rotations, clip.translations, 4, a);
     worldPositionsOfFrames(s.parents, twice.rotations, twice.translations, 4, b);
     for (let i = 0; i < a.length; i++) expect(b[i]).toBeCloseTo(a[i], 12);
+  });
+});
+
+describe('mirroring a skeleton with mixed local conventions', () => {
+  it('finds a reflection per joint and mirrors positions exactly', () => {
+    // Legs mirror in local x, the hips in local y (as in the Bandai data).
+    const s = bipedSkeleton(0);
+    const ul = s.names.indexOf('UpperLeg_L'), ur = s.names.indexOf('UpperLeg_R');
+    s.offsets.set([-0.02, -0.1, 0], 3 * ul); s.offsets.set([-0.02, 0.1, 0], 3 * ur);
+    s.offsets.set([0.2, 0, 0.02], 3 * s.names.indexOf('Spine'));
+    const setup = mirrorSetup(s);
+    expect(setup.axes[s.names.indexOf('Hips')]).toBe(1);
+    expect(setup.axes[ul]).toBe(0);
+    const J = s.names.length, F = 2;
+    const clip = randomClip(s, F, [0.2, -0.4, 0.1, 0.3, 0.6, -0.7, 0.05]);
+    const m = mirrorClip(s, clip, setup);
+    const a = new Float64Array(F * J * 3), b = new Float64Array(F * J * 3);
+    worldPositionsOfFrames(s.parents, clip.rotations, clip.translations, F, a);
+    worldPositionsOfFrames(s.parents, m.rotations, m.translations, F, b);
+    for (let f = 0; f < F; f++) for (let j = 0; j < J; j++) {
+      const p = setup.partner[j];
+      expect(b[(f * J + j) * 3]).toBeCloseTo(-a[(f * J + p) * 3], 9);
+      expect(b[(f * J + j) * 3 + 1]).toBeCloseTo(a[(f * J + p) * 3 + 1], 9);
+      expect(b[(f * J + j) * 3 + 2]).toBeCloseTo(a[(f * J + p) * 3 + 2], 9);
+    }
   });
 });

@@ -107,8 +107,8 @@ export function buildDatabase(sources: readonly SourceMotion[], options: BuildOp
   const contactOpts = options.contacts ?? DEFAULT_CONTACT_OPTIONS;
   const progress = options.onProgress ?? (() => {});
 
-  const setup = options.mirror ? mirrorSetup(skeleton) : null;
   const base = sources.map((s) => resampleClip(s.clip, fps, J));
+  const setup = options.mirror ? mirrorSetup(skeleton, base) : null;
   const all: Array<{ clip: Clip; mirrored: boolean }> = base.map((clip) => ({ clip, mirrored: false }));
   if (setup) for (const clip of base) all.push({ clip: mirrorClip(skeleton, clip, setup), mirrored: true });
   const total = 2 * all.length;
@@ -169,7 +169,7 @@ export function buildDatabase(sources: readonly SourceMotion[], options: BuildOp
     finiteDifferenceVelocities(w.worldPos, J * 3, F, fps, worldVel);
     const rootPos = new Float64Array(F * 3), rootRot = new Float64Array(F * 4);
     computeRootTrack(w.worldRot, w.worldPos, J, F, hips, axes[`${w.mirrored}`], smoothFrames, rootPos, rootRot);
-    extractClipFeatures({ frames: F, fps, joints: J, worldPos: w.worldPos, worldVel, rootPos, rootRot }, schema, groupBones, stride, db.rawFeatures, start);
+    extractClipFeatures({ frames: F, fps, joints: J, worldPos: w.worldPos, worldVel, rootPos, rootRot, loop: w.clip.loop }, schema, groupBones, stride, db.rawFeatures, start);
     footContacts(worldVel, J, F, leftContactJoint, rightContactJoint, contactOpts, db.contacts, start);
     db.rotations.set(w.clip.rotations, start * J * 4);
     db.translations.set(w.clip.translations, start * J * 3);
