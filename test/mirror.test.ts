@@ -86,3 +86,39 @@ describe('mirroring a skeleton with mixed local conventions', () => {
     }
   });
 });
+
+describe('symmetric joint frames', () => {
+  it('undoes a rig whose right legs are turned half a turn, keeping world positions', async () => {
+    const { symmetrizeJointFrames } = await import('../src/features/symmetric-frames.js');
+    const s = bipedSkeleton(0);
+    const J = s.names.length, F = 3;
+    const clip = randomClip(s, F, [0.2, -0.4, 0.1, 0.3, 0.6, -0.7, 0.05, 0.33]);
+    // Build a "Maya-style" rig: right leg frames turned by a half turn about y (x and z flipped).
+    const right = ['UpperLeg_R', 'LowerLeg_R', 'Foot_R', 'Toes_R'].map((n) => s.names.indexOf(n));
+    const flipped = { ...s, offsets: Float64Array.from(s.offsets) };
+    const rig = { ...clip, rotations: Float64Array.from(clip.rotations), translations: Float64Array.from(clip.translations) };
+    const turn = (v: Float64Array, o: number) => { v[o] = -v[o]; v[o + 2] = -v[o + 2]; };
+    for (const j of right) {
+      const parentTurned = right.includes(s.parents[j]);
+      if (parentTurned) turn(flipped.offsets, 3 * j);
+      for (let f = 0; f < F; f++) {
+        if (parentTurned) turn(rig.translations, (f * J + j) * 3);
+        // L~ = K_p L K with K = diag(-1, 1, -1): conjugation flips x and z of the quaternion's vector part
+        // when both are turned, and multiplies by (0,1,0,0) on one side otherwise.
+        const o = (f * J + j) * 4;
+        const [x, y, z, w] = Array.from(rig.rotations.subarray(o, o + 4));
+        if (parentTurned) rig.rotations.set([-x, y, -z, w], o);
+        else rig.rotations.set([-z, w, x, -y], o); // L * (0,1,0,0)
+      }
+    }
+    const before = new Float64Array(F * J * 3), after = new Float64Array(F * J * 3), orig = new Float64Array(F * J * 3);
+    worldPositionsOfFrames(s.parents, clip.rotations, clip.translations, F, orig);
+    worldPositionsOfFrames(s.parents, rig.rotations, rig.translations, F, before);
+    for (let i = 0; i < orig.length; i++) expect(before[i]).toBeCloseTo(orig[i], 9); // the rig is the same motion
+    const sym = symmetrizeJointFrames(flipped, [rig]);
+    for (const j of right) expect(sym.turns[j]).toBe(2);
+    worldPositionsOfFrames(s.parents, sym.clips[0].rotations, sym.clips[0].translations, F, after);
+    for (let i = 0; i < orig.length; i++) expect(after[i]).toBeCloseTo(orig[i], 9);
+    for (let j = 0; j < J; j++) for (let k = 0; k < 3; k++) expect(sym.skeleton.offsets[3 * j + k]).toBeCloseTo(s.offsets[3 * j + k], 12);
+  });
+});

@@ -7,6 +7,7 @@ import { estimateHipsForwardAxis, computeRootTrack, legRootJoint } from '../feat
 import { extractClipFeatures, schemaGroupBones, computeNormalization, normalizeRows } from '../features/extract.js';
 import { footContacts, DEFAULT_CONTACT_OPTIONS, type ContactOptions } from '../features/contacts.js';
 import { mirrorClip, mirrorSetup } from '../features/mirror.js';
+import { symmetrizeJointFrames } from '../features/symmetric-frames.js';
 import { validateSchema } from '../features/schema-validate.js';
 import type { ClipRange, Database } from './database.js';
 
@@ -98,16 +99,20 @@ export function buildDatabase(sources: readonly SourceMotion[], options: BuildOp
   checkSameSkeleton(sources);
   const schema = options.schema ?? DEFAULT_SCHEMA;
   validateSchema(schema);
-  const skeleton = sources[0].skeleton;
-  const J = skeleton.names.length;
-  const roles: BoneRoles = findBoneRoles(skeleton, options.bones);
-  const groupBones = schemaGroupBones(schema, skeleton, roles);
+  const J = sources[0].skeleton.names.length;
   const fps = options.fps ?? chooseDatabaseFps(sources.map((s) => s.clip));
   if (!(fps > 0 && Number.isFinite(fps))) throw new DatabaseBuildError(`invalid database rate ${fps}`);
   const contactOpts = options.contacts ?? DEFAULT_CONTACT_OPTIONS;
   const progress = options.onProgress ?? (() => {});
 
-  const base = sources.map((s) => resampleClip(s.clip, fps, J));
+  const resampled = sources.map((s) => resampleClip(s.clip, fps, J));
+  // Mirrored copies are only blendable with the originals when left and right joint frames mirror
+  // each other; re-express the right side first where the rig does not (world poses unchanged).
+  const sym = options.mirror ? symmetrizeJointFrames(sources[0].skeleton, resampled) : null;
+  const skeleton = sym ? sym.skeleton : sources[0].skeleton;
+  const base = sym ? sym.clips : resampled;
+  const roles: BoneRoles = findBoneRoles(skeleton, options.bones);
+  const groupBones = schemaGroupBones(schema, skeleton, roles);
   const setup = options.mirror ? mirrorSetup(skeleton, base) : null;
   const all: Array<{ clip: Clip; mirrored: boolean }> = base.map((clip) => ({ clip, mirrored: false }));
   if (setup) for (const clip of base) all.push({ clip: mirrorClip(skeleton, clip, setup), mirrored: true });
