@@ -1,0 +1,74 @@
+// motionmatch search kernels: the module's exports.
+//
+// Every kernel is a pure function of pointers and counts into host-owned linear memory (see
+// docs/search.md and src/search/memory-layout.ts). Nothing allocates (--runtime stub, no managed
+// objects), so one shared WebAssembly.Memory can be searched by several threads at once as long as
+// each uses its own request, query and result regions.
+//
+// Result contract: `search` returns the lowest-cost allowed frame whose cost is strictly below
+// `bestCost` (ties to the lowest frame) and writes (i32 frame, f32 cost) to `out`; when no allowed
+// frame beats `bestCost` it returns -1 and writes (-1, bestCost).
+
+import { METHOD_BRUTE, METHOD_EARLY, METHOD_AABB, CTX_STRIDE, REQ_RANGES, REQ_RANGE_COUNT, REQ_RANGE_TABLE, RESULT_SIZE } from './layout';
+import { bruteSearch, earlySearch, aabbSearch } from './scan';
+import { kdSearch } from './kdtree';
+import { sqDist, boxBound } from './row';
+
+export { firstAllowed, blockMinBias } from './scan';
+export { kdNodeMinBias } from './kdtree';
+
+/** First byte the host may use: everything below belongs to the module's static data. */
+export function heapBase(): usize {
+  return __heap_base;
+}
+
+/** 1 when this build uses f32x4 SIMD. */
+export function simdBuild(): i32 {
+  return ASC_FEATURE_SIMD ? 1 : 0;
+}
+
+function searchRanges(method: i32, ctx: usize, req: usize, ranges: usize, rangeCount: i32, query: usize, bestCost: f32, out: usize): i32 {
+  if (method == METHOD_BRUTE) return bruteSearch(ctx, req, ranges, rangeCount, query, bestCost, out);
+  if (method == METHOD_EARLY) return earlySearch(ctx, req, ranges, rangeCount, query, bestCost, out);
+  if (method == METHOD_AABB) return aabbSearch(ctx, req, ranges, rangeCount, query, bestCost, out);
+  return kdSearch(ctx, req, ranges, rangeCount, query, bestCost, out);
+}
+
+/** One query over the request's ranges. */
+export function search(method: i32, ctx: usize, req: usize, query: usize, bestCost: f32, out: usize): i32 {
+  return searchRanges(method, ctx, req, load<usize>(req, REQ_RANGES), load<i32>(req, REQ_RANGE_COUNT), query, bestCost, out);
+}
+
+/**
+ * `count` queries (consecutive padded rows at `queries`); result i goes to out + 8 i. bestCosts is an
+ * f32 per query, or 0 for +Infinity. When the request has a range table, query i searches its own
+ * slice of the range list; otherwise every query uses the request's ranges.
+ */
+export function searchBatch(method: i32, ctx: usize, req: usize, queries: usize, count: i32, bestCosts: usize, out: usize): void {
+  const rowBytes = <usize>load<i32>(ctx, CTX_STRIDE) << 2;
+  const ranges = load<usize>(req, REQ_RANGES);
+  const rangeCount = load<i32>(req, REQ_RANGE_COUNT);
+  const table = load<usize>(req, REQ_RANGE_TABLE);
+  for (let i = 0; i < count; i++) {
+    const best: f32 = bestCosts ? load<f32>(bestCosts + (<usize>i << 2)) : Infinity;
+    const q = queries + <usize>i * rowBytes;
+    const o = out + <usize>i * RESULT_SIZE;
+    if (table) {
+      const first = load<i32>(table + (<usize>i << 3));
+      const n = load<i32>(table + (<usize>i << 3), 4);
+      searchRanges(method, ctx, req, ranges + (<usize>first << 3), n, q, best, o);
+    } else {
+      searchRanges(method, ctx, req, ranges, rangeCount, q, best, o);
+    }
+  }
+}
+
+/** Squared distance of two padded rows, exported so tests can check bit-identity across backends. */
+export function rowCost(a: usize, b: usize, stride: i32): f32 {
+  return sqDist(a, b, stride);
+}
+
+/** Box lower bound, exported for tests. */
+export function rowBoxBound(q: usize, lo: usize, hi: usize, stride: i32): f32 {
+  return boxBound(q, lo, hi, stride);
+}
