@@ -1,0 +1,295 @@
+/**
+ * Two-bone IK (hip -> knee -> ankle, shoulder -> elbow -> wrist) by the law of cosines, on flat
+ * pose arrays. Allocation-free: all temporaries live in a scratch object made once.
+ *
+ * The solve, in world space:
+ *   1. clamp the hip-target distance to [|a - b| + eps, a + b - eps] so the chain never fully
+ *      straightens (no knee snap) nor folds onto itself;
+ *   2. bend the knee about the current bend-plane normal until the hip-ankle distance is the
+ *      clamped distance (law of cosines);
+ *   3. swing the whole chain about the hip so the ankle points at the target;
+ *   4. with a pole direction, twist the chain about the hip-target axis so the knee points
+ *      towards the pole (without one, the current bend plane is kept: what foot locking wants).
+ * The new hip and knee rotations are written back as local rotations.
+ */
+import type { Buf } from './quat.js';
+
+/** Default reach margin (m): the chain stays this far from fully straight or fully folded. */
+export const TWO_BONE_IK_EPS = 1e-4;
+
+export interface TwoBoneIkScratch {
+  /** Vectors, 3 floats each (see the V_* slots in the solver). */
+  readonly v: Float64Array;
+  /** Quaternions, 4 floats each. */
+  readonly q: Float64Array;
+}
+
+export function createTwoBoneIkScratch(): TwoBoneIkScratch {
+  return { v: new Float64Array(3 * 16), q: new Float64Array(4 * 10) };
+}
+
+const DEFAULT_SCRATCH = createTwoBoneIkScratch();
+
+// Vector slots (x3) and quaternion slots (x4) in the scratch buffers.
+const A = 0, B = 3, C = 6, T = 9, AB = 12, CB = 15, AT = 18, M = 21, C1 = 24, AC1 = 27, U = 30, KP = 33, PP = 36, TMP = 39, TMP2 = 42, POLE = 45;
+const QP = 0, QA = 4, QB = 8, RK = 12, RAIM = 16, RPOLE = 20, R = 24, QA2 = 28, QB2 = 32, QTMP = 36;
+
+/**
+ * Solves a two-bone chain on a posed skeleton.
+ *
+ * Reads: the world positions of `hip`, `knee`, `end` (worldPos, J*3), the world rotation of the
+ * hip's parent (worldRot, J*4; identity when the hip is the root) and the local rotations of hip and
+ * knee (localRot, J*4). The chain must be direct: parents[knee] === hip and parents[end] === knee.
+ *
+ * Writes: new local rotations of hip and knee into `localRot`, and keeps the chain's entries of the
+ * world arrays consistent (world rotations of hip, knee and end, world positions of knee and end;
+ * the end's local rotation is unchanged, so its world rotation follows the knee). Joints below
+ * `end` (toes) are not updated: re-run forward kinematics if you need them.
+ *
+ * `target` (3 floats at offset 0) is where the end should go. `pole` (3 floats, optional) is a
+ * world direction the knee should point towards, e.g. the character's or foot's forward; without
+ * it the current bend plane is kept (a straight chain then bends towards world +Z, else +X).
+ *
+ * Returns the distance left between the solved end and the target: 0 (to rounding) when the target
+ * is reachable, > 0 when it was clamped.
+ */
+export function solveTwoBoneIk(
+  localRot: Buf, worldPos: Buf, worldRot: Buf, parents: Int32Array,
+  hip: number, knee: number, end: number, target: Buf,
+  scratch: TwoBoneIkScratch = DEFAULT_SCRATCH, pole: Buf | null = null, eps = TWO_BONE_IK_EPS,
+): number {
+  if (parents[knee] !== hip || parents[end] !== knee) {
+    throw new RangeError(`two-bone IK needs a direct chain: parent of ${knee} must be ${hip} and parent of ${end} must be ${knee}`);
+  }
+  const v = scratch.v, q = scratch.q;
+  for (let k = 0; k < 3; k++) {
+    v[A + k] = worldPos[3 * hip + k]; v[B + k] = worldPos[3 * knee + k]; v[C + k] = worldPos[3 * end + k];
+    v[T + k] = target[k];
+  }
+  const parent = parents[hip];
+  if (parent >= 0) copy4(q, QP, worldRot, 4 * parent); else { q[QP] = 0; q[QP + 1] = 0; q[QP + 2] = 0; q[QP + 3] = 1; }
+  // World rotations of hip and knee from the locals (so stale world entries do not matter).
+  mul(q, QA, q, QP, localRot, 4 * hip);
+  mul(q, QB, q, QA, localRot, 4 * knee);
+  if (pole) { v[POLE] = pole[0]; v[POLE + 1] = pole[1]; v[POLE + 2] = pole[2]; }
+  const residual = solveCore(v, q, pole !== null, eps);
+  // Locals: hip = inv(parent) * hipWorld, knee = inv(hipWorld) * kneeWorld.
+  invMul(localRot, 4 * hip, q, QP, q, QA2);
+  normalize4(localRot, 4 * hip);
+  invMul(localRot, 4 * knee, q, QA2, q, QB2);
+  normalize4(localRot, 4 * knee);
+  // Keep the chain's world entries consistent with the new locals.
+  copy4(worldRot, 4 * hip, q, QA2);
+  copy4(worldRot, 4 * knee, q, QB2);
+  copy4(q, QTMP, localRot, 4 * end);
+  mul(worldRot, 4 * end, q, QB2, q, QTMP);
+  for (let k = 0; k < 3; k++) { worldPos[3 * knee + k] = v[B + k]; worldPos[3 * end + k] = v[C + k]; }
+  return residual;
+}
+
+/**
+ * The solve on scratch slots: A, B, C, T (and POLE when usePole) in; QA, QB (world rotations of
+ * hip and knee) in; QA2, QB2 (new world rotations) and B, C (new knee and end positions) out.
+ */
+function solveCore(v: Float64Array, q: Float64Array, usePole: boolean, eps: number): number {
+  sub(v, AB, v, B, v, A);
+  sub(v, CB, v, C, v, B);
+  sub(v, AT, v, T, v, A);
+  const lab = len(v, AB), lcb = len(v, CB);
+  const dt = len(v, AT);
+  if (!(lab > 1e-12 && lcb > 1e-12)) {
+    // Zero-length bone: nothing to bend. Keep the pose.
+    copy4(q, QA2, q, QA); copy4(q, QB2, q, QB);
+    return Number.isFinite(dt) ? Math.abs(dt - len3(v[C] - v[A], v[C + 1] - v[A + 1], v[C + 2] - v[A + 2])) : 0;
+  }
+  let lo = Math.abs(lab - lcb) + eps, hi = lab + lcb - eps;
+  if (lo > hi) { const mid = 0.5 * (lo + hi); lo = mid; hi = mid; }
+  const lat = Math.min(hi, Math.max(lo, Number.isFinite(dt) ? dt : hi));
+
+  // 1. Knee interior angle: current (between a - b and c - b) and wanted.
+  const cos0 = -dot(v, AB, v, CB) / (lab * lcb);
+  const ang0 = Math.acos(clamp1(cos0));
+  const ang1 = Math.acos(clamp1((lab * lab + lcb * lcb - lat * lat) / (2 * lab * lcb)));
+  // Bend axis m: a positive rotation of (c - b) about m opens the knee. (a - b) x (c - b) = cb x ab.
+  cross(v, M, v, CB, v, AB);
+  let ml = len(v, M);
+  if (ml <= 1e-9 * lab * lcb) {
+    // Straight (or folded) chain: pick the plane from the pole (else +Z, else +X) so that bending
+    // moves the knee towards it. With d = unit(c - b) and p the pole's part perpendicular to d,
+    // m = d x p makes a negative rotation swing (c - b) towards -p, i.e. the knee towards +p.
+    scale(v, TMP, v, CB, 1 / lcb);
+    pickPerpendicular(v, TMP2, v, TMP, usePole ? v : null, POLE);
+    cross(v, M, v, TMP, v, TMP2);
+    ml = len(v, M);
+  }
+  scale(v, M, v, M, 1 / ml);
+  axisAngle(q, RK, v, M, ang1 - ang0);
+  // New end position after the knee bend: c1 = b + Rk (c - b).
+  rotate(v, TMP, q, RK, v, CB);
+  add(v, C1, v, B, v, TMP);
+  sub(v, AC1, v, C1, v, A);
+
+  // 2. Aim: swing the chain about the hip so the end points at the target.
+  if (dt > 1e-9 * (lab + lcb)) {
+    scale(v, U, v, AT, 1 / dt);
+    fromTo(q, RAIM, v, AC1, U, M);
+  } else {
+    // Target on the hip: no direction to aim at; keep the current one.
+    const l1 = len(v, AC1);
+    if (l1 > 1e-12) scale(v, U, v, AC1, 1 / l1); else { v[U] = 0; v[U + 1] = -1; v[U + 2] = 0; }
+    q[RAIM] = 0; q[RAIM + 1] = 0; q[RAIM + 2] = 0; q[RAIM + 3] = 1;
+  }
+
+  // 3. Pole: twist about the hip-target axis u so the knee's offset from that axis points along
+  // the pole's offset from it. Skipped when either is (nearly) parallel to u.
+  q[RPOLE] = 0; q[RPOLE + 1] = 0; q[RPOLE + 2] = 0; q[RPOLE + 3] = 1;
+  if (usePole) {
+    rotate(v, KP, q, RAIM, v, AB); // knee offset from the hip after aiming
+    rejectFrom(v, KP, v, U);
+    copy3(v, PP, v, POLE);
+    rejectFrom(v, PP, v, U);
+    const kl = len(v, KP), pl = len(v, PP), polel = len(v, POLE);
+    if (kl > 1e-9 * lab && pl > 1e-6 * polel) {
+      cross(v, TMP, v, KP, v, PP);
+      const angle = Math.atan2(dot(v, U, v, TMP), dot(v, KP, v, PP));
+      axisAngle(q, RPOLE, v, U, angle);
+    }
+  }
+
+  // World results: R = Rpole * Raim; hip' = R * hip; knee' = R * Rk * knee.
+  mul(q, R, q, RPOLE, q, RAIM);
+  mul(q, QA2, q, R, q, QA);
+  normalize4(q, QA2);
+  mul(q, QTMP, q, RK, q, QB);
+  mul(q, QB2, q, R, q, QTMP);
+  normalize4(q, QB2);
+  // New knee and end positions.
+  rotate(v, TMP, q, R, v, AB);
+  add(v, B, v, A, v, TMP);
+  rotate(v, TMP, q, R, v, AC1);
+  add(v, C, v, A, v, TMP);
+  return Number.isFinite(dt) ? Math.abs(dt - lat) : 0;
+}
+
+// ---- small vector/quaternion helpers on (buffer, offset) pairs --------------------------------
+
+function clamp1(x: number): number {
+  return x < -1 ? -1 : x > 1 ? 1 : x;
+}
+function len3(x: number, y: number, z: number): number {
+  return Math.sqrt(x * x + y * y + z * z);
+}
+function len(v: Float64Array, o: number): number {
+  return Math.sqrt(v[o] * v[o] + v[o + 1] * v[o + 1] + v[o + 2] * v[o + 2]);
+}
+function dot(a: Float64Array, ao: number, b: Float64Array, bo: number): number {
+  return a[ao] * b[bo] + a[ao + 1] * b[bo + 1] + a[ao + 2] * b[bo + 2];
+}
+function sub(out: Float64Array, oo: number, a: Float64Array, ao: number, b: Float64Array, bo: number): void {
+  out[oo] = a[ao] - b[bo]; out[oo + 1] = a[ao + 1] - b[bo + 1]; out[oo + 2] = a[ao + 2] - b[bo + 2];
+}
+function add(out: Float64Array, oo: number, a: Float64Array, ao: number, b: Float64Array, bo: number): void {
+  out[oo] = a[ao] + b[bo]; out[oo + 1] = a[ao + 1] + b[bo + 1]; out[oo + 2] = a[ao + 2] + b[bo + 2];
+}
+function scale(out: Float64Array, oo: number, a: Float64Array, ao: number, s: number): void {
+  out[oo] = a[ao] * s; out[oo + 1] = a[ao + 1] * s; out[oo + 2] = a[ao + 2] * s;
+}
+function copy3(out: Float64Array, oo: number, a: Float64Array, ao: number): void {
+  out[oo] = a[ao]; out[oo + 1] = a[ao + 1]; out[oo + 2] = a[ao + 2];
+}
+function cross(out: Float64Array, oo: number, a: Float64Array, ao: number, b: Float64Array, bo: number): void {
+  const ax = a[ao], ay = a[ao + 1], az = a[ao + 2], bx = b[bo], by = b[bo + 1], bz = b[bo + 2];
+  out[oo] = ay * bz - az * by; out[oo + 1] = az * bx - ax * bz; out[oo + 2] = ax * by - ay * bx;
+}
+/** v -= (v . u) u, for unit u. */
+function rejectFrom(v: Float64Array, vo: number, u: Float64Array, uo: number): void {
+  const d = dot(v, vo, u, uo);
+  v[vo] -= d * u[uo]; v[vo + 1] -= d * u[uo + 1]; v[vo + 2] -= d * u[uo + 2];
+}
+/**
+ * Unit vector perpendicular to unit `d`: the preferred direction's perpendicular part when
+ * usable, else world +Z's, else world +X's.
+ */
+function pickPerpendicular(out: Float64Array, oo: number, d: Float64Array, dO: number, pref: Float64Array | null, po: number): void {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    if (attempt === 0) {
+      if (!pref) continue;
+      out[oo] = pref[po]; out[oo + 1] = pref[po + 1]; out[oo + 2] = pref[po + 2];
+    } else if (attempt === 1) {
+      out[oo] = 0; out[oo + 1] = 0; out[oo + 2] = 1;
+    } else {
+      out[oo] = 1; out[oo + 1] = 0; out[oo + 2] = 0;
+    }
+    const l0 = len(out, oo);
+    rejectFrom(out, oo, d, dO);
+    const l = len(out, oo);
+    if (l > 1e-6 * Math.max(l0, 1e-300) && l > 1e-12) { scale(out, oo, out, oo, 1 / l); return; }
+  }
+  // d is parallel to both +Z and +X: impossible for a unit vector; keep a valid answer anyway.
+  out[oo] = 0; out[oo + 1] = 1; out[oo + 2] = 0;
+}
+
+function copy4(out: Buf, oo: number, a: Buf, ao: number): void {
+  out[oo] = a[ao]; out[oo + 1] = a[ao + 1]; out[oo + 2] = a[ao + 2]; out[oo + 3] = a[ao + 3];
+}
+function mul(out: Buf, oo: number, a: Buf, ao: number, b: Buf, bo: number): void {
+  const ax = a[ao], ay = a[ao + 1], az = a[ao + 2], aw = a[ao + 3];
+  const bx = b[bo], by = b[bo + 1], bz = b[bo + 2], bw = b[bo + 3];
+  out[oo] = aw * bx + ax * bw + ay * bz - az * by;
+  out[oo + 1] = aw * by - ax * bz + ay * bw + az * bx;
+  out[oo + 2] = aw * bz + ax * by - ay * bx + az * bw;
+  out[oo + 3] = aw * bw - ax * bx - ay * by - az * bz;
+}
+/** out = conj(a) * b */
+function invMul(out: Buf, oo: number, a: Buf, ao: number, b: Buf, bo: number): void {
+  const ax = -a[ao], ay = -a[ao + 1], az = -a[ao + 2], aw = a[ao + 3];
+  const bx = b[bo], by = b[bo + 1], bz = b[bo + 2], bw = b[bo + 3];
+  out[oo] = aw * bx + ax * bw + ay * bz - az * by;
+  out[oo + 1] = aw * by - ax * bz + ay * bw + az * bx;
+  out[oo + 2] = aw * bz + ax * by - ay * bx + az * bw;
+  out[oo + 3] = aw * bw - ax * bx - ay * by - az * bz;
+}
+function normalize4(a: Buf, o: number): void {
+  const l = Math.sqrt(a[o] * a[o] + a[o + 1] * a[o + 1] + a[o + 2] * a[o + 2] + a[o + 3] * a[o + 3]);
+  if (!(l > 0) || !Number.isFinite(l)) { a[o] = 0; a[o + 1] = 0; a[o + 2] = 0; a[o + 3] = 1; return; }
+  const s = 1 / l;
+  a[o] *= s; a[o + 1] *= s; a[o + 2] *= s; a[o + 3] *= s;
+}
+/** Rotation of `angle` about the unit axis at (v, vo). */
+function axisAngle(q: Float64Array, qo: number, v: Float64Array, vo: number, angle: number): void {
+  const h = 0.5 * angle, s = Math.sin(h);
+  q[qo] = v[vo] * s; q[qo + 1] = v[vo + 1] * s; q[qo + 2] = v[vo + 2] * s; q[qo + 3] = Math.cos(h);
+}
+function rotate(out: Float64Array, oo: number, q: Float64Array, qo: number, v: Float64Array, vo: number): void {
+  const qx = q[qo], qy = q[qo + 1], qz = q[qo + 2], qw = q[qo + 3];
+  const vx = v[vo], vy = v[vo + 1], vz = v[vo + 2];
+  const tx = 2 * (qy * vz - qz * vy), ty = 2 * (qz * vx - qx * vz), tz = 2 * (qx * vy - qy * vx);
+  out[oo] = vx + qw * tx + (qy * tz - qz * ty);
+  out[oo + 1] = vy + qw * ty + (qz * tx - qx * tz);
+  out[oo + 2] = vz + qw * tz + (qx * ty - qy * tx);
+}
+/**
+ * Shortest rotation taking direction v[from] (any length) onto the unit v[to]. Opposite directions
+ * turn half-way round v[fallbackAxis] (made perpendicular to `from`).
+ */
+function fromTo(q: Float64Array, qo: number, v: Float64Array, from: number, to: number, fallbackAxis: number): void {
+  const fl = len(v, from);
+  if (!(fl > 1e-12)) { q[qo] = 0; q[qo + 1] = 0; q[qo + 2] = 0; q[qo + 3] = 1; return; }
+  const fx = v[from] / fl, fy = v[from + 1] / fl, fz = v[from + 2] / fl;
+  const tx = v[to], ty = v[to + 1], tz = v[to + 2];
+  const d = fx * tx + fy * ty + fz * tz;
+  if (d < -1 + 1e-12) {
+    // Half turn about an axis perpendicular to `from`.
+    let ax = v[fallbackAxis], ay = v[fallbackAxis + 1], az = v[fallbackAxis + 2];
+    const p = ax * fx + ay * fy + az * fz;
+    ax -= p * fx; ay -= p * fy; az -= p * fz;
+    let al = len3(ax, ay, az);
+    if (al < 1e-6) { ax = -fz; ay = 0; az = fx; al = len3(ax, ay, az); if (al < 1e-6) { ax = 0; ay = fz; az = -fy; al = len3(ax, ay, az); } }
+    q[qo] = ax / al; q[qo + 1] = ay / al; q[qo + 2] = az / al; q[qo + 3] = 0;
+    return;
+  }
+  const cx = fy * tz - fz * ty, cy = fz * tx - fx * tz, cz = fx * ty - fy * tx;
+  const w = 1 + d;
+  const l = Math.sqrt(cx * cx + cy * cy + cz * cz + w * w);
+  q[qo] = cx / l; q[qo + 1] = cy / l; q[qo + 2] = cz / l; q[qo + 3] = w / l;
+}

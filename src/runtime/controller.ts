@@ -1,0 +1,681 @@
+import type { Database } from '../database/database.js';
+import { CONTACT_LEFT, CONTACT_RIGHT } from '../database/database.js';
+import { databaseRuntime, type DatabaseRuntime } from './database-runtime.js';
+import type { PoseSearchPort, PoseSearchRequest, PoseSearchResult } from './search-port.js';
+import { springCharacterUpdate, springCharacterPredict, springRotationUpdate, springRotationPredict, decaySpringUpdate } from '../math/spring.js';
+import { quatFromYaw, quatYaw, quatInvRotateVec3, quatRotateVec3, quatNormalize, quatMultiply } from '../math/quat.js';
+import { createInertializationState, inertializeTransition, inertializeUpdate, type PoseBuffers } from './inertialize.js';
+import { groupColumns } from '../features/extract.js';
+import { FootIK, type FootIKOptions, DEFAULT_FOOT_IK_OPTIONS } from './foot-ik.js';
+
+/** What the player or an agent asks for this step. Reuse one object; nothing here is retained. */
+export interface ControllerInput {
+  /** Desired velocity in world space (m/s), x and z. */
+  velocityX: number;
+  velocityZ: number;
+  /** Desired facing (yaw, radians: atan2(x, z)); NaN = face the direction of travel. */
+  facing: number;
+  /** Restrict the next searches to frames carrying all of these tags (null = any). */
+  requireTags: readonly string[] | null;
+  /** Never match frames with any of these tags (null = none). */
+  excludeTags: readonly string[] | null;
+}
+
+export function createInput(): ControllerInput {
+  return { velocityX: 0, velocityZ: 0, facing: Number.NaN, requireTags: null, excludeTags: null };
+}
+
+export interface ControllerOptions {
+  /** Seconds between regular searches (GUIDE: ~0.1 s). */
+  searchInterval: number;
+  /** Half-life of the trajectory spring (position) and the facing spring (s). */
+  trajectoryHalfLife: number;
+  facingHalfLife: number;
+  /** Half-life of inertialization offsets (s). */
+  inertializationHalfLife: number;
+  /** Cost a transition must save over continuing (normalised units). */
+  continuingBias: number;
+  /** Results within this many seconds of the playing frame in the same clip are not transitions. */
+  sameClipWindow: number;
+  /** Search at once when the desired velocity changes by more than this (m/s) between steps... */
+  sharpVelocityChange: number;
+  /** ...or the desired facing by more than this (radians). */
+  sharpFacingChange: number;
+  /** 'inertialize' switches at once and decays the difference; 'crossfade' blends clips over `crossfadeTime`. */
+  blendMode: 'inertialize' | 'crossfade';
+  crossfadeTime: number;
+  /** Play-rate adjustment towards the desired speed, within [min, max] (1, 1 = off). */
+  timeWarpMin: number;
+  timeWarpMax: number;
+  /** Pull the character towards the simulated trajectory (half-lives, s) and clamp the gap (m, rad). */
+  adjustPositionHalfLife: number;
+  adjustRotationHalfLife: number;
+  /** Largest adjustment as a fraction of the root-motion speed, so a character never slides in place. */
+  adjustMaxRatio: number;
+  clampDistance: number;
+  clampAngle: number;
+  /** Foot locking and two-bone IK. */
+  footIK: boolean;
+  footIKOptions: FootIKOptions;
+  /** Apply inertialization (off = hard switches, for comparison). */
+  inertialization: boolean;
+  /** Collision / boundary hook: adjust the proposed world position in place (x, y, z). */
+  constrain: ((position: Float64Array) => void) | null;
+  /** Frame to start on (default: the first search candidate). */
+  startFrame: number;
+}
+
+export const DEFAULT_CONTROLLER_OPTIONS: ControllerOptions = {
+  searchInterval: 0.1,
+  trajectoryHalfLife: 0.27,
+  facingHalfLife: 0.27,
+  inertializationHalfLife: 0.1,
+  continuingBias: 0.01,
+  sameClipWindow: 0.33,
+  sharpVelocityChange: 1.0,
+  sharpFacingChange: 0.6,
+  blendMode: 'inertialize',
+  crossfadeTime: 0.2,
+  timeWarpMin: 1,
+  timeWarpMax: 1,
+  adjustPositionHalfLife: 0.1,
+  adjustRotationHalfLife: 0.2,
+  adjustMaxRatio: 0.5,
+  clampDistance: 0.15,
+  clampAngle: 0.5 * Math.PI,
+  footIK: true,
+  footIKOptions: DEFAULT_FOOT_IK_OPTIONS,
+  inertialization: true,
+  constrain: null,
+  startFrame: -1,
+};
+
+const MAX_LAYERS = 4;
+
+/** Counters the quality metrics and apps read. */
+export interface ControllerCounters {
+  steps: number;
+  searches: number;
+  transitions: number;
+  seconds: number;
+}
+
+/**
+ * Motion matching controller: input -> spring trajectory -> query -> search -> playback with
+ * inertialization -> root motion (increments, committed once per step after constraints) -> foot IK.
+ *
+ * update() does everything for one character. A crowd calls prepare() on every character, answers
+ * the wanted searches in one batch, then complete() on every character: same result, fewer calls.
+ *
+ * Output: `rotations` (J*4) and `translations` (J*3) are the local pose with joint 0 relative to the
+ * character root; `rootPosition` / `rootRotation` place the root in the world.
+ */
+export class MotionMatchingController {
+  readonly db: Database;
+  readonly rt: DatabaseRuntime;
+  readonly options: ControllerOptions;
+  readonly joints: number;
+
+  // Output pose (after inertialization and IK) and root transform.
+  readonly rotations: Float64Array;
+  readonly translations: Float64Array;
+  readonly rootPosition = new Float64Array(3);
+  readonly rootRotation = new Float64Array([0, 0, 0, 1]);
+  /** World joint positions of the output pose (J*3), refreshed every step. */
+  readonly worldPositions: Float64Array;
+  readonly worldRotations: Float64Array;
+
+  // Simulated trajectory (springs), world space.
+  readonly simPosition = new Float64Array(3);
+  readonly simVelocity = new Float64Array(3);
+  readonly simAcceleration = new Float64Array(3);
+  readonly simRotation = new Float64Array([0, 0, 0, 1]);
+  readonly simAngularVelocity = new Float64Array(3);
+  /** Predicted future positions (count*3) and rotations (count*4) at `trajectoryTimes`. */
+  readonly trajectoryTimes: Float64Array;
+  readonly trajectoryPositions: Float64Array;
+  readonly trajectoryRotations: Float64Array;
+
+  /** The playing frame (database index) and the fraction towards the next one. */
+  frame = 0;
+  frameFraction = 0;
+  /** Current cost of the playing frame against the last query (for debug views). */
+  lastCost = 0;
+  lastSearchCost = Number.POSITIVE_INFINITY;
+  lastTransitionFrame = -1;
+  playRate = 1;
+  readonly counters: ControllerCounters = { steps: 0, searches: 0, transitions: 0, seconds: 0 };
+  /** True during the step in which a transition happened. */
+  transitioned = false;
+
+  // Search request (query in normalised units) filled by prepare().
+  readonly request: PoseSearchRequest;
+  readonly result: PoseSearchResult = { frame: -1, cost: Number.POSITIVE_INFINITY };
+  wantsSearch = false;
+  readonly rawQuery: Float32Array;
+
+  private readonly cols: Array<[number, number]>;
+  private readonly trajPosGroups: Array<{ col: number; first: number; count: number }> = [];
+  private readonly trajDirGroups: Array<{ col: number; first: number; count: number }> = [];
+  private searchTimer = 0;
+  private forceSearch = true;
+  private lastDesiredVX = 0;
+  private lastDesiredVZ = 0;
+  private lastDesiredFacing = 0;
+  private readonly desiredVelocity = new Float64Array(3);
+  private readonly desiredRotation = new Float64Array([0, 0, 0, 1]);
+  private readonly goalYawScratch = new Float64Array(1);
+  private dt = 0;
+
+  // Inertialization (per joint, root-relative local space) plus the root's velocity offset.
+  private readonly inert;
+  private readonly playing: Pose64;
+  private readonly output: Pose64;
+  private readonly destination: Pose64;
+  private readonly rootVelOffset = new Float64Array(4); // local vx, vy, vz, yaw rate
+  private readonly rootVelOffsetRate = new Float64Array(4);
+
+  // Crossfade layers (frame, fraction, weight, target weight).
+  private layerCount = 0;
+  private readonly layerFrame = new Int32Array(MAX_LAYERS);
+  private readonly layerFraction = new Float64Array(MAX_LAYERS);
+  private readonly layerWeight = new Float64Array(MAX_LAYERS);
+  private readonly layerMean = new Float64Array(MAX_LAYERS);
+
+  private readonly ik: FootIK;
+  private readonly v3 = new Float64Array(3);
+  private readonly v3b = new Float64Array(3);
+  private readonly q4 = new Float64Array(4);
+  private readonly requireScratch: string[] = [];
+
+  constructor(db: Database, options: Partial<ControllerOptions> = {}) {
+    this.db = db;
+    this.rt = databaseRuntime(db);
+    this.options = { ...DEFAULT_CONTROLLER_OPTIONS, ...options };
+    validateControllerOptions(this.options);
+    const J = (this.joints = db.skeleton.names.length);
+    this.rotations = new Float64Array(J * 4);
+    this.translations = new Float64Array(J * 3);
+    this.worldPositions = new Float64Array(J * 3);
+    this.worldRotations = new Float64Array(J * 4);
+    this.rawQuery = new Float32Array(db.stride);
+    this.request = { query: new Float32Array(db.stride), bestCost: Infinity, excludeStart: 0, excludeEnd: 0, requireTags: null, excludeTags: null };
+    this.cols = groupColumns(db.schema);
+    const times: number[] = [];
+    db.schema.groups.forEach((g, i) => {
+      if (g.kind !== 'trajectoryPosition' && g.kind !== 'trajectoryDirection') return;
+      const offsets = g.offsets ?? [];
+      for (const o of offsets) if (o < 0) throw new RangeError(`the controller predicts the future only: schema group "${g.name}" has a past offset ${o}`);
+      const entry = { col: this.cols[i][0], first: times.length, count: offsets.length };
+      (g.kind === 'trajectoryPosition' ? this.trajPosGroups : this.trajDirGroups).push(entry);
+      times.push(...offsets);
+    });
+    this.trajectoryTimes = new Float64Array(times);
+    this.trajectoryPositions = new Float64Array(times.length * 3);
+    this.trajectoryRotations = new Float64Array(times.length * 4);
+    this.inert = createInertializationState(J);
+    const poseBuffers = (): Pose64 => ({
+      positions: new Float64Array(J * 3), rotations: new Float64Array(J * 4),
+      velocities: new Float64Array(J * 3), angularVelocities: new Float64Array(J * 3),
+    });
+    this.playing = poseBuffers();
+    this.output = poseBuffers();
+    this.destination = poseBuffers();
+    this.ik = new FootIK(db, this.options.footIKOptions);
+    this.reset(this.options.startFrame >= 0 ? this.options.startFrame : firstCandidate(db));
+  }
+
+  /** Start over at `frame`, at the world origin facing +Z, with no offsets. */
+  reset(frame: number, x = 0, z = 0, yaw = 0): void {
+    if (!(Number.isInteger(frame) && frame >= 0 && frame < this.db.frameCount)) {
+      throw new RangeError(`reset: frame must be an integer in [0, ${this.db.frameCount - 1}], got ${frame}`);
+    }
+    this.frame = frame;
+    this.frameFraction = 0;
+    this.rootPosition[0] = x; this.rootPosition[1] = 0; this.rootPosition[2] = z;
+    quatFromYaw(this.rootRotation, 0, yaw);
+    this.simPosition.set(this.rootPosition);
+    this.simVelocity.fill(0); this.simAcceleration.fill(0); this.simAngularVelocity.fill(0);
+    this.simRotation.set(this.rootRotation);
+    this.lastDesiredVX = 0; this.lastDesiredVZ = 0; this.lastDesiredFacing = yaw;
+    this.inert.positionOffsets.fill(0); this.inert.velocityOffsets.fill(0);
+    this.inert.rotationOffsets.fill(0); this.inert.angularVelocityOffsets.fill(0);
+    this.rootVelOffset.fill(0); this.rootVelOffsetRate.fill(0);
+    this.layerCount = 1; this.layerFrame[0] = frame; this.layerFraction[0] = 0; this.layerWeight[0] = 1;
+    this.searchTimer = 0;
+    this.forceSearch = true;
+    this.samplePlaying();
+    this.output.positions.set(this.playing.positions);
+    this.output.rotations.set(this.playing.rotations);
+    this.rotations.set(this.playing.rotations);
+    this.translations.set(this.playing.positions);
+    this.computeWorldPose();
+    this.ik.reset(this.worldPositions);
+  }
+
+  /** One full step for one character: prepare, search through `search`, complete. */
+  update(dt: number, input: ControllerInput, search: PoseSearchPort): void {
+    if (this.prepare(dt, input)) search.searchPose(this.request, this.result);
+    else { this.result.frame = -1; this.result.cost = Infinity; }
+    this.complete(this.result.frame, this.result.cost);
+  }
+
+  /**
+   * First half of a step: advance the simulated trajectory and decide whether to search. When it
+   * returns true, `request` holds the query and its bounds; answer it and pass the result to
+   * complete().
+   */
+  prepare(dt: number, input: ControllerInput): boolean {
+    if (!(Number.isFinite(dt) && dt >= 0 && dt <= 1)) throw new RangeError(`update: dt must be in [0, 1] seconds, got ${dt}`);
+    if (!Number.isFinite(input.velocityX) || !Number.isFinite(input.velocityZ)) {
+      throw new RangeError(`update: desired velocity must be finite, got (${input.velocityX}, ${input.velocityZ})`);
+    }
+    if (!Number.isNaN(input.facing) && !Number.isFinite(input.facing)) throw new RangeError(`update: facing must be finite or NaN, got ${input.facing}`);
+    this.dt = dt;
+    const o = this.options;
+    const speed = Math.hypot(input.velocityX, input.velocityZ);
+    const facing = Number.isNaN(input.facing) ? (speed > 0.1 ? Math.atan2(input.velocityX, input.velocityZ) : this.lastDesiredFacing) : input.facing;
+    // Sharp input changes trigger a search at once rather than at the next tick.
+    const dv = Math.hypot(input.velocityX - this.lastDesiredVX, input.velocityZ - this.lastDesiredVZ);
+    const df = Math.abs(wrapAngle(facing - this.lastDesiredFacing));
+    if (dv > o.sharpVelocityChange || df > o.sharpFacingChange) this.forceSearch = true;
+    this.lastDesiredVX = input.velocityX; this.lastDesiredVZ = input.velocityZ; this.lastDesiredFacing = facing;
+
+    // Simulated trajectory: springs towards the desired velocity and facing.
+    this.desiredVelocity[0] = input.velocityX; this.desiredVelocity[1] = 0; this.desiredVelocity[2] = input.velocityZ;
+    quatFromYaw(this.desiredRotation, 0, facing);
+    if (dt > 0) {
+      springCharacterUpdate(this.simPosition, 0, this.simVelocity, 0, this.simAcceleration, 0, this.desiredVelocity, 0, o.trajectoryHalfLife, dt, 3);
+      springRotationUpdate(this.simRotation, 0, this.simAngularVelocity, 0, this.desiredRotation, 0, o.facingHalfLife, dt);
+    }
+    const n = this.trajectoryTimes.length;
+    springCharacterPredict(this.trajectoryPositions, null, null, this.simPosition, 0, this.simVelocity, 0, this.simAcceleration, 0, this.desiredVelocity, 0, o.trajectoryHalfLife, this.trajectoryTimes, n, 3);
+    springRotationPredict(this.trajectoryRotations, null, this.simRotation, 0, this.simAngularVelocity, 0, this.desiredRotation, 0, o.facingHalfLife, this.trajectoryTimes, n);
+
+    this.searchTimer -= dt;
+    const clip = this.db.clips[this.rt.clipOf[this.frame]];
+    const atEnd = !this.db.candidates[this.frame] || this.frame + 1 >= clip.start + clip.count;
+    this.wantsSearch = this.forceSearch || this.searchTimer <= 0 || atEnd;
+    if (!this.wantsSearch) return false;
+    this.buildQuery(input, clip.start, clip.start + clip.count);
+    return true;
+  }
+
+  /** Second half of a step: transition if `frame` (-1 = none) is worth it, play, move, fix the feet. */
+  complete(frame: number, cost: number): void {
+    const o = this.options;
+    const dt = this.dt;
+    this.transitioned = false;
+    if (this.wantsSearch) {
+      this.counters.searches++;
+      this.searchTimer = o.searchInterval;
+      this.forceSearch = false;
+      this.lastSearchCost = cost;
+      if (frame >= 0 && frame < this.db.frameCount && cost < this.request.bestCost) this.transition(frame);
+    }
+    this.wantsSearch = false;
+    const rootDelta = this.advancePlayback(dt);
+    this.samplePlaying();
+    if (o.inertialization && o.blendMode === 'inertialize') {
+      inertializeUpdate(this.inert, this.playing, dt, o.inertializationHalfLife, this.output);
+      decaySpringUpdate(this.rootVelOffset, 0, this.rootVelOffsetRate, 0, o.inertializationHalfLife, dt, 4);
+    } else {
+      copyPose(this.playing, this.output);
+    }
+    this.moveRoot(rootDelta, dt);
+    this.rotations.set(this.output.rotations);
+    this.translations.set(this.output.positions);
+    this.computeWorldPose();
+    if (o.footIK) this.ik.apply(this, dt);
+    this.counters.steps++;
+    this.counters.seconds += dt;
+  }
+
+  /** Raw features of the query: the playing frame's pose features and the predicted trajectory. */
+  private buildQuery(input: ControllerInput, clipStart: number, clipEnd: number): void {
+    const db = this.db, S = db.stride, q = this.rawQuery, f = this.frame;
+    // Pose features come from the playing frame (as in Holden's controller): they describe where
+    // the feet are now; the trajectory part comes from the simulation.
+    for (let d = 0; d < S; d++) q[d] = db.rawFeatures[f * S + d];
+    const v = this.v3, r = this.v3b;
+    for (const g of this.trajPosGroups) {
+      for (let k = 0; k < g.count; k++) {
+        const t = 3 * (g.first + k);
+        v[0] = this.trajectoryPositions[t] - this.rootPosition[0]; v[1] = 0; v[2] = this.trajectoryPositions[t + 2] - this.rootPosition[2];
+        quatInvRotateVec3(r, 0, this.rootRotation, 0, v, 0);
+        q[g.col + 2 * k] = r[0]; q[g.col + 2 * k + 1] = r[2];
+      }
+    }
+    for (const g of this.trajDirGroups) {
+      for (let k = 0; k < g.count; k++) {
+        v[0] = 0; v[1] = 0; v[2] = 1;
+        quatRotateVec3(r, 0, this.trajectoryRotations, 4 * (g.first + k), v, 0);
+        quatInvRotateVec3(v, 0, this.rootRotation, 0, r, 0);
+        q[g.col + 2 * k] = v[0]; q[g.col + 2 * k + 1] = v[2];
+      }
+    }
+    const nq = this.request.query;
+    for (let d = 0; d < db.dims; d++) nq[d] = (q[d] - db.mean[d]) / db.scale[d];
+    for (let d = db.dims; d < S; d++) nq[d] = 0;
+    // The continuing pose (the next frame of this clip) sets the bound a transition must beat.
+    const next = f + 1 < clipEnd ? f + 1 : f;
+    let c = 0;
+    if (db.candidates[next]) {
+      for (let d = 0; d < S; d++) { const e = db.features[next * S + d] - nq[d]; c += e * e; }
+      this.lastCost = c;
+      this.request.bestCost = c - this.options.continuingBias;
+    } else {
+      this.lastCost = Infinity;
+      this.request.bestCost = Infinity;
+    }
+    const w = Math.round(this.options.sameClipWindow * db.fps);
+    this.request.excludeStart = Math.max(clipStart, f - w);
+    this.request.excludeEnd = Math.min(clipEnd, f + w + 1);
+    this.request.requireTags = input.requireTags;
+    this.request.excludeTags = input.excludeTags;
+  }
+
+  private transition(frame: number): void {
+    const o = this.options;
+    this.counters.transitions++;
+    this.transitioned = true;
+    this.lastTransitionFrame = frame;
+    if (o.blendMode === 'crossfade') {
+      this.pushLayer(frame);
+    } else {
+      // Source: the playing pose (the state already holds the offsets shown on top of it).
+      this.loadFramePose(frame, 0, this.destination);
+      if (o.inertialization) {
+        inertializeTransition(this.inert, this.playing, this.destination);
+        const rt = this.rt, f0 = this.frame, S = this.rootVelOffset;
+        for (let d = 0; d < 3; d++) S[d] = S[d] + rt.rootVelocity[3 * f0 + d] - rt.rootVelocity[3 * frame + d];
+        S[3] = S[3] + rt.rootYawRate[f0] - rt.rootYawRate[frame];
+      }
+      this.layerCount = 1; this.layerWeight[0] = 1;
+    }
+    this.frame = frame;
+    this.frameFraction = 0;
+    this.layerFrame[this.layerCount - 1] = frame;
+    this.layerFraction[this.layerCount - 1] = 0;
+  }
+
+  private pushLayer(frame: number): void {
+    if (this.layerCount === MAX_LAYERS) {
+      // Drop the faintest layer; renormalise the rest.
+      let k = 0;
+      for (let i = 1; i < this.layerCount; i++) if (this.layerWeight[i] < this.layerWeight[k]) k = i;
+      for (let i = k; i < this.layerCount - 1; i++) {
+        this.layerFrame[i] = this.layerFrame[i + 1]; this.layerFraction[i] = this.layerFraction[i + 1]; this.layerWeight[i] = this.layerWeight[i + 1];
+      }
+      this.layerCount--;
+    }
+    const i = this.layerCount++;
+    this.layerFrame[i] = frame; this.layerFraction[i] = 0; this.layerWeight[i] = 0;
+  }
+
+  /**
+   * Moves playback on by dt (time-warped) and returns the root-motion increment of the playing
+   * clip(s) over that interval, in the root's local frame, in this.rootStep (x, y, z, yaw).
+   */
+  private readonly rootStep = new Float64Array(4);
+  private readonly layerStep = new Float64Array(4);
+
+  private advancePlayback(dt: number): Float64Array {
+    const o = this.options, rt = this.rt;
+    // Time warping: nudge the play rate towards the desired speed over the clip's own speed.
+    if (o.timeWarpMax > o.timeWarpMin || o.timeWarpMin !== 1) {
+      const clipSpeed = Math.hypot(rt.rootVelocity[3 * this.frame], rt.rootVelocity[3 * this.frame + 2]);
+      const want = Math.hypot(this.desiredVelocity[0], this.desiredVelocity[2]);
+      const target = clipSpeed > 0.2 && want > 0.2 ? want / clipSpeed : 1;
+      this.playRate = Math.min(o.timeWarpMax, Math.max(o.timeWarpMin, target));
+    } else {
+      this.playRate = 1;
+    }
+    const step = this.rootStep;
+    step.fill(0);
+    if (o.blendMode === 'crossfade' && this.layerCount > 1) {
+      // Each layer advances on its own; root increments are blended as displacements over the same
+      // interval with each layer's mean weight across the interval (the root-motion contract).
+      const rate = dt / Math.max(o.crossfadeTime, 1e-6);
+      const newest = this.layerCount - 1;
+      const mean = this.layerMean;
+      let total = 0;
+      for (let i = 0; i < this.layerCount; i++) {
+        const w0 = this.layerWeight[i];
+        const w1 = i === newest ? Math.min(1, w0 + rate) : Math.max(0, w0 - rate);
+        this.layerWeight[i] = w1;
+        mean[i] = 0.5 * (w0 + w1);
+        total += mean[i];
+      }
+      for (let i = 0; i < this.layerCount; i++) {
+        this.advanceLayer(i, dt * this.playRate, this.layerStep);
+        const w = total > 0 ? mean[i] / total : 0;
+        for (let d = 0; d < 4; d++) step[d] += w * this.layerStep[d];
+      }
+      // Retire layers that have faded out.
+      let k = 0;
+      for (let i = 0; i < this.layerCount; i++) {
+        if (this.layerWeight[i] <= 0 && i !== newest) continue;
+        this.layerFrame[k] = this.layerFrame[i]; this.layerFraction[k] = this.layerFraction[i]; this.layerWeight[k] = this.layerWeight[i]; k++;
+      }
+      this.layerCount = k;
+    } else {
+      this.layerCount = 1;
+      this.layerWeight[0] = 1;
+      this.layerFrame[0] = this.frame; this.layerFraction[0] = this.frameFraction;
+      this.advanceLayer(0, dt * this.playRate, step);
+    }
+    const top = this.layerCount - 1;
+    this.frame = this.layerFrame[top];
+    this.frameFraction = this.layerFraction[top];
+    return step;
+  }
+
+  /**
+   * Advances layer i by `seconds` of clip time and writes its root increment (local x, y, z, yaw)
+   * to out. The increment integrates the per-frame root velocity piecewise, turning as it goes, so
+   * it accumulates across frame boundaries and loop wraps instead of differencing positions.
+   */
+  private advanceLayer(i: number, seconds: number, out: Float64Array): void {
+    const rt = this.rt, db = this.db;
+    let f = this.layerFrame[i], frac = this.layerFraction[i];
+    let remaining = seconds * rt.fps;
+    let x = 0, y = 0, z = 0, yaw = 0;
+    while (remaining > 1e-12) {
+      const clip = db.clips[rt.clipOf[f]];
+      const last = clip.start + clip.count - 1;
+      if (f >= last && !clip.loop) { frac = 0; break; } // held on the final frame until a search moves on
+      const take = Math.min(remaining, 1 - frac);
+      const s = take / rt.fps;
+      const c = Math.cos(yaw), sn = Math.sin(yaw);
+      const vx = rt.rootVelocity[3 * f], vy = rt.rootVelocity[3 * f + 1], vz = rt.rootVelocity[3 * f + 2];
+      x += (c * vx + sn * vz) * s; y += vy * s; z += (-sn * vx + c * vz) * s;
+      yaw += rt.rootYawRate[f] * s;
+      frac += take;
+      remaining -= take;
+      if (frac >= 1 - 1e-12) {
+        frac = 0;
+        f = f >= last ? clip.start : f + 1;
+      }
+    }
+    this.layerFrame[i] = f;
+    this.layerFraction[i] = frac;
+    out[0] = x; out[1] = y; out[2] = z; out[3] = yaw;
+  }
+
+  /** The playing pose (blend of layers), root-relative, into this.playing. */
+  private samplePlaying(): void {
+    if (this.layerCount <= 1) {
+      this.loadFramePose(this.layerFrame[0], this.layerFraction[0], this.playing);
+      return;
+    }
+    let total = 0;
+    for (let i = 0; i < this.layerCount; i++) total += this.layerWeight[i];
+    const P = this.playing, D = this.destination, J = this.joints;
+    P.positions.fill(0); P.rotations.fill(0); P.velocities.fill(0); P.angularVelocities.fill(0);
+    for (let i = 0; i < this.layerCount; i++) {
+      const w = total > 0 ? this.layerWeight[i] / total : 1 / this.layerCount;
+      this.loadFramePose(this.layerFrame[i], this.layerFraction[i], D);
+      for (let j = 0; j < J; j++) {
+        // Accumulate quaternions in the first layer's hemisphere, then normalise (nlerp blend).
+        const s = i > 0 && dot4(P.rotations, 4 * j, D.rotations, 4 * j) < 0 ? -w : w;
+        for (let k = 0; k < 4; k++) P.rotations[4 * j + k] += s * D.rotations[4 * j + k];
+        for (let k = 0; k < 3; k++) {
+          P.positions[3 * j + k] += w * D.positions[3 * j + k];
+          P.velocities[3 * j + k] += w * D.velocities[3 * j + k];
+          P.angularVelocities[3 * j + k] += w * D.angularVelocities[3 * j + k];
+        }
+      }
+    }
+    for (let j = 0; j < J; j++) quatNormalize(P.rotations, 4 * j, P.rotations, 4 * j);
+  }
+
+  /** Root-relative local pose and velocities at frame f + fraction (next frame of the same clip). */
+  private loadFramePose(f: number, fraction: number, out: Pose64): void {
+    const rt = this.rt, J = this.joints;
+    const clip = this.db.clips[rt.clipOf[f]];
+    const g = fraction > 0 ? (f + 1 < clip.start + clip.count ? f + 1 : clip.loop ? clip.start : f) : f;
+    const a = fraction, b = 1 - fraction;
+    const R = rt.rotations, T = rt.translations, V = rt.velocities, W = rt.angularVelocities;
+    const or = out.rotations, op = out.positions, ov = out.velocities, ow = out.angularVelocities;
+    for (let j = 0; j < J; j++) {
+      const r0 = (f * J + j) * 4, r1 = (g * J + j) * 4;
+      // nlerp between neighbouring frames: they are close, so it matches slerp to ~1e-6.
+      const s = R[r0] * R[r1] + R[r0 + 1] * R[r1 + 1] + R[r0 + 2] * R[r1 + 2] + R[r0 + 3] * R[r1 + 3] < 0 ? -a : a;
+      const x = b * R[r0] + s * R[r1], y = b * R[r0 + 1] + s * R[r1 + 1], z = b * R[r0 + 2] + s * R[r1 + 2], w = b * R[r0 + 3] + s * R[r1 + 3];
+      const inv = 1 / Math.sqrt(x * x + y * y + z * z + w * w);
+      or[4 * j] = x * inv; or[4 * j + 1] = y * inv; or[4 * j + 2] = z * inv; or[4 * j + 3] = w * inv;
+      const p0 = (f * J + j) * 3, p1 = (g * J + j) * 3;
+      for (let k = 0; k < 3; k++) {
+        op[3 * j + k] = b * T[p0 + k] + a * T[p1 + k];
+        ov[3 * j + k] = b * V[p0 + k] + a * V[p1 + k];
+        ow[3 * j + k] = b * W[p0 + k] + a * W[p1 + k];
+      }
+    }
+  }
+
+  /**
+   * Applies the step's root increment (plus the decaying velocity offset from the last
+   * transition), then the constraints, then commits: adjustment towards the simulated trajectory,
+   * the collision hook, and the clamp.
+   */
+  private readonly proposed = new Float64Array(3);
+
+  private moveRoot(step: Float64Array, dt: number): void {
+    const o = this.options;
+    const inertial = o.inertialization && o.blendMode === 'inertialize';
+    const v = this.v3;
+    v[0] = step[0] + (inertial ? this.rootVelOffset[0] * dt : 0);
+    v[1] = 0; // the character stays on the ground plane; vertical root motion lives in the pose
+    v[2] = step[2] + (inertial ? this.rootVelOffset[2] * dt : 0);
+    const yawStep = step[3] + (inertial ? this.rootVelOffset[3] * dt : 0);
+    const p = this.proposed;
+    quatRotateVec3(p, 0, this.rootRotation, 0, v, 0);
+    p[0] += this.rootPosition[0]; p[1] = this.rootPosition[1]; p[2] += this.rootPosition[2];
+    quatFromYaw(this.q4, 0, yawStep);
+    quatMultiply(this.rootRotation, 0, this.rootRotation, 0, this.q4, 0);
+    quatNormalize(this.rootRotation, 0, this.rootRotation, 0);
+    const moved = Math.hypot(v[0], v[2]);
+
+    // Adjustment towards the simulation, limited by how far the animation itself moved this step
+    // so that a standing character is never dragged (no visible sliding).
+    if (dt > 0 && o.adjustPositionHalfLife > 0) {
+      const k = 1 - Math.exp(-Math.LN2 * dt / o.adjustPositionHalfLife);
+      let ax = (this.simPosition[0] - p[0]) * k, az = (this.simPosition[2] - p[2]) * k;
+      const len = Math.hypot(ax, az), cap = o.adjustMaxRatio * moved;
+      if (len > cap && len > 0) { ax *= cap / len; az *= cap / len; }
+      p[0] += ax; p[2] += az;
+    }
+    if (dt > 0 && o.adjustRotationHalfLife > 0) {
+      const k = 1 - Math.exp(-Math.LN2 * dt / o.adjustRotationHalfLife);
+      const diff = wrapAngle(quatYaw(this.simRotation, 0) - quatYaw(this.rootRotation, 0));
+      const cap = o.adjustMaxRatio * Math.abs(yawStep) + o.adjustMaxRatio * moved; // turn while moving or turning
+      const turn = Math.max(-cap, Math.min(cap, diff * k));
+      quatFromYaw(this.q4, 0, turn);
+      quatMultiply(this.rootRotation, 0, this.q4, 0, this.rootRotation, 0);
+    }
+    // Clamp: never let the character fall further than clampDistance / clampAngle behind the simulation.
+    const gx = p[0] - this.simPosition[0], gz = p[2] - this.simPosition[2];
+    const gap = Math.hypot(gx, gz);
+    if (gap > o.clampDistance) { p[0] = this.simPosition[0] + gx * (o.clampDistance / gap); p[2] = this.simPosition[2] + gz * (o.clampDistance / gap); }
+    const angGap = wrapAngle(quatYaw(this.rootRotation, 0) - quatYaw(this.simRotation, 0));
+    if (Math.abs(angGap) > o.clampAngle) {
+      quatFromYaw(this.rootRotation, 0, quatYaw(this.simRotation, 0) + Math.sign(angGap) * o.clampAngle);
+    }
+    if (o.constrain) o.constrain(p);
+    // Commit once, after every constraint.
+    this.rootPosition[0] = p[0]; this.rootPosition[1] = p[1]; this.rootPosition[2] = p[2];
+  }
+
+  /** World transforms of the output pose (character root * root-relative local pose). */
+  computeWorldPose(): void {
+    const parents = this.db.skeleton.parents, J = this.joints;
+    const wr = this.worldRotations, wp = this.worldPositions;
+    for (let j = 0; j < J; j++) {
+      const p = parents[j];
+      if (p < 0) {
+        quatRotateVec3(wp, 3 * j, this.rootRotation, 0, this.translations, 3 * j);
+        wp[3 * j] += this.rootPosition[0]; wp[3 * j + 1] += this.rootPosition[1]; wp[3 * j + 2] += this.rootPosition[2];
+        quatMultiply(wr, 4 * j, this.rootRotation, 0, this.rotations, 4 * j);
+      } else {
+        quatRotateVec3(wp, 3 * j, wr, 4 * p, this.translations, 3 * j);
+        wp[3 * j] += wp[3 * p]; wp[3 * j + 1] += wp[3 * p + 1]; wp[3 * j + 2] += wp[3 * p + 2];
+        quatMultiply(wr, 4 * j, wr, 4 * p, this.rotations, 4 * j);
+      }
+    }
+  }
+
+  /** Contact bits of the playing frame. */
+  get contacts(): number {
+    return this.db.contacts[this.frame];
+  }
+
+  get leftContact(): boolean { return (this.contacts & CONTACT_LEFT) !== 0; }
+  get rightContact(): boolean { return (this.contacts & CONTACT_RIGHT) !== 0; }
+
+  /** Clip index and time (s) of the playing frame. */
+  get clipIndex(): number { return this.rt.clipOf[this.frame]; }
+  get clipTime(): number { return (this.frame - this.db.clips[this.clipIndex].start + this.frameFraction) / this.db.fps; }
+}
+
+interface Pose64 extends PoseBuffers {
+  positions: Float64Array;
+  rotations: Float64Array;
+  velocities: Float64Array;
+  angularVelocities: Float64Array;
+}
+
+function copyPose(src: Pose64, dst: Pose64): void {
+  dst.positions.set(src.positions);
+  dst.rotations.set(src.rotations);
+  dst.velocities.set(src.velocities);
+  dst.angularVelocities.set(src.angularVelocities);
+}
+
+function dot4(a: ArrayLike<number>, ao: number, b: ArrayLike<number>, bo: number): number {
+  return a[ao] * b[bo] + a[ao + 1] * b[bo + 1] + a[ao + 2] * b[bo + 2] + a[ao + 3] * b[bo + 3];
+}
+
+export function wrapAngle(a: number): number {
+  return a - 2 * Math.PI * Math.round(a / (2 * Math.PI));
+}
+
+function firstCandidate(db: Database): number {
+  for (let f = 0; f < db.frameCount; f++) if (db.candidates[f]) return f;
+  return 0;
+}
+
+function validateControllerOptions(o: ControllerOptions): void {
+  const positive = ['searchInterval', 'trajectoryHalfLife', 'facingHalfLife', 'inertializationHalfLife', 'crossfadeTime', 'clampDistance', 'clampAngle'] as const;
+  for (const k of positive) {
+    if (!(Number.isFinite(o[k]) && o[k] > 0)) throw new RangeError(`controller option ${k} must be a finite number > 0, got ${o[k]}`);
+  }
+  const nonNegative = ['continuingBias', 'sameClipWindow', 'sharpVelocityChange', 'sharpFacingChange', 'adjustPositionHalfLife', 'adjustRotationHalfLife', 'adjustMaxRatio'] as const;
+  for (const k of nonNegative) {
+    if (!(Number.isFinite(o[k]) && o[k] >= 0)) throw new RangeError(`controller option ${k} must be a finite number >= 0, got ${o[k]}`);
+  }
+  if (!(o.timeWarpMin > 0 && o.timeWarpMin <= 1 && o.timeWarpMax >= 1 && Number.isFinite(o.timeWarpMax))) {
+    throw new RangeError(`time warp bounds must satisfy 0 < timeWarpMin <= 1 <= timeWarpMax, got [${o.timeWarpMin}, ${o.timeWarpMax}]`);
+  }
+  if (o.blendMode !== 'inertialize' && o.blendMode !== 'crossfade') throw new RangeError(`blendMode must be 'inertialize' or 'crossfade', got ${String(o.blendMode)}`);
+}

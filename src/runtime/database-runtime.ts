@@ -1,0 +1,116 @@
+import type { Database } from '../database/database.js';
+import { quatInvMultiply, quatInvRotateVec3, quatMultiply, quatMultiplyInv, quatRotateVec3, quatToScaledAngleAxis, quatYaw } from '../math/quat.js';
+
+/**
+ * Per-database data the runtime reads every frame, derived once and shared by every character:
+ * the pose with joint 0 expressed relative to the root track (so a pose never carries the clip's
+ * world origin), per-frame local velocities for inertialization, and per-frame root velocities in
+ * the root's own frame (root motion increments).
+ */
+export interface DatabaseRuntime {
+  readonly db: Database;
+  readonly joints: number;
+  readonly fps: number;
+  /** Clip index of every frame. */
+  readonly clipOf: Int32Array;
+  /** Local rotations N*J*4, rebased on the root track (see rebaseOnRoot). */
+  readonly rotations: Float32Array;
+  /** Local translations N*J*3, rebased on the root track. */
+  readonly translations: Float32Array;
+  /** Local translation velocities N*J*3 (m/s). */
+  readonly velocities: Float32Array;
+  /** Local angular velocities N*J*3 (rad/s, parent frame). */
+  readonly angularVelocities: Float32Array;
+  /** Root velocity in the root's frame N*3 (m/s) and yaw rate N (rad/s), forward differences. */
+  readonly rootVelocity: Float32Array;
+  readonly rootYawRate: Float32Array;
+}
+
+const cache = new WeakMap<Database, DatabaseRuntime>();
+
+/** The shared runtime view of a database (computed on first use, then cached per database). */
+export function databaseRuntime(db: Database): DatabaseRuntime {
+  let rt = cache.get(db);
+  if (!rt) { rt = computeDatabaseRuntime(db); cache.set(db, rt); }
+  return rt;
+}
+
+export function computeDatabaseRuntime(db: Database): DatabaseRuntime {
+  const N = db.frameCount, J = db.skeleton.names.length, fps = db.fps;
+  const clipOf = new Int32Array(N);
+  db.clips.forEach((c, i) => clipOf.fill(i, c.start, c.start + c.count));
+  const rotations = Float32Array.from(db.rotations);
+  const translations = Float32Array.from(db.translations);
+  rebaseOnRoot(db, rotations, translations);
+  const v = new Float64Array(7), q = new Float64Array(4), r = new Float64Array(4);
+  const velocities = new Float32Array(N * J * 3);
+  const angularVelocities = new Float32Array(N * J * 3);
+  const rootVelocity = new Float32Array(N * 3);
+  const rootYawRate = new Float32Array(N);
+  for (const c of db.clips) {
+    for (let k = 0; k < c.count; k++) {
+      // Forward difference, backward on a clip's last frame (a single-frame clip is still).
+      const a = c.count === 1 ? c.start : k < c.count - 1 ? c.start + k : c.start + k - 1;
+      const b = c.count === 1 ? c.start : a + 1;
+      const f = c.start + k;
+      for (let j = 0; j < J; j++) {
+        for (let d = 0; d < 3; d++) velocities[(f * J + j) * 3 + d] = (translations[(b * J + j) * 3 + d] - translations[(a * J + j) * 3 + d]) * fps;
+        q[0] = rotations[(a * J + j) * 4]; q[1] = rotations[(a * J + j) * 4 + 1]; q[2] = rotations[(a * J + j) * 4 + 2]; q[3] = rotations[(a * J + j) * 4 + 3];
+        quatMultiplyInv(r, 0, rotations, (b * J + j) * 4, q, 0);
+        quatToScaledAngleAxis(v, 0, r, 0);
+        for (let d = 0; d < 3; d++) angularVelocities[(f * J + j) * 3 + d] = v[d] * fps;
+      }
+      v[0] = db.rootPositions[3 * b] - db.rootPositions[3 * a];
+      v[1] = db.rootPositions[3 * b + 1] - db.rootPositions[3 * a + 1];
+      v[2] = db.rootPositions[3 * b + 2] - db.rootPositions[3 * a + 2];
+      quatInvRotateVec3(v, 3, db.rootRotations, 4 * a, v, 0);
+      rootVelocity[3 * f] = v[3] * fps; rootVelocity[3 * f + 1] = v[4] * fps; rootVelocity[3 * f + 2] = v[5] * fps;
+      quatInvMultiply(r, 0, db.rootRotations, 4 * a, db.rootRotations, 4 * b);
+      rootYawRate[f] = quatYaw(r, 0) * fps;
+    }
+  }
+  return { db, joints: J, fps, clipOf, rotations, translations, velocities, angularVelocities, rootVelocity, rootYawRate };
+}
+
+/**
+ * Rewrites each frame so that the character's motion lives in one joint, relative to the root
+ * track. Where the hips hang below joints that only carry the clip's world placement (a reference
+ * "root" joint, as in much real mocap), those joints become identity at the root's origin and the
+ * hips take the root-relative transform; otherwise joint 0 becomes root-relative. Either way no
+ * local transform holds the asset's world origin, so blending or inertializing two frames from
+ * different clips never mixes world positions.
+ */
+export function rebaseOnRoot(db: Database, rotations: Float32Array, translations: Float32Array): void {
+  const N = db.frameCount, J = db.skeleton.names.length, parents = db.skeleton.parents;
+  const hips = db.roles.hips;
+  const chain: number[] = [];
+  for (let j = hips; j >= 0; j = parents[j]) chain.unshift(j);
+  // Joints above the hips may be flattened only if nothing else hangs from them.
+  const flatten = chain.length > 1 && chain.slice(0, -1).every((a, i) => {
+    for (let j = 0; j < J; j++) if (parents[j] === a && j !== chain[i + 1]) return false;
+    return true;
+  });
+  const moving = flatten ? hips : 0;
+  const wr = new Float64Array(4), wp = new Float64Array(3), t = new Float64Array(4), v = new Float64Array(3);
+  for (let f = 0; f < N; f++) {
+    const jr = f * J * 4, jt = f * J * 3;
+    // World transform of `moving` through its ancestors (read from the database's own arrays).
+    wr[0] = 0; wr[1] = 0; wr[2] = 0; wr[3] = 1; wp[0] = 0; wp[1] = 0; wp[2] = 0;
+    for (const j of flatten ? chain : [0]) {
+      quatRotateVec3(v, 0, wr, 0, db.translations, jt + 3 * j);
+      wp[0] += v[0]; wp[1] += v[1]; wp[2] += v[2];
+      quatMultiply(wr, 0, wr, 0, db.rotations, jr + 4 * j);
+    }
+    if (flatten) {
+      for (const a of chain) {
+        if (a === hips) break;
+        rotations[jr + 4 * a] = 0; rotations[jr + 4 * a + 1] = 0; rotations[jr + 4 * a + 2] = 0; rotations[jr + 4 * a + 3] = 1;
+        translations[jt + 3 * a] = 0; translations[jt + 3 * a + 1] = 0; translations[jt + 3 * a + 2] = 0;
+      }
+    }
+    v[0] = wp[0] - db.rootPositions[3 * f]; v[1] = wp[1] - db.rootPositions[3 * f + 1]; v[2] = wp[2] - db.rootPositions[3 * f + 2];
+    quatInvRotateVec3(translations, jt + 3 * moving, db.rootRotations, 4 * f, v, 0);
+    quatInvMultiply(t, 0, db.rootRotations, 4 * f, wr, 0);
+    rotations[jr + 4 * moving] = t[0]; rotations[jr + 4 * moving + 1] = t[1]; rotations[jr + 4 * moving + 2] = t[2]; rotations[jr + 4 * moving + 3] = t[3];
+  }
+}
