@@ -4,6 +4,7 @@ import { CONTACT_LEFT, CONTACT_RIGHT } from '../database/database.js';
 
 /** Summary figures (GUIDE §6). */
 export interface QualityReport {
+  /** Agent-seconds observed. */
   seconds: number;
   steps: number;
   /** Mean horizontal speed of feet in contact over a whole step (database contact labels of the playing frame), cm/s; and its 95th percentile. */
@@ -20,34 +21,83 @@ export interface QualityReport {
   transitionsPerSec: number;
 }
 
+const SKATE_BINS = 1000; // 0.1 cm/s bins up to 100 cm/s
+const SKATE_BIN = 0.1;
+const JUMP_BINS = 500; // 0.02 m/s bins up to 10 m/s
+const JUMP_BIN = 0.02;
 const HORIZONS = new Float64Array([0.5, 1]);
-const RING = 256;
 
 /**
- * Measures one controller as it runs: call observe() after every step. Allocation-free per step
- * (fixed ring buffers); percentiles use bounded histograms.
+ * Accumulated quality figures, shareable by many meters (a crowd reports one set of numbers) and
+ * mergeable across threads (plain arrays and numbers: structured-cloneable).
+ */
+export class QualityStats {
+  seconds = 0;
+  steps = 0;
+  skateSum = 0;
+  skateCount = 0;
+  skateHist = new Float64Array(SKATE_BINS + 1);
+  maxJump = 0;
+  jumpHist = new Float64Array(JUMP_BINS + 1);
+  errSum = new Float64Array(2);
+  errCount = new Float64Array(2);
+  searches = 0;
+  transitions = 0;
+
+  merge(o: QualityStats): void {
+    this.seconds += o.seconds; this.steps += o.steps;
+    this.skateSum += o.skateSum; this.skateCount += o.skateCount;
+    for (let i = 0; i < this.skateHist.length; i++) this.skateHist[i] += o.skateHist[i];
+    this.maxJump = Math.max(this.maxJump, o.maxJump);
+    for (let i = 0; i < this.jumpHist.length; i++) this.jumpHist[i] += o.jumpHist[i];
+    for (let h = 0; h < 2; h++) { this.errSum[h] += o.errSum[h]; this.errCount[h] += o.errCount[h]; }
+    this.searches += o.searches; this.transitions += o.transitions;
+  }
+
+  /** Rebuilds stats received from another thread (a structured clone loses the prototype). */
+  static from(o: QualityStats): QualityStats {
+    const s = new QualityStats();
+    s.merge(o);
+    return s;
+  }
+
+  report(): QualityReport {
+    const seconds = Math.max(this.seconds, 1e-9);
+    return {
+      seconds: this.seconds,
+      steps: this.steps,
+      footSkateCmPerSec: this.skateCount ? this.skateSum / this.skateCount : 0,
+      footSkateP95CmPerSec: percentile(this.skateHist, 0.95) * SKATE_BIN,
+      trajectoryError05Cm: this.errCount[0] ? this.errSum[0] / this.errCount[0] : 0,
+      trajectoryError1Cm: this.errCount[1] ? this.errSum[1] / this.errCount[1] : 0,
+      maxTransitionJump: this.maxJump,
+      typicalJumpP95: percentile(this.jumpHist, 0.95) * JUMP_BIN,
+      searchesPerSec: this.searches / seconds,
+      transitionsPerSec: this.transitions / seconds,
+    };
+  }
+}
+
+/**
+ * Measures one controller as it runs: call observe() after every step. Per-step work allocates
+ * nothing; the per-character state is small (a few J*3 buffers and two prediction rings) so that
+ * thousands of characters can be measured, all feeding one QualityStats.
  */
 export class QualityMeter {
+  readonly stats: QualityStats;
   private readonly J: number;
   private readonly prevPos: Float64Array;
   private readonly prevVel: Float64Array;
-  private readonly vel: Float64Array;
   private hasPrev = 0;
   private prevContacts = 0;
-  private skateSum = 0;
-  private skateCount = 0;
-  private readonly skateHist = new Float64Array(2001); // 0.05 cm/s bins up to 100 cm/s
-  private maxJump = 0;
-  private readonly jumpHist = new Float64Array(1001); // 0.01 m/s bins up to 10 m/s
   // One ring per horizon so that evaluation order matches insertion order.
-  private readonly predTime = [new Float64Array(RING), new Float64Array(RING)];
-  private readonly predX = [new Float64Array(RING), new Float64Array(RING)];
-  private readonly predZ = [new Float64Array(RING), new Float64Array(RING)];
-  private readonly predVersion = [new Float64Array(RING), new Float64Array(RING)];
+  private readonly ring: number;
+  private readonly predTime: Float64Array;
+  private readonly predX: Float64Array;
+  private readonly predZ: Float64Array;
+  private readonly predVersion: Float64Array;
   private readonly predHead = new Int32Array(2);
   private readonly predTail = new Int32Array(2);
-  private readonly errSum = new Float64Array(2);
-  private readonly errCount = new Float64Array(2);
   private time = 0;
   private inputVersion = 0;
   private lastVX = NaN;
@@ -55,41 +105,56 @@ export class QualityMeter {
   private lastFacing = NaN;
   private readonly predOut = new Float64Array(6);
   private readonly desired = new Float64Array(3);
-  private steps = 0;
-  private startSearches: number;
-  private startTransitions: number;
+  private lastSearches: number;
+  private lastTransitions: number;
 
-  constructor(private readonly controller: MotionMatchingController) {
+  /** `minDt`: the smallest step expected (sizes the prediction rings). */
+  constructor(private readonly controller: MotionMatchingController, stats: QualityStats = new QualityStats(), minDt = 1 / 240) {
+    this.stats = stats;
     this.J = controller.joints;
     this.prevPos = new Float64Array(this.J * 3);
     this.prevVel = new Float64Array(this.J * 3);
-    this.vel = new Float64Array(this.J * 3);
-    this.startSearches = controller.counters.searches;
-    this.startTransitions = controller.counters.transitions;
+    this.ring = Math.ceil(HORIZONS[1] / minDt) + 4;
+    this.predTime = new Float64Array(2 * this.ring);
+    this.predX = new Float64Array(2 * this.ring);
+    this.predZ = new Float64Array(2 * this.ring);
+    this.predVersion = new Float64Array(2 * this.ring);
+    this.lastSearches = controller.counters.searches;
+    this.lastTransitions = controller.counters.transitions;
   }
 
   /** Records the step the controller just took with `input`, over `dt` seconds. */
   observe(input: ControllerInput, dt: number): void {
-    const c = this.controller, J = this.J, wp = c.worldPositions;
+    const c = this.controller, J = this.J, wp = c.worldPositions, s = this.stats;
     this.time += dt;
-    this.steps++;
+    s.seconds += dt;
+    s.steps++;
+    s.searches += c.counters.searches - this.lastSearches;
+    s.transitions += c.counters.transitions - this.lastTransitions;
+    this.lastSearches = c.counters.searches;
+    this.lastTransitions = c.counters.transitions;
     if (dt > 0 && this.hasPrev >= 1) {
       let jump = 0;
-      for (let i = 0; i < J * 3; i++) this.vel[i] = (wp[i] - this.prevPos[i]) / dt;
-      if (this.hasPrev >= 2) {
-        for (let j = 0; j < J; j++) {
-          const d = Math.hypot(this.vel[3 * j] - this.prevVel[3 * j], this.vel[3 * j + 1] - this.prevVel[3 * j + 1], this.vel[3 * j + 2] - this.prevVel[3 * j + 2]);
-          if (d > jump) jump = d;
+      for (let j = 0; j < J; j++) {
+        let d = 0;
+        for (let k = 0; k < 3; k++) {
+          const i = 3 * j + k;
+          const v = (wp[i] - this.prevPos[i]) / dt;
+          if (this.hasPrev >= 2) { const e = v - this.prevVel[i]; d += e * e; }
+          this.prevVel[i] = v;
         }
-        if (c.transitioned) { if (jump > this.maxJump) this.maxJump = jump; }
-        else this.jumpHist[Math.min(1000, Math.floor(jump * 100))]++;
+        if (d > jump) jump = d;
+      }
+      if (this.hasPrev >= 2) {
+        jump = Math.sqrt(jump);
+        if (c.transitioned) { if (jump > s.maxJump) s.maxJump = jump; }
+        else s.jumpHist[Math.min(JUMP_BINS, Math.floor(jump / JUMP_BIN))]++;
       }
       // A foot counts when it is in contact at both ends of the step: the landing step's speed
       // belongs to the swing that ends in it.
-      const contacts = c.contacts;
-      if (contacts & this.prevContacts & CONTACT_LEFT) this.recordSkate(c.db.roles.leftFoot);
-      if (contacts & this.prevContacts & CONTACT_RIGHT) this.recordSkate(c.db.roles.rightFoot);
-      this.prevVel.set(this.vel);
+      const contacts = c.contacts & this.prevContacts;
+      if (contacts & CONTACT_LEFT) this.recordSkate(c.db.roles.leftFoot);
+      if (contacts & CONTACT_RIGHT) this.recordSkate(c.db.roles.rightFoot);
     }
     this.prevPos.set(wp);
     this.prevContacts = c.contacts;
@@ -97,58 +162,46 @@ export class QualityMeter {
     this.trackTrajectory(input);
   }
 
+  report(): QualityReport {
+    return this.stats.report();
+  }
+
   private recordSkate(foot: number): void {
-    const speed = Math.hypot(this.vel[3 * foot], this.vel[3 * foot + 2]) * 100;
-    this.skateSum += speed;
-    this.skateCount++;
-    this.skateHist[Math.min(2000, Math.floor(speed * 20))]++;
+    const speed = Math.hypot(this.prevVel[3 * foot], this.prevVel[3 * foot + 2]) * 100;
+    this.stats.skateSum += speed;
+    this.stats.skateCount++;
+    this.stats.skateHist[Math.min(SKATE_BINS, Math.floor(speed / SKATE_BIN))]++;
   }
 
   private trackTrajectory(input: ControllerInput): void {
-    const c = this.controller;
-    if (input.velocityX !== this.lastVX || input.velocityZ !== this.lastVZ || !(input.facing === this.lastFacing || (Number.isNaN(input.facing) && Number.isNaN(this.lastFacing)))) {
+    const c = this.controller, s = this.stats;
+    const sameFacing = input.facing === this.lastFacing || (Number.isNaN(input.facing) && Number.isNaN(this.lastFacing));
+    if (input.velocityX !== this.lastVX || input.velocityZ !== this.lastVZ || !sameFacing) {
       this.inputVersion++;
       this.lastVX = input.velocityX; this.lastVZ = input.velocityZ; this.lastFacing = input.facing;
     }
     this.desired[0] = input.velocityX; this.desired[1] = 0; this.desired[2] = input.velocityZ;
     springCharacterPredict(this.predOut, null, null, c.simPosition, 0, c.simVelocity, 0, c.simAcceleration, 0, this.desired, 0, c.options.trajectoryHalfLife, HORIZONS, 2, 3);
+    const R = this.ring;
     for (let h = 0; h < 2; h++) {
-      const time = this.predTime[h], ver = this.predVersion[h];
       // Evaluate predictions whose time has come (only those made under the input still in force).
-      while (this.predTail[h] !== this.predHead[h] && time[this.predTail[h]] <= this.time + 1e-9) {
-        const k = this.predTail[h];
-        if (ver[k] === this.inputVersion) {
-          this.errSum[h] += Math.hypot(c.rootPosition[0] - this.predX[h][k], c.rootPosition[2] - this.predZ[h][k]) * 100;
-          this.errCount[h]++;
+      while (this.predTail[h] !== this.predHead[h] && this.predTime[h * R + this.predTail[h]] <= this.time + 1e-9) {
+        const k = h * R + this.predTail[h];
+        if (this.predVersion[k] === this.inputVersion) {
+          s.errSum[h] += Math.hypot(c.rootPosition[0] - this.predX[k], c.rootPosition[2] - this.predZ[k]) * 100;
+          s.errCount[h]++;
         }
-        this.predTail[h] = (k + 1) % RING;
+        this.predTail[h] = (this.predTail[h] + 1) % R;
       }
-      const next = (this.predHead[h] + 1) % RING;
-      if (next === this.predTail[h]) continue; // full (only with very small dt): skip this sample
-      const k = this.predHead[h];
-      time[k] = this.time + HORIZONS[h];
-      this.predX[h][k] = this.predOut[3 * h];
-      this.predZ[h][k] = this.predOut[3 * h + 2];
-      ver[k] = this.inputVersion;
+      const next = (this.predHead[h] + 1) % R;
+      if (next === this.predTail[h]) continue; // full: only with steps smaller than minDt
+      const k = h * R + this.predHead[h];
+      this.predTime[k] = this.time + HORIZONS[h];
+      this.predX[k] = this.predOut[3 * h];
+      this.predZ[k] = this.predOut[3 * h + 2];
+      this.predVersion[k] = this.inputVersion;
       this.predHead[h] = next;
     }
-  }
-
-  report(): QualityReport {
-    const c = this.controller;
-    const seconds = Math.max(this.time, 1e-9);
-    return {
-      seconds: this.time,
-      steps: this.steps,
-      footSkateCmPerSec: this.skateCount ? this.skateSum / this.skateCount : 0,
-      footSkateP95CmPerSec: percentile(this.skateHist, 0.95) / 20,
-      trajectoryError05Cm: this.errCount[0] ? this.errSum[0] / this.errCount[0] : 0,
-      trajectoryError1Cm: this.errCount[1] ? this.errSum[1] / this.errCount[1] : 0,
-      maxTransitionJump: this.maxJump,
-      typicalJumpP95: percentile(this.jumpHist, 0.95) / 100,
-      searchesPerSec: (c.counters.searches - this.startSearches) / seconds,
-      transitionsPerSec: (c.counters.transitions - this.startTransitions) / seconds,
-    };
   }
 }
 

@@ -93,6 +93,16 @@ export interface BatchResult {
   costs: Float32Array;
 }
 
+/** What another thread needs to search a database loaded in shared memory (Matcher.shareSlot). */
+export interface SharedMatcherHandle {
+  backend: Backend;
+  module: WebAssembly.Module;
+  memory: WebAssembly.Memory;
+  regions: DatabaseRegions;
+  slot: SlotRegions;
+  kdNodes: number;
+}
+
 export interface BuildStats {
   backend: Backend;
   /** Milliseconds spent building box-pruning bounds (both levels). */
@@ -221,6 +231,55 @@ export class Matcher {
     const m = new Matcher(backend, memory, kernels, module, opts);
     m.load(db);
     return m;
+  }
+
+  /**
+   * Reserves one more thread slot in this matcher's shared memory and describes the loaded
+   * database, so that a Matcher in another thread (Matcher.attach) searches the same copy of the
+   * database. Needs a WASM backend on a shared memory. Valid until the next load().
+   */
+  shareSlot(batchCapacity = this.batchCapacity): SharedMatcherHandle {
+    if (!this.wasmModule || !isSharedMemory(this.memory)) throw new Error('shareSlot needs a WASM backend on a shared WebAssembly.Memory');
+    const shape = this.slotShape(batchCapacity);
+    const slot = planSlot(reserve(this.memory, planSlot(0, shape).end, this.kernels.heapBase()), shape);
+    this.heap.ensure(slot.end);
+    return { backend: this.backend, module: this.wasmModule, memory: this.memory, regions: this.regions, slot, kdNodes: this.kdNodes };
+  }
+
+  /**
+   * A Matcher over a database another thread already loaded into shared memory (see shareSlot):
+   * nothing is uploaded or rebuilt; searches run in the handle's own slot. `db` must be the same
+   * database (its normalisation, tags and clips are read on this side).
+   */
+  static async attach(db: Database, handle: SharedMatcherHandle): Promise<Matcher> {
+    const kernels = await instantiateKernels(handle.module, handle.memory);
+    const m = new Matcher(handle.backend, handle.memory, kernels, handle.module, { batchCapacity: handle.slot.batchCapacity });
+    if (db.frameCount !== m.heap.i32[(handle.regions.ctx + CTX_ROWS) >> 2] || db.stride !== m.heap.i32[(handle.regions.ctx + CTX_STRIDE) >> 2]) {
+      throw new RangeError('Matcher.attach: the database does not match the one loaded in shared memory');
+    }
+    m.adopt(db, handle.regions, handle.slot, handle.kdNodes);
+    return m;
+  }
+
+  private adopt(db: Database, regions: DatabaseRegions, slot: SlotRegions, kdNodes: number): void {
+    this.heap.ensure(slot.end);
+    this.db = db;
+    this.regions = regions;
+    this.slots.length = 0;
+    this.slots.push(slot);
+    this.rows = db.frameCount;
+    this.dims = db.dims;
+    this.stride = db.stride;
+    this.kdNodes = kdNodes;
+    this.hasStaticBias = false;
+    this.qView = null;
+    this.tagBit = new Map(db.tagNames.map((n, i) => [n, i]));
+    this.clipOf = new Int32Array(this.rows).fill(-1);
+    db.clips.forEach((clip, ci) => {
+      for (let f = Math.max(0, clip.start); f < Math.min(this.rows, clip.start + clip.count); f++) this.clipOf[f] = ci;
+    });
+    this.scratch.ensure(0, this.rows);
+    this.buildStats = { backend: this.backend, aabbMs: 0, kdtreeMs: 0, loadMs: 0, kdNodes, kdDepth: 0, kdLeafSize: this.kdLeafSize, bytes: slot.end - slot.req };
   }
 
   /** Frames in the loaded database. */
