@@ -119,6 +119,19 @@ export function builtinClipSpecs(): BuiltinClipSpec[] {
     name: 'stop_run', tags: ['stop', 'run'], speed: 3.5,
     motion: { duration: 5, speed: keys([1.2, 3.5], [3.0, 0]), travel: hold(0), yawRate: hold(0), stepStop: 2.5 },
   });
+  // Starts and stops in the other directions of travel, so that a standing character can begin
+  // (and end) a strafe or a backward walk without sliding into it.
+  for (const [dir, travelDeg, twin] of [['strafe_left', 90, true], ['strafe_right', -90, true], ['backward', 180, false]] as const) {
+    const tags = dir === 'backward' ? ['walk', 'backward'] : ['walk', 'strafe'];
+    specs.push({
+      name: `start_${dir}`, tags: ['start', ...tags], speed: 1.0, rightTwin: twin && dir === 'strafe_right',
+      motion: { duration: 5, speed: keys([1, 0], [2.2, 1.0]), travel: hold(travelDeg * DEG), yawRate: hold(0), stepStart: 1.05 },
+    });
+    specs.push({
+      name: `stop_${dir}`, tags: ['stop', ...tags], speed: 1.0, rightTwin: twin && dir === 'strafe_right',
+      motion: { duration: 5, speed: keys([1.5, 1.0], [2.8, 0]), travel: hold(travelDeg * DEG), yawRate: hold(0), stepStop: 2.4 },
+    });
+  }
   for (const side of ['left', 'right'] as const) {
     const s = side === 'left' ? 1 : -1;
     for (const angle of [90, 180]) {
