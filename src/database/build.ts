@@ -133,7 +133,7 @@ export function buildDatabase(sources: readonly SourceMotion[], options: BuildOp
   const hips = roles.hips;
   const leftLeg = legRootJoint(skeleton, hips, roles.leftFoot);
   const rightLeg = legRootJoint(skeleton, hips, roles.rightFoot);
-  const forwardAxis = (mirrored: boolean): number[] => {
+  const forwardAxis = (mirrored: boolean): Float64Array => {
     const acc = [0, 0, 0];
     for (const w of work) {
       if (w.mirrored !== mirrored) continue;
@@ -143,9 +143,9 @@ export function buildDatabase(sources: readonly SourceMotion[], options: BuildOp
       for (let k = 0; k < 3; k++) acc[k] += a[k] * w.clip.frameCount;
     }
     const n = Math.hypot(acc[0], acc[1], acc[2]) || 1;
-    return [acc[0] / n, acc[1] / n, acc[2] / n];
+    return new Float64Array([acc[0] / n, acc[1] / n, acc[2] / n]);
   };
-  const axes = { false: forwardAxis(false), true: setup ? forwardAxis(true) : [0, 0, 1] };
+  const axes = { false: forwardAxis(false), true: setup ? forwardAxis(true) : new Float64Array([0, 0, 1]) };
 
   const N = work.reduce((n, w) => n + w.clip.frameCount, 0);
   const dims = schemaDims(schema);

@@ -118,7 +118,7 @@ export function extractClipFeatures(
   m: ClipMotion, schema: FeatureSchema, groupBones: readonly (readonly number[])[],
   stride: number, out: Float32Array, rowOffset: number,
 ): void {
-  const v = [0, 0, 0], r = [0, 0, 0];
+  const v = new Float64Array(3), r = new Float64Array(3);
   for (let f = 0; f < m.frames; f++) {
     let col = (rowOffset + f) * stride;
     const rr = 4 * f;

@@ -21,8 +21,8 @@ export function estimateHipsForwardAxis(
   hips: number, leftLeg: number, rightLeg: number,
 ): [number, number, number] {
   const acc = [0, 0, 0];
-  const fwd = [0, 0, 0];
-  const local = [0, 0, 0];
+  const fwd = new Float64Array(3);
+  const local = new Float64Array(3);
   for (let f = 0; f < frames; f++) {
     const l = (f * J + leftLeg) * 3, r = (f * J + rightLeg) * 3;
     const ax = worldPos[l] - worldPos[r], az = worldPos[l + 2] - worldPos[r + 2];
@@ -47,12 +47,12 @@ export function estimateHipsForwardAxis(
  */
 export function computeRootTrack(
   worldRot: Float64Array, worldPos: Float64Array, J: number, frames: number,
-  hips: number, hipsForwardLocal: number[], smoothFrames: number,
+  hips: number, hipsForwardLocal: Float64Array, smoothFrames: number,
   outPos: Float64Array, outRot: Float64Array,
 ): void {
   const dirX = new Float64Array(frames), dirZ = new Float64Array(frames);
   const px = new Float64Array(frames), pz = new Float64Array(frames);
-  const f3 = [0, 0, 0];
+  const f3 = new Float64Array(3);
   let lastX = 0, lastZ = 1;
   for (let f = 0; f < frames; f++) {
     quatRotateVec3(f3, 0, worldRot, (f * J + hips) * 4, hipsForwardLocal, 0);

@@ -39,14 +39,15 @@ export function computeDatabaseRuntime(db: Database): DatabaseRuntime {
   const N = db.frameCount, J = db.skeleton.names.length, fps = db.fps;
   const clipOf = new Int32Array(N);
   db.clips.forEach((c, i) => clipOf.fill(i, c.start, c.start + c.count));
-  const rotations = Float32Array.from(db.rotations);
-  const translations = Float32Array.from(db.translations);
-  rebaseOnRoot(db, rotations, translations);
-  const v = new Float64Array(7), q = new Float64Array(4), r = new Float64Array(4);
+  // Work in float64 (the math helpers take Float64Array only), store float32 for the frame loop.
+  const rot = Float64Array.from(db.rotations), pos = Float64Array.from(db.translations);
+  const rootRot = Float64Array.from(db.rootRotations), rootPos = Float64Array.from(db.rootPositions);
+  rebaseOnRoot(db, rot, pos, rootPos, rootRot);
   const velocities = new Float32Array(N * J * 3);
   const angularVelocities = new Float32Array(N * J * 3);
   const rootVelocity = new Float32Array(N * 3);
   const rootYawRate = new Float32Array(N);
+  const v = new Float64Array(6), r = new Float64Array(4);
   for (const c of db.clips) {
     for (let k = 0; k < c.count; k++) {
       // Forward difference, backward on a clip's last frame (a single-frame clip is still).
@@ -54,33 +55,36 @@ export function computeDatabaseRuntime(db: Database): DatabaseRuntime {
       const b = c.count === 1 ? c.start : a + 1;
       const f = c.start + k;
       for (let j = 0; j < J; j++) {
-        for (let d = 0; d < 3; d++) velocities[(f * J + j) * 3 + d] = (translations[(b * J + j) * 3 + d] - translations[(a * J + j) * 3 + d]) * fps;
-        q[0] = rotations[(a * J + j) * 4]; q[1] = rotations[(a * J + j) * 4 + 1]; q[2] = rotations[(a * J + j) * 4 + 2]; q[3] = rotations[(a * J + j) * 4 + 3];
-        quatMultiplyInv(r, 0, rotations, (b * J + j) * 4, q, 0);
+        for (let d = 0; d < 3; d++) velocities[(f * J + j) * 3 + d] = (pos[(b * J + j) * 3 + d] - pos[(a * J + j) * 3 + d]) * fps;
+        quatMultiplyInv(r, 0, rot, (b * J + j) * 4, rot, (a * J + j) * 4);
         quatToScaledAngleAxis(v, 0, r, 0);
         for (let d = 0; d < 3; d++) angularVelocities[(f * J + j) * 3 + d] = v[d] * fps;
       }
-      v[0] = db.rootPositions[3 * b] - db.rootPositions[3 * a];
-      v[1] = db.rootPositions[3 * b + 1] - db.rootPositions[3 * a + 1];
-      v[2] = db.rootPositions[3 * b + 2] - db.rootPositions[3 * a + 2];
-      quatInvRotateVec3(v, 3, db.rootRotations, 4 * a, v, 0);
+      v[0] = rootPos[3 * b] - rootPos[3 * a];
+      v[1] = rootPos[3 * b + 1] - rootPos[3 * a + 1];
+      v[2] = rootPos[3 * b + 2] - rootPos[3 * a + 2];
+      quatInvRotateVec3(v, 3, rootRot, 4 * a, v, 0);
       rootVelocity[3 * f] = v[3] * fps; rootVelocity[3 * f + 1] = v[4] * fps; rootVelocity[3 * f + 2] = v[5] * fps;
-      quatInvMultiply(r, 0, db.rootRotations, 4 * a, db.rootRotations, 4 * b);
+      quatInvMultiply(r, 0, rootRot, 4 * a, rootRot, 4 * b);
       rootYawRate[f] = quatYaw(r, 0) * fps;
     }
   }
-  return { db, joints: J, fps, clipOf, rotations, translations, velocities, angularVelocities, rootVelocity, rootYawRate };
+  return {
+    db, joints: J, fps, clipOf, rotations: Float32Array.from(rot), translations: Float32Array.from(pos),
+    velocities, angularVelocities, rootVelocity, rootYawRate,
+  };
 }
 
 /**
- * Rewrites each frame so that the character's motion lives in one joint, relative to the root
- * track. Where the hips hang below joints that only carry the clip's world placement (a reference
- * "root" joint, as in much real mocap), those joints become identity at the root's origin and the
- * hips take the root-relative transform; otherwise joint 0 becomes root-relative. Either way no
- * local transform holds the asset's world origin, so blending or inertializing two frames from
- * different clips never mixes world positions.
+ * Rewrites each frame of `rotations` / `translations` (float64 copies of the database's local
+ * pose) so that the character's motion lives in one joint, relative to the root track. Where the
+ * hips hang below joints that only carry the clip's world placement (a reference "root" joint, as
+ * in much real mocap), those joints become identity at the root's origin and the hips take the
+ * root-relative transform; otherwise joint 0 becomes root-relative. Either way no local transform
+ * holds the asset's world origin, so blending or inertializing two frames from different clips
+ * never mixes world positions.
  */
-export function rebaseOnRoot(db: Database, rotations: Float32Array, translations: Float32Array): void {
+export function rebaseOnRoot(db: Database, rotations: Float64Array, translations: Float64Array, rootPos: Float64Array, rootRot: Float64Array): void {
   const N = db.frameCount, J = db.skeleton.names.length, parents = db.skeleton.parents;
   const hips = db.roles.hips;
   const chain: number[] = [];
@@ -91,15 +95,16 @@ export function rebaseOnRoot(db: Database, rotations: Float32Array, translations
     return true;
   });
   const moving = flatten ? hips : 0;
-  const wr = new Float64Array(4), wp = new Float64Array(3), t = new Float64Array(4), v = new Float64Array(3);
+  const path = flatten ? chain : [0];
+  const wr = new Float64Array(4), wp = new Float64Array(3), v = new Float64Array(3);
   for (let f = 0; f < N; f++) {
     const jr = f * J * 4, jt = f * J * 3;
-    // World transform of `moving` through its ancestors (read from the database's own arrays).
+    // World transform of `moving` through its ancestors.
     wr[0] = 0; wr[1] = 0; wr[2] = 0; wr[3] = 1; wp[0] = 0; wp[1] = 0; wp[2] = 0;
-    for (const j of flatten ? chain : [0]) {
-      quatRotateVec3(v, 0, wr, 0, db.translations, jt + 3 * j);
+    for (const j of path) {
+      quatRotateVec3(v, 0, wr, 0, translations, jt + 3 * j);
       wp[0] += v[0]; wp[1] += v[1]; wp[2] += v[2];
-      quatMultiply(wr, 0, wr, 0, db.rotations, jr + 4 * j);
+      quatMultiply(wr, 0, wr, 0, rotations, jr + 4 * j);
     }
     if (flatten) {
       for (const a of chain) {
@@ -108,9 +113,15 @@ export function rebaseOnRoot(db: Database, rotations: Float32Array, translations
         translations[jt + 3 * a] = 0; translations[jt + 3 * a + 1] = 0; translations[jt + 3 * a + 2] = 0;
       }
     }
-    v[0] = wp[0] - db.rootPositions[3 * f]; v[1] = wp[1] - db.rootPositions[3 * f + 1]; v[2] = wp[2] - db.rootPositions[3 * f + 2];
-    quatInvRotateVec3(translations, jt + 3 * moving, db.rootRotations, 4 * f, v, 0);
-    quatInvMultiply(t, 0, db.rootRotations, 4 * f, wr, 0);
-    rotations[jr + 4 * moving] = t[0]; rotations[jr + 4 * moving + 1] = t[1]; rotations[jr + 4 * moving + 2] = t[2]; rotations[jr + 4 * moving + 3] = t[3];
+    v[0] = wp[0] - rootPos[3 * f]; v[1] = wp[1] - rootPos[3 * f + 1]; v[2] = wp[2] - rootPos[3 * f + 2];
+    quatInvRotateVec3(translations, jt + 3 * moving, rootRot, 4 * f, v, 0);
+    quatInvMultiply(rotations, jr + 4 * moving, rootRot, 4 * f, wr, 0);
   }
+}
+
+/** Registers a runtime computed elsewhere (e.g. received from the main thread) for `db`. */
+export function adoptDatabaseRuntime(db: Database, rt: DatabaseRuntime): DatabaseRuntime {
+  const adopted = { ...rt, db };
+  cache.set(db, adopted);
+  return adopted;
 }

@@ -1,0 +1,191 @@
+import type { Database } from '../database/database.js';
+import type { Matcher, SearchMethod, BatchSearchOptions, FrameRange } from '../search/matcher.js';
+import { MotionMatchingController, createInput, type ControllerInput, type ControllerOptions } from '../runtime/controller.js';
+import { QualityMeter, QualityStats } from '../runtime/metrics.js';
+import { ScriptedDriver, type ScenarioName } from './scenarios.js';
+import { Digest } from './hash.js';
+
+export interface SimulationConfig {
+  agents: number;
+  seconds: number;
+  hz: number;
+  seed: number;
+  scenario: ScenarioName;
+  method: SearchMethod;
+  footIK: boolean;
+  /** Agent whose motion is recorded (for BVH export), or -1. */
+  recordAgent: number;
+  /** Controller options other than the defaults (structured-cloneable values only). */
+  controller?: Partial<Omit<ControllerOptions, 'constrain'>>;
+}
+
+/** One agent's recorded motion: local pose and root transform per step. */
+export interface Recording {
+  agent: number;
+  steps: number;
+  rotations: Float32Array;
+  translations: Float32Array;
+  /** Root position (3) and rotation (4) per step. */
+  root: Float64Array;
+}
+
+/** What a group of agents reports (structured-cloneable, so workers can send it back). */
+export interface GroupResult {
+  first: number;
+  count: number;
+  /** Per-agent digests (16 hex digits each). */
+  hashes: string[];
+  stats: QualityStats;
+  /** Per step: search time per query (µs) of the step's batch, NaN when the step had no search. */
+  searchUsPerQuery: Float64Array;
+  searches: number;
+  /** Milliseconds in controller work (input, prepare, complete, metrics, hashing) and in searches. */
+  controllerMs: number;
+  searchMs: number;
+  recording: Recording | null;
+}
+
+export function stepCount(cfg: SimulationConfig): number {
+  return Math.round(cfg.seconds * cfg.hz);
+}
+
+/**
+ * Agents [first, first + count) of a simulation, stepped in lockstep: each step every agent reads
+ * its scripted input and prepares; all wanted searches go to the matcher as one batch; then every
+ * agent completes its step. Agents never interact, so results do not depend on how a crowd is
+ * split into groups (threads).
+ */
+export class AgentGroup {
+  readonly controllers: MotionMatchingController[] = [];
+  private readonly drivers: ScriptedDriver[] = [];
+  private readonly inputs: ControllerInput[] = [];
+  private readonly meters: QualityMeter[] = [];
+  private readonly digests: Digest[] = [];
+  readonly stats = new QualityStats();
+  private readonly queries: Float32Array;
+  private readonly bestCosts: Float32Array;
+  private readonly wanted: Int32Array;
+  private readonly excludes: Array<Array<FrameRange>>;
+  private readonly out: { frames: Int32Array; costs: Float32Array };
+  private readonly opts: BatchSearchOptions;
+  private readonly searchUs: Float64Array;
+  private stepIndex = 0;
+  private searches = 0;
+  private controllerMs = 0;
+  private searchMs = 0;
+  private readonly recording: Recording | null;
+  private readonly stride: number;
+  private readonly dt: number;
+  private readonly fullHashEvery: number;
+
+  constructor(readonly db: Database, readonly matcher: Matcher, readonly first: number, readonly count: number, readonly cfg: SimulationConfig) {
+    this.dt = 1 / cfg.hz;
+    this.stride = db.stride;
+    this.fullHashEvery = Math.max(1, Math.round(cfg.hz));
+    for (let a = first; a < first + count; a++) {
+      const c = new MotionMatchingController(db, { ...cfg.controller, footIK: cfg.footIK });
+      // Spread agents on a grid so that their positions (and digests) differ from the start.
+      c.reset(c.frame, 3 * (a % 64), 3 * Math.floor(a / 64), 0);
+      this.controllers.push(c);
+      this.drivers.push(new ScriptedDriver(cfg.scenario, cfg.seed, a));
+      this.inputs.push(createInput());
+      this.meters.push(new QualityMeter(c, this.stats, this.dt));
+      this.digests.push(new Digest());
+    }
+    this.queries = new Float32Array(count * this.stride);
+    this.bestCosts = new Float32Array(count);
+    this.wanted = new Int32Array(count);
+    this.excludes = Array.from({ length: count }, () => [[0, 0] as [number, number]]);
+    this.out = { frames: new Int32Array(count), costs: new Float32Array(count) };
+    this.opts = { method: cfg.method, normalized: true };
+    const steps = stepCount(cfg);
+    this.searchUs = new Float64Array(steps).fill(Number.NaN);
+    const r = cfg.recordAgent;
+    const J = db.skeleton.names.length;
+    this.recording = r >= first && r < first + count
+      ? { agent: r, steps, rotations: new Float32Array(steps * J * 4), translations: new Float32Array(steps * J * 3), root: new Float64Array(steps * 7) }
+      : null;
+  }
+
+  /** Advances every agent by one step. */
+  step(): void {
+    const t0 = performance.now();
+    const dt = this.dt, S = this.stride;
+    let k = 0;
+    for (let i = 0; i < this.count; i++) {
+      const c = this.controllers[i], input = this.inputs[i];
+      this.drivers[i].drive(dt, c.rootPosition[0], c.rootPosition[2], input);
+      if (!c.prepare(dt, input)) continue;
+      const req = c.request;
+      this.queries.set(req.query, k * S);
+      this.bestCosts[k] = req.bestCost;
+      const ex = this.excludes[k][0] as [number, number];
+      ex[0] = req.excludeStart; ex[1] = req.excludeEnd;
+      this.wanted[k++] = i;
+    }
+    const t1 = performance.now();
+    if (k > 0) {
+      this.opts.bestCost = this.bestCosts.subarray(0, k);
+      this.opts.excludeRangesPerQuery = this.excludes.slice(0, k);
+      this.matcher.searchBatch(this.queries.subarray(0, k * S), k, this.opts, this.out);
+    }
+    const t2 = performance.now();
+    let j = 0;
+    for (let i = 0; i < this.count; i++) {
+      const c = this.controllers[i];
+      if (j < k && this.wanted[j] === i) { c.complete(this.out.frames[j], this.out.costs[j]); j++; }
+      else c.complete(-1, Number.POSITIVE_INFINITY);
+      this.meters[i].observe(this.inputs[i], dt);
+      this.hashStep(i, c);
+    }
+    this.record();
+    const t3 = performance.now();
+    if (k > 0) this.searchUs[this.stepIndex] = ((t2 - t1) * 1000) / k;
+    this.searches += k;
+    this.controllerMs += (t1 - t0) + (t3 - t2);
+    this.searchMs += t2 - t1;
+    this.stepIndex++;
+  }
+
+  private hashStep(i: number, c: MotionMatchingController): void {
+    const d = this.digests[i];
+    d.addArray(c.rootPosition);
+    d.addArray(c.rootRotation);
+    if ((this.stepIndex + 1) % this.fullHashEvery === 0) {
+      d.addArray(c.rotations);
+      d.addArray(c.translations);
+    }
+  }
+
+  private record(): void {
+    const r = this.recording;
+    if (!r || this.stepIndex >= r.steps) return;
+    const c = this.controllers[r.agent - this.first];
+    const J = c.joints, s = this.stepIndex;
+    r.rotations.set(c.rotations, s * J * 4);
+    r.translations.set(c.translations, s * J * 3);
+    r.root.set(c.rootPosition, s * 7);
+    r.root.set(c.rootRotation, s * 7 + 3);
+  }
+
+  /** Steps taken so far. */
+  get steps(): number {
+    return this.stepIndex;
+  }
+
+  result(): GroupResult {
+    // The final pose goes into every digest too.
+    this.controllers.forEach((c, i) => { this.digests[i].addArray(c.rotations); this.digests[i].addArray(c.translations); });
+    return {
+      first: this.first,
+      count: this.count,
+      hashes: this.digests.map((d) => d.hex()),
+      stats: this.stats,
+      searchUsPerQuery: this.searchUs,
+      searches: this.searches,
+      controllerMs: this.controllerMs,
+      searchMs: this.searchMs,
+      recording: this.recording,
+    };
+  }
+}

@@ -1,0 +1,32 @@
+import type { Database } from '../database/database.js';
+import type { DatabaseRuntime } from '../runtime/database-runtime.js';
+
+type Typed = Float32Array | Float64Array | Int32Array | Uint32Array | Uint8Array;
+
+/** A copy of `a` backed by a SharedArrayBuffer, so that posting it to a worker shares instead of copying. */
+function shareArray<T extends Typed>(a: T): T {
+  const Ctor = a.constructor as { new (buffer: ArrayBufferLike): T };
+  const out = new Ctor(new SharedArrayBuffer(a.byteLength));
+  (out as unknown as { set(src: ArrayLike<number>): void }).set(a);
+  return out;
+}
+
+function shareFields<O extends object>(o: O): O {
+  const out = { ...o } as Record<string, unknown>;
+  for (const [k, v] of Object.entries(o)) {
+    if (ArrayBuffer.isView(v) && !(v instanceof DataView) && !(v.buffer instanceof SharedArrayBuffer)) out[k] = shareArray(v as Typed);
+  }
+  return out as O;
+}
+
+/**
+ * The database and its runtime view with every large array moved into SharedArrayBuffers: worker
+ * threads then read the same memory (one copy of the database per process, not per worker).
+ * Returns the inputs unchanged where SharedArrayBuffer is unavailable.
+ */
+export function shareDatabase(db: Database, rt: DatabaseRuntime): { db: Database; rt: DatabaseRuntime } {
+  if (typeof SharedArrayBuffer !== 'function') return { db, rt };
+  const sdb = shareFields(db);
+  sdb.skeleton = shareFields(db.skeleton);
+  return { db: sdb, rt: { ...shareFields(rt), db: sdb } };
+}

@@ -1,0 +1,46 @@
+/**
+ * Worker thread for `motionmatch simulate --workers N`: runs one contiguous group of agents against
+ * the database the main thread loaded into shared WebAssembly memory (Matcher.attach: no copy).
+ *
+ * Protocol: {type:'init', db, rt, handle, first, count, cfg} -> {type:'ready'};
+ *           {type:'run'} -> {type:'progress', steps}* then {type:'done', result};
+ *           any failure -> {type:'error', message}.
+ */
+import { parentPort } from 'node:worker_threads';
+import { Matcher, type SharedMatcherHandle } from '../search/matcher.js';
+import { adoptDatabaseRuntime, type DatabaseRuntime } from '../runtime/database-runtime.js';
+import type { Database } from '../database/database.js';
+import { AgentGroup, stepCount, type SimulationConfig } from './agents.js';
+
+export type SimWorkerMessage =
+  | { type: 'init'; db: Database; rt: DatabaseRuntime; handle: SharedMatcherHandle; first: number; count: number; cfg: SimulationConfig }
+  | { type: 'run' };
+
+let group: AgentGroup | null = null;
+
+const port = parentPort;
+if (port) {
+  port.on('message', (msg: SimWorkerMessage) => {
+    handle(msg).catch((e: Error) => port.postMessage({ type: 'error', message: e.stack ?? e.message }));
+  });
+}
+
+async function handle(msg: SimWorkerMessage): Promise<void> {
+  if (!port) return;
+  if (msg.type === 'init') {
+    adoptDatabaseRuntime(msg.db, msg.rt);
+    const matcher = await Matcher.attach(msg.db, msg.handle);
+    group = new AgentGroup(msg.db, matcher, msg.first, msg.count, msg.cfg);
+    port.postMessage({ type: 'ready' });
+    return;
+  }
+  if (!group) throw new Error('sim worker: run before init');
+  const steps = stepCount(group.cfg);
+  let last = performance.now();
+  for (let s = 0; s < steps; s++) {
+    group.step();
+    const now = performance.now();
+    if (now - last > 200) { port.postMessage({ type: 'progress', steps: s + 1 }); last = now; }
+  }
+  port.postMessage({ type: 'done', result: group.result() });
+}

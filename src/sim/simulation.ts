@@ -1,0 +1,168 @@
+import type { Database } from '../database/database.js';
+import { Matcher, type Backend } from '../search/matcher.js';
+import { createSearchMemory, nodePackageRoot, sharedMemorySupported } from '../search/wasm.js';
+import { databaseRuntime } from '../runtime/database-runtime.js';
+import { QualityStats } from '../runtime/metrics.js';
+import { AgentGroup, stepCount, type GroupResult, type Recording, type SimulationConfig } from './agents.js';
+import { Digest } from './hash.js';
+import { shareDatabase } from './shared-arrays.js';
+
+export interface SimulationOptions extends SimulationConfig {
+  /** Threads doing agent work: 1 runs on the calling thread, N > 1 spawns N workers. */
+  workers: number;
+  backend: Backend | 'auto';
+  onProgress?: (stepsDone: number, stepsTotal: number) => void;
+}
+
+export interface SimulationResult {
+  agents: number;
+  seconds: number;
+  hz: number;
+  steps: number;
+  workers: number;
+  scenario: string;
+  seed: number;
+  method: string;
+  backend: string;
+  /** Time spent stepping (setup excluded) and agent-steps per second over it. */
+  wallSeconds: number;
+  setupSeconds: number;
+  agentStepsPerSec: number;
+  searches: number;
+  searchesPerSec: number;
+  /** Search time per query: median and 99th percentile over steps of the step's batch average (µs). */
+  searchUsMedian: number;
+  searchUsP99: number;
+  transitionsPerSec: number;
+  footSkateCmPerSec: number;
+  /** Mean 1 s trajectory error (cm); the 0.5 s figure is in `quality`. */
+  trajectoryErrorCm: number;
+  maxTransitionJump: number;
+  hash: string;
+  quality: ReturnType<QualityStats['report']>;
+  /** Share of thread time spent in searches (vs controller work). */
+  searchShare: number;
+  recording: Recording | null;
+}
+
+/** Runs a crowd of scripted agents against a database; deterministic for a given seed, any worker count. */
+export async function runSimulation(db: Database, o: SimulationOptions): Promise<SimulationResult> {
+  validate(o);
+  const t0 = performance.now();
+  const steps = stepCount(o);
+  const parallel = o.workers > 1 && o.backend !== 'js' && sharedMemorySupported();
+  if (o.workers > 1 && !parallel) throw new RangeError(`--workers ${o.workers} needs a WASM backend and SharedArrayBuffer`);
+  const matcher = await Matcher.create(db, { backend: o.backend, memory: parallel ? createSearchMemory({ shared: true }) : undefined });
+  let groups: GroupResult[];
+  let tStart: number;
+  if (!parallel) {
+    const group = new AgentGroup(db, matcher, 0, o.agents, o);
+    tStart = performance.now();
+    for (let s = 0; s < steps; s++) {
+      group.step();
+      o.onProgress?.(s + 1, steps);
+    }
+    groups = [group.result()];
+  } else {
+    ({ groups, tStart } = await runInWorkers(db, matcher, o, steps));
+  }
+  const tEnd = performance.now();
+  return summarize(o, groups, steps, (tEnd - tStart) / 1000, (tStart - t0) / 1000, matcher.backend);
+}
+
+async function runInWorkers(db: Database, matcher: Matcher, o: SimulationOptions, steps: number): Promise<{ groups: GroupResult[]; tStart: number }> {
+  const { Worker } = await import('node:worker_threads');
+  const { join } = await import('node:path');
+  const { existsSync } = await import('node:fs');
+  const { pathToFileURL } = await import('node:url');
+  const here = new URL('./sim-worker.js', import.meta.url);
+  const script = import.meta.url.endsWith('.ts') ? pathToFileURL(join(await nodePackageRoot(), 'dist', 'src', 'sim', 'sim-worker.js')) : here;
+  if (script.protocol === 'file:' && !existsSync(script)) throw new Error(`simulate: ${script.pathname} not found; run \`npm run build\` (workers run the compiled JavaScript)`);
+  const shared = shareDatabase(db, databaseRuntime(db));
+  const per = Math.ceil(o.agents / o.workers);
+  const ranges: Array<[number, number]> = [];
+  for (let first = 0; first < o.agents; first += per) ranges.push([first, Math.min(per, o.agents - first)]);
+  const progress = new Array(ranges.length).fill(0);
+  const workers = ranges.map(() => new Worker(script));
+  try {
+    const cfg: SimulationConfig = { agents: o.agents, seconds: o.seconds, hz: o.hz, seed: o.seed, scenario: o.scenario, method: o.method, footIK: o.footIK, recordAgent: o.recordAgent, controller: o.controller };
+    await Promise.all(workers.map((w, i) => request(w, {
+      type: 'init', db: shared.db, rt: shared.rt, handle: matcher.shareSlot(ranges[i][1]), first: ranges[i][0], count: ranges[i][1], cfg,
+    }, 'ready')));
+    const tStart = performance.now();
+    const groups = await Promise.all(workers.map((w, i) => request(w, { type: 'run' }, 'done', (m) => {
+      progress[i] = m.steps as number;
+      o.onProgress?.(Math.min(...progress), steps);
+    }).then((m) => m.result as GroupResult)));
+    return { groups, tStart };
+  } finally {
+    await Promise.all(workers.map((w) => w.terminate()));
+  }
+}
+
+type Reply = { type: string; [k: string]: unknown };
+
+function request(w: import('node:worker_threads').Worker, msg: unknown, until: string, onProgress?: (m: Reply) => void): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (m: Reply) => {
+      if (m.type === 'progress') { onProgress?.(m); return; }
+      w.off('message', onMessage);
+      w.off('error', onError);
+      if (m.type === until) resolve(m);
+      else reject(new Error(`simulation worker: ${String(m.message ?? m.type)}`));
+    };
+    const onError = (e: Error) => { w.off('message', onMessage); reject(e); };
+    w.on('message', onMessage);
+    w.on('error', onError);
+    w.postMessage(msg);
+  });
+}
+
+function summarize(o: SimulationOptions, groups: GroupResult[], steps: number, wallSeconds: number, setupSeconds: number, backend: string): SimulationResult {
+  const stats = new QualityStats();
+  const digest = new Digest();
+  let searches = 0, controllerMs = 0, searchMs = 0;
+  const samples: number[] = [];
+  let recording: Recording | null = null;
+  for (const g of groups.sort((a, b) => a.first - b.first)) {
+    stats.merge(QualityStats.from(g.stats));
+    for (const h of g.hashes) { digest.addWord(parseInt(h.slice(0, 8), 16)); digest.addWord(parseInt(h.slice(8), 16)); }
+    searches += g.searches;
+    controllerMs += g.controllerMs;
+    searchMs += g.searchMs;
+    for (const us of g.searchUsPerQuery) if (!Number.isNaN(us)) samples.push(us);
+    recording ??= g.recording;
+  }
+  samples.sort((a, b) => a - b);
+  const q = stats.report();
+  const quantile = (p: number) => (samples.length ? samples[Math.min(samples.length - 1, Math.floor(p * samples.length))] : 0);
+  return {
+    agents: o.agents, seconds: o.seconds, hz: o.hz, steps, workers: o.workers, scenario: o.scenario, seed: o.seed, method: o.method, backend,
+    wallSeconds, setupSeconds,
+    agentStepsPerSec: (o.agents * steps) / Math.max(wallSeconds, 1e-9),
+    searches,
+    searchesPerSec: searches / Math.max(wallSeconds, 1e-9),
+    searchUsMedian: quantile(0.5),
+    searchUsP99: quantile(0.99),
+    transitionsPerSec: q.transitionsPerSec,
+    footSkateCmPerSec: q.footSkateCmPerSec,
+    trajectoryErrorCm: q.trajectoryError1Cm,
+    maxTransitionJump: q.maxTransitionJump,
+    hash: digest.hex(),
+    quality: q,
+    searchShare: searchMs / Math.max(searchMs + controllerMs, 1e-9),
+    recording,
+  };
+}
+
+function validate(o: SimulationOptions): void {
+  const int = (v: number, name: string, min: number, max: number) => {
+    if (!(Number.isInteger(v) && v >= min && v <= max)) throw new RangeError(`${name} must be an integer in [${min}, ${max}], got ${v}`);
+  };
+  int(o.agents, 'agents', 1, 1_000_000);
+  int(o.workers, 'workers', 1, 64);
+  int(o.seed, 'seed', -(2 ** 31), 2 ** 32 - 1);
+  if (!(Number.isFinite(o.seconds) && o.seconds > 0 && o.seconds <= 86_400)) throw new RangeError(`seconds must be in (0, 86400], got ${o.seconds}`);
+  if (!(Number.isFinite(o.hz) && o.hz >= 1 && o.hz <= 1000)) throw new RangeError(`hz must be in [1, 1000], got ${o.hz}`);
+  if (o.recordAgent >= o.agents) throw new RangeError(`agent ${o.recordAgent} does not exist (agents 0..${o.agents - 1})`);
+}
