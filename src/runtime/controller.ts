@@ -4,7 +4,7 @@ import { databaseRuntime, type DatabaseRuntime } from './database-runtime.js';
 import type { PoseSearchPort, PoseSearchRequest, PoseSearchResult } from './search-port.js';
 import { springCharacterUpdate, springCharacterPredict, springRotationUpdate, springRotationPredict, decaySpringUpdate } from '../math/spring.js';
 import { quatFromYaw, quatYaw, quatInvRotateVec3, quatRotateVec3, quatNormalize, quatMultiply } from '../math/quat.js';
-import { createInertializationState, inertializeTransition, inertializeUpdate, type PoseBuffers } from './inertialize.js';
+import { createInertializationState, inertializeTransition, inertializeApplyPose, type PoseBuffers } from './inertialize.js';
 import { groupColumns } from '../features/extract.js';
 import { FootIK, type FootIKOptions, DEFAULT_FOOT_IK_OPTIONS } from './foot-ik.js';
 
@@ -81,7 +81,9 @@ export const DEFAULT_CONTROLLER_OPTIONS: ControllerOptions = {
   adjustPositionHalfLife: 0.1,
   adjustRotationHalfLife: 0.2,
   adjustMaxRatio: 0.5,
-  clampDistance: 0.15,
+  // A loose clamp: measured on sharp U-turns, 0.15 m drags planted feet out of reach (3 cm/s skate),
+  // 0.5 m keeps them planted (0.8 cm/s) for 1 cm more trajectory error.
+  clampDistance: 0.5,
   clampAngle: 0.5 * Math.PI,
   footIK: true,
   footIKOptions: DEFAULT_FOOT_IK_OPTIONS,
@@ -170,7 +172,6 @@ export class MotionMatchingController {
   // Inertialization (per joint, root-relative local space) plus the root's velocity offset.
   private readonly inert;
   private readonly playing: Pose64;
-  private readonly output: Pose64;
   private readonly destination: Pose64;
   private readonly rootVelOffset = new Float64Array(4); // local vx, vy, vz, yaw rate
   private readonly rootVelOffsetRate = new Float64Array(4);
@@ -219,7 +220,6 @@ export class MotionMatchingController {
       velocities: new Float64Array(J * 3), angularVelocities: new Float64Array(J * 3),
     });
     this.playing = poseBuffers();
-    this.output = poseBuffers();
     this.destination = poseBuffers();
     this.ik = new FootIK(db, this.options.footIKOptions);
     this.reset(this.options.startFrame >= 0 ? this.options.startFrame : firstCandidate(db));
@@ -245,8 +245,6 @@ export class MotionMatchingController {
     this.searchTimer = 0;
     this.forceSearch = true;
     this.samplePlaying();
-    this.output.positions.set(this.playing.positions);
-    this.output.rotations.set(this.playing.rotations);
     this.rotations.set(this.playing.rotations);
     this.translations.set(this.playing.positions);
     this.computeWorldPose();
@@ -295,7 +293,8 @@ export class MotionMatchingController {
     this.searchTimer -= dt;
     const clip = this.db.clips[this.rt.clipOf[this.frame]];
     const atEnd = !this.db.candidates[this.frame] || this.frame + 1 >= clip.start + clip.count;
-    this.wantsSearch = this.forceSearch || this.searchTimer <= 0 || atEnd;
+    // (a tolerance: three 1/30 s steps must use up a 0.1 s interval despite rounding)
+    this.wantsSearch = this.forceSearch || this.searchTimer <= 1e-6 || atEnd;
     if (!this.wantsSearch) return false;
     this.buildQuery(input, clip.start, clip.start + clip.count);
     return true;
@@ -317,14 +316,13 @@ export class MotionMatchingController {
     const rootDelta = this.advancePlayback(dt);
     this.samplePlaying();
     if (o.inertialization && o.blendMode === 'inertialize') {
-      inertializeUpdate(this.inert, this.playing, dt, o.inertializationHalfLife, this.output);
+      inertializeApplyPose(this.inert, this.playing.positions, this.playing.rotations, dt, o.inertializationHalfLife, this.translations, this.rotations);
       decaySpringUpdate(this.rootVelOffset, 0, this.rootVelOffsetRate, 0, o.inertializationHalfLife, dt, 4);
     } else {
-      copyPose(this.playing, this.output);
+      this.translations.set(this.playing.positions);
+      this.rotations.set(this.playing.rotations);
     }
     this.moveRoot(rootDelta, dt);
-    this.rotations.set(this.output.rotations);
-    this.translations.set(this.output.positions);
     this.computeWorldPose();
     if (o.footIK) this.ik.apply(this, dt);
     this.counters.steps++;
@@ -357,11 +355,12 @@ export class MotionMatchingController {
     const nq = this.request.query;
     for (let d = 0; d < db.dims; d++) nq[d] = (q[d] - db.mean[d]) / db.scale[d];
     for (let d = db.dims; d < S; d++) nq[d] = 0;
-    // The continuing pose (the next frame of this clip) sets the bound a transition must beat.
-    const next = f + 1 < clipEnd ? f + 1 : f;
+    // Continuing sets the bound a transition must beat. Its cost is the playing frame's own: the
+    // query copies that frame's pose features, so every candidate is compared as "the frame to be
+    // at now" (judging the next frame instead would favour any lookalike of the current pose).
     let c = 0;
-    if (db.candidates[next]) {
-      for (let d = 0; d < S; d++) { const e = db.features[next * S + d] - nq[d]; c += e * e; }
+    if (db.candidates[f]) {
+      for (let d = 0; d < S; d++) { const e = db.features[f * S + d] - nq[d]; c += e * e; }
       this.lastCost = c;
       this.request.bestCost = c - this.options.continuingBias;
     } else {
@@ -384,8 +383,10 @@ export class MotionMatchingController {
       this.pushLayer(frame);
     } else {
       // Source: the playing pose (the state already holds the offsets shown on top of it).
-      this.loadFramePose(frame, 0, this.destination);
+      this.loadFramePose(frame, 0, this.destination, true);
       if (o.inertialization) {
+        // The playing pose's velocities are only needed here (the per-frame path skips them).
+        this.loadFramePose(this.layerFrame[this.layerCount - 1], this.layerFraction[this.layerCount - 1], this.playing, true);
         inertializeTransition(this.inert, this.playing, this.destination);
         const rt = this.rt, f0 = this.frame, S = this.rootVelOffset;
         for (let d = 0; d < 3; d++) S[d] = S[d] + rt.rootVelocity[3 * f0 + d] - rt.rootVelocity[3 * frame + d];
@@ -506,7 +507,7 @@ export class MotionMatchingController {
   /** The playing pose (blend of layers), root-relative, into this.playing. */
   private samplePlaying(): void {
     if (this.layerCount <= 1) {
-      this.loadFramePose(this.layerFrame[0], this.layerFraction[0], this.playing);
+      this.loadFramePose(this.layerFrame[0], this.layerFraction[0], this.playing, false);
       return;
     }
     let total = 0;
@@ -515,7 +516,7 @@ export class MotionMatchingController {
     P.positions.fill(0); P.rotations.fill(0); P.velocities.fill(0); P.angularVelocities.fill(0);
     for (let i = 0; i < this.layerCount; i++) {
       const w = total > 0 ? this.layerWeight[i] / total : 1 / this.layerCount;
-      this.loadFramePose(this.layerFrame[i], this.layerFraction[i], D);
+      this.loadFramePose(this.layerFrame[i], this.layerFraction[i], D, true);
       for (let j = 0; j < J; j++) {
         // Accumulate quaternions in the first layer's hemisphere, then normalise (nlerp blend).
         const s = i > 0 && dot4(P.rotations, 4 * j, D.rotations, 4 * j) < 0 ? -w : w;
@@ -530,14 +531,28 @@ export class MotionMatchingController {
     for (let j = 0; j < J; j++) quatNormalize(P.rotations, 4 * j, P.rotations, 4 * j);
   }
 
-  /** Root-relative local pose and velocities at frame f + fraction (next frame of the same clip). */
-  private loadFramePose(f: number, fraction: number, out: Pose64): void {
+  /**
+   * Root-relative local pose at frame f + fraction (towards the next frame of the same clip), and
+   * its velocities when `withVelocities` (only transitions need them).
+   */
+  private loadFramePose(f: number, fraction: number, out: Pose64, withVelocities: boolean): void {
     const rt = this.rt, J = this.joints;
+    const R = rt.rotations, T = rt.translations;
+    const or = out.rotations, op = out.positions;
+    if (fraction === 0) {
+      // On a frame exactly (a 30 Hz step on 30 fps data): a copy.
+      const r0 = f * J * 4, p0 = f * J * 3;
+      for (let i = 0; i < 4 * J; i++) or[i] = R[r0 + i];
+      for (let i = 0; i < 3 * J; i++) op[i] = T[p0 + i];
+      if (withVelocities) {
+        const V = rt.velocities, W = rt.angularVelocities;
+        for (let i = 0; i < 3 * J; i++) { out.velocities[i] = V[p0 + i]; out.angularVelocities[i] = W[p0 + i]; }
+      }
+      return;
+    }
     const clip = this.db.clips[rt.clipOf[f]];
-    const g = fraction > 0 ? (f + 1 < clip.start + clip.count ? f + 1 : clip.loop ? clip.start : f) : f;
+    const g = f + 1 < clip.start + clip.count ? f + 1 : clip.loop ? clip.start : f;
     const a = fraction, b = 1 - fraction;
-    const R = rt.rotations, T = rt.translations, V = rt.velocities, W = rt.angularVelocities;
-    const or = out.rotations, op = out.positions, ov = out.velocities, ow = out.angularVelocities;
     for (let j = 0; j < J; j++) {
       const r0 = (f * J + j) * 4, r1 = (g * J + j) * 4;
       // nlerp between neighbouring frames: they are close, so it matches slerp to ~1e-6.
@@ -546,11 +561,14 @@ export class MotionMatchingController {
       const inv = 1 / Math.sqrt(x * x + y * y + z * z + w * w);
       or[4 * j] = x * inv; or[4 * j + 1] = y * inv; or[4 * j + 2] = z * inv; or[4 * j + 3] = w * inv;
       const p0 = (f * J + j) * 3, p1 = (g * J + j) * 3;
-      for (let k = 0; k < 3; k++) {
-        op[3 * j + k] = b * T[p0 + k] + a * T[p1 + k];
-        ov[3 * j + k] = b * V[p0 + k] + a * V[p1 + k];
-        ow[3 * j + k] = b * W[p0 + k] + a * W[p1 + k];
-      }
+      op[3 * j] = b * T[p0] + a * T[p1]; op[3 * j + 1] = b * T[p0 + 1] + a * T[p1 + 1]; op[3 * j + 2] = b * T[p0 + 2] + a * T[p1 + 2];
+    }
+    if (!withVelocities) return;
+    const V = rt.velocities, W = rt.angularVelocities, ov = out.velocities, ow = out.angularVelocities;
+    for (let i = 0; i < 3 * J; i++) {
+      const p0 = f * J * 3 + i, p1 = g * J * 3 + i;
+      ov[i] = b * V[p0] + a * V[p1];
+      ow[i] = b * W[p0] + a * W[p1];
     }
   }
 
@@ -607,6 +625,16 @@ export class MotionMatchingController {
     this.rootPosition[0] = p[0]; this.rootPosition[1] = p[1]; this.rootPosition[2] = p[2];
   }
 
+  /** Recomputes joint j's world transform from its parent's (which must be current). */
+  updateWorldJoint(j: number): void {
+    const p = this.db.skeleton.parents[j];
+    const wr = this.worldRotations, wp = this.worldPositions;
+    if (p < 0) { this.computeWorldPose(); return; }
+    quatRotateVec3(wp, 3 * j, wr, 4 * p, this.translations, 3 * j);
+    wp[3 * j] += wp[3 * p]; wp[3 * j + 1] += wp[3 * p + 1]; wp[3 * j + 2] += wp[3 * p + 2];
+    quatMultiply(wr, 4 * j, wr, 4 * p, this.rotations, 4 * j);
+  }
+
   /** World transforms of the output pose (character root * root-relative local pose). */
   computeWorldPose(): void {
     const parents = this.db.skeleton.parents, J = this.joints;
@@ -645,12 +673,6 @@ interface Pose64 extends PoseBuffers {
   angularVelocities: Float64Array;
 }
 
-function copyPose(src: Pose64, dst: Pose64): void {
-  dst.positions.set(src.positions);
-  dst.rotations.set(src.rotations);
-  dst.velocities.set(src.velocities);
-  dst.angularVelocities.set(src.angularVelocities);
-}
 
 function dot4(a: ArrayLike<number>, ao: number, b: ArrayLike<number>, bo: number): number {
   return a[ao] * b[bo] + a[ao + 1] * b[bo + 1] + a[ao + 2] * b[bo + 2] + a[ao + 3] * b[bo + 3];

@@ -21,7 +21,8 @@ export interface FootIKHost {
   readonly rotations: Float64Array;
   readonly worldPositions: Float64Array;
   readonly worldRotations: Float64Array;
-  computeWorldPose(): void;
+  /** Recomputes one joint's world transform from its parent's. */
+  updateWorldJoint(j: number): void;
 }
 
 interface Leg {
@@ -35,6 +36,8 @@ interface Leg {
   offset: Float64Array;
   offsetVel: Float64Array;
   target: Float64Array;
+  /** Joints below the foot (toes, end joints), parents first: moved along after a solve. */
+  below: Int32Array;
 }
 
 /**
@@ -55,9 +58,12 @@ export class FootIK {
     const leg = (foot: number, bit: number): Leg => {
       const knee = parents[foot], hip = knee >= 0 ? parents[knee] : -1;
       if (knee < 0 || hip < 0) throw new RangeError(`foot IK needs a hip and a knee above the foot "${db.skeleton.names[foot]}"`);
+      const below: number[] = [];
+      for (let j = foot + 1; j < parents.length; j++) if (parents[j] === foot || below.includes(parents[j])) below.push(j);
       return {
         hip, knee, foot, bit, locked: false,
         lock: new Float64Array(3), offset: new Float64Array(3), offsetVel: new Float64Array(3), target: new Float64Array(3),
+        below: Int32Array.from(below),
       };
     };
     this.legs = [leg(db.roles.leftFoot, CONTACT_LEFT), leg(db.roles.rightFoot, CONTACT_RIGHT)];
@@ -79,7 +85,6 @@ export class FootIK {
   apply(host: FootIKHost, dt: number): void {
     const contacts = this.db.contacts[host.frame];
     const wp = host.worldPositions;
-    let changed = false;
     for (const l of this.legs) {
       const f = 3 * l.foot;
       const contact = (contacts & l.bit) !== 0;
@@ -108,9 +113,9 @@ export class FootIK {
       for (let k = 0; k < 4; k++) this.footWorldRot[k] = host.worldRotations[4 * l.foot + k];
       solveTwoBoneIk(host.rotations, host.worldPositions, host.worldRotations, this.db.skeleton.parents, l.hip, l.knee, l.foot, l.target, this.scratch);
       quatInvMultiply(host.rotations, 4 * l.foot, host.worldRotations, 4 * l.knee, this.footWorldRot, 0);
-      changed = true;
+      for (let k = 0; k < 4; k++) host.worldRotations[4 * l.foot + k] = this.footWorldRot[k];
+      for (let i = 0; i < l.below.length; i++) host.updateWorldJoint(l.below[i]);
     }
-    if (changed) host.computeWorldPose();
   }
 }
 

@@ -198,3 +198,47 @@ export function inertializeUpdate(
     out.angularVelocities[i3 + 2] = wo[i3 + 2] + rotatedVec[2];
   }
 }
+
+/**
+ * The per-frame path of {@link inertializeUpdate} for characters that only need the pose (not its
+ * velocities): decays the offsets (one exponential for all joints) and writes
+ *   position = playing + offset,  rotation = exp(offset) · playing
+ * Returns false, and copies the playing pose through, once every offset has decayed below `epsilon`
+ * (the offsets are then zeroed, so the next transition starts clean and idle characters cost a copy).
+ */
+export function inertializeApplyPose(
+  state: InertializationState,
+  playingPositions: Float64Array, playingRotations: Float64Array,
+  dt: number, halfLife: number,
+  outPositions: Float64Array, outRotations: Float64Array,
+  epsilon = 1e-7,
+): boolean {
+  const po = state.positionOffsets, vo = state.velocityOffsets;
+  const ro = state.rotationOffsets, wo = state.angularVelocityOffsets;
+  const n = state.jointCount * 3;
+  const y = (2 * Math.LN2) / halfLife;
+  const e = Math.exp(-y * dt);
+  let largest = 0;
+  for (let i = 0; i < n; i++) {
+    const x = po[i], v = vo[i], j = v + x * y;
+    po[i] = e * (x + j * dt); vo[i] = e * (v - j * y * dt);
+    const r = ro[i], w = wo[i], k = w + r * y;
+    ro[i] = e * (r + k * dt); wo[i] = e * (w - k * y * dt);
+    const m = Math.max(Math.abs(po[i]), Math.abs(vo[i]) * dt, Math.abs(ro[i]), Math.abs(wo[i]) * dt);
+    if (m > largest) largest = m;
+  }
+  if (largest < epsilon) {
+    inertializeReset(state);
+    outPositions.set(playingPositions.subarray(0, n));
+    outRotations.set(playingRotations.subarray(0, state.jointCount * 4));
+    return false;
+  }
+  for (let j = 0, i3 = 0, i4 = 0; j < state.jointCount; j++, i3 += 3, i4 += 4) {
+    outPositions[i3] = playingPositions[i3] + po[i3];
+    outPositions[i3 + 1] = playingPositions[i3 + 1] + po[i3 + 1];
+    outPositions[i3 + 2] = playingPositions[i3 + 2] + po[i3 + 2];
+    quatFromScaledAngleAxis(offsetQuat, 0, ro, i3);
+    quatMultiply(outRotations, i4, offsetQuat, 0, playingRotations, i4);
+  }
+  return true;
+}

@@ -1,0 +1,59 @@
+/**
+ * motionmatch: a motion matching engine. The package root re-exports the pieces in data-flow
+ * order: import -> features -> database -> search -> runtime -> simulation.
+ * Node-only helpers (file reading and writing) live in the *-node modules and are exported here too;
+ * browser bundles import the pure modules directly.
+ */
+
+// math
+export * from './math/quat.js';
+export * from './math/spring.js';
+export { solveTwoBoneIk, createTwoBoneIkScratch, TWO_BONE_IK_EPS } from './math/two-bone-ik.js';
+
+// skeleton, clips, poses
+export type { Skeleton } from './anim/skeleton.js';
+export { validateSkeleton, jointIndex, jointCount } from './anim/skeleton.js';
+export type { Clip } from './anim/clip.js';
+export { sampleClipPose, forwardKinematics, worldPositionsOfFrames, worldTransformsOfFrames } from './anim/pose.js';
+
+// import
+export { parseBvh, snapFrameRate, type BvhImport, type BvhParseOptions } from './import/bvh.js';
+export { BvhError } from './import/errors.js';
+export { writeBvh } from './import/bvh-write.js';
+export { readBvhFile, listBvhFiles } from './import/bvh-node.js';
+
+// built-in data
+export { generateBuiltinClips } from './builtin/index.js';
+
+// features
+export { DEFAULT_SCHEMA, schemaDims, paddedStride, type FeatureSchema, type FeatureGroup, type BoneRole } from './features/schema.js';
+export { parseSchemaJson, validateSchema, SchemaError } from './features/schema-validate.js';
+export { findBoneRoles, parseBoneOverrides, BoneRoleError } from './features/roles.js';
+export { mirrorClip, mirrorSetup } from './features/mirror.js';
+
+// database
+export type { Database, ClipRange } from './database/database.js';
+export { CONTACT_LEFT, CONTACT_RIGHT } from './database/database.js';
+export { buildDatabase, DatabaseBuildError, type BuildOptions, type SourceMotion } from './database/build.js';
+export { encodeDatabase, decodeDatabase, DatabaseFormatError, MMDB_FORMAT_VERSION } from './database/mmdb.js';
+export { readDatabaseFile, writeDatabaseFile } from './database/mmdb-node.js';
+export { loadBvhSources, builtinSources } from './database/sources-node.js';
+
+// search
+export { Matcher, EmptyCandidateSetError, type SearchMethod, type Backend, type SearchOptions, type SearchResult } from './search/matcher.js';
+export { MatcherPool } from './search/pool.js';
+
+// runtime
+export {
+  blendRootDelta, blendRootPositionsNaive, integrateBlendedDelta, intervalMeanWeight, loopRootDelta, loopRootDeltaBetween,
+  rootDeltaLocal, blendRootDeltaLocal, applyRootDeltaLocal, blendRootMotionLocal, loopRootDeltaLocal,
+  yawRootDeltaLocal, blendYawRootDeltaLocal, applyYawRootDeltaLocal, blendYawRootMotionLocal, loopYawRootDeltaLocal,
+} from './runtime/root-motion.js';
+export { createInertializationState, inertializeTransition, inertializeUpdate, inertializeApplyPose } from './runtime/inertialize.js';
+export { MotionMatchingController, createInput, DEFAULT_CONTROLLER_OPTIONS, type ControllerInput, type ControllerOptions } from './runtime/controller.js';
+export { MatcherSearchPort } from './runtime/matcher-port.js';
+export { QualityMeter, QualityStats, type QualityReport } from './runtime/metrics.js';
+export { FootIK, DEFAULT_FOOT_IK_OPTIONS } from './runtime/foot-ik.js';
+
+// simulation
+export { runSimulation, type SimulationOptions, type SimulationResult } from './sim/simulation.js';
