@@ -26,6 +26,9 @@ const SKATE_BIN = 0.1;
 const JUMP_BINS = 500; // 0.02 m/s bins up to 10 m/s
 const JUMP_BIN = 0.02;
 const HORIZONS = new Float64Array([0.5, 1]);
+/** Input changes smaller than these (m/s, rad) keep a prediction valid. */
+const INPUT_SPEED_TOLERANCE = 0.1;
+const INPUT_ANGLE_TOLERANCE = 0.1;
 
 /**
  * Accumulated quality figures, shareable by many meters (a crowd reports one set of numbers) and
@@ -175,8 +178,11 @@ export class QualityMeter {
 
   private trackTrajectory(input: ControllerInput): void {
     const c = this.controller, s = this.stats;
-    const sameFacing = input.facing === this.lastFacing || (Number.isNaN(input.facing) && Number.isNaN(this.lastFacing));
-    if (input.velocityX !== this.lastVX || input.velocityZ !== this.lastVZ || !sameFacing) {
+    // A prediction is judged only if the input it was made under still holds (within a tolerance,
+    // so that an agent steering gently at a waypoint keeps its predictions).
+    const facingChanged = Number.isNaN(input.facing) !== Number.isNaN(this.lastFacing) ||
+      (!Number.isNaN(input.facing) && Math.abs(Math.atan2(Math.sin(input.facing - this.lastFacing), Math.cos(input.facing - this.lastFacing))) > INPUT_ANGLE_TOLERANCE);
+    if (Math.hypot(input.velocityX - this.lastVX, input.velocityZ - this.lastVZ) > INPUT_SPEED_TOLERANCE || facingChanged || Number.isNaN(this.lastVX)) {
       this.inputVersion++;
       this.lastVX = input.velocityX; this.lastVZ = input.velocityZ; this.lastFacing = input.facing;
     }

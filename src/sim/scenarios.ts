@@ -6,6 +6,8 @@ export const SCENARIOS: readonly ScenarioName[] = ['wander', 'path', 'stop-go', 
 
 /** Speeds an agent picks from (m/s): stand, walk, brisk walk, jog, run. */
 const SPEEDS = [0, 1.2, 1.6, 2.5, 3.5];
+/** Sidesteps and backward walks are slower. */
+const STRAFE_SPEEDS = [0.8, 1.0, 1.2];
 
 /**
  * A seeded, scripted driver for one agent: writes a desired velocity and facing into `input` each
@@ -20,6 +22,7 @@ export class ScriptedDriver {
   private heading = 0;
   private speed = 0;
   private facingOffset = 0;
+  private faceExplicitly = false;
   private moving = true;
   private readonly waypoint = new Float64Array(2);
 
@@ -39,7 +42,7 @@ export class ScriptedDriver {
     }
     input.velocityX = Math.sin(this.heading) * this.speed;
     input.velocityZ = Math.cos(this.heading) * this.speed;
-    input.facing = this.facingOffset === 0 ? Number.NaN : this.heading + this.facingOffset;
+    input.facing = this.faceExplicitly ? this.heading + this.facingOffset : Number.NaN;
     input.requireTags = null;
     input.excludeTags = null;
     this.time += dt;
@@ -79,14 +82,14 @@ export class ScriptedDriver {
     }
   }
 
-  /** Walk sideways or backwards while facing a fixed direction, changing every 2-4 s. */
+  /** Walk sideways, diagonally or backwards while facing a fixed direction, changing every 2-4 s (speeds a sidestep allows). */
   private strafe(): void {
     if (this.time < this.nextChange) return;
-    const options = [0, Math.PI / 2, -Math.PI / 2, Math.PI];
+    const options = [0, Math.PI / 4, -Math.PI / 4, Math.PI / 2, -Math.PI / 2, Math.PI];
     this.facingOffset = options[Math.floor(this.random() * options.length)];
-    if (this.facingOffset === 0) this.facingOffset = 1e-9; // face the way of travel but keep the facing input explicit
+    this.faceExplicitly = true;
     this.heading += (this.random() * 2 - 1) * 0.25 * Math.PI;
-    this.speed = SPEEDS[1 + Math.floor(this.random() * 2)];
+    this.speed = STRAFE_SPEEDS[Math.floor(this.random() * STRAFE_SPEEDS.length)];
     this.nextChange = this.time + 2 + 2 * this.random();
   }
 }
