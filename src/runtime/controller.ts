@@ -286,18 +286,26 @@ export class MotionMatchingController {
       springCharacterUpdate(this.simPosition, 0, this.simVelocity, 0, this.simAcceleration, 0, this.desiredVelocity, 0, o.trajectoryHalfLife, dt, 3);
       springRotationUpdate(this.simRotation, 0, this.simAngularVelocity, 0, this.desiredRotation, 0, o.facingHalfLife, dt);
     }
-    const n = this.trajectoryTimes.length;
-    springCharacterPredict(this.trajectoryPositions, null, null, this.simPosition, 0, this.simVelocity, 0, this.simAcceleration, 0, this.desiredVelocity, 0, o.trajectoryHalfLife, this.trajectoryTimes, n, 3);
-    springRotationPredict(this.trajectoryRotations, null, this.simRotation, 0, this.simAngularVelocity, 0, this.desiredRotation, 0, o.facingHalfLife, this.trajectoryTimes, n);
-
     this.searchTimer -= dt;
     const clip = this.db.clips[this.rt.clipOf[this.frame]];
     const atEnd = !this.db.candidates[this.frame] || this.frame + 1 >= clip.start + clip.count;
     // (a tolerance: three 1/30 s steps must use up a 0.1 s interval despite rounding)
     this.wantsSearch = this.forceSearch || this.searchTimer <= 1e-6 || atEnd;
     if (!this.wantsSearch) return false;
+    this.predictTrajectory();
     this.buildQuery(input, clip.start, clip.start + clip.count);
     return true;
+  }
+
+  /**
+   * Fills trajectoryPositions / trajectoryRotations with the simulated trajectory at the schema's
+   * offsets. prepare() does it only when it searches (the query is the only consumer in the step);
+   * debug views call it every frame.
+   */
+  predictTrajectory(): void {
+    const o = this.options, n = this.trajectoryTimes.length;
+    springCharacterPredict(this.trajectoryPositions, null, null, this.simPosition, 0, this.simVelocity, 0, this.simAcceleration, 0, this.desiredVelocity, 0, o.trajectoryHalfLife, this.trajectoryTimes, n, 3);
+    springRotationPredict(this.trajectoryRotations, null, this.simRotation, 0, this.simAngularVelocity, 0, this.desiredRotation, 0, o.facingHalfLife, this.trajectoryTimes, n);
   }
 
   /** Second half of a step: transition if `frame` (-1 = none) is worth it, play, move, fix the feet. */
@@ -578,6 +586,9 @@ export class MotionMatchingController {
    * the collision hook, and the clamp.
    */
   private readonly proposed = new Float64Array(3);
+  private adjustDt = -1;
+  private adjustPosK = 0;
+  private adjustRotK = 0;
 
   private moveRoot(step: Float64Array, dt: number): void {
     const o = this.options;
@@ -597,15 +608,20 @@ export class MotionMatchingController {
 
     // Adjustment towards the simulation, limited by how far the animation itself moved this step
     // so that a standing character is never dragged (no visible sliding).
+    if (dt !== this.adjustDt) {
+      this.adjustDt = dt;
+      this.adjustPosK = o.adjustPositionHalfLife > 0 ? 1 - Math.exp(-Math.LN2 * dt / o.adjustPositionHalfLife) : 0;
+      this.adjustRotK = o.adjustRotationHalfLife > 0 ? 1 - Math.exp(-Math.LN2 * dt / o.adjustRotationHalfLife) : 0;
+    }
     if (dt > 0 && o.adjustPositionHalfLife > 0) {
-      const k = 1 - Math.exp(-Math.LN2 * dt / o.adjustPositionHalfLife);
+      const k = this.adjustPosK;
       let ax = (this.simPosition[0] - p[0]) * k, az = (this.simPosition[2] - p[2]) * k;
       const len = Math.hypot(ax, az), cap = o.adjustMaxRatio * moved;
       if (len > cap && len > 0) { ax *= cap / len; az *= cap / len; }
       p[0] += ax; p[2] += az;
     }
     if (dt > 0 && o.adjustRotationHalfLife > 0) {
-      const k = 1 - Math.exp(-Math.LN2 * dt / o.adjustRotationHalfLife);
+      const k = this.adjustRotK;
       const diff = wrapAngle(quatYaw(this.simRotation, 0) - quatYaw(this.rootRotation, 0));
       const cap = o.adjustMaxRatio * Math.abs(yawStep) + o.adjustMaxRatio * moved; // turn while moving or turning
       const turn = Math.max(-cap, Math.min(cap, diff * k));

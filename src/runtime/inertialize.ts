@@ -237,8 +237,24 @@ export function inertializeApplyPose(
     outPositions[i3] = playingPositions[i3] + po[i3];
     outPositions[i3 + 1] = playingPositions[i3 + 1] + po[i3 + 1];
     outPositions[i3 + 2] = playingPositions[i3 + 2] + po[i3 + 2];
-    quatFromScaledAngleAxis(offsetQuat, 0, ro, i3);
-    quatMultiply(outRotations, i4, offsetQuat, 0, playingRotations, i4);
+    // exp of the scaled angle-axis offset, inline; small angles (most of a decay) by series.
+    const x = ro[i3], y = ro[i3 + 1], z = ro[i3 + 2];
+    const hh = 0.25 * (x * x + y * y + z * z); // (angle / 2)^2
+    let s: number, qw: number;
+    if (hh < 2.5e-3) {
+      s = 0.5 * (1 - hh / 6 + (hh * hh) / 120);
+      qw = 1 - hh / 2 + (hh * hh) / 24;
+    } else {
+      const h = Math.sqrt(hh);
+      s = Math.sin(h) / (2 * h);
+      qw = Math.cos(h);
+    }
+    const qx = x * s, qy = y * s, qz = z * s;
+    const bx = playingRotations[i4], by = playingRotations[i4 + 1], bz = playingRotations[i4 + 2], bw = playingRotations[i4 + 3];
+    outRotations[i4] = qw * bx + qx * bw + qy * bz - qz * by;
+    outRotations[i4 + 1] = qw * by - qx * bz + qy * bw + qz * bx;
+    outRotations[i4 + 2] = qw * bz + qx * by - qy * bx + qz * bw;
+    outRotations[i4 + 3] = qw * bw - qx * bx - qy * by - qz * bz;
   }
   return true;
 }
