@@ -106,6 +106,16 @@ describe('database build', () => {
     expect(db.tagBits[160]).toBe(3);
   });
 
+  it('tags frame ranges (seconds) of matching clips', () => {
+    const r = buildDatabase(clips.map((clip) => ({ skeleton: s, clip })), { tagRules: [{ tag: 'early', pattern: 'travel_*', from: 0, to: 0.5 }] });
+    const bit = 1 << r.tagNames.indexOf('early');
+    for (const c of r.clips) {
+      for (let f = 0; f < c.count; f++) expect((r.tagBits[c.start + f] & bit) !== 0).toBe(f < 15);
+      expect(c.tags).not.toContain('early');
+    }
+    expect(() => buildDatabase(clips.map((clip) => ({ skeleton: s, clip })), { tagRules: [{ tag: 'bad tag', pattern: '*' }] })).toThrow(/tag "bad tag"/);
+  });
+
   it('mirroring doubles the frames and marks the copies', () => {
     const m = buildDatabase(clips.map((clip) => ({ skeleton: s, clip })), { mirror: true });
     expect(m.frameCount).toBe(390);

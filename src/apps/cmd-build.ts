@@ -20,14 +20,21 @@ export const BUILD_USAGE = `usage: motionmatch build <files or folders...> --out
   --bones SPEC     bone roles by joint name, e.g. hips=Hips,leftFoot=Foot_L,rightFoot=Foot_R
   --scale S        metres per file unit (default: detected from the skeleton's height)
   --fps F          resample every clip to F frames per second (default: the clips' common rate)
-  --tag TAG=GLOB   tag clips whose name matches GLOB (* and ?), repeatable
+  --tag TAG=GLOB[@FROM-TO]
+                   tag clips whose name matches GLOB (* and ?), or only seconds FROM..TO of
+                   them (e.g. --tag stand=walk_*@0-0.5), repeatable
   --json           print one JSON object with the result on stdout`;
 
 function parseTagRules(specs: string[]): TagRule[] {
   return specs.map((spec) => {
-    const eq = spec.indexOf('=');
-    if (eq <= 0 || eq === spec.length - 1) throw new UsageError(`--tag expects TAG=GLOB, got "${spec}"`, BUILD_USAGE);
-    return { tag: spec.slice(0, eq), pattern: spec.slice(eq + 1) };
+    const m = /^([^=]+)=([^@]+)(?:@([0-9.]+)-([0-9.]+))?$/.exec(spec);
+    if (!m) throw new UsageError(`--tag expects TAG=GLOB or TAG=GLOB@FROM-TO (seconds), got "${spec}"`, BUILD_USAGE);
+    const rule: TagRule = { tag: m[1], pattern: m[2] };
+    if (m[3] !== undefined) {
+      rule.from = Number(m[3]); rule.to = Number(m[4]);
+      if (!(Number.isFinite(rule.from) && Number.isFinite(rule.to) && rule.to > rule.from)) throw new UsageError(`--tag ${spec}: FROM and TO must be seconds with FROM < TO`, BUILD_USAGE);
+    }
+    return rule;
   });
 }
 

@@ -16,10 +16,15 @@ export interface SourceMotion {
   clip: Clip;
 }
 
-/** Adds `tag` to every clip whose name matches the glob `pattern` (* and ?). */
+/**
+ * Adds `tag` to every clip whose name matches the glob `pattern` (* and ?), or, with `from`/`to`
+ * (seconds from the clip's start), to that range of its frames only.
+ */
 export interface TagRule {
   tag: string;
   pattern: string;
+  from?: number;
+  to?: number;
 }
 
 export interface BuildOptions {
@@ -164,7 +169,12 @@ export function buildDatabase(sources: readonly SourceMotion[], options: BuildOp
   const margin = Math.round(schema.endMarginSeconds * fps);
   const leftContactJoint = roles.leftToe >= 0 ? roles.leftToe : roles.leftFoot;
   const rightContactJoint = roles.rightToe >= 0 ? roles.rightToe : roles.rightFoot;
-  const rules = (options.tagRules ?? []).map((r) => ({ tag: r.tag, re: globToRegExp(r.pattern) }));
+  const rules = (options.tagRules ?? []).map((r) => ({ ...r, re: globToRegExp(r.pattern), ranged: r.from !== undefined || r.to !== undefined }));
+  for (const r of rules) {
+    if (!/^[A-Za-z0-9_.-]+$/.test(r.tag)) throw new DatabaseBuildError(`tag "${r.tag}": use letters, digits, '_', '-' and '.'`);
+    if (r.ranged && !((r.from ?? 0) >= 0 && (r.to ?? Infinity) > (r.from ?? 0))) throw new DatabaseBuildError(`tag "${r.tag}": the range must satisfy 0 <= from < to (seconds)`);
+  }
+  const rangeTags: Array<{ tag: string; start: number; end: number }> = [];
 
   // Pass 2: root track, features, contacts, per clip.
   let start = 0;
@@ -181,19 +191,28 @@ export function buildDatabase(sources: readonly SourceMotion[], options: BuildOp
     db.rootPositions.set(rootPos, start * 3);
     db.rootRotations.set(rootRot, start * 4);
     for (let f = 0; f < F; f++) db.candidates[start + f] = f < F - margin ? 1 : 0;
-    const tags = [...new Set([...w.clip.tags, ...rules.filter((r) => r.re.test(w.clip.name)).map((r) => r.tag)])];
+    const matching = rules.filter((r) => r.re.test(w.clip.name));
+    const tags = [...new Set([...w.clip.tags, ...matching.filter((r) => !r.ranged).map((r) => r.tag)])];
+    for (const r of matching.filter((m) => m.ranged)) {
+      const a = Math.max(0, Math.round((r.from ?? 0) * fps)), b = Math.min(F, Math.round((r.to ?? Infinity) * fps));
+      if (b > a) rangeTags.push({ tag: r.tag, start: start + a, end: start + b });
+    }
     const range: ClipRange = { name: w.clip.name, source: w.clip.source, start, count: F, loop: w.clip.loop, mirrored: w.mirrored, tags };
     db.clips.push(range);
     start += F;
     progress(++done, total, w.clip.name);
   }
 
-  db.tagNames = [...new Set(db.clips.flatMap((c) => c.tags))].sort();
+  db.tagNames = [...new Set([...db.clips.flatMap((c) => c.tags), ...rangeTags.map((r) => r.tag)])].sort();
   if (db.tagNames.length > 32) throw new DatabaseBuildError(`at most 32 distinct tags are supported, got ${db.tagNames.length}`);
   for (const c of db.clips) {
     let bits = 0;
     for (const t of c.tags) bits |= 1 << db.tagNames.indexOf(t);
     db.tagBits.fill(bits >>> 0, c.start, c.start + c.count);
+  }
+  for (const r of rangeTags) {
+    const bit = 1 << db.tagNames.indexOf(r.tag);
+    for (let f = r.start; f < r.end; f++) db.tagBits[f] = (db.tagBits[f] | bit) >>> 0;
   }
   computeNormalization(db.rawFeatures, N, stride, schema, db.mean, db.scale);
   normalizeRows(db.rawFeatures, N, stride, dims, db.mean, db.scale, db.features);
