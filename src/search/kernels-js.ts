@@ -26,12 +26,17 @@ const fr = Math.fround;
 
 /** Squared distance of padded rows at float indices qi, ri. */
 export function sqDist(f32: Float32Array, qi: number, ri: number, stride: number): number {
+  return sqDistBetween(f32, qi, f32, ri, stride);
+}
+
+/** sqDist for rows in two arrays (same lanes and summation order, so the same float32 result). */
+export function sqDistBetween(q: ArrayLike<number>, qi: number, r: Float32Array, ri: number, stride: number): number {
   let l0 = 0, l1 = 0, l2 = 0, l3 = 0;
   for (let j = 0; j < stride; j += 4) {
-    const d0 = fr(f32[qi + j] - f32[ri + j]);
-    const d1 = fr(f32[qi + j + 1] - f32[ri + j + 1]);
-    const d2 = fr(f32[qi + j + 2] - f32[ri + j + 2]);
-    const d3 = fr(f32[qi + j + 3] - f32[ri + j + 3]);
+    const d0 = fr(q[qi + j] - r[ri + j]);
+    const d1 = fr(q[qi + j + 1] - r[ri + j + 1]);
+    const d2 = fr(q[qi + j + 2] - r[ri + j + 2]);
+    const d3 = fr(q[qi + j + 3] - r[ri + j + 3]);
     l0 = fr(l0 + fr(d0 * d0));
     l1 = fr(l1 + fr(d1 * d1));
     l2 = fr(l2 + fr(d2 * d2));
