@@ -1,6 +1,5 @@
 import type { Database } from '../database/database.js';
 import { CONTACT_LEFT, CONTACT_RIGHT } from '../database/database.js';
-import { decaySpringUpdate } from '../math/spring.js';
 import { quatInvMultiply } from '../math/quat.js';
 import { solveTwoBoneIk, createTwoBoneIkScratch } from '../math/two-bone-ik.js';
 
@@ -77,6 +76,22 @@ export class FootIK {
     }
   }
 
+  private decayDt = -1;
+  private decayE = 1;
+
+  /** The decay spring of GUIDE §5 on the leg's target offset, with e^(-y dt) cached per dt. */
+  private decayOffset(l: Leg, dt: number): void {
+    const y = (2 * Math.LN2) / this.opts.blendHalfLife;
+    if (dt !== this.decayDt) { this.decayDt = dt; this.decayE = Math.exp(-y * dt); }
+    const e = this.decayE, o = l.offset, v = l.offsetVel;
+    if (o[0] === 0 && o[1] === 0 && o[2] === 0 && v[0] === 0 && v[1] === 0 && v[2] === 0) return;
+    for (let k = 0; k < 3; k++) {
+      const j = v[k] + o[k] * y;
+      o[k] = e * (o[k] + j * dt);
+      v[k] = e * (v[k] - j * y * dt);
+    }
+  }
+
   isLocked(i: number): boolean {
     return this.legs[i].locked;
   }
@@ -101,7 +116,7 @@ export class FootIK {
           l.locked = false;
         }
       }
-      decaySpringUpdate(l.offset, 0, l.offsetVel, 0, this.opts.blendHalfLife, dt, 3);
+      this.decayOffset(l, dt);
       let error = 0;
       for (let k = 0; k < 3; k++) {
         l.target[k] = (l.locked ? l.lock[k] : wp[f + k]) + l.offset[k];

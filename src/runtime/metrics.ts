@@ -111,8 +111,13 @@ export class QualityMeter {
   private lastSearches: number;
   private lastTransitions: number;
 
-  /** `minDt`: the smallest step expected (sizes the prediction rings). */
-  constructor(private readonly controller: MotionMatchingController, stats: QualityStats = new QualityStats(), minDt = 1 / 240) {
+  private predictCountdown = 0;
+
+  /**
+   * `minDt`: the smallest step expected (sizes the prediction rings). `predictEvery`: make a
+   * trajectory prediction every this many steps (crowds sample at the search cadence).
+   */
+  constructor(private readonly controller: MotionMatchingController, stats: QualityStats = new QualityStats(), minDt = 1 / 240, private readonly predictEvery = 1) {
     this.stats = stats;
     this.J = controller.joints;
     this.prevPos = new Float64Array(this.J * 3);
@@ -186,8 +191,12 @@ export class QualityMeter {
       this.inputVersion++;
       this.lastVX = input.velocityX; this.lastVZ = input.velocityZ; this.lastFacing = input.facing;
     }
-    this.desired[0] = input.velocityX; this.desired[1] = 0; this.desired[2] = input.velocityZ;
-    springCharacterPredict(this.predOut, null, null, c.simPosition, 0, c.simVelocity, 0, c.simAcceleration, 0, this.desired, 0, c.options.trajectoryHalfLife, HORIZONS, 2, 3);
+    const predict = --this.predictCountdown <= 0;
+    if (predict) {
+      this.predictCountdown = this.predictEvery;
+      this.desired[0] = input.velocityX; this.desired[1] = 0; this.desired[2] = input.velocityZ;
+      springCharacterPredict(this.predOut, null, null, c.simPosition, 0, c.simVelocity, 0, c.simAcceleration, 0, this.desired, 0, c.options.trajectoryHalfLife, HORIZONS, 2, 3);
+    }
     const R = this.ring;
     for (let h = 0; h < 2; h++) {
       // Evaluate predictions whose time has come (only those made under the input still in force).
@@ -199,6 +208,7 @@ export class QualityMeter {
         }
         this.predTail[h] = (this.predTail[h] + 1) % R;
       }
+      if (!predict) continue;
       const next = (this.predHead[h] + 1) % R;
       if (next === this.predTail[h]) continue; // full: only with steps smaller than minDt
       const k = h * R + this.predHead[h];

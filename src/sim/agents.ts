@@ -89,7 +89,8 @@ export class AgentGroup {
       this.controllers.push(c);
       this.drivers.push(new ScriptedDriver(cfg.scenario, cfg.seed, a));
       this.inputs.push(createInput());
-      this.meters.push(new QualityMeter(c, this.stats, this.dt));
+      // Trajectory predictions are sampled at the search cadence (0.1 s), as the controller makes them.
+      this.meters.push(new QualityMeter(c, this.stats, this.dt, Math.max(1, Math.round(0.1 * cfg.hz))));
       this.digests.push(new Digest());
     }
     this.queries = new Float32Array(count * this.stride);
