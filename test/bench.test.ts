@@ -121,6 +121,15 @@ describe('motionmatch bench --quick (built-in database)', () => {
     expect(b.kdNodes).toBeGreaterThan(0);
   });
 
+  it('adds the runtime section: controller step cost and simulation scaling', () => {
+    const rt = (report as unknown as { runtime: { controller: Array<{ usPerStep: number; joints: number }>; simulation: Array<{ agents: number; workers: number; agentStepsPerSec: number }> } }).runtime;
+    expect(rt.controller).toHaveLength(3);
+    for (const c of rt.controller) { expect(c.joints).toBe(22); expect(Number.isFinite(c.usPerStep) && c.usPerStep > 0).toBe(true); }
+    expect(rt.simulation.map((x) => x.workers)).toEqual([1, 2]);
+    for (const x of rt.simulation) expect(x.agentStepsPerSec).toBeGreaterThan(0);
+    expect(run.stdout).toContain('## Runtime');
+  });
+
   it('times searchBatch and MatcherPool with 1 and 2 threads', () => {
     const modes = new Set(report.batch.map((b) => `${b.mode}/${b.threads}/${b.method}/${b.sigma}`));
     for (const sigma of [0.1, 0.5]) {

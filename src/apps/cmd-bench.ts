@@ -8,6 +8,37 @@ import { runBench, ALL_BACKENDS, ALL_METHODS, type BenchConfig } from '../../ben
 import { BENCH_SETS, defaultMocapDir, resolveMocapDir, type BenchSetName } from '../../bench/datasets.js';
 import { renderMarkdown } from '../../bench/report.js';
 import { renderSvgChart } from '../../bench/svg-chart.js';
+import { benchControllerStep, benchSimulationScaling, type ControllerBenchRow, type ScalingRow } from '../../bench/controller-bench.js';
+import { buildDatabase } from '../database/build.js';
+import { builtinSources } from '../database/sources-node.js';
+
+const SECTIONS = ['search', 'runtime'] as const;
+type Section = (typeof SECTIONS)[number];
+
+/** Runtime figures on the built-in database: the controller's step cost and the crowd simulation's throughput. */
+async function runRuntimeBench(quick: boolean, agentCounts: number[], log: (m: string) => void): Promise<{ controller: ControllerBenchRow[]; simulation: ScalingRow[] }> {
+  const db = buildDatabase(builtinSources());
+  const controller: ControllerBenchRow[] = [];
+  for (const o of [{ footIK: true, inertialization: true }, { footIK: false, inertialization: true }, { footIK: false, inertialization: false }]) {
+    log(`controller step, IK ${o.footIK ? 'on' : 'off'}, inertialization ${o.inertialization ? 'on' : 'off'}`);
+    controller.push(await benchControllerStep(db, { ...o, agents: quick ? 20 : 200, seconds: quick ? 1.5 : 6 }));
+  }
+  log(`simulation scaling (${agentCounts.join(', ')} agents x 1, 2 workers)`);
+  const simulation = await benchSimulationScaling(db, agentCounts, [1, 2], quick ? 1 : 4);
+  return { controller, simulation };
+}
+
+function renderRuntimeMarkdown(r: { controller: ControllerBenchRow[]; simulation: ScalingRow[] }): string {
+  const lines = [
+    '', '## Runtime (built-in database)', '',
+    '| controller step (search excluded) | joints | median us/step | p99 us/step |', '|---|---|---|---|',
+    ...r.controller.map((c) => `| IK ${c.footIK ? 'on' : 'off'}, inertialization ${c.inertialization ? 'on' : 'off'}, ${c.hz} Hz | ${c.joints} | ${c.usPerStep.toFixed(2)} | ${c.p99UsPerStep.toFixed(2)} |`),
+    '', '| simulation agents | workers | agent-steps/s | search share |', '|---|---|---|---|',
+    ...r.simulation.map((x) => `| ${x.agents} | ${x.workers} | ${Math.round(x.agentStepsPerSec).toLocaleString('en-US')} | ${(100 * x.searchShare).toFixed(1)}% |`),
+    '',
+  ];
+  return lines.join('\n');
+}
 
 export const DEFAULT_BENCH_JSON = 'bench-results/bench.json';
 
@@ -40,6 +71,10 @@ export const BENCH_USAGE = `usage: motionmatch bench [--sets builtin,real,real4x
   --seed N           query PRNG seed (default 1)
   --json FILE        write the JSON report to FILE and the chart beside it (FILE with .svg)
   --json             print the JSON report on stdout only (no table, no files)
+  --sections LIST    search, runtime (default both): runtime = the controller's cost per step and
+                     the crowd simulation's agent-steps/s for --agents (default 100,1000,10000)
+                     with 1 and 2 workers, on the built-in database
+  --agents LIST      crowd sizes for the runtime section
   --quick            a small, fast configuration (builtin set, 40 queries, short budgets)`;
 
 function listOption<T extends string>(value: string | undefined, name: string, allowed: readonly T[]): T[] | undefined {
@@ -92,8 +127,12 @@ export async function benchCommand(argv: string[]): Promise<number> {
     seed: { type: 'string' },
     json: { type: 'string' },
     quick: { type: 'boolean' },
+    sections: { type: 'string' },
+    agents: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   }, BENCH_USAGE);
+  const sections: Section[] = listOption(values.sections, 'sections', SECTIONS) ?? [...SECTIONS];
+  const agentCounts = numberList(values.agents, 'agents', 1, 100_000, true) ?? (values.quick ? [20] : [100, 1000, 10000]);
   if (values.help) { process.stdout.write(BENCH_USAGE + '\n'); return 0; }
   if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}" (a database goes after --db)`, BENCH_USAGE);
   if (values.db !== undefined && values.sets !== undefined) throw new UsageError('give either --db FILE or --sets, not both', BENCH_USAGE);
@@ -149,24 +188,31 @@ export async function benchCommand(argv: string[]): Promise<number> {
   const jsonStdout = jsonTarget === '-';
   const jsonPath = jsonStdout ? null : resolve(jsonTarget ?? DEFAULT_BENCH_JSON);
   const bar = createProgress('bench', !jsonStdout && !!process.stderr.isTTY);
-  const report = await runBench(config, {
-    progress: (d, t, l) => bar.update(Math.floor(d), t, l),
-    log: (msg) => {
-      bar.done();
-      process.stderr.write(`motionmatch bench: ${msg}\n`);
-    },
-  });
+  const log = (msg: string) => {
+    bar.done();
+    process.stderr.write(`motionmatch bench: ${msg}\n`);
+  };
+  const report = sections.includes('search')
+    ? await runBench(config, { progress: (d, t, l) => bar.update(Math.floor(d), t, l), log })
+    : null;
   bar.done();
+  // Runtime steps are announced on a terminal only (stderr is kept for problems otherwise).
+  const runtime = sections.includes('runtime') ? await runRuntimeBench(quick, agentCounts, (m) => { if (process.stderr.isTTY && !jsonStdout) log(m); }) : null;
+  const full = { ...(report ?? {}), ...(runtime ? { runtime } : {}) };
 
   if (jsonStdout) {
-    process.stdout.write(JSON.stringify(report, null, 2) + '\n');
+    process.stdout.write(JSON.stringify(full, null, 2) + '\n');
     return 0;
   }
-  const svgPath = svgPathFor(jsonPath!);
   mkdirSync(dirname(jsonPath!), { recursive: true });
-  writeFileSync(jsonPath!, JSON.stringify(report, null, 2) + '\n');
-  writeFileSync(svgPath, renderSvgChart(report));
-  process.stdout.write(renderMarkdown(report));
-  process.stdout.write(`\nJSON: ${jsonPath}\nchart: ${svgPath}\n`);
+  writeFileSync(jsonPath!, JSON.stringify(full, null, 2) + '\n');
+  if (report) {
+    const svgPath = svgPathFor(jsonPath!);
+    writeFileSync(svgPath, renderSvgChart(report));
+    process.stdout.write(renderMarkdown(report));
+    process.stdout.write(`\nchart: ${svgPath}\n`);
+  }
+  if (runtime) process.stdout.write(renderRuntimeMarkdown(runtime));
+  process.stdout.write(`\nJSON: ${jsonPath}\n`);
   return 0;
 }
