@@ -1,0 +1,457 @@
+/**
+ * The page: loads the built-in database, runs the crowd every animation frame (input -> engine
+ * step (AI + motion matching) -> drawing -> debug views), and applies the user's changes (agents,
+ * engine mode, backend, method, threads, toggles, dropped databases) between frames so that a step
+ * never sees a half-changed world. Anything that can fail (a new database, a new backend) is
+ * built aside and swapped in only when it worked.
+ */
+import * as THREE from 'three';
+import type { Database } from '../../src/database/database.js';
+import type { Backend, SearchMethod } from '../../src/search/matcher.js';
+import { quatYaw } from '../../src/math/quat.js';
+import { CrowdMesh, PlayerMesh, boneSegments, type CrowdView } from './characters.js';
+import { DatabaseLoader, describeDatabase, type LoadedDatabase } from './database.js';
+import { CostBars, DatabaseTimeline, SearchHistogram, describePlayback } from './debug-panels.js';
+import { DebugScene } from './debug-scene.js';
+import { createEngine, type CrowdEngine, type EngineConfig, type EngineMode } from './engines.js';
+import { installHandle, type MotionmatchHandle } from './handle.js';
+import { PlayerInput } from './input.js';
+import { SceneView } from './scene.js';
+import { backendLabel, canShareMemory, defaultSearchConfig, type WorkerPolicy } from './search.js';
+import { FrameStats } from './stats.js';
+import { Ui } from './ui.js';
+
+const MAX_AGENTS = 20000;
+/** Longest step (s): slower frames run the world slower rather than in big jumps. */
+const MAX_DT = 0.2;
+/** Software WebGL (no GPU) draws a few hundred characters at best: draw the nearest ones. */
+const SOFTWARE_MAX_DRAWN = 400;
+
+interface World {
+  db: Database;
+  name: string;
+  engine: CrowdEngine;
+  crowdMesh: CrowdMesh;
+  playerMesh: PlayerMesh;
+  debug: DebugScene;
+  costBars: CostBars;
+  timeline: DatabaseTimeline;
+}
+
+type Outcome = { ok: boolean; message: string };
+
+export class App {
+  private readonly view: SceneView;
+  private readonly ui: Ui;
+  private readonly input: PlayerInput;
+  private readonly loader = new DatabaseLoader();
+  private readonly stats = new FrameStats();
+  private readonly histogram: SearchHistogram;
+  private world: World | null = null;
+  private config: EngineConfig;
+  private agents = 100;
+  private footIK = true;
+  private inertialization = true;
+  private drawCrowd = true;
+  /** False: skip WebGL drawing altogether (benchmarks of the engine alone). */
+  private drawScene = true;
+  private charts = true;
+  private ready = false;
+  private error: string | null = null;
+  private readonly readyWaiters: Array<() => void> = [];
+  // Changes wait for the running step; the loop skips frames while changes are queued.
+  private chain: Promise<unknown> = Promise.resolve();
+  private queued = 0;
+  private lastTime = Number.NaN;
+  /** When set, every frame steps the world by this many seconds (benchmarks: a steady 60 Hz load). */
+  private fixedStep: number | null = null;
+  private frameNo = 0;
+  private readonly crowdView: CrowdView;
+  private readonly projScreen = new THREE.Matrix4();
+
+  private constructor() {
+    const canvas = document.getElementById('viewport') as HTMLCanvasElement;
+    this.view = new SceneView(canvas);
+    this.view.attachOrbitControls();
+    this.crowdView = { frustum: new THREE.Frustum(), x: 0, z: 0, maxDrawn: this.view.software ? SOFTWARE_MAX_DRAWN : Infinity };
+    // With worker threads and a GPU, the workers split the agents. Software WebGL (no GPU) keeps
+    // the cores busy rasterising at a higher priority than the page's workers, which then wait
+    // for CPU every frame: there the main thread steps the crowd and only searches go to the pool
+    // (when that is faster). Without isolation, one thread does it all.
+    const search = defaultSearchConfig();
+    this.config = { ...search, mode: search.threads >= 2 && !this.view.software ? 'split' : 'batched' };
+    this.input = new PlayerInput(window);
+    this.input.onKey = (code) => {
+      if (code === 'KeyH') this.ui.togglePanel();
+      if (code === 'KeyR') void this.resetPlayer();
+    };
+    this.ui = new Ui({
+      agents: (n) => void this.setAgents(n),
+      mode: (m) => void this.reconfigure({ mode: m }).catch(() => {}),
+      backend: (b) => void this.reconfigure({ backend: b }).catch(() => {}),
+      method: (m) => void this.setMethod(m),
+      threads: (n) => void this.reconfigure({ threads: n }).catch(() => {}),
+      policy: (p) => void this.reconfigure({ policy: p }).catch(() => {}),
+      footIK: (on) => void this.setCrowdOptions({ footIK: on }),
+      inertialization: (on) => void this.setCrowdOptions({ inertialization: on }),
+      trajectories: (on) => { if (this.world) this.world.debug.showTrajectories = on; },
+      feet: (on) => { if (this.world) this.world.debug.showFeet = on; },
+      charts: (on) => { this.charts = on; },
+      drawCrowd: (on) => this.setRendering(on),
+      files: (files) => void this.loadFiles(files),
+      builtin: () => void this.loadBuiltin(),
+    });
+    this.histogram = new SearchHistogram(this.ui.histCanvas);
+    window.addEventListener('resize', () => this.view.resize());
+    installHandle(this.handle());
+    const isolated = canShareMemory();
+    this.ui.showIsolation(
+      isolated
+        ? 'cross-origin isolated: worker threads available (shared WebAssembly.Memory)'
+        : 'not cross-origin isolated: running on ONE thread (serve with COOP/COEP headers, as `motionmatch demo` does)',
+      isolated,
+    );
+  }
+
+  static async start(): Promise<App> {
+    const app = new App();
+    app.ui.status.textContent = 'building the built-in database…';
+    try {
+      const loaded = await app.loader.builtin((f, label) => app.ui.setProgress(f, label));
+      await app.exclusive(() => app.install(loaded));
+    } catch (e) {
+      app.fail(`could not start: ${(e as Error).message}`);
+      throw e;
+    } finally {
+      app.ui.setProgress(null);
+    }
+    requestAnimationFrame((t) => app.loop(t));
+    return app;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Frame loop
+
+  private loop(now: number): void {
+    requestAnimationFrame((t) => this.loop(t));
+    if (this.queued > 0) return; // a step or a change is still running: skip this frame
+    const measured = Number.isNaN(this.lastTime) ? 1 / 60 : Math.min(MAX_DT, Math.max(0, (now - this.lastTime) / 1000));
+    this.lastTime = now;
+    const dt = this.fixedStep ?? measured;
+    void this.exclusive(() => this.tick(dt, now)).catch((e: Error) => this.fail(`the engine stopped: ${e.message}`));
+  }
+
+  private async tick(dt: number, now: number): Promise<void> {
+    const w = this.world;
+    if (!w || this.error?.startsWith('the engine stopped')) return;
+    this.stats.tick(now);
+    const rig = this.view.rig;
+    this.input.read(rig.yaw, w.engine.playerInput);
+    if (this.input.lookX || this.input.lookY) rig.orbit(-this.input.lookX * 2.5 * dt, this.input.lookY * 1.5 * dt);
+    const timing = await w.engine.step(dt, this.config.method);
+    this.stats.record(timing);
+    this.draw(w, dt);
+    this.frameNo++;
+    if (!this.ready) {
+      this.ready = true;
+      for (const fn of this.readyWaiters.splice(0)) fn();
+    }
+  }
+
+  private draw(w: World, dt: number): void {
+    const t0 = performance.now();
+    const player = w.engine.player;
+    const p = player.rootPosition;
+    const rig = this.view.rig;
+    rig.follow(p[0], p[1], p[2], dt);
+    this.crowdView.frustum.setFromProjectionMatrix(this.projScreen.multiplyMatrices(rig.camera.projectionMatrix, rig.camera.matrixWorldInverse));
+    this.crowdView.x = p[0];
+    this.crowdView.z = p[2];
+    w.crowdMesh.visible = this.drawCrowd && this.drawScene;
+    w.crowdMesh.update(w.crowdMesh.visible ? w.engine.poses() : [], w.db.skeleton.names.length, this.crowdView);
+    w.playerMesh.update(player);
+    w.debug.update(player);
+    this.view.centreGround(p[0], p[2]);
+    if (this.drawScene) this.view.render();
+    this.stats.render.push(performance.now() - t0);
+    if (this.charts) {
+      w.costBars.draw(player);
+      w.timeline.draw(player);
+      if (this.frameNo % 4 === 0) {
+        this.histogram.draw(this.stats.search, this.stats.searches);
+        this.ui.clipInfo.textContent = describePlayback(player);
+      }
+    }
+    if (this.frameNo % 10 === 0) {
+      const s = this.stats;
+      this.ui.readouts({
+        fps: s.fps,
+        frameMs: s.interval.median(60),
+        updateMs: s.update.median(60),
+        searchMs: s.search.median(60),
+        queryUs: s.perQuery.median(60),
+        searches: s.searches.mean(60),
+        workerShare: w.engine.workerShare,
+        threads: w.engine.threads,
+        mode: w.engine.mode,
+        renderMs: s.render.median(60),
+        agents: w.engine.agentCount,
+        drawn: w.crowdMesh.drawn,
+        software: this.view.software,
+      });
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Changes (each runs between steps)
+
+  private exclusive<T>(fn: () => T | Promise<T>): Promise<T> {
+    this.queued++;
+    const run = this.chain.then(fn);
+    const done = run.finally(() => { this.queued--; });
+    this.chain = done.catch(() => {});
+    return done;
+  }
+
+  /** Builds a complete world for a database (engine, views) and swaps it in. */
+  private async install(loaded: LoadedDatabase): Promise<void> {
+    const { db, name } = loaded;
+    const engine = await createEngine(db, this.config, { footIK: this.footIK, inertialization: this.inertialization }, this.agents);
+    const old = this.world;
+    const segments = boneSegments(db);
+    let world: World;
+    if (old) {
+      old.crowdMesh.setSegments(segments);
+      old.playerMesh.setSegments(segments);
+      old.debug.setDatabase(db);
+      old.costBars.setDatabase(db);
+      old.timeline.setDatabase(db);
+      void old.engine.close();
+      world = { ...old, db, name, engine };
+    } else {
+      world = {
+        db, name, engine,
+        crowdMesh: new CrowdMesh(this.view.scene, segments),
+        playerMesh: new PlayerMesh(this.view.scene, segments),
+        debug: new DebugScene(this.view.scene, db),
+        costBars: new CostBars(this.ui.costCanvas, db),
+        timeline: new DatabaseTimeline(this.ui.timelineCanvas, db, this.ui.timelineHover),
+      };
+    }
+    this.world = world;
+    this.engineChanged(engine);
+    this.ui.setDatabase(name, describeDatabase(db));
+    this.view.rig.yaw = 0;
+  }
+
+  /** The engine in use changed (or failed to): the settings follow what actually runs. */
+  private engineChanged(engine: CrowdEngine): void {
+    this.config = { ...this.config, mode: engine.mode, backend: engine.backend, threads: engine.threads, policy: engine.config.policy };
+    this.ui.setControls({
+      agents: this.agents, mode: engine.mode, backend: engine.backend, method: this.config.method, threads: engine.threads,
+      maxThreads: canShareMemory() ? 4 : 1, policy: this.config.policy,
+    });
+    if (engine.fallbackReason) this.ui.message(engine.fallbackReason, 'info');
+    const where = engine.threads === 1
+      ? 'main thread'
+      : engine.mode === 'split'
+        ? `agents split over ${engine.threads} workers`
+        : `search on ${engine.threads} workers${this.config.policy === 'auto' ? ' (auto)' : ''}`;
+    this.ui.status.textContent = `${backendLabel(engine.backend)} · ${where} · ${this.config.method}`;
+    this.stats.reset();
+  }
+
+  private async setAgents(n: number): Promise<void> {
+    const count = Math.max(0, Math.min(MAX_AGENTS, Math.round(Number(n) || 0)));
+    await this.exclusive(async () => {
+      this.agents = count;
+      if (this.world) await this.world.engine.setAgentCount(count);
+      this.ui.setControls({
+        agents: count, mode: this.config.mode, backend: this.config.backend, method: this.config.method, threads: this.config.threads,
+        maxThreads: canShareMemory() ? 4 : 1, policy: this.config.policy,
+      });
+      this.stats.reset();
+    });
+  }
+
+  private async setMethod(m: SearchMethod): Promise<void> {
+    if (!['kdtree', 'aabb', 'brute', 'early'].includes(m)) throw new RangeError(`unknown search method '${m}'`);
+    await this.exclusive(() => {
+      this.config = { ...this.config, method: m };
+      if (this.world) this.engineChanged(this.world.engine);
+    });
+  }
+
+  /**
+   * Another mode or thread count builds a new engine (the agents start afresh); another backend
+   * or worker policy recreates the matchers in the running one.
+   */
+  private async reconfigure(change: Partial<EngineConfig>): Promise<void> {
+    await this.exclusive(async () => {
+      const w = this.world;
+      const config: EngineConfig = { ...this.config, ...change };
+      if (!w) { this.config = config; return; }
+      try {
+        if (config.mode !== w.engine.mode || config.threads !== w.engine.threads) {
+          const engine = await createEngine(w.db, config, { footIK: this.footIK, inertialization: this.inertialization }, this.agents);
+          const old = w.engine;
+          w.engine = engine;
+          void old.close();
+          this.config = config;
+          this.engineChanged(engine);
+        } else {
+          await w.engine.setSearch(config);
+          this.config = config;
+          this.engineChanged(w.engine);
+        }
+      } catch (e) {
+        this.ui.message(`could not switch: ${(e as Error).message}`, 'error');
+        this.engineChanged(w.engine);
+        throw e;
+      }
+    });
+  }
+
+  private async setCrowdOptions(o: { footIK?: boolean; inertialization?: boolean }): Promise<void> {
+    await this.exclusive(async () => {
+      if (o.footIK !== undefined) this.footIK = o.footIK;
+      if (o.inertialization !== undefined) this.inertialization = o.inertialization;
+      await this.world?.engine.setOptions({ footIK: this.footIK, inertialization: this.inertialization });
+    });
+  }
+
+  /** true: draw everything; false: the player only; 'none': no WebGL drawing at all. */
+  private setRendering(on: boolean | 'none'): void {
+    this.drawCrowd = on === true;
+    this.drawScene = on !== 'none';
+  }
+
+  private async resetPlayer(): Promise<void> {
+    await this.exclusive(() => {
+      const w = this.world;
+      if (!w) return;
+      let f = 0;
+      while (f < w.db.frameCount && !w.db.candidates[f]) f++;
+      w.engine.player.reset(Math.min(f, w.db.frameCount - 1), 0, 0, 0);
+      this.view.rig.yaw = 0;
+    });
+  }
+
+  /** Loads dropped files; the running scene stays as it is unless everything worked. */
+  private loadFiles(files: File[]): Promise<Outcome> {
+    return this.loadWith(() => this.loader.files(files, this.ui.mirrorDropped, (f, label) => this.ui.setProgress(f, label)));
+  }
+
+  private loadBuiltin(): Promise<Outcome> {
+    return this.loadWith(() => this.loader.builtin((f, label) => this.ui.setProgress(f, label)));
+  }
+
+  private async loadWith(load: () => Promise<LoadedDatabase>): Promise<Outcome> {
+    this.ui.setProgress(0, 'reading…');
+    try {
+      const loaded = await load();
+      this.ui.setProgress(1, 'starting the crowd…');
+      await this.exclusive(() => this.install(loaded));
+      const message = `loaded ${loaded.name}: ${describeDatabase(loaded.db)} (${loaded.ms.toFixed(0)} ms)`;
+      this.ui.message(message, 'info');
+      return { ok: true, message };
+    } catch (e) {
+      const message = `could not load: ${(e as Error).message}`;
+      this.error = message;
+      this.ui.message(`${message}\nThe scene keeps running with ${this.world?.name ?? 'the previous database'}.`, 'error');
+      return { ok: false, message };
+    } finally {
+      this.ui.setProgress(null);
+    }
+  }
+
+  private fail(message: string): void {
+    this.error = message;
+    this.ui.message(message, 'error');
+    this.ui.status.textContent = 'stopped';
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Automation handle
+
+  private handle(): MotionmatchHandle {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
+    const app = this;
+    const s = this.stats;
+    const player = {
+      get position(): [number, number, number] {
+        const p = app.world?.engine.player.rootPosition;
+        return p ? [p[0], p[1], p[2]] : [0, 0, 0];
+      },
+      get facing(): number {
+        const c = app.world?.engine.player;
+        return c ? quatYaw(c.rootRotation, 0) : 0;
+      },
+      get forward(): [number, number, number] {
+        const y = player.facing;
+        return [Math.sin(y), 0, Math.cos(y)];
+      },
+      get clip(): string {
+        const c = app.world?.engine.player;
+        return c ? c.db.clips[c.clipIndex].name : '';
+      },
+      get frame(): number {
+        return app.world?.engine.player.frame ?? -1;
+      },
+    };
+    const stats = {
+      get updateMsMedian() { return s.update.median(60); },
+      get updateMsMean() { return s.update.mean(60); },
+      get updateMsP95() { return s.update.quantile(0.95, 60); },
+      get prepareMsMedian() { return s.prepare.median(60); },
+      get searchMsMedian() { return s.search.median(60); },
+      get completeMsMedian() { return s.complete.median(60); },
+      get searchUsMedian() { return s.perQuery.median(60); },
+      get searchesPerFrame() { return s.searches.mean(60); },
+      get renderMsMedian() { return s.render.median(60); },
+      get fps() { return s.fps; },
+      get frames() { return s.frames; },
+      get mode() { return app.world?.engine.mode ?? app.config.mode; },
+      get backend() { return app.world?.engine.backend ?? app.config.backend; },
+      get method() { return app.config.method; },
+      get threads() { return app.world?.engine.threads ?? 1; },
+      get workerPolicy() { return app.config.policy; },
+      get workerShare() { return app.world?.engine.workerShare ?? 0; },
+      get crossOriginIsolated() { return (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === true; },
+      get agents() { return app.world?.engine.agentCount ?? 0; },
+      get drawnAgents() { return app.world?.crowdMesh.drawn ?? 0; },
+      get softwareWebGL() { return app.view.software; },
+      window: (n: number) => s.window(n),
+    };
+    return {
+      get ready() { return app.ready; },
+      get error() { return app.error; },
+      get agents() { return app.world?.engine.agentCount ?? 0; },
+      get database() {
+        const w = app.world;
+        return { name: w?.name ?? '', frames: w?.db.frameCount ?? 0, clips: w?.db.clips.length ?? 0 };
+      },
+      player,
+      stats,
+      whenReady: () => (app.ready ? Promise.resolve() : new Promise<void>((r) => app.readyWaiters.push(r))),
+      setAgents: (n: number) => app.setAgents(n),
+      setMode: (m: EngineMode) => app.reconfigure({ mode: m }),
+      setBackend: (b: Backend) => app.reconfigure({ backend: b }),
+      setMethod: (m: SearchMethod) => app.setMethod(m),
+      setThreads: (n: number) => app.reconfigure({ threads: n }),
+      setWorkerPolicy: (p: WorkerPolicy) => app.reconfigure({ policy: p }),
+      setFootIK: (on: boolean) => app.setCrowdOptions({ footIK: on }),
+      setInertialization: (on: boolean) => app.setCrowdOptions({ inertialization: on }),
+      setRendering: (on: boolean | 'none') => app.setRendering(on),
+      setRenderScale: (scale: number) => app.view.setRenderScale(scale),
+      loadFiles: (files: File[]) => app.loadFiles(files),
+      loadBuiltin: () => app.loadBuiltin(),
+      resetPlayer: () => app.resetPlayer(),
+      resetStats: () => s.reset(),
+      setFixedStep: (seconds: number | null) => {
+        if (seconds !== null && !(Number.isFinite(seconds) && seconds > 0 && seconds <= MAX_DT)) throw new RangeError(`fixed step must be in (0, ${MAX_DT}] seconds or null`);
+        app.fixedStep = seconds;
+      },
+    };
+  }
+}

@@ -1,0 +1,239 @@
+/**
+ * The crowd: the player's controller (index 0) and the agents' controllers, stepped together.
+ *
+ * One step = prepare() on every character, one batched search for every character that wants one
+ * (MatcherPool: worker threads over a shared memory when the page is cross-origin isolated), then
+ * complete() on every character (playback, inertialization, root motion, foot IK). Only this is
+ * timed as "engine update"; input, AI and drawing are not.
+ */
+import type { Database } from '../../src/database/database.js';
+import { MotionMatchingController, createInput, type ControllerInput } from '../../src/runtime/controller.js';
+import { MatcherSearchPort } from '../../src/runtime/matcher-port.js';
+import type { BatchResult, BatchSearchOptions, FrameRange, SearchMethod } from '../../src/search/matcher.js';
+import type { Matcher } from '../../src/search/matcher.js';
+import { AgentBrains } from './agents.js';
+import type { StepTiming } from './stats.js';
+
+/** What a crowd needs from a search backend: batches, and one matcher for single searches. */
+export interface BatchSearcher {
+  readonly matcher: Matcher;
+  searchBatch(queries: Float32Array, k: number, opts: BatchSearchOptions, out: BatchResult): BatchResult | Promise<BatchResult>;
+}
+
+/**
+ * World poses of many agents in flat float arrays, for drawing: per agent its root position
+ * (3 floats in `roots`) and its joints (J * 3 positions then J * 4 rotations in `poses`).
+ */
+export interface PoseChunk {
+  count: number;
+  roots: Float32Array;
+  poses: Float32Array;
+}
+
+/** Floats per agent in PoseChunk.poses. */
+export function poseFloats(joints: number): number {
+  return joints * 7;
+}
+
+export interface CrowdOptions {
+  footIK: boolean;
+  inertialization: boolean;
+}
+
+/** Radius of the disc the agents wander in, for a crowd of n (about 8 m² each, at least 8 m). */
+export function crowdRadius(n: number): number {
+  return Math.max(8, 1.6 * Math.sqrt(n));
+}
+
+export class Crowd {
+  /** With a player: index 0 is the player and 1.. are agents; without, all are agents. */
+  readonly characters: MotionMatchingController[] = [];
+  readonly inputs: ControllerInput[] = [];
+  readonly brains: AgentBrains;
+  readonly options: CrowdOptions;
+
+  // Batch staging, grown with the crowd and reused every frame.
+  private queries = new Float32Array(0);
+  private bestCosts = new Float32Array(0);
+  private searchIndex = new Int32Array(0);
+  private readonly ranges: Array<[number, number]> = [];
+  private readonly rangeLists: Array<ReadonlyArray<FrameRange>> = [];
+  private readonly perQuery: Array<ReadonlyArray<FrameRange> | null> = [];
+  private result: BatchResult = { frames: new Int32Array(0), costs: new Float32Array(0) };
+  private readonly batchOpts: BatchSearchOptions & { excludeRangesPerQuery: Array<ReadonlyArray<FrameRange> | null> };
+  private readonly agentPositions: Float64Array[] = [];
+  private readonly agentInputs: ControllerInput[] = [];
+  /** Every frame a search may return (new agents start on a random one). */
+  private readonly candidateFrames: Int32Array;
+  /** Index of the first agent in `characters` (1 with a player, else 0). */
+  readonly first: number;
+
+  constructor(readonly db: Database, options: CrowdOptions, seed = 1, withPlayer = true) {
+    this.options = { ...options };
+    this.brains = new AgentBrains(seed);
+    this.batchOpts = { method: 'kdtree', normalized: true, excludeRangesPerQuery: this.perQuery };
+    const candidates: number[] = [];
+    for (let f = 0; f < db.frameCount; f++) if (db.candidates[f]) candidates.push(f);
+    if (candidates.length === 0) throw new Error('the database has no search candidates (every clip is shorter than the end margin)');
+    this.candidateFrames = Int32Array.from(candidates);
+    this.first = withPlayer ? 1 : 0;
+    // The player, standing at the origin facing +Z.
+    if (withPlayer) this.add(this.makeController(), createInput());
+  }
+
+  get player(): MotionMatchingController {
+    if (this.first === 0) throw new Error('this crowd has no player');
+    return this.characters[0];
+  }
+
+  get playerInput(): ControllerInput {
+    return this.inputs[0];
+  }
+
+  get agentCount(): number {
+    return this.characters.length - this.first;
+  }
+
+  /**
+   * Grows or shrinks the crowd to n agents. New agents appear at seeded random places in the
+   * crowd's disc, on a random frame, and take one warm-up step of random length so that their
+   * search timers are staggered (a crowd created in one frame would otherwise search in step).
+   */
+  setAgentCount(n: number, search: BatchSearcher, method: SearchMethod, radius = crowdRadius(n)): void {
+    if (!(Number.isInteger(n) && n >= 0)) throw new RangeError(`agent count must be a non-negative integer, got ${n}`);
+    this.brains.radius = radius;
+    this.brains.ensure(n);
+    while (this.agentCount > n) {
+      this.characters.pop();
+      this.inputs.pop();
+      this.ranges.pop();
+      this.rangeLists.pop();
+    }
+    if (this.agentCount === n) return;
+    const port = new MatcherSearchPort(search.matcher, method);
+    while (this.agentCount < n) {
+      const i = this.agentCount; // brain slot of the new agent
+      const c = this.makeController();
+      const input = createInput();
+      const b = this.brains;
+      // Uniform in the disc, outside a small clearing around the origin where the player starts.
+      const r = Math.sqrt(0.02 + 0.98 * b.random(i)) * radius;
+      const a = b.random(i) * 2 * Math.PI;
+      const yaw = (b.random(i) - 0.5) * 2 * Math.PI;
+      const frame = this.candidateFrames[Math.floor(b.random(i) * this.candidateFrames.length)];
+      c.reset(frame, r * Math.sin(a), r * Math.cos(a), yaw);
+      b.restart(i, yaw);
+      c.update(0, input, port);
+      c.update(b.random(i) * c.options.searchInterval, input, port);
+      this.add(c, input);
+    }
+  }
+
+  /** Applies foot IK / inertialization switches to every character. */
+  setOptions(options: Partial<CrowdOptions>): void {
+    Object.assign(this.options, options);
+    for (const c of this.characters) {
+      c.options.footIK = this.options.footIK;
+      c.options.inertialization = this.options.inertialization;
+    }
+  }
+
+  /** The agents' AI (not part of the timed engine update). */
+  think(dt: number): void {
+    const n = this.agentCount;
+    const pos = this.agentPositions, inp = this.agentInputs;
+    pos.length = n;
+    inp.length = n;
+    for (let i = 0; i < n; i++) {
+      pos[i] = this.characters[i + this.first].rootPosition;
+      inp[i] = this.inputs[i + this.first];
+    }
+    this.brains.update(dt, n, pos, inp);
+  }
+
+  /** One engine step for every character; resolves with its timings. */
+  async step(dt: number, search: BatchSearcher, method: SearchMethod): Promise<StepTiming> {
+    const chars = this.characters, inputs = this.inputs;
+    const n = chars.length, S = this.db.stride;
+    this.ensureCapacity(n);
+    const q = this.queries, best = this.bestCosts, idx = this.searchIndex, perQuery = this.perQuery;
+
+    const t0 = performance.now();
+    let k = 0;
+    for (let i = 0; i < n; i++) {
+      const c = chars[i];
+      if (!c.prepare(dt, inputs[i])) continue;
+      const r = c.request;
+      q.set(r.query, k * S);
+      best[k] = r.bestCost;
+      if (r.excludeEnd > r.excludeStart) {
+        const range = this.ranges[i];
+        range[0] = r.excludeStart;
+        range[1] = r.excludeEnd;
+        perQuery[k] = this.rangeLists[i];
+      } else {
+        perQuery[k] = null;
+      }
+      idx[k++] = i;
+    }
+    const t1 = performance.now();
+    if (k > 0) {
+      perQuery.length = k;
+      const opts = this.batchOpts;
+      opts.method = method;
+      opts.bestCost = best.subarray(0, k);
+      const pending = search.searchBatch(q.subarray(0, k * S), k, opts, this.result);
+      if (pending instanceof Promise) await pending;
+    }
+    const t2 = performance.now();
+    const frames = this.result.frames, costs = this.result.costs;
+    let j = 0;
+    for (let i = 0; i < n; i++) {
+      if (j < k && idx[j] === i) {
+        chars[i].complete(frames[j], costs[j]);
+        j++;
+      } else {
+        chars[i].complete(-1, Number.POSITIVE_INFINITY);
+      }
+    }
+    const t3 = performance.now();
+    return { prepareMs: t1 - t0, searchMs: t2 - t1, completeMs: t3 - t2, updateMs: t3 - t0, searches: k };
+  }
+
+  /** Copies the agents' roots and world poses into `chunk` (grown as needed); returns it. */
+  writePoses(chunk: PoseChunk): PoseChunk {
+    const n = this.agentCount, J = this.db.skeleton.names.length, F = poseFloats(J);
+    if (chunk.roots.length < 3 * n) chunk.roots = new Float32Array(3 * Math.max(n, 16));
+    if (chunk.poses.length < F * n) chunk.poses = new Float32Array(F * Math.max(n, 16));
+    const roots = chunk.roots, poses = chunk.poses;
+    for (let a = 0; a < n; a++) {
+      const c = this.characters[a + this.first];
+      roots[3 * a] = c.rootPosition[0]; roots[3 * a + 1] = c.rootPosition[1]; roots[3 * a + 2] = c.rootPosition[2];
+      poses.set(c.worldPositions, F * a);
+      poses.set(c.worldRotations, F * a + 3 * J);
+    }
+    chunk.count = n;
+    return chunk;
+  }
+
+  private makeController(): MotionMatchingController {
+    return new MotionMatchingController(this.db, { footIK: this.options.footIK, inertialization: this.options.inertialization });
+  }
+
+  private add(c: MotionMatchingController, input: ControllerInput): void {
+    this.characters.push(c);
+    this.inputs.push(input);
+    const range: [number, number] = [0, 0];
+    this.ranges.push(range);
+    this.rangeLists.push([range]);
+  }
+
+  private ensureCapacity(n: number): void {
+    if (this.bestCosts.length >= n) return;
+    const cap = Math.max(n, 2 * this.bestCosts.length, 64);
+    this.queries = new Float32Array(cap * this.db.stride);
+    this.bestCosts = new Float32Array(cap);
+    this.searchIndex = new Int32Array(cap);
+    this.result = { frames: new Int32Array(cap), costs: new Float32Array(cap) };
+  }
+}
