@@ -57,22 +57,9 @@ export const COST_TOLERANCE = 1e-5;
 // ---------------------------------------------------------------------------------------------
 // Queries
 
-/** mulberry32: a small seeded PRNG, uniform in [0, 1). */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** Standard normal sample (Box-Muller). */
-export function gaussian(rand: () => number): number {
-  return Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
-}
+/** The project's seeded generator (mulberry32) and normal samples, re-exported for the bench modules. */
+import { createRandom as seededRandom, gaussian } from '../src/util/prng.js';
+export { seededRandom, gaussian };
 
 /** FNV-1a of a string mixed with a number: per-set, per-sigma seeds that do not depend on order. */
 export function mixSeed(seed: number, label: string): number {

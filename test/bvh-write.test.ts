@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createRandom as rng } from '../src/util/prng.js';
 import fc from 'fast-check';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve, basename } from 'node:path';
@@ -71,17 +72,6 @@ function maxWorldDistance(sa: Skeleton, ca: Clip, sb: Skeleton, cb: Clip, nameMa
   return worst;
 }
 
-/** Deterministic pseudo-random numbers. */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * A synthetic skeleton stored parents-first but NOT depth-first (breadth-first), with end sites, a

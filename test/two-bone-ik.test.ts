@@ -1,4 +1,5 @@
 import { describe, it, expect } from 'vitest';
+import { createRandom as rng } from '../src/util/prng.js';
 import { solveTwoBoneIk, createTwoBoneIkScratch, TWO_BONE_IK_EPS } from '../src/math/two-bone-ik.js';
 import { forwardKinematics } from '../src/anim/pose.js';
 import { quatFromAxisAngle, quatNormalize } from '../src/math/quat.js';
@@ -7,16 +8,6 @@ import { quatFromAxisAngle, quatNormalize } from '../src/math/quat.js';
 const parents = new Int32Array([-1, 0, 1, 2, 3]);
 const J = 5;
 
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Pose {
   local: Float64Array;

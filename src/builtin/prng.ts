@@ -3,17 +3,9 @@
  * byte-identical on every run).
  */
 
-/** mulberry32: a tiny 32-bit generator, uniform in [0, 1). */
-export function createRandom(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { createRandom } from '../util/prng.js';
+
+export { createRandom };
 
 /** FNV-1a hash of a string, as a seed. */
 export function hashString(s: string): number {

@@ -82,19 +82,6 @@ export function makeFakeDb(raw: ArrayLike<number>, dims: number, opts: FakeDbOpt
   };
 }
 
-/** Deterministic PRNG (mulberry32) for test and benchmark data. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** Standard normal sample (Box-Muller). */
-export function gauss(r: () => number): number {
-  return Math.sqrt(-2 * Math.log(1 - r())) * Math.cos(2 * Math.PI * r());
-}
+/** Deterministic PRNG and normal samples for test data (the project's own). */
+import { createRandom as rng, gaussian as gauss } from '../../src/util/prng.js';
+export { rng, gauss };

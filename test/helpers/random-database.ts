@@ -23,17 +23,9 @@ export interface RandomDatabaseOptions {
   fps?: number;
 }
 
-/** mulberry32: small, fast, good enough for test data. Returns floats in [0, 1). */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** mulberry32 (the project's seeded generator), floats in [0, 1). */
+import { createRandom as seededRandom } from '../../src/util/prng.js';
+export { seededRandom };
 
 const JOINT_WORDS = ['Spine', 'Chest', 'Neck', 'Head', 'Arm', 'Leg', 'Knee', 'Foot', 'Toe', 'Hand', 'Ütility', 'Tail'];
 
