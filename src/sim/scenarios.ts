@@ -1,5 +1,5 @@
 import type { ControllerInput } from '../runtime/controller.js';
-import { createRandom } from '../builtin/prng.js';
+import { createRandom } from '../util/prng.js';
 
 export type ScenarioName = 'wander' | 'path' | 'stop-go' | 'strafe' | 'mixed';
 export const SCENARIOS: readonly ScenarioName[] = ['wander', 'path', 'stop-go', 'strafe', 'mixed'];
