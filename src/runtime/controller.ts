@@ -183,7 +183,8 @@ export class MotionMatchingController {
   private readonly layerWeight = new Float64Array(MAX_LAYERS);
   private readonly layerMean = new Float64Array(MAX_LAYERS);
 
-  private readonly ik: FootIK;
+  /** Foot locking and IK state (locks, targets) for debug views. */
+  readonly footIK: FootIK;
   private readonly v3 = new Float64Array(3);
   private readonly v3b = new Float64Array(3);
   private readonly q4 = new Float64Array(4);
@@ -221,7 +222,7 @@ export class MotionMatchingController {
     });
     this.playing = poseBuffers();
     this.destination = poseBuffers();
-    this.ik = new FootIK(db, this.options.footIKOptions);
+    this.footIK = new FootIK(db, this.options.footIKOptions);
     this.reset(this.options.startFrame >= 0 ? this.options.startFrame : firstCandidate(db));
   }
 
@@ -248,7 +249,7 @@ export class MotionMatchingController {
     this.rotations.set(this.playing.rotations);
     this.translations.set(this.playing.positions);
     this.computeWorldPose();
-    this.ik.reset(this.worldPositions);
+    this.footIK.reset(this.worldPositions);
   }
 
   /** One full step for one character: prepare, search through `search`, complete. */
@@ -332,7 +333,7 @@ export class MotionMatchingController {
     }
     this.moveRoot(rootDelta, dt);
     this.computeWorldPose();
-    if (o.footIK) this.ik.apply(this, dt);
+    if (o.footIK) this.footIK.apply(this, dt);
     this.counters.steps++;
     this.counters.seconds += dt;
   }

@@ -31,8 +31,7 @@ const MAX_MARKERS = 32;
  * defensively so the view degrades to "contacts only" if that changes.
  */
 export function footIkOf(c: MotionMatchingController): FootIK | null {
-  const ik = (c as unknown as { ik?: FootIK; footIK?: FootIK }).footIK ?? (c as unknown as { ik?: FootIK }).ik;
-  return ik && Array.isArray(ik.legs) ? ik : null;
+  return c.footIK;
 }
 
 export class DebugScene {
