@@ -1,6 +1,6 @@
 import type { Database } from '../database/database.js';
 import { CONTACT_LEFT, CONTACT_RIGHT } from '../database/database.js';
-import { quatInvMultiply } from '../math/quat.js';
+import { quatInvMultiply, quatInvRotateVec3 } from '../math/quat.js';
 import { solveTwoBoneIk, createTwoBoneIkScratch } from '../math/two-bone-ik.js';
 
 export interface FootIKOptions {
@@ -8,11 +8,13 @@ export interface FootIKOptions {
   unlockDistance: number;
   /** Half-life of the target offset that blends IK in and out (s). */
   blendHalfLife: number;
+  /** Largest lowering of the hips (m) so that a locked foot stays within the leg's reach (0 = off). */
+  maxHipsDrop: number;
 }
 
 // 0.3 m rather than the usual 0.2: measured on the scripted scenarios, 0.2 releases feet during
 // sharp turns and strafes that are still in contact (1.3 cm/s skate), 0.3 keeps them (0.4 cm/s).
-export const DEFAULT_FOOT_IK_OPTIONS: FootIKOptions = { unlockDistance: 0.3, blendHalfLife: 0.05 };
+export const DEFAULT_FOOT_IK_OPTIONS: FootIKOptions = { unlockDistance: 0.3, blendHalfLife: 0.05, maxHipsDrop: 0.12 };
 
 /** What FootIK needs from the controller: the output pose it may edit, and its world transforms. */
 export interface FootIKHost {
@@ -20,8 +22,11 @@ export interface FootIKHost {
   readonly rotations: Float64Array;
   readonly worldPositions: Float64Array;
   readonly worldRotations: Float64Array;
+  readonly translations: Float64Array;
+  readonly rootRotation: Float64Array;
   /** Recomputes one joint's world transform from its parent's. */
   updateWorldJoint(j: number): void;
+  computeWorldPose(): void;
 }
 
 interface Leg {
@@ -69,6 +74,8 @@ export class FootIK {
   }
 
   reset(worldPositions: Float64Array): void {
+    this.hipsDrop = 0;
+    this.hipsDropVel = 0;
     for (const l of this.legs) {
       l.locked = false;
       l.offset.fill(0); l.offsetVel.fill(0);
@@ -96,10 +103,17 @@ export class FootIK {
     return this.legs[i].locked;
   }
 
+  /** Current lowering of the hips (m) applied to keep locked feet reachable. */
+  hipsDrop = 0;
+  private hipsDropVel = 0;
+  private readonly dropVec = new Float64Array(3);
+  private readonly dropLocal = new Float64Array(3);
+
   /** Updates locks and bends the legs of `host`'s output pose towards the targets. */
   apply(host: FootIKHost, dt: number): void {
     const contacts = this.db.contacts[host.frame];
     const wp = host.worldPositions;
+    let needed = 0;
     for (const l of this.legs) {
       const f = 3 * l.foot;
       const contact = (contacts & l.bit) !== 0;
@@ -117,12 +131,17 @@ export class FootIK {
         }
       }
       this.decayOffset(l, dt);
+      for (let k = 0; k < 3; k++) l.target[k] = (l.locked ? l.lock[k] : wp[f + k]) + l.offset[k];
+      if (l.locked) needed = Math.max(needed, this.dropToReach(l, wp));
+    }
+    this.lowerHips(host, needed, dt);
+    for (const l of this.legs) {
+      const f = 3 * l.foot;
+      // A free leg with nothing left to blend out just follows the body (down with the hips too):
+      // pulling a swinging, nearly straight leg back to its old height would snap its knee.
+      if (!l.locked && l.offset[0] * l.offset[0] + l.offset[1] * l.offset[1] + l.offset[2] * l.offset[2] < 1e-10) continue;
       let error = 0;
-      for (let k = 0; k < 3; k++) {
-        l.target[k] = (l.locked ? l.lock[k] : wp[f + k]) + l.offset[k];
-        const e = l.target[k] - wp[f + k];
-        error += e * e;
-      }
+      for (let k = 0; k < 3; k++) { const e = l.target[k] - wp[f + k]; error += e * e; }
       if (error < 1e-10) continue;
       // Keep the foot's world orientation: remember it, bend the leg, then restore it locally.
       for (let k = 0; k < 4; k++) this.footWorldRot[k] = host.worldRotations[4 * l.foot + k];
@@ -132,5 +151,42 @@ export class FootIK {
       for (let i = 0; i < l.below.length; i++) host.updateWorldJoint(l.below[i]);
     }
   }
-}
 
+  /** How far the hip joint must come down for the leg to reach its target (0 when it can). */
+  private dropToReach(l: Leg, wp: Float64Array): number {
+    const h = 3 * l.hip, k = 3 * l.knee, f = 3 * l.foot;
+    const reach = Math.hypot(wp[k] - wp[h], wp[k + 1] - wp[h + 1], wp[k + 2] - wp[h + 2]) + Math.hypot(wp[f] - wp[k], wp[f + 1] - wp[k + 1], wp[f + 2] - wp[k + 2]) - 0.01;
+    const dx = l.target[0] - wp[h], dz = l.target[2] - wp[h + 2], dy = wp[h + 1] - l.target[1];
+    const horizontal = dx * dx + dz * dz;
+    if (dx * dx + dy * dy + dz * dz <= reach * reach || dy <= 0) return 0;
+    // Lowering by d makes the vertical gap dy - d; the leg reaches when (dy - d)^2 + h^2 <= reach^2.
+    const allowed = horizontal < reach * reach ? Math.sqrt(reach * reach - horizontal) : 0;
+    return Math.max(0, dy - allowed);
+  }
+
+  /**
+   * Lowers the hips (quickly when more is needed, slowly back) by at most maxHipsDrop and refreshes
+   * the world pose, so that planted feet are not dragged once the body moves past their reach.
+   */
+  private lowerHips(host: FootIKHost, needed: number, dt: number): void {
+    const max = this.opts.maxHipsDrop;
+    if (max <= 0) return;
+    const want = Math.min(max, needed);
+    // A critically damped spring (half-life 0.06 s) towards the wanted drop: its velocity stays
+    // continuous when the wanted drop jumps, so the body never jerks.
+    if (dt > 0) {
+      const y = (2 * Math.LN2) / 0.06, e = Math.exp(-y * dt);
+      const x = this.hipsDrop - want, j = this.hipsDropVel + x * y;
+      this.hipsDrop = want + e * (x + j * dt);
+      this.hipsDropVel = e * (this.hipsDropVel - j * y * dt);
+    }
+    if (this.hipsDrop < 1e-5 && Math.abs(this.hipsDropVel) < 1e-4 && want === 0) { this.hipsDrop = 0; this.hipsDropVel = 0; return; }
+    const hips = this.db.roles.hips, parent = this.db.skeleton.parents[hips];
+    this.dropVec[0] = 0; this.dropVec[1] = -this.hipsDrop; this.dropVec[2] = 0;
+    // The drop is vertical in the world; express it in the hips' parent frame.
+    if (parent >= 0) quatInvRotateVec3(this.dropLocal, 0, host.worldRotations, 4 * parent, this.dropVec, 0);
+    else quatInvRotateVec3(this.dropLocal, 0, host.rootRotation, 0, this.dropVec, 0);
+    for (let k = 0; k < 3; k++) host.translations[3 * hips + k] += this.dropLocal[k];
+    host.computeWorldPose();
+  }
+}
