@@ -142,7 +142,8 @@ export class FootIK {
       if (!l.locked && l.offset[0] * l.offset[0] + l.offset[1] * l.offset[1] + l.offset[2] * l.offset[2] < 1e-10) continue;
       let error = 0;
       for (let k = 0; k < 3; k++) { const e = l.target[k] - wp[f + k]; error += e * e; }
-      if (error < 1e-10) continue;
+      // Within 0.05 mm the solve would not show: skip it (most planted frames of clean data).
+      if (error < 2.5e-9) continue;
       // Keep the foot's world orientation: remember it, bend the leg, then restore it locally.
       for (let k = 0; k < 4; k++) this.footWorldRot[k] = host.worldRotations[4 * l.foot + k];
       solveTwoBoneIk(host.rotations, host.worldPositions, host.worldRotations, this.db.skeleton.parents, l.hip, l.knee, l.foot, l.target, this.scratch);
