@@ -51,7 +51,7 @@ export interface BatchRow {
   frames: number;
   sigma: number;
   /** 'searchBatch' (Matcher, calling thread) or 'pool' (MatcherPool workers). */
-  mode: 'searchBatch' | 'pool';
+  mode: 'searchBatch' | 'pool' | 'pool+caller';
   threads: number;
   /** Queries per call. */
   batchSize: number;

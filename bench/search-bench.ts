@@ -385,7 +385,8 @@ async function benchSet(set: BenchSet, c: BenchConfig, steps: Steps, log: (m: st
   // Batch: the best WASM build on the calling thread, and a pool per worker count.
   const batchMatcher = c.batchMethods.length === 0 ? null
     : matchers.get('wasm-simd') ?? matchers.get('wasm-scalar') ?? await Matcher.create(db, { backend: 'auto' });
-  const pools: Array<{ threads: number; pool: MatcherPool }> = [];
+  // 'pool' rows: t worker threads; 'pool+caller' rows: t - 1 workers plus the calling thread (t threads in all).
+  const pools: Array<{ threads: number; pool: MatcherPool; mode: BatchRow['mode'] }> = [];
   let poolFailure: string | null = null;
   if (c.batchMethods.length > 0) {
     for (const t of c.threads) {
@@ -396,7 +397,12 @@ async function benchSet(set: BenchSet, c: BenchConfig, steps: Steps, log: (m: st
           await pool.close();
           continue;
         }
-        pools.push({ threads: t, pool });
+        pools.push({ threads: t, pool, mode: 'pool' });
+        if (t >= 2) {
+          const mixed = await MatcherPool.create(db, { threads: t - 1, callerShare: true });
+          if (mixed.threads === t - 1) pools.push({ threads: t, pool: mixed, mode: 'pool+caller' });
+          else await mixed.close();
+        }
       } catch (e) {
         poolFailure ??= `MatcherPool with ${t} thread(s) failed: ${(e as Error).message}`;
       }
@@ -472,15 +478,15 @@ async function benchSet(set: BenchSet, c: BenchConfig, steps: Steps, log: (m: st
         const single = await timeBatch(`searchBatch ${method}`, () => { batchMatcher.searchBatch(queries, k, opts, out); }, false, c.batchSeconds, minCalls);
         record('searchBatch', 1, batchMatcher.backend, single);
         steps.end();
-        for (const { threads, pool } of pools) {
-          steps.begin(`${set.name} sigma ${sigma}: pool(${threads}) ${method}`);
+        for (const { threads, pool, mode } of pools) {
+          steps.begin(`${set.name} sigma ${sigma}: ${mode}(${threads}) ${method}`);
           out.frames.fill(-2);
           await pool.searchBatch(queries, k, opts, out);
-          const t = await timeBatch(`pool(${threads}) ${method}`, async () => { await pool.searchBatch(queries, k, opts, out); }, true, c.batchSeconds, minCalls);
-          record('pool', threads, pool.matcher.backend, t);
+          const t = await timeBatch(`${mode}(${threads}) ${method}`, async () => { await pool.searchBatch(queries, k, opts, out); }, true, c.batchSeconds, minCalls);
+          record(mode, threads, pool.matcher.backend, t);
           steps.end();
         }
-        for (let i = pools.length; i < c.threads.length; i++) {
+        for (let i = pools.filter((p) => p.mode === 'pool').length; i < c.threads.length; i++) {
           steps.begin('pool unavailable');
           steps.end();
         }

@@ -51,6 +51,24 @@ describe('MatcherPool', () => {
     }
   });
 
+  it('gives the same results when the calling thread takes a share (callerShare)', async () => {
+    const mixed = await MatcherPool.create(db, { threads: 1, callerShare: true, workerBatchCapacity: 200 });
+    try {
+      const r = rng(3);
+      const k = 901;
+      const queries = new Float32Array(k * 27).map((_, i) => db.rawFeatures[(Math.floor(i / 27) * 11 % 20000) * 28 + (i % 27)] + 0.2 * gauss(r));
+      const excludeRangesPerQuery = Array.from({ length: k }, (_, i) => (i % 2 ? [[i * 11 % 20000 - 5, i * 11 % 20000 + 5] as [number, number]] : null));
+      for (const method of ['brute', 'kdtree'] as const) {
+        const want = single.searchBatch(queries, k, { method, excludeRangesPerQuery });
+        const got = await mixed.searchBatch(queries, k, { method, excludeRangesPerQuery });
+        expect(got.frames).toEqual(want.frames);
+        expect(got.costs).toEqual(want.costs);
+      }
+    } finally {
+      await mixed.close();
+    }
+  });
+
   it('propagates an empty candidate set and refuses overlapping batches', async () => {
     const q = new Float32Array(4 * 27);
     await expect(pool.searchBatch(q, 4, { requireTags: ['a', 'b'] })).rejects.toThrow(EmptyCandidateSetError);

@@ -26,6 +26,13 @@ export interface PoolOptions extends Omit<MatcherOptions, 'memory'> {
   workerUrl?: URL | string;
   /** Maximum pages of the shared memory (it cannot grow past this). */
   maximumPages?: number;
+  /**
+   * The calling thread answers a share of every batch too, while the workers answer theirs (so
+   * `threads: 1, callerShare: true` uses two threads). Waking a worker costs tens of microseconds;
+   * for fast methods on small batches that is most of a share's work, and doing one share at home
+   * hides it.
+   */
+  callerShare?: boolean;
 }
 
 /** A thread behind a minimal interface (Node worker_threads or a browser Worker). */
@@ -57,10 +64,13 @@ export class MatcherPool {
   private nextId = 1;
   private busy = false;
 
-  private constructor(matcher: Matcher, lanes: Lane[]) {
+  private readonly callerShare: boolean;
+
+  private constructor(matcher: Matcher, lanes: Lane[], callerShare: boolean) {
     this.matcher = matcher;
     this.lanes = lanes;
     this.threads = lanes.length;
+    this.callerShare = callerShare && lanes.length > 0;
   }
 
   static async create(db: Database, opts: PoolOptions = {}): Promise<MatcherPool> {
@@ -69,7 +79,7 @@ export class MatcherPool {
     const parallel = wanted > 0 && opts.backend !== 'js' && sharedMemorySupported();
     const memory = parallel ? createSearchMemory({ shared: true, maximumPages: opts.maximumPages }) : undefined;
     const matcher = await Matcher.create(db, { ...opts, memory });
-    if (!parallel || matcher.wasmModule === undefined) return new MatcherPool(matcher, []);
+    if (!parallel || matcher.wasmModule === undefined) return new MatcherPool(matcher, [], false);
 
     const url = opts.workerUrl ?? (await defaultWorkerUrl());
     const capacity = opts.workerBatchCapacity ?? DEFAULT_WORKER_BATCH;
@@ -97,7 +107,7 @@ export class MatcherPool {
         lane.pending.clear();
       });
     }
-    return new MatcherPool(matcher, lanes);
+    return new MatcherPool(matcher, lanes, opts.callerShare ?? false);
   }
 
   /**
@@ -117,8 +127,13 @@ export class MatcherPool {
     try {
       m.heap.refresh();
       const method = m.prepareCall(this.scratch, opts, this.reserveBiasSlot());
-      const share = Math.ceil(k / this.lanes.length);
-      await Promise.all(this.lanes.map((lane, i) => this.runShare(lane, method, queries, width, k, i * share, Math.min(k, (i + 1) * share), opts, res)));
+      const first = this.callerShare ? 1 : 0;
+      const share = Math.ceil(k / (this.lanes.length + first));
+      // Workers are staged and woken first (runShare posts before its first await), then the
+      // calling thread answers share 0 while they work.
+      const pending = this.lanes.map((lane, i) => this.runShare(lane, method, queries, width, k, Math.min(k, (i + first) * share), Math.min(k, (i + first + 1) * share), opts, res));
+      if (first) this.runLocalShare(method, queries, width, k, 0, Math.min(k, share), opts, res);
+      await Promise.all(pending);
     } finally {
       for (const lane of this.lanes) lane.thread.hold(false);
       this.busy = false;
@@ -154,6 +169,18 @@ export class MatcherPool {
       m.heap.ensure(this.biasSlot.end);
     }
     return this.biasSlot;
+  }
+
+  /** The calling thread's share, in the matcher's own slot. */
+  private runLocalShare(method: number, queries: ArrayLike<number>, width: number, k: number, from: number, to: number, opts: BatchSearchOptions, res: BatchResult): void {
+    const m = this.matcher;
+    const slot = m.slots[0];
+    while (from < to) {
+      const n = m.stageChunk(this.scratch, slot, queries, width, k, from, to, opts);
+      m.kernels.searchBatch(method, m.regions.ctx, slot.req, slot.queries, n, slot.bestCosts, slot.results);
+      m.collectChunk(slot, from, n, opts, res);
+      from += n;
+    }
   }
 
   private async runShare(lane: Lane, method: number, queries: ArrayLike<number>, width: number, k: number, from: number, to: number, opts: BatchSearchOptions, res: BatchResult): Promise<void> {
