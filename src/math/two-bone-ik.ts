@@ -12,7 +12,7 @@
  *      towards the pole (without one, the current bend plane is kept: what foot locking wants).
  * The new hip and knee rotations are written back as local rotations.
  */
-import type { Buf } from './quat.js';
+import { type Buf, quatMultiply, quatInvMultiply, quatRotateVec3, quatFromAxisAngle } from './quat.js';
 
 /** Default reach margin (m): the chain stays this far from fully straight or fully folded. */
 export const TWO_BONE_IK_EPS = 1e-4;
@@ -69,20 +69,20 @@ export function solveTwoBoneIk(
   const parent = parents[hip];
   if (parent >= 0) copy4(q, QP, worldRot, 4 * parent); else { q[QP] = 0; q[QP + 1] = 0; q[QP + 2] = 0; q[QP + 3] = 1; }
   // World rotations of hip and knee from the locals (so stale world entries do not matter).
-  mul(q, QA, q, QP, localRot, 4 * hip);
-  mul(q, QB, q, QA, localRot, 4 * knee);
+  quatMultiply(q, QA, q, QP, localRot, 4 * hip);
+  quatMultiply(q, QB, q, QA, localRot, 4 * knee);
   if (pole) { v[POLE] = pole[0]; v[POLE + 1] = pole[1]; v[POLE + 2] = pole[2]; }
   const residual = solveCore(v, q, pole !== null, eps);
   // Locals: hip = inv(parent) * hipWorld, knee = inv(hipWorld) * kneeWorld.
-  invMul(localRot, 4 * hip, q, QP, q, QA2);
+  quatInvMultiply(localRot, 4 * hip, q, QP, q, QA2);
   normalize4(localRot, 4 * hip);
-  invMul(localRot, 4 * knee, q, QA2, q, QB2);
+  quatInvMultiply(localRot, 4 * knee, q, QA2, q, QB2);
   normalize4(localRot, 4 * knee);
   // Keep the chain's world entries consistent with the new locals.
   copy4(worldRot, 4 * hip, q, QA2);
   copy4(worldRot, 4 * knee, q, QB2);
   copy4(q, QTMP, localRot, 4 * end);
-  mul(worldRot, 4 * end, q, QB2, q, QTMP);
+  quatMultiply(worldRot, 4 * end, q, QB2, q, QTMP);
   for (let k = 0; k < 3; k++) { worldPos[3 * knee + k] = v[B + k]; worldPos[3 * end + k] = v[C + k]; }
   return residual;
 }
@@ -123,9 +123,9 @@ function solveCore(v: Float64Array, q: Float64Array, usePole: boolean, eps: numb
     ml = len(v, M);
   }
   scale(v, M, v, M, 1 / ml);
-  axisAngle(q, RK, v, M, ang1 - ang0);
+  quatFromAxisAngle(q, RK, v[M], v[M + 1], v[M + 2], ang1 - ang0);
   // New end position after the knee bend: c1 = b + Rk (c - b).
-  rotate(v, TMP, q, RK, v, CB);
+  quatRotateVec3(v, TMP, q, RK, v, CB);
   add(v, C1, v, B, v, TMP);
   sub(v, AC1, v, C1, v, A);
 
@@ -144,7 +144,7 @@ function solveCore(v: Float64Array, q: Float64Array, usePole: boolean, eps: numb
   // the pole's offset from it. Skipped when either is (nearly) parallel to u.
   q[RPOLE] = 0; q[RPOLE + 1] = 0; q[RPOLE + 2] = 0; q[RPOLE + 3] = 1;
   if (usePole) {
-    rotate(v, KP, q, RAIM, v, AB); // knee offset from the hip after aiming
+    quatRotateVec3(v, KP, q, RAIM, v, AB); // knee offset from the hip after aiming
     rejectFrom(v, KP, v, U);
     copy3(v, PP, v, POLE);
     rejectFrom(v, PP, v, U);
@@ -152,21 +152,21 @@ function solveCore(v: Float64Array, q: Float64Array, usePole: boolean, eps: numb
     if (kl > 1e-9 * lab && pl > 1e-6 * polel) {
       cross(v, TMP, v, KP, v, PP);
       const angle = Math.atan2(dot(v, U, v, TMP), dot(v, KP, v, PP));
-      axisAngle(q, RPOLE, v, U, angle);
+      quatFromAxisAngle(q, RPOLE, v[U], v[U + 1], v[U + 2], angle);
     }
   }
 
   // World results: R = Rpole * Raim; hip' = R * hip; knee' = R * Rk * knee.
-  mul(q, R, q, RPOLE, q, RAIM);
-  mul(q, QA2, q, R, q, QA);
+  quatMultiply(q, R, q, RPOLE, q, RAIM);
+  quatMultiply(q, QA2, q, R, q, QA);
   normalize4(q, QA2);
-  mul(q, QTMP, q, RK, q, QB);
-  mul(q, QB2, q, R, q, QTMP);
+  quatMultiply(q, QTMP, q, RK, q, QB);
+  quatMultiply(q, QB2, q, R, q, QTMP);
   normalize4(q, QB2);
   // New knee and end positions.
-  rotate(v, TMP, q, R, v, AB);
+  quatRotateVec3(v, TMP, q, R, v, AB);
   add(v, B, v, A, v, TMP);
-  rotate(v, TMP, q, R, v, AC1);
+  quatRotateVec3(v, TMP, q, R, v, AC1);
   add(v, C, v, A, v, TMP);
   return Number.isFinite(dt) ? Math.abs(dt - lat) : 0;
 }
@@ -232,41 +232,11 @@ function pickPerpendicular(out: Float64Array, oo: number, d: Float64Array, dO: n
 function copy4(out: Buf, oo: number, a: Buf, ao: number): void {
   out[oo] = a[ao]; out[oo + 1] = a[ao + 1]; out[oo + 2] = a[ao + 2]; out[oo + 3] = a[ao + 3];
 }
-function mul(out: Buf, oo: number, a: Buf, ao: number, b: Buf, bo: number): void {
-  const ax = a[ao], ay = a[ao + 1], az = a[ao + 2], aw = a[ao + 3];
-  const bx = b[bo], by = b[bo + 1], bz = b[bo + 2], bw = b[bo + 3];
-  out[oo] = aw * bx + ax * bw + ay * bz - az * by;
-  out[oo + 1] = aw * by - ax * bz + ay * bw + az * bx;
-  out[oo + 2] = aw * bz + ax * by - ay * bx + az * bw;
-  out[oo + 3] = aw * bw - ax * bx - ay * by - az * bz;
-}
-/** out = conj(a) * b */
-function invMul(out: Buf, oo: number, a: Buf, ao: number, b: Buf, bo: number): void {
-  const ax = -a[ao], ay = -a[ao + 1], az = -a[ao + 2], aw = a[ao + 3];
-  const bx = b[bo], by = b[bo + 1], bz = b[bo + 2], bw = b[bo + 3];
-  out[oo] = aw * bx + ax * bw + ay * bz - az * by;
-  out[oo + 1] = aw * by - ax * bz + ay * bw + az * bx;
-  out[oo + 2] = aw * bz + ax * by - ay * bx + az * bw;
-  out[oo + 3] = aw * bw - ax * bx - ay * by - az * bz;
-}
 function normalize4(a: Buf, o: number): void {
   const l = Math.sqrt(a[o] * a[o] + a[o + 1] * a[o + 1] + a[o + 2] * a[o + 2] + a[o + 3] * a[o + 3]);
   if (!(l > 0) || !Number.isFinite(l)) { a[o] = 0; a[o + 1] = 0; a[o + 2] = 0; a[o + 3] = 1; return; }
   const s = 1 / l;
   a[o] *= s; a[o + 1] *= s; a[o + 2] *= s; a[o + 3] *= s;
-}
-/** Rotation of `angle` about the unit axis at (v, vo). */
-function axisAngle(q: Float64Array, qo: number, v: Float64Array, vo: number, angle: number): void {
-  const h = 0.5 * angle, s = Math.sin(h);
-  q[qo] = v[vo] * s; q[qo + 1] = v[vo + 1] * s; q[qo + 2] = v[vo + 2] * s; q[qo + 3] = Math.cos(h);
-}
-function rotate(out: Float64Array, oo: number, q: Float64Array, qo: number, v: Float64Array, vo: number): void {
-  const qx = q[qo], qy = q[qo + 1], qz = q[qo + 2], qw = q[qo + 3];
-  const vx = v[vo], vy = v[vo + 1], vz = v[vo + 2];
-  const tx = 2 * (qy * vz - qz * vy), ty = 2 * (qz * vx - qx * vz), tz = 2 * (qx * vy - qy * vx);
-  out[oo] = vx + qw * tx + (qy * tz - qz * ty);
-  out[oo + 1] = vy + qw * ty + (qz * tx - qx * tz);
-  out[oo + 2] = vz + qw * tz + (qx * ty - qy * tx);
 }
 /**
  * Shortest rotation taking direction v[from] (any length) onto the unit v[to]. Opposite directions
