@@ -99,11 +99,31 @@ export interface BenchConfigSummary {
   quick: boolean;
 }
 
+/** The opt-in approximate search (PCA KD-tree + exact re-ranking): speed beside recall@1. */
+export interface ApproximateRow {
+  set: string;
+  frames: number;
+  sigma: number;
+  components: number;
+  candidates: number;
+  /** Share of the feature variance the kept components explain. */
+  explainedVariance: number;
+  queries: number;
+  medianUs: number;
+  p99Us: number;
+  speedupVsJsBrute: number;
+  /** Share of queries where it returns the brute-force frame. */
+  recallAt1: number;
+  buildMs: number;
+}
+
 export interface BenchReport {
   machine: MachineInfo;
   config: BenchConfigSummary;
   rows: BenchRow[];
   batch: BatchRow[];
+  /** Approximate (never the default) search rows; not part of the exact rows or their mismatch counts. */
+  approximate: ApproximateRow[];
   /** Per set. */
   build: Record<string, BuildInfo>;
   skipped: Array<{ set: string; reason: string }>;
@@ -175,6 +195,18 @@ export function renderMarkdown(r: BenchReport): string {
       r.batch.map((b) => [
         b.set, String(b.frames), String(b.sigma), b.method, b.backend, b.mode, String(b.threads), String(b.batchSize),
         fmt(b.medianBatchMs), Math.round(b.queriesPerSecond).toString(), `${b.mismatches}/${b.checked}`,
+      ]),
+    ), '');
+  }
+
+  if (r.approximate.length) {
+    out.push('## Approximate search (opt-in, JS): PCA KD-tree + exact re-ranking', '');
+    out.push(table(
+      ['set', 'frames', 'sigma', 'components', 'candidates', 'variance kept', 'median µs', 'p99 µs', '× JS brute', 'recall@1'],
+      ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+      r.approximate.map((a) => [
+        a.set, String(a.frames), String(a.sigma), String(a.components), String(a.candidates), a.explainedVariance.toFixed(3),
+        fmt(a.medianUs), fmt(a.p99Us), fmt(a.speedupVsJsBrute), a.recallAt1.toFixed(3),
       ]),
     ), '');
   }

@@ -12,7 +12,7 @@ import type { Database } from '../src/database/database.js';
 import { Matcher, type Backend, type FrameRange, type SearchMethod, type SearchOptions, type SearchResult } from '../src/search/matcher.js';
 import { MatcherPool } from '../src/search/pool.js';
 import { BenchSetLoader, loadDatabaseSet, type BenchSet, type BenchSetName } from './datasets.js';
-import { machineInfo, type BatchRow, type BenchReport, type BenchRow, type BuildInfo } from './report.js';
+import { machineInfo, type ApproximateRow, type BatchRow, type BenchReport, type BenchRow, type BuildInfo } from './report.js';
 
 export const ALL_METHODS: readonly SearchMethod[] = ['brute', 'early', 'window', 'aabb', 'kdtree'];
 export const ALL_BACKENDS: readonly Backend[] = ['js', 'wasm-scalar', 'wasm-simd'];
@@ -59,6 +59,11 @@ export const COST_TOLERANCE = 1e-5;
 
 /** The project's seeded generator (mulberry32) and normal samples, re-exported for the bench modules. */
 import { createRandom as seededRandom, gaussian } from '../src/util/prng.js';
+import { ApproximateMatcher, type ApproximateResult } from '../src/search/approximate.js';
+
+/** The approximate rows' settings (opt-in mode; exact rows never use it). */
+const APPROX_COMPONENTS = 8;
+const APPROX_CANDIDATES = 32;
 export { seededRandom, gaussian };
 
 /** FNV-1a of a string mixed with a number: per-set, per-sigma seeds that do not depend on order. */
@@ -153,7 +158,7 @@ interface RowRun {
  * (after at least MIN_QUERIES). Warm-up runs a few queries from the end of the list first, so the
  * timed ones do not find their own paths cached.
  */
-function timeRow(m: Matcher, views: Float32Array[], opts: SearchOptions, budgetMs: number): RowRun {
+function timeRow(m: Pick<Matcher, 'search'>, views: Float32Array[], opts: SearchOptions, budgetMs: number): RowRun {
   const n = views.length;
   const out: SearchResult = { frame: -1, clip: -1, clipTime: 0, cost: 0 };
   const warmStart = performance.now();
@@ -243,7 +248,10 @@ async function timeBatch(name: string, fn: () => void | Promise<void>, isAsync: 
 /** Work units of one set, for the progress bar. */
 function stepsPerSet(c: BenchConfig): number {
   const rows = c.methods.length * c.backends.length + (c.methods.includes('brute') && c.backends.includes('js') ? 0 : 1);
-  return 1 + c.noise.length * (rows + c.batchMethods.length * (1 + c.threads.length));
+  // per sigma: the single-query rows, the approximate row, and per batch method searchBatch + each
+  // pool (plus a pool+caller for every count of 2 or more)
+  const pools = c.threads.length + c.threads.filter((t) => t >= 2).length;
+  return 1 + c.noise.length * (rows + 1 + c.batchMethods.length * (1 + pools));
 }
 
 export async function runBench(config: BenchConfig, hooks: BenchHooks = {}): Promise<BenchReport> {
@@ -269,6 +277,7 @@ export async function runBench(config: BenchConfig, hooks: BenchHooks = {}): Pro
     },
     rows: [],
     batch: [],
+    approximate: [],
     build: {},
     skipped: [],
     notes: [],
@@ -320,6 +329,7 @@ export async function runBench(config: BenchConfig, hooks: BenchHooks = {}): Pro
     poolFailure ??= r.poolFailure;
     report.rows.push(...r.rows);
     report.batch.push(...r.batch);
+    report.approximate.push(...r.approximate);
     report.build[set.name] = r.build;
   }
 
@@ -355,6 +365,7 @@ interface Steps {
 interface SetResult {
   rows: BenchRow[];
   batch: BatchRow[];
+  approximate: ApproximateRow[];
   build: BuildInfo;
   capped: boolean;
   refCapped: boolean;
@@ -412,6 +423,20 @@ async function benchSet(set: BenchSet, c: BenchConfig, steps: Steps, log: (m: st
 
   const rows: BenchRow[] = [];
   const batch: BatchRow[] = [];
+  const approximate: ApproximateRow[] = [];
+  const tApprox = performance.now();
+  const approx = new ApproximateMatcher(db, { components: APPROX_COMPONENTS, candidates: APPROX_CANDIDATES });
+  const approxBuildMs = performance.now() - tApprox;
+  const approxResult: ApproximateResult = { frame: -1, cost: 0, approximate: true };
+  // timeRow's interface over the approximate searcher (options do not apply: it always searches all candidates).
+  const approxSearcher = {
+    search(q: Float32Array, _o: SearchOptions, out: SearchResult): SearchResult {
+      approx.search(q, approxResult);
+      out.frame = approxResult.frame;
+      out.cost = approxResult.cost;
+      return out;
+    },
+  };
   const windowRanges = candidateRuns(db);
   let capped = false;
   let refCapped = false;
@@ -459,6 +484,18 @@ async function benchSet(set: BenchSet, c: BenchConfig, steps: Steps, log: (m: st
         }
       }
 
+      steps.begin(`${set.name} sigma ${sigma}: approximate`);
+      const aRun = timeRow(approxSearcher, views, {}, c.rowSeconds * 1000);
+      const aCmp = compare(aRun, aRun.count, refRun);
+      const aMed = median(aRun.timesMs, aRun.count) * 1000;
+      approximate.push({
+        set: set.name, frames: db.frameCount, sigma, components: approx.components, candidates: approx.candidates,
+        explainedVariance: approx.explainedVariance, queries: aRun.count, medianUs: aMed,
+        p99Us: percentile(aRun.timesMs, 99, aRun.count) * 1000, speedupVsJsBrute: refMedian / aMed,
+        recallAt1: aCmp.checked ? 1 - aCmp.mismatches / aCmp.checked : 1, buildMs: approxBuildMs,
+      });
+      steps.end();
+
       for (const method of c.batchMethods) {
         if (!batchMatcher) break;
         const opts = { method, normalized: true, ranges: method === 'window' ? windowRanges : undefined };
@@ -495,5 +532,5 @@ async function benchSet(set: BenchSet, c: BenchConfig, steps: Steps, log: (m: st
   } finally {
     await Promise.all(pools.map((p) => p.pool.close()));
   }
-  return { rows, batch, build, capped, refCapped, poolFailure };
+  return { rows, batch, approximate, build, capped, refCapped, poolFailure };
 }

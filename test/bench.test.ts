@@ -121,6 +121,19 @@ describe('motionmatch bench --quick (built-in database)', () => {
     expect(b.kdNodes).toBeGreaterThan(0);
   });
 
+  it('reports the opt-in approximate search beside its recall, apart from the exact rows', () => {
+    const a = (report as unknown as { approximate: Array<{ sigma: number; recallAt1: number; medianUs: number; explainedVariance: number }> }).approximate;
+    expect(a.map((x) => x.sigma)).toEqual([0.1, 0.5]);
+    for (const x of a) {
+      expect(x.recallAt1).toBeGreaterThan(0.3);
+      expect(x.recallAt1).toBeLessThanOrEqual(1);
+      expect(x.medianUs).toBeGreaterThan(0);
+      expect(x.explainedVariance).toBeGreaterThan(0.5);
+    }
+    expect(report.rows.some((r) => r.method.includes('approx'))).toBe(false);
+    expect(run.stdout).toContain('## Approximate search');
+  });
+
   it('adds the runtime section: controller step cost and simulation scaling', () => {
     const rt = (report as unknown as { runtime: { controller: Array<{ usPerStep: number; joints: number }>; simulation: Array<{ agents: number; workers: number; agentStepsPerSec: number }> } }).runtime;
     expect(rt.controller).toHaveLength(3);
