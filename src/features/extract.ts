@@ -1,5 +1,5 @@
 import type { Skeleton } from '../anim/skeleton.js';
-import { quatInvRotateVec3, quatRotateVec3 } from '../math/quat.js';
+import { quatInvRotateVec3 } from '../math/quat.js';
 import type { BoneRoles } from './roles.js';
 import { type FeatureSchema, type FeatureGroup, groupWidth } from './schema.js';
 

@@ -39,8 +39,8 @@ function childOffsets(s: Skeleton, offsets: Float64Array, j: number): number[][]
   return out;
 }
 
-/** How well reflection r maps joint a's children onto joint b's (partners), as a squared error. */
-function relationError(s: Skeleton, offsets: Float64Array, partner: Int32Array, a: number, b: number, r: readonly number[]): number {
+/** How well reflection r maps joint a's children onto their partners, as a squared error. */
+function relationError(s: Skeleton, offsets: Float64Array, partner: Int32Array, a: number, r: readonly number[]): number {
   let err = 0;
   for (const [c, x, y, z] of childOffsets(s, offsets, a)) {
     const m = partner[c];
@@ -116,7 +116,7 @@ export function symmetrizeJointFrames(s: Skeleton, clips: readonly Clip[]): Symm
     const m = partner[j];
     if (m === j) {
       // Centre joint: its own children decide its relation; ties keep the parent's.
-      const errs = [0, 1, 2].map((a) => relationError(s, offsets, partner, j, j, REFLECTIONS[a]));
+      const errs = [0, 1, 2].map((a) => relationError(s, offsets, partner, j, REFLECTIONS[a]));
       const best = Math.min(...errs), tol = 1e-6 * scaleOf(s, offsets, j) + 1e-12;
       relation[j] = errs[inherited] <= best + tol ? inherited : errs.indexOf(best);
       continue;
@@ -125,7 +125,7 @@ export function symmetrizeJointFrames(s: Skeleton, clips: readonly Clip[]): Symm
     if (m > j) continue; // the first of a pair (usually the left) keeps its frame
     // Second of the pair: children offsets of the partner (already final) against ours (raw frame).
     const T = REFLECTIONS[inherited];
-    const errs = REFLECTIONS.map((r) => relationError(s, offsets, partner, m, j, r));
+    const errs = REFLECTIONS.map((r) => relationError(s, offsets, partner, m, r));
     const best = Math.min(...errs), tol = 1e-6 * scaleOf(s, offsets, m) + 1e-12;
     const fitting = [0, 1, 2, 3].filter((r) => errs[r] <= best + tol);
     const candidates = fitting.map((r) => turnOfSigns([REFLECTIONS[r][0] * T[0], REFLECTIONS[r][1] * T[1], REFLECTIONS[r][2] * T[2]])).filter((t) => t >= 0);

@@ -166,7 +166,6 @@ export class MotionMatchingController {
   private lastDesiredFacing = 0;
   private readonly desiredVelocity = new Float64Array(3);
   private readonly desiredRotation = new Float64Array([0, 0, 0, 1]);
-  private readonly goalYawScratch = new Float64Array(1);
   private dt = 0;
 
   // Inertialization (per joint, root-relative local space) plus the root's velocity offset.
@@ -188,7 +187,6 @@ export class MotionMatchingController {
   private readonly v3 = new Float64Array(3);
   private readonly v3b = new Float64Array(3);
   private readonly q4 = new Float64Array(4);
-  private readonly requireScratch: string[] = [];
 
   constructor(db: Database, options: Partial<ControllerOptions> = {}) {
     this.db = db;
