@@ -87,15 +87,27 @@ export function springCharacterUpdate(
 ): void {
   const y = dampingFromHalfLife(halfLife);
   requireDt('springCharacterUpdate', dt);
+  springStateAt(x, xo, v, vo, a, ao, x, xo, v, vo, a, ao, desiredVelocity, dvo, y, dt, n);
+}
+
+/**
+ * The closed-form state of the trajectory spring dt from (x, v, a), written to the out buffers
+ * (which may alias the inputs; each component is read before it is written).
+ */
+function springStateAt(
+  outX: Buf | null, oxo: number, outV: Buf | null, ovo: number, outA: Buf | null, oao: number,
+  x: Buf, xo: number, v: Buf, vo: number, a: Buf, ao: number,
+  desiredVelocity: Buf, dvo: number, y: number, dt: number, n: number,
+): void {
   const e = Math.exp(-y * dt);
   for (let i = 0; i < n; i++) {
     const vd = desiredVelocity[dvo + i];
     const xi = x[xo + i], vi = v[vo + i], ai = a[ao + i];
     const j0 = vi - vd;
     const j1 = ai + j0 * y;
-    x[xo + i] = e * (-j1 / (y * y) + (-j0 - j1 * dt) / y) + j1 / (y * y) + j0 / y + vd * dt + xi;
-    v[vo + i] = e * (j0 + j1 * dt) + vd;
-    a[ao + i] = e * (ai - j1 * y * dt);
+    if (outX !== null) outX[oxo + i] = e * (-j1 / (y * y) + (-j0 - j1 * dt) / y) + j1 / (y * y) + j0 / y + vd * dt + xi;
+    if (outV !== null) outV[ovo + i] = e * (j0 + j1 * dt) + vd;
+    if (outA !== null) outA[oao + i] = e * (ai - j1 * y * dt);
   }
 }
 
@@ -126,18 +138,7 @@ export function springCharacterPredict(
   for (let i = 0; i < count; i++) {
     const dt = timeOffsets[i];
     requireDt('springCharacterPredict', dt);
-    const e = Math.exp(-y * dt);
-    for (let k = 0; k < n; k++) {
-      const vd = desiredVelocity[dvo + k];
-      const xk = x[xo + k], vk = v[vo + k], ak = a[ao + k];
-      const j0 = vk - vd;
-      const j1 = ak + j0 * y;
-      if (outX !== null) {
-        outX[i * n + k] = e * (-j1 / (y * y) + (-j0 - j1 * dt) / y) + j1 / (y * y) + j0 / y + vd * dt + xk;
-      }
-      if (outV !== null) outV[i * n + k] = e * (j0 + j1 * dt) + vd;
-      if (outA !== null) outA[i * n + k] = e * (ak - j1 * y * dt);
-    }
+    springStateAt(outX, i * n, outV, i * n, outA, i * n, x, xo, v, vo, a, ao, desiredVelocity, dvo, y, dt, n);
   }
 }
 
