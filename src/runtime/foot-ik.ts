@@ -71,7 +71,11 @@ export class FootIK {
       };
     };
     this.legs = [leg(db.roles.leftFoot, CONTACT_LEFT), leg(db.roles.rightFoot, CONTACT_RIGHT)];
+    this.hipsSubtree = subtree(parents, db.roles.hips);
   }
+
+  /** The hips and every joint below them (parents-first order). */
+  private readonly hipsSubtree: Int32Array;
 
   reset(worldPositions: Float64Array): void {
     this.hipsDrop = 0;
@@ -123,7 +127,8 @@ export class FootIK {
         for (let k = 0; k < 3; k++) { l.lock[k] = wp[f + k] + l.offset[k]; l.offset[k] = 0; l.offsetVel[k] = 0; }
         l.locked = true;
       } else if (l.locked) {
-        const drift = Math.hypot(l.lock[0] - wp[f], l.lock[2] - wp[f + 2]);
+        const dx = l.lock[0] - wp[f], dz = l.lock[2] - wp[f + 2];
+        const drift = Math.sqrt(dx * dx + dz * dz);
         if (!contact || drift > this.opts.unlockDistance) {
           // Hand over from the lock to the animation without a jump: offset = old target - new desired.
           for (let k = 0; k < 3; k++) l.offset[k] = l.lock[k] + l.offset[k] - wp[f + k];
@@ -156,7 +161,7 @@ export class FootIK {
   /** How far the hip joint must come down for the leg to reach its target (0 when it can). */
   private dropToReach(l: Leg, wp: Float64Array): number {
     const h = 3 * l.hip, k = 3 * l.knee, f = 3 * l.foot;
-    const reach = Math.hypot(wp[k] - wp[h], wp[k + 1] - wp[h + 1], wp[k + 2] - wp[h + 2]) + Math.hypot(wp[f] - wp[k], wp[f + 1] - wp[k + 1], wp[f + 2] - wp[k + 2]) - 0.01;
+    const reach = dist3(wp, k, h) + dist3(wp, f, k) - 0.01;
     const dx = l.target[0] - wp[h], dz = l.target[2] - wp[h + 2], dy = wp[h + 1] - l.target[1];
     const horizontal = dx * dx + dz * dz;
     if (dx * dx + dy * dy + dz * dz <= reach * reach || dy <= 0) return 0;
@@ -188,6 +193,24 @@ export class FootIK {
     if (parent >= 0) quatInvRotateVec3(this.dropLocal, 0, host.worldRotations, 4 * parent, this.dropVec, 0);
     else quatInvRotateVec3(this.dropLocal, 0, host.rootRotation, 0, this.dropVec, 0);
     for (let k = 0; k < 3; k++) host.translations[3 * hips + k] += this.dropLocal[k];
-    host.computeWorldPose();
+    // A translation of the hips moves its whole subtree rigidly by the same world vector: shift
+    // those world positions rather than redo forward kinematics (rotations are unchanged).
+    const wp = host.worldPositions, sub = this.hipsSubtree, dy = this.dropVec[1];
+    for (let i = 0; i < sub.length; i++) wp[3 * sub[i] + 1] += dy;
   }
+}
+
+function dist3(a: Float64Array, i: number, j: number): number {
+  const x = a[i] - a[j], y = a[i + 1] - a[j + 1], z = a[i + 2] - a[j + 2];
+  return Math.sqrt(x * x + y * y + z * z);
+}
+
+/** `root` and its descendants, for a parents-first hierarchy. */
+function subtree(parents: Int32Array, root: number): Int32Array {
+  const inside = new Uint8Array(parents.length);
+  const out: number[] = [];
+  for (let j = 0; j < parents.length; j++) {
+    if (j === root || (parents[j] >= 0 && inside[parents[j]])) { inside[j] = 1; out.push(j); }
+  }
+  return Int32Array.from(out);
 }

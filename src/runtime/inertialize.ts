@@ -43,17 +43,27 @@ export interface InertializationState {
   readonly angularVelocityOffsets: Float64Array;
 }
 
-/** A state with zero offsets for `jointCount` joints. */
-export function createInertializationState(jointCount: number): InertializationState {
+/**
+ * A state with zero offsets for `jointCount` joints. `storage` (optional, >= 12 * jointCount
+ * values, zeroed here) holds the four offset arrays back to back, so a caller can keep them next to
+ * its other per-character state.
+ */
+export function createInertializationState(jointCount: number, storage?: Float64Array): InertializationState {
   if (!(Number.isSafeInteger(jointCount) && jointCount >= 0)) {
     throw new RangeError(`createInertializationState: jointCount must be a non-negative integer, got ${String(jointCount)}`);
   }
+  const n = jointCount * 3;
+  if (storage !== undefined && !(storage instanceof Float64Array && storage.length >= 4 * n)) {
+    throw new RangeError(`createInertializationState: storage must be a Float64Array of at least ${4 * n} values`);
+  }
+  const buf = storage ?? new Float64Array(4 * n);
+  buf.fill(0, 0, 4 * n);
   return {
     jointCount,
-    positionOffsets: new Float64Array(jointCount * 3),
-    velocityOffsets: new Float64Array(jointCount * 3),
-    rotationOffsets: new Float64Array(jointCount * 3),
-    angularVelocityOffsets: new Float64Array(jointCount * 3),
+    positionOffsets: buf.subarray(0, n),
+    velocityOffsets: buf.subarray(n, 2 * n),
+    rotationOffsets: buf.subarray(2 * n, 3 * n),
+    angularVelocityOffsets: buf.subarray(3 * n, 4 * n),
   };
 }
 

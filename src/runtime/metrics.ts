@@ -89,8 +89,11 @@ export class QualityStats {
 export class QualityMeter {
   readonly stats: QualityStats;
   private readonly J: number;
-  private readonly prevPos: Float64Array;
-  private readonly prevVel: Float64Array;
+  /** World joint positions of the last two steps, in two slots of one buffer (J*3 each). */
+  private readonly history: Float64Array;
+  /** Offset of the previous step's slot in `history` (the other slot holds the step before). */
+  private prevSlot = 0;
+  private prevDt = 0;
   private hasPrev = 0;
   private prevContacts = 0;
   // One ring per horizon so that evaluation order matches insertion order.
@@ -120,20 +123,22 @@ export class QualityMeter {
   constructor(private readonly controller: MotionMatchingController, stats: QualityStats = new QualityStats(), minDt = 1 / 240, private readonly predictEvery = 1) {
     this.stats = stats;
     this.J = controller.joints;
-    this.prevPos = new Float64Array(this.J * 3);
-    this.prevVel = new Float64Array(this.J * 3);
     this.ring = Math.ceil(HORIZONS[1] / minDt) + 4;
-    this.predTime = new Float64Array(2 * this.ring);
-    this.predX = new Float64Array(2 * this.ring);
-    this.predZ = new Float64Array(2 * this.ring);
-    this.predVersion = new Float64Array(2 * this.ring);
+    // One block per meter: the history and the prediction rings are touched every step.
+    const n = this.J * 3, R = 2 * this.ring;
+    const block = new Float64Array(2 * n + 4 * R);
+    this.history = block.subarray(0, 2 * n);
+    this.predTime = block.subarray(2 * n, 2 * n + R);
+    this.predX = block.subarray(2 * n + R, 2 * n + 2 * R);
+    this.predZ = block.subarray(2 * n + 2 * R, 2 * n + 3 * R);
+    this.predVersion = block.subarray(2 * n + 3 * R, 2 * n + 4 * R);
     this.lastSearches = controller.counters.searches;
     this.lastTransitions = controller.counters.transitions;
   }
 
   /** Records the step the controller just took with `input`, over `dt` seconds. */
   observe(input: ControllerInput, dt: number): void {
-    const c = this.controller, J = this.J, wp = c.worldPositions, s = this.stats;
+    const c = this.controller, wp = c.worldPositions, s = this.stats;
     this.time += dt;
     s.seconds += dt;
     s.steps++;
@@ -141,32 +146,8 @@ export class QualityMeter {
     s.transitions += c.counters.transitions - this.lastTransitions;
     this.lastSearches = c.counters.searches;
     this.lastTransitions = c.counters.transitions;
-    if (dt > 0 && this.hasPrev >= 1) {
-      let jump = 0;
-      for (let j = 0; j < J; j++) {
-        let d = 0;
-        for (let k = 0; k < 3; k++) {
-          const i = 3 * j + k;
-          const v = (wp[i] - this.prevPos[i]) / dt;
-          if (this.hasPrev >= 2) { const e = v - this.prevVel[i]; d += e * e; }
-          this.prevVel[i] = v;
-        }
-        if (d > jump) jump = d;
-      }
-      if (this.hasPrev >= 2) {
-        jump = Math.sqrt(jump);
-        if (c.transitioned) { if (jump > s.maxJump) s.maxJump = jump; }
-        else s.jumpHist[Math.min(JUMP_BINS, Math.floor(jump / JUMP_BIN))]++;
-      }
-      // A foot counts when it is in contact at both ends of the step: the landing step's speed
-      // belongs to the swing that ends in it.
-      const contacts = c.contacts & this.prevContacts;
-      if (contacts & CONTACT_LEFT) this.recordSkate(c.db.roles.leftFoot);
-      if (contacts & CONTACT_RIGHT) this.recordSkate(c.db.roles.rightFoot);
-    }
-    this.prevPos.set(wp);
+    if (dt > 0) this.observeMotion(wp, dt);
     this.prevContacts = c.contacts;
-    this.hasPrev = Math.min(2, this.hasPrev + 1);
     this.trackTrajectory(input);
   }
 
@@ -174,8 +155,45 @@ export class QualityMeter {
     return this.stats.report();
   }
 
-  private recordSkate(foot: number): void {
-    const speed = Math.hypot(this.prevVel[3 * foot], this.prevVel[3 * foot + 2]) * 100;
+  /** Velocity jump and foot skate over a step of dt > 0, then the step enters the history. */
+  private observeMotion(wp: Float64Array, dt: number): void {
+    const c = this.controller, s = this.stats;
+    const n = 3 * this.J, H = this.history, p1 = this.prevSlot, p2 = n - p1;
+    if (this.hasPrev >= 2) {
+      // Change of world velocity, per joint: (x_t - x_{t-1}) / dt - (x_{t-1} - x_{t-2}) / dt_prev.
+      const a = 1 / dt, b = 1 / this.prevDt;
+      let jump = 0;
+      for (let i = 0; i < n; i += 3) {
+        const x1 = H[p1 + i], y1 = H[p1 + i + 1], z1 = H[p1 + i + 2];
+        const ax = (wp[i] - x1) * a - (x1 - H[p2 + i]) * b;
+        const ay = (wp[i + 1] - y1) * a - (y1 - H[p2 + i + 1]) * b;
+        const az = (wp[i + 2] - z1) * a - (z1 - H[p2 + i + 2]) * b;
+        const d = ax * ax + ay * ay + az * az;
+        if (d > jump) jump = d;
+      }
+      jump = Math.sqrt(jump);
+      if (c.transitioned) { if (jump > s.maxJump) s.maxJump = jump; }
+      else s.jumpHist[Math.min(JUMP_BINS, Math.floor(jump / JUMP_BIN))]++;
+    }
+    if (this.hasPrev >= 1) {
+      // A foot counts when it is in contact at both ends of the step: the landing step's speed
+      // belongs to the swing that ends in it.
+      const contacts = c.contacts & this.prevContacts;
+      if (contacts & CONTACT_LEFT) this.recordSkate(wp, c.db.roles.leftFoot, dt);
+      if (contacts & CONTACT_RIGHT) this.recordSkate(wp, c.db.roles.rightFoot, dt);
+    }
+    // This step becomes the previous one, over the older slot.
+    for (let i = 0; i < n; i++) H[p2 + i] = wp[i];
+    this.prevSlot = p2;
+    this.prevDt = dt;
+    this.hasPrev = Math.min(2, this.hasPrev + 1);
+  }
+
+  /** Horizontal speed of `foot` over the step just taken (cm/s). */
+  private recordSkate(wp: Float64Array, foot: number, dt: number): void {
+    const i = this.prevSlot + 3 * foot, H = this.history;
+    const vx = wp[3 * foot] - H[i], vz = wp[3 * foot + 2] - H[i + 2];
+    const speed = (Math.sqrt(vx * vx + vz * vz) / dt) * 100;
     this.stats.skateSum += speed;
     this.stats.skateCount++;
     this.stats.skateHist[Math.min(SKATE_BINS, Math.floor(speed / SKATE_BIN))]++;
@@ -187,7 +205,8 @@ export class QualityMeter {
     // so that an agent steering gently at a waypoint keeps its predictions).
     const facingChanged = Number.isNaN(input.facing) !== Number.isNaN(this.lastFacing) ||
       (!Number.isNaN(input.facing) && Math.abs(Math.atan2(Math.sin(input.facing - this.lastFacing), Math.cos(input.facing - this.lastFacing))) > INPUT_ANGLE_TOLERANCE);
-    if (Math.hypot(input.velocityX - this.lastVX, input.velocityZ - this.lastVZ) > INPUT_SPEED_TOLERANCE || facingChanged || Number.isNaN(this.lastVX)) {
+    const dvx = input.velocityX - this.lastVX, dvz = input.velocityZ - this.lastVZ;
+    if (dvx * dvx + dvz * dvz > INPUT_SPEED_TOLERANCE * INPUT_SPEED_TOLERANCE || facingChanged || Number.isNaN(this.lastVX)) {
       this.inputVersion++;
       this.lastVX = input.velocityX; this.lastVZ = input.velocityZ; this.lastFacing = input.facing;
     }
@@ -203,7 +222,8 @@ export class QualityMeter {
       while (this.predTail[h] !== this.predHead[h] && this.predTime[h * R + this.predTail[h]] <= this.time + 1e-9) {
         const k = h * R + this.predTail[h];
         if (this.predVersion[k] === this.inputVersion) {
-          s.errSum[h] += Math.hypot(c.rootPosition[0] - this.predX[k], c.rootPosition[2] - this.predZ[k]) * 100;
+          const ex = c.rootPosition[0] - this.predX[k], ez = c.rootPosition[2] - this.predZ[k];
+          s.errSum[h] += Math.sqrt(ex * ex + ez * ez) * 100;
           s.errCount[h]++;
         }
         this.predTail[h] = (this.predTail[h] + 1) % R;

@@ -59,7 +59,7 @@ export class ScriptedDriver {
   /** Walk or run to random waypoints within 20 m, steering straight at them. */
   private path(x: number, z: number): void {
     const dx = this.waypoint[0] - x, dz = this.waypoint[1] - z;
-    if (this.time === 0 || Math.hypot(dx, dz) < 1) {
+    if (this.time === 0 || dx * dx + dz * dz < 1) {
       this.waypoint[0] = (this.random() * 2 - 1) * 20;
       this.waypoint[1] = (this.random() * 2 - 1) * 20;
       this.speed = SPEEDS[1 + Math.floor(this.random() * (SPEEDS.length - 1))];
