@@ -92,6 +92,10 @@ export function solveTwoBoneIk(
  * hip and knee) in; QA2, QB2 (new world rotations) and B, C (new knee and end positions) out.
  */
 function solveCore(v: Float64Array, q: Float64Array, usePole: boolean, eps: number): number {
+  if (!usePole) {
+    const residual = solveCoreCommon(v, q, eps);
+    if (residual >= 0) return residual;
+  }
   sub(v, AB, v, B, v, A);
   sub(v, CB, v, C, v, B);
   sub(v, AT, v, T, v, A);
@@ -169,6 +173,81 @@ function solveCore(v: Float64Array, q: Float64Array, usePole: boolean, eps: numb
   quatRotateVec3(v, TMP, q, R, v, AC1);
   add(v, C, v, A, v, TMP);
   return Number.isFinite(dt) ? Math.abs(dt - lat) : 0;
+}
+
+/**
+ * solveCore for the case foot locking hits every frame (no pole, bones of non-zero length, a bent
+ * chain, a target away from the hip), in scalars: no helper calls, so nothing is boxed. Returns -1
+ * for any other case (solveCore's general path then takes it). Same steps, same formulas.
+ */
+function solveCoreCommon(v: Float64Array, q: Float64Array, eps: number): number {
+  const ax = v[A], ay = v[A + 1], az = v[A + 2];
+  const bx = v[B], by = v[B + 1], bz = v[B + 2];
+  const abx = bx - ax, aby = by - ay, abz = bz - az;
+  const cbx = v[C] - bx, cby = v[C + 1] - by, cbz = v[C + 2] - bz;
+  const atx = v[T] - ax, aty = v[T + 1] - ay, atz = v[T + 2] - az;
+  const lab = Math.sqrt(abx * abx + aby * aby + abz * abz), lcb = Math.sqrt(cbx * cbx + cby * cby + cbz * cbz);
+  const dt = Math.sqrt(atx * atx + aty * aty + atz * atz);
+  if (!(lab > 1e-12 && lcb > 1e-12) || !Number.isFinite(dt) || !(dt > 1e-9 * (lab + lcb))) return -1;
+  let lo = Math.abs(lab - lcb) + eps, hi = lab + lcb - eps;
+  if (lo > hi) { const mid = 0.5 * (lo + hi); lo = mid; hi = mid; }
+  const lat = Math.min(hi, Math.max(lo, dt));
+  // Bend axis m = cb x ab; a straight chain goes to the general path.
+  let mx = cby * abz - cbz * aby, my = cbz * abx - cbx * abz, mz = cbx * aby - cby * abx;
+  const ml = Math.sqrt(mx * mx + my * my + mz * mz);
+  if (ml <= 1e-9 * lab * lcb) return -1;
+  mx /= ml; my /= ml; mz /= ml;
+  // 1. Knee: rotate (c - b) about m by the change of interior angle.
+  const cos0 = -(abx * cbx + aby * cby + abz * cbz) / (lab * lcb);
+  const ang0 = Math.acos(clamp1(cos0));
+  const ang1 = Math.acos(clamp1((lab * lab + lcb * lcb - lat * lat) / (2 * lab * lcb)));
+  const hk = 0.5 * (ang1 - ang0), sk = Math.sin(hk);
+  const kx = mx * sk, ky = my * sk, kz = mz * sk, kw = Math.cos(hk);
+  // c1 - a = (b - a) + Rk (c - b)
+  let tx = 2 * (ky * cbz - kz * cby), ty = 2 * (kz * cbx - kx * cbz), tz = 2 * (kx * cby - ky * cbx);
+  const ac1x = abx + cbx + kw * tx + (ky * tz - kz * ty);
+  const ac1y = aby + cby + kw * ty + (kz * tx - kx * tz);
+  const ac1z = abz + cbz + kw * tz + (kx * ty - ky * tx);
+  // 2. Aim: the shortest rotation taking (c1 - a) onto the target direction u.
+  const fl = Math.sqrt(ac1x * ac1x + ac1y * ac1y + ac1z * ac1z);
+  if (!(fl > 1e-12)) return -1;
+  const fx = ac1x / fl, fy = ac1y / fl, fz = ac1z / fl;
+  const ux = atx / dt, uy = aty / dt, uz = atz / dt;
+  const d = fx * ux + fy * uy + fz * uz;
+  if (d < -1 + 1e-12) return -1;
+  const cx = fy * uz - fz * uy, cy = fz * ux - fx * uz, cz = fx * uy - fy * ux, cw = 1 + d;
+  const cl = Math.sqrt(cx * cx + cy * cy + cz * cz + cw * cw);
+  const rx = cx / cl, ry = cy / cl, rz = cz / cl, rw = cw / cl;
+  // World results: hip' = R * hip, knee' = R * Rk * knee (R = Raim, no pole).
+  const ha = QA, hb = QB;
+  writeNormalizedProduct(q, QA2, rx, ry, rz, rw, q[ha], q[ha + 1], q[ha + 2], q[ha + 3]);
+  const qbx = q[hb], qby = q[hb + 1], qbz = q[hb + 2], qbw = q[hb + 3];
+  const px = kw * qbx + kx * qbw + ky * qbz - kz * qby;
+  const py = kw * qby - kx * qbz + ky * qbw + kz * qbx;
+  const pz = kw * qbz + kx * qby - ky * qbx + kz * qbw;
+  const pw = kw * qbw - kx * qbx - ky * qby - kz * qbz;
+  writeNormalizedProduct(q, QB2, rx, ry, rz, rw, px, py, pz, pw);
+  // New knee and end positions: a + R (b - a), a + R (c1 - a).
+  tx = 2 * (ry * abz - rz * aby); ty = 2 * (rz * abx - rx * abz); tz = 2 * (rx * aby - ry * abx);
+  v[B] = ax + abx + rw * tx + (ry * tz - rz * ty);
+  v[B + 1] = ay + aby + rw * ty + (rz * tx - rx * tz);
+  v[B + 2] = az + abz + rw * tz + (rx * ty - ry * tx);
+  tx = 2 * (ry * ac1z - rz * ac1y); ty = 2 * (rz * ac1x - rx * ac1z); tz = 2 * (rx * ac1y - ry * ac1x);
+  v[C] = ax + ac1x + rw * tx + (ry * tz - rz * ty);
+  v[C + 1] = ay + ac1y + rw * ty + (rz * tx - rx * tz);
+  v[C + 2] = az + ac1z + rw * tz + (rx * ty - ry * tx);
+  return Math.abs(dt - lat);
+}
+
+/** q[o..o+4] = normalize(a * b). */
+function writeNormalizedProduct(q: Float64Array, o: number, ax: number, ay: number, az: number, aw: number, bx: number, by: number, bz: number, bw: number): void {
+  const x = aw * bx + ax * bw + ay * bz - az * by;
+  const y = aw * by - ax * bz + ay * bw + az * bx;
+  const z = aw * bz + ax * by - ay * bx + az * bw;
+  const w = aw * bw - ax * bx - ay * by - az * bz;
+  const l = Math.sqrt(x * x + y * y + z * z + w * w);
+  if (!(l > 0) || !Number.isFinite(l)) { q[o] = 0; q[o + 1] = 0; q[o + 2] = 0; q[o + 3] = 1; return; }
+  q[o] = x / l; q[o + 1] = y / l; q[o + 2] = z / l; q[o + 3] = w / l;
 }
 
 // ---- small vector/quaternion helpers on (buffer, offset) pairs --------------------------------

@@ -7,7 +7,7 @@ import { quatFromYaw, quatYaw, quatInvRotateVec3, quatRotateVec3, quatNormalize,
 import type { PoseBuffers } from './inertialize.js';
 import { InertializationDecay } from './inertialize-decay.js';
 import { groupColumns } from '../features/extract.js';
-import { FootIK, type FootIKOptions, DEFAULT_FOOT_IK_OPTIONS } from './foot-ik.js';
+import { FootIK, type FootIKOptions, DEFAULT_FOOT_IK_OPTIONS, FOOT_IK_STATE_SIZE } from './foot-ik.js';
 
 /** What the player or an agent asks for this step. Reuse one object; nothing here is retained. */
 export interface ControllerInput {
@@ -95,6 +95,46 @@ export const DEFAULT_CONTROLLER_OPTIONS: ControllerOptions = {
 
 const MAX_LAYERS = 4;
 
+// Offsets of the fixed-size state at the start of a controller's block (see the constructor).
+const ROOT_POS = 0; // 3: root position (world)
+const ROOT_ROT = 3; // 4: root rotation (world)
+const SIM_POS = 7; // 3: simulated trajectory (springs), world space
+const SIM_VEL = 10;
+const SIM_ACC = 13;
+const SIM_ROT = 16; // 4
+const SIM_ANGVEL = 20;
+const DESIRED_VEL = 23; // 3: this step's desired velocity
+const DESIRED_ROT = 26; // 4: this step's desired facing
+const ROOT_VEL_OFFSET = 30; // 4: root velocity offset after a transition (local vx, vy, vz, yaw rate)
+const ROOT_VEL_OFFSET_RATE = 34; // 4: its rate of change
+const LAYER_FRACTION = 38; // MAX_LAYERS: crossfade layers' fraction towards the next frame
+const LAYER_WEIGHT = LAYER_FRACTION + MAX_LAYERS; // MAX_LAYERS: their weights
+// Scalars (numbers kept in the block rather than as object fields, which would each be a separate
+// heap box: one more cache miss per field per character in a crowd).
+const FRAME_FRACTION = LAYER_WEIGHT + MAX_LAYERS;
+const LAST_COST = FRAME_FRACTION + 1;
+const LAST_SEARCH_COST = FRAME_FRACTION + 2;
+const PLAY_RATE = FRAME_FRACTION + 3;
+const SEARCH_TIMER = FRAME_FRACTION + 4;
+const LAST_DESIRED_VX = FRAME_FRACTION + 5;
+const LAST_DESIRED_VZ = FRAME_FRACTION + 6;
+const LAST_DESIRED_FACING = FRAME_FRACTION + 7;
+const STEP_DT = FRAME_FRACTION + 8;
+const ADJUST_DT = FRAME_FRACTION + 9; // the dt the two adjustment factors below were computed for
+const ADJUST_POS_K = FRAME_FRACTION + 10;
+const ADJUST_ROT_K = FRAME_FRACTION + 11;
+const STATE_SIZE = FRAME_FRACTION + 12;
+
+// Temporaries of one call (never held across calls): shared by every controller of a thread, so a
+// crowd's steps keep them in cache.
+const SCRATCH_V3 = new Float64Array(3);
+const SCRATCH_V3B = new Float64Array(3);
+const SCRATCH_Q4 = new Float64Array(4);
+const SCRATCH_PROPOSED = new Float64Array(3);
+const SCRATCH_ROOTSTEP = new Float64Array(4);
+const SCRATCH_LAYERSTEP = new Float64Array(4);
+const SCRATCH_LAYERMEAN = new Float64Array(MAX_LAYERS);
+
 /** Counters the quality metrics and apps read. */
 export interface ControllerCounters {
   steps: number;
@@ -120,6 +160,8 @@ export class MotionMatchingController {
   readonly joints: number;
 
   // Output pose (after inertialization and IK) and root transform.
+  /** The character's state block (fixed-size state at the *_POS/ROT/... offsets, then the pose buffers). */
+  private readonly s: Float64Array;
   readonly rotations: Float64Array;
   readonly translations: Float64Array;
   readonly rootPosition: Float64Array;
@@ -141,12 +183,15 @@ export class MotionMatchingController {
 
   /** The playing frame (database index) and the fraction towards the next one. */
   frame = 0;
-  frameFraction = 0;
+  get frameFraction(): number { return this.s[FRAME_FRACTION]; }
   /** Current cost of the playing frame against the last query (for debug views). */
-  lastCost = 0;
-  lastSearchCost = Number.POSITIVE_INFINITY;
+  get lastCost(): number { return this.s[LAST_COST]; }
+  /** Cost of the last search's result (Infinity when nothing beat continuing). */
+  get lastSearchCost(): number { return this.s[LAST_SEARCH_COST]; }
+  /** Current play rate (time warping; 1 when off). */
+  get playRate(): number { return this.s[PLAY_RATE]; }
+  /** The frame the last transition went to (-1 before the first). */
   lastTransitionFrame = -1;
-  playRate = 1;
   readonly counters: ControllerCounters = { steps: 0, searches: 0, transitions: 0, seconds: 0 };
   /** True during the step in which a transition happened. */
   transitioned = false;
@@ -160,36 +205,30 @@ export class MotionMatchingController {
   private readonly cols: Array<[number, number]>;
   private readonly trajPosGroups: Array<{ col: number; first: number; count: number }> = [];
   private readonly trajDirGroups: Array<{ col: number; first: number; count: number }> = [];
-  private searchTimer = 0;
   private forceSearch = true;
-  private lastDesiredVX = 0;
-  private lastDesiredVZ = 0;
-  private lastDesiredFacing = 0;
-  private readonly desiredVelocity: Float64Array;
-  private readonly desiredRotation: Float64Array;
-  private dt = 0;
 
   // Inertialization (per joint, root-relative local space) plus the root's velocity offset.
   private readonly inert: InertializationDecay;
   private readonly playing: Pose64;
   private readonly destination: Pose64;
-  private readonly rootVelOffset: Float64Array; // local vx, vy, vz, yaw rate
-  private readonly rootVelOffsetRate: Float64Array;
 
   // Crossfade layers (frame, fraction, weight, target weight).
   private layerCount = 0;
   private readonly layerFrame = new Int32Array(MAX_LAYERS);
-  private readonly layerFraction: Float64Array;
-  private readonly layerWeight: Float64Array;
-  private readonly layerMean: Float64Array;
 
   /** Foot locking and IK state (locks, targets) for debug views. */
   readonly footIK: FootIK;
-  private readonly v3: Float64Array;
-  private readonly v3b: Float64Array;
-  private readonly q4: Float64Array;
 
-  constructor(db: Database, options: Partial<ControllerOptions> = {}) {
+  /** Values a controller keeps for `db` (the size of the `storage` block the constructor accepts). */
+  static storageSize(db: Database): number {
+    return STATE_SIZE + db.skeleton.names.length * (4 + 3 + 3 + 4 + 12) + FOOT_IK_STATE_SIZE + trajectoryOffsetCount(db) * 8;
+  }
+
+  /**
+   * `storage` (optional, at least storageSize(db) values, overwritten) holds the controller's state;
+   * a crowd passes consecutive slices of one buffer so that stepping it streams through memory.
+   */
+  constructor(db: Database, options: Partial<ControllerOptions> = {}, storage?: Float64Array) {
     this.db = db;
     this.rt = databaseRuntime(db);
     this.options = { ...DEFAULT_CONTROLLER_OPTIONS, ...options };
@@ -208,46 +247,41 @@ export class MotionMatchingController {
       times.push(...offsets);
     });
     const T = times.length;
-    // Every per-step buffer lives in one block, in the order a step touches them: a crowd of
-    // thousands then streams each character's state from memory instead of chasing ~40 scattered
-    // allocations (measured: 5,000 agents ran 1.5x slower per step than 300 before this).
-    const arena = new Float64Array(J * (4 + 3 + 3 + 4 + 12) + 3 * MAX_LAYERS + T * 8 + 80);
-    let used = 0;
+    // Every per-step value lives in one block: the small fixed-size state first (at constant
+    // offsets, read through `s`), then the pose buffers in the order a step touches them. A crowd of
+    // thousands then streams each character's state instead of chasing ~40 scattered allocations
+    // (measured: 5,000 agents stepped 1.5x slower than 1,000 before this).
+    const size = STATE_SIZE + J * (4 + 3 + 3 + 4 + 12) + FOOT_IK_STATE_SIZE + T * 8;
+    if (storage !== undefined && !(storage instanceof Float64Array && storage.length >= size)) {
+      throw new RangeError(`controller storage must be a Float64Array of at least ${size} values`);
+    }
+    const arena = storage ? storage.subarray(0, size).fill(0) : new Float64Array(size);
+    let used = STATE_SIZE;
     const take = (n: number): Float64Array => { const v = arena.subarray(used, used + n); used += n; return v; };
+    this.s = arena;
+    this.rootPosition = arena.subarray(ROOT_POS, ROOT_POS + 3);
+    this.rootRotation = arena.subarray(ROOT_ROT, ROOT_ROT + 4);
+    this.simPosition = arena.subarray(SIM_POS, SIM_POS + 3);
+    this.simVelocity = arena.subarray(SIM_VEL, SIM_VEL + 3);
+    this.simAcceleration = arena.subarray(SIM_ACC, SIM_ACC + 3);
+    this.simRotation = arena.subarray(SIM_ROT, SIM_ROT + 4);
+    this.simAngularVelocity = arena.subarray(SIM_ANGVEL, SIM_ANGVEL + 3);
     this.rotations = take(J * 4);
     this.translations = take(J * 3);
     this.worldPositions = take(J * 3);
     this.worldRotations = take(J * 4);
     this.inert = new InertializationDecay(J, take(J * 12));
-    this.rootPosition = take(3);
-    this.rootRotation = take(4);
-    this.rootStep = take(4);
-    this.layerStep = take(4);
-    this.rootVelOffset = take(4);
-    this.rootVelOffsetRate = take(4);
-    this.proposed = take(3);
-    this.v3 = take(3);
-    this.v3b = take(3);
-    this.q4 = take(4);
-    this.simPosition = take(3);
-    this.simVelocity = take(3);
-    this.simAcceleration = take(3);
-    this.simRotation = take(4);
-    this.simAngularVelocity = take(3);
-    this.desiredVelocity = take(3);
-    this.desiredRotation = take(4);
-    this.layerFraction = take(MAX_LAYERS);
-    this.layerWeight = take(MAX_LAYERS);
-    this.layerMean = take(MAX_LAYERS);
+    const footState = take(FOOT_IK_STATE_SIZE);
     this.trajectoryTimes = take(T);
     this.trajectoryTimes.set(times);
     this.trajectoryPositions = take(T * 3);
     this.trajectoryRotations = take(T * 4);
-    this.rootRotation[3] = 1; this.simRotation[3] = 1; this.desiredRotation[3] = 1;
+    this.s[ROOT_ROT + 3] = 1; this.s[SIM_ROT + 3] = 1; this.s[DESIRED_ROT + 3] = 1;
+    this.s[LAST_SEARCH_COST] = Number.POSITIVE_INFINITY; this.s[PLAY_RATE] = 1; this.s[ADJUST_DT] = -1;
     const scratch = poseScratch(J);
     this.playing = scratch.playing;
     this.destination = scratch.destination;
-    this.footIK = new FootIK(db, this.options.footIKOptions);
+    this.footIK = new FootIK(db, this.options.footIKOptions, footState);
     this.reset(this.options.startFrame >= 0 ? this.options.startFrame : firstCandidate(db));
   }
 
@@ -257,17 +291,17 @@ export class MotionMatchingController {
       throw new RangeError(`reset: frame must be an integer in [0, ${this.db.frameCount - 1}], got ${frame}`);
     }
     this.frame = frame;
-    this.frameFraction = 0;
-    this.rootPosition[0] = x; this.rootPosition[1] = 0; this.rootPosition[2] = z;
-    quatFromYaw(this.rootRotation, 0, yaw);
+    this.s[FRAME_FRACTION] = 0;
+    this.s[ROOT_POS] = x; this.s[ROOT_POS + 1] = 0; this.s[ROOT_POS + 2] = z;
+    quatFromYaw(this.s, ROOT_ROT, yaw);
     this.simPosition.set(this.rootPosition);
     this.simVelocity.fill(0); this.simAcceleration.fill(0); this.simAngularVelocity.fill(0);
     this.simRotation.set(this.rootRotation);
-    this.lastDesiredVX = 0; this.lastDesiredVZ = 0; this.lastDesiredFacing = yaw;
+    this.s[LAST_DESIRED_VX] = 0; this.s[LAST_DESIRED_VZ] = 0; this.s[LAST_DESIRED_FACING] = yaw;
     this.inert.reset();
-    this.rootVelOffset.fill(0); this.rootVelOffsetRate.fill(0);
-    this.layerCount = 1; this.layerFrame[0] = frame; this.layerFraction[0] = 0; this.layerWeight[0] = 1;
-    this.searchTimer = 0;
+    this.s.fill(0, ROOT_VEL_OFFSET, ROOT_VEL_OFFSET + 8);
+    this.layerCount = 1; this.layerFrame[0] = frame; this.s[LAYER_FRACTION] = 0; this.s[LAYER_WEIGHT] = 1;
+    this.s[SEARCH_TIMER] = 0;
     this.forceSearch = true;
     this.samplePlaying();
     this.rotations.set(this.playing.rotations);
@@ -294,29 +328,29 @@ export class MotionMatchingController {
       throw new RangeError(`update: desired velocity must be finite, got (${input.velocityX}, ${input.velocityZ})`);
     }
     if (!Number.isNaN(input.facing) && !Number.isFinite(input.facing)) throw new RangeError(`update: facing must be finite or NaN, got ${input.facing}`);
-    this.dt = dt;
+    this.s[STEP_DT] = dt;
     const o = this.options;
     const speed = Math.sqrt(input.velocityX * input.velocityX + input.velocityZ * input.velocityZ);
-    const facing = Number.isNaN(input.facing) ? (speed > 0.1 ? Math.atan2(input.velocityX, input.velocityZ) : this.lastDesiredFacing) : input.facing;
+    const facing = Number.isNaN(input.facing) ? (speed > 0.1 ? Math.atan2(input.velocityX, input.velocityZ) : this.s[LAST_DESIRED_FACING]) : input.facing;
     // Sharp input changes trigger a search at once rather than at the next tick.
-    const dvx = input.velocityX - this.lastDesiredVX, dvz = input.velocityZ - this.lastDesiredVZ;
+    const dvx = input.velocityX - this.s[LAST_DESIRED_VX], dvz = input.velocityZ - this.s[LAST_DESIRED_VZ];
     const dv = Math.sqrt(dvx * dvx + dvz * dvz);
-    const df = Math.abs(wrapAngle(facing - this.lastDesiredFacing));
+    const df = Math.abs(wrapAngle(facing - this.s[LAST_DESIRED_FACING]));
     if (dv > o.sharpVelocityChange || df > o.sharpFacingChange) this.forceSearch = true;
-    this.lastDesiredVX = input.velocityX; this.lastDesiredVZ = input.velocityZ; this.lastDesiredFacing = facing;
+    this.s[LAST_DESIRED_VX] = input.velocityX; this.s[LAST_DESIRED_VZ] = input.velocityZ; this.s[LAST_DESIRED_FACING] = facing;
 
     // Simulated trajectory: springs towards the desired velocity and facing.
-    this.desiredVelocity[0] = input.velocityX; this.desiredVelocity[1] = 0; this.desiredVelocity[2] = input.velocityZ;
-    quatFromYaw(this.desiredRotation, 0, facing);
+    this.s[DESIRED_VEL] = input.velocityX; this.s[DESIRED_VEL + 1] = 0; this.s[DESIRED_VEL + 2] = input.velocityZ;
+    quatFromYaw(this.s, DESIRED_ROT, facing);
     if (dt > 0) {
-      springCharacterUpdate(this.simPosition, 0, this.simVelocity, 0, this.simAcceleration, 0, this.desiredVelocity, 0, o.trajectoryHalfLife, dt, 3);
-      springRotationUpdate(this.simRotation, 0, this.simAngularVelocity, 0, this.desiredRotation, 0, o.facingHalfLife, dt);
+      springCharacterUpdate(this.s, SIM_POS, this.s, SIM_VEL, this.s, SIM_ACC, this.s, DESIRED_VEL, o.trajectoryHalfLife, dt, 3);
+      springRotationUpdate(this.s, SIM_ROT, this.s, SIM_ANGVEL, this.s, DESIRED_ROT, o.facingHalfLife, dt);
     }
-    this.searchTimer -= dt;
+    this.s[SEARCH_TIMER] -= dt;
     const clip = this.db.clips[this.rt.clipOf[this.frame]];
     const atEnd = !this.db.candidates[this.frame] || this.frame + 1 >= clip.start + clip.count;
     // (a tolerance: three 1/30 s steps must use up a 0.1 s interval despite rounding)
-    this.wantsSearch = this.forceSearch || this.searchTimer <= 1e-6 || atEnd;
+    this.wantsSearch = this.forceSearch || this.s[SEARCH_TIMER] <= 1e-6 || atEnd;
     if (!this.wantsSearch) return false;
     this.predictTrajectory();
     this.buildQuery(input, clip.start, clip.start + clip.count);
@@ -330,27 +364,27 @@ export class MotionMatchingController {
    */
   predictTrajectory(): void {
     const o = this.options, n = this.trajectoryTimes.length;
-    springCharacterPredict(this.trajectoryPositions, null, null, this.simPosition, 0, this.simVelocity, 0, this.simAcceleration, 0, this.desiredVelocity, 0, o.trajectoryHalfLife, this.trajectoryTimes, n, 3);
-    springRotationPredict(this.trajectoryRotations, null, this.simRotation, 0, this.simAngularVelocity, 0, this.desiredRotation, 0, o.facingHalfLife, this.trajectoryTimes, n);
+    springCharacterPredict(this.trajectoryPositions, null, null, this.s, SIM_POS, this.s, SIM_VEL, this.s, SIM_ACC, this.s, DESIRED_VEL, o.trajectoryHalfLife, this.trajectoryTimes, n, 3);
+    springRotationPredict(this.trajectoryRotations, null, this.s, SIM_ROT, this.s, SIM_ANGVEL, this.s, DESIRED_ROT, o.facingHalfLife, this.trajectoryTimes, n);
   }
 
   /** Second half of a step: transition if `frame` (-1 = none) is worth it, play, move, fix the feet. */
   complete(frame: number, cost: number): void {
     const o = this.options;
-    const dt = this.dt;
+    const dt = this.s[STEP_DT];
     this.transitioned = false;
     if (this.wantsSearch) {
       this.counters.searches++;
-      this.searchTimer = o.searchInterval;
+      this.s[SEARCH_TIMER] = o.searchInterval;
       this.forceSearch = false;
-      this.lastSearchCost = cost;
+      this.s[LAST_SEARCH_COST] = cost;
       if (frame >= 0 && frame < this.db.frameCount && cost < this.request.bestCost) this.transition(frame);
     }
     this.wantsSearch = false;
     const rootDelta = this.advancePlayback(dt);
     if (o.inertialization && o.blendMode === 'inertialize') {
       const hl = o.inertializationHalfLife;
-      if (this.frameFraction === 0) {
+      if (this.s[FRAME_FRACTION] === 0) {
         // On a frame exactly (a 30 Hz step on 30 fps data): read the database pose in place.
         const f = this.frame, J = this.joints;
         this.inert.apply(dt, hl, this.rt.translations, f * J * 3, this.rt.rotations, f * J * 4, this.translations, this.rotations);
@@ -358,7 +392,7 @@ export class MotionMatchingController {
         this.samplePlaying();
         this.inert.apply(dt, hl, this.playing.positions, 0, this.playing.rotations, 0, this.translations, this.rotations);
       }
-      decaySpringUpdate(this.rootVelOffset, 0, this.rootVelOffsetRate, 0, hl, dt, 4);
+      decaySpringUpdate(this.s, ROOT_VEL_OFFSET, this.s, ROOT_VEL_OFFSET_RATE, hl, dt, 4);
     } else {
       this.samplePlaying();
       this.translations.set(this.playing.positions);
@@ -377,12 +411,12 @@ export class MotionMatchingController {
     // Pose features come from the playing frame (as in Holden's controller): they describe where
     // the feet are now; the trajectory part comes from the simulation.
     for (let d = 0; d < S; d++) q[d] = db.rawFeatures[f * S + d];
-    const v = this.v3, r = this.v3b;
+    const v = SCRATCH_V3, r = SCRATCH_V3B;
     for (const g of this.trajPosGroups) {
       for (let k = 0; k < g.count; k++) {
         const t = 3 * (g.first + k);
-        v[0] = this.trajectoryPositions[t] - this.rootPosition[0]; v[1] = 0; v[2] = this.trajectoryPositions[t + 2] - this.rootPosition[2];
-        quatInvRotateVec3(r, 0, this.rootRotation, 0, v, 0);
+        v[0] = this.trajectoryPositions[t] - this.s[ROOT_POS]; v[1] = 0; v[2] = this.trajectoryPositions[t + 2] - this.s[ROOT_POS + 2];
+        quatInvRotateVec3(r, 0, this.s, ROOT_ROT, v, 0);
         q[g.col + 2 * k] = r[0]; q[g.col + 2 * k + 1] = r[2];
       }
     }
@@ -390,7 +424,7 @@ export class MotionMatchingController {
       for (let k = 0; k < g.count; k++) {
         v[0] = 0; v[1] = 0; v[2] = 1;
         quatRotateVec3(r, 0, this.trajectoryRotations, 4 * (g.first + k), v, 0);
-        quatInvRotateVec3(v, 0, this.rootRotation, 0, r, 0);
+        quatInvRotateVec3(v, 0, this.s, ROOT_ROT, r, 0);
         q[g.col + 2 * k] = v[0]; q[g.col + 2 * k + 1] = v[2];
       }
     }
@@ -403,10 +437,10 @@ export class MotionMatchingController {
     let c = 0;
     if (db.candidates[f]) {
       for (let d = 0; d < S; d++) { const e = db.features[f * S + d] - nq[d]; c += e * e; }
-      this.lastCost = c;
+      this.s[LAST_COST] = c;
       this.request.bestCost = c - this.options.continuingBias;
     } else {
-      this.lastCost = Infinity;
+      this.s[LAST_COST] = Infinity;
       this.request.bestCost = Infinity;
     }
     const w = Math.round(this.options.sameClipWindow * db.fps);
@@ -428,40 +462,38 @@ export class MotionMatchingController {
       this.loadFramePose(frame, 0, this.destination, true);
       if (o.inertialization) {
         // The playing pose's velocities are only needed here (the per-frame path skips them).
-        this.loadFramePose(this.layerFrame[this.layerCount - 1], this.layerFraction[this.layerCount - 1], this.playing, true);
+        this.loadFramePose(this.layerFrame[this.layerCount - 1], this.s[LAYER_FRACTION + this.layerCount - 1], this.playing, true);
         this.inert.transition(this.playing, this.destination, o.inertializationHalfLife);
-        const rt = this.rt, f0 = this.frame, S = this.rootVelOffset;
-        for (let d = 0; d < 3; d++) S[d] = S[d] + rt.rootVelocity[3 * f0 + d] - rt.rootVelocity[3 * frame + d];
-        S[3] = S[3] + rt.rootYawRate[f0] - rt.rootYawRate[frame];
+        const rt = this.rt, f0 = this.frame, S = this.s, V = ROOT_VEL_OFFSET;
+        for (let d = 0; d < 3; d++) S[V + d] = S[V + d] + rt.rootVelocity[3 * f0 + d] - rt.rootVelocity[3 * frame + d];
+        S[V + 3] = S[V + 3] + rt.rootYawRate[f0] - rt.rootYawRate[frame];
       }
-      this.layerCount = 1; this.layerWeight[0] = 1;
+      this.layerCount = 1; this.s[LAYER_WEIGHT] = 1;
     }
     this.frame = frame;
-    this.frameFraction = 0;
+    this.s[FRAME_FRACTION] = 0;
     this.layerFrame[this.layerCount - 1] = frame;
-    this.layerFraction[this.layerCount - 1] = 0;
+    this.s[LAYER_FRACTION + this.layerCount - 1] = 0;
   }
 
   private pushLayer(frame: number): void {
     if (this.layerCount === MAX_LAYERS) {
       // Drop the faintest layer; renormalise the rest.
       let k = 0;
-      for (let i = 1; i < this.layerCount; i++) if (this.layerWeight[i] < this.layerWeight[k]) k = i;
+      for (let i = 1; i < this.layerCount; i++) if (this.s[LAYER_WEIGHT + i] < this.s[LAYER_WEIGHT + k]) k = i;
       for (let i = k; i < this.layerCount - 1; i++) {
-        this.layerFrame[i] = this.layerFrame[i + 1]; this.layerFraction[i] = this.layerFraction[i + 1]; this.layerWeight[i] = this.layerWeight[i + 1];
+        this.layerFrame[i] = this.layerFrame[i + 1]; this.s[LAYER_FRACTION + i] = this.s[LAYER_FRACTION + i + 1]; this.s[LAYER_WEIGHT + i] = this.s[LAYER_WEIGHT + i + 1];
       }
       this.layerCount--;
     }
     const i = this.layerCount++;
-    this.layerFrame[i] = frame; this.layerFraction[i] = 0; this.layerWeight[i] = 0;
+    this.layerFrame[i] = frame; this.s[LAYER_FRACTION + i] = 0; this.s[LAYER_WEIGHT + i] = 0;
   }
 
   /**
    * Moves playback on by dt (time-warped) and returns the root-motion increment of the playing
-   * clip(s) over that interval, in the root's local frame, in this.rootStep (x, y, z, yaw).
+   * clip(s) over that interval, in the root's local frame, in SCRATCH_ROOTSTEP (x, y, z, yaw).
    */
-  private readonly rootStep: Float64Array;
-  private readonly layerStep: Float64Array;
 
   private advancePlayback(dt: number): Float64Array {
     const o = this.options, rt = this.rt;
@@ -469,49 +501,49 @@ export class MotionMatchingController {
     if (o.timeWarpMax > o.timeWarpMin || o.timeWarpMin !== 1) {
       const cvx = rt.rootVelocity[3 * this.frame], cvz = rt.rootVelocity[3 * this.frame + 2];
       const clipSpeed = Math.sqrt(cvx * cvx + cvz * cvz);
-      const want = Math.sqrt(this.desiredVelocity[0] * this.desiredVelocity[0] + this.desiredVelocity[2] * this.desiredVelocity[2]);
+      const want = Math.sqrt(this.s[DESIRED_VEL] * this.s[DESIRED_VEL] + this.s[DESIRED_VEL + 2] * this.s[DESIRED_VEL + 2]);
       const target = clipSpeed > 0.2 && want > 0.2 ? want / clipSpeed : 1;
-      this.playRate = Math.min(o.timeWarpMax, Math.max(o.timeWarpMin, target));
+      this.s[PLAY_RATE] = Math.min(o.timeWarpMax, Math.max(o.timeWarpMin, target));
     } else {
-      this.playRate = 1;
+      this.s[PLAY_RATE] = 1;
     }
-    const step = this.rootStep;
+    const step = SCRATCH_ROOTSTEP;
     step.fill(0);
     if (o.blendMode === 'crossfade' && this.layerCount > 1) {
       // Each layer advances on its own; root increments are blended as displacements over the same
       // interval with each layer's mean weight across the interval (the root-motion contract).
       const rate = dt / Math.max(o.crossfadeTime, 1e-6);
       const newest = this.layerCount - 1;
-      const mean = this.layerMean;
+      const mean = SCRATCH_LAYERMEAN;
       let total = 0;
       for (let i = 0; i < this.layerCount; i++) {
-        const w0 = this.layerWeight[i];
+        const w0 = this.s[LAYER_WEIGHT + i];
         const w1 = i === newest ? Math.min(1, w0 + rate) : Math.max(0, w0 - rate);
-        this.layerWeight[i] = w1;
+        this.s[LAYER_WEIGHT + i] = w1;
         mean[i] = 0.5 * (w0 + w1);
         total += mean[i];
       }
       for (let i = 0; i < this.layerCount; i++) {
-        this.advanceLayer(i, dt * this.playRate, this.layerStep);
+        this.advanceLayer(i, dt * this.s[PLAY_RATE], SCRATCH_LAYERSTEP);
         const w = total > 0 ? mean[i] / total : 0;
-        for (let d = 0; d < 4; d++) step[d] += w * this.layerStep[d];
+        for (let d = 0; d < 4; d++) step[d] += w * SCRATCH_LAYERSTEP[d];
       }
       // Retire layers that have faded out.
       let k = 0;
       for (let i = 0; i < this.layerCount; i++) {
-        if (this.layerWeight[i] <= 0 && i !== newest) continue;
-        this.layerFrame[k] = this.layerFrame[i]; this.layerFraction[k] = this.layerFraction[i]; this.layerWeight[k] = this.layerWeight[i]; k++;
+        if (this.s[LAYER_WEIGHT + i] <= 0 && i !== newest) continue;
+        this.layerFrame[k] = this.layerFrame[i]; this.s[LAYER_FRACTION + k] = this.s[LAYER_FRACTION + i]; this.s[LAYER_WEIGHT + k] = this.s[LAYER_WEIGHT + i]; k++;
       }
       this.layerCount = k;
     } else {
       this.layerCount = 1;
-      this.layerWeight[0] = 1;
-      this.layerFrame[0] = this.frame; this.layerFraction[0] = this.frameFraction;
-      this.advanceLayer(0, dt * this.playRate, step);
+      this.s[LAYER_WEIGHT] = 1;
+      this.layerFrame[0] = this.frame; this.s[LAYER_FRACTION] = this.s[FRAME_FRACTION];
+      this.advanceLayer(0, dt * this.s[PLAY_RATE], step);
     }
     const top = this.layerCount - 1;
     this.frame = this.layerFrame[top];
-    this.frameFraction = this.layerFraction[top];
+    this.s[FRAME_FRACTION] = this.s[LAYER_FRACTION + top];
     return step;
   }
 
@@ -522,7 +554,7 @@ export class MotionMatchingController {
    */
   private advanceLayer(i: number, seconds: number, out: Float64Array): void {
     const rt = this.rt, db = this.db;
-    let f = this.layerFrame[i], frac = this.layerFraction[i];
+    let f = this.layerFrame[i], frac = this.s[LAYER_FRACTION + i];
     let remaining = seconds * rt.fps;
     let x = 0, y = 0, z = 0, yaw = 0;
     while (remaining > 1e-12) {
@@ -543,23 +575,23 @@ export class MotionMatchingController {
       }
     }
     this.layerFrame[i] = f;
-    this.layerFraction[i] = frac;
+    this.s[LAYER_FRACTION + i] = frac;
     out[0] = x; out[1] = y; out[2] = z; out[3] = yaw;
   }
 
   /** The playing pose (blend of layers), root-relative, into this.playing. */
   private samplePlaying(): void {
     if (this.layerCount <= 1) {
-      this.loadFramePose(this.layerFrame[0], this.layerFraction[0], this.playing, false);
+      this.loadFramePose(this.layerFrame[0], this.s[LAYER_FRACTION], this.playing, false);
       return;
     }
     let total = 0;
-    for (let i = 0; i < this.layerCount; i++) total += this.layerWeight[i];
+    for (let i = 0; i < this.layerCount; i++) total += this.s[LAYER_WEIGHT + i];
     const P = this.playing, D = this.destination, J = this.joints;
     P.positions.fill(0); P.rotations.fill(0); P.velocities.fill(0); P.angularVelocities.fill(0);
     for (let i = 0; i < this.layerCount; i++) {
-      const w = total > 0 ? this.layerWeight[i] / total : 1 / this.layerCount;
-      this.loadFramePose(this.layerFrame[i], this.layerFraction[i], D, true);
+      const w = total > 0 ? this.s[LAYER_WEIGHT + i] / total : 1 / this.layerCount;
+      this.loadFramePose(this.layerFrame[i], this.s[LAYER_FRACTION + i], D, true);
       for (let j = 0; j < J; j++) {
         // Accumulate quaternions in the first layer's hemisphere, then normalise (nlerp blend).
         const s = i > 0 && dot4(P.rotations, 4 * j, D.rotations, 4 * j) < 0 ? -w : w;
@@ -620,60 +652,56 @@ export class MotionMatchingController {
    * transition), then the constraints, then commits: adjustment towards the simulated trajectory,
    * the collision hook, and the clamp.
    */
-  private readonly proposed: Float64Array;
-  private adjustDt = -1;
-  private adjustPosK = 0;
-  private adjustRotK = 0;
 
   private moveRoot(step: Float64Array, dt: number): void {
     const o = this.options;
     const inertial = o.inertialization && o.blendMode === 'inertialize';
-    const v = this.v3;
-    v[0] = step[0] + (inertial ? this.rootVelOffset[0] * dt : 0);
+    const v = SCRATCH_V3;
+    v[0] = step[0] + (inertial ? this.s[ROOT_VEL_OFFSET] * dt : 0);
     v[1] = 0; // the character stays on the ground plane; vertical root motion lives in the pose
-    v[2] = step[2] + (inertial ? this.rootVelOffset[2] * dt : 0);
-    const yawStep = step[3] + (inertial ? this.rootVelOffset[3] * dt : 0);
-    const p = this.proposed;
-    quatRotateVec3(p, 0, this.rootRotation, 0, v, 0);
-    p[0] += this.rootPosition[0]; p[1] = this.rootPosition[1]; p[2] += this.rootPosition[2];
-    quatFromYaw(this.q4, 0, yawStep);
-    quatMultiply(this.rootRotation, 0, this.rootRotation, 0, this.q4, 0);
-    quatNormalize(this.rootRotation, 0, this.rootRotation, 0);
+    v[2] = step[2] + (inertial ? this.s[ROOT_VEL_OFFSET + 2] * dt : 0);
+    const yawStep = step[3] + (inertial ? this.s[ROOT_VEL_OFFSET + 3] * dt : 0);
+    const p = SCRATCH_PROPOSED;
+    quatRotateVec3(p, 0, this.s, ROOT_ROT, v, 0);
+    p[0] += this.s[ROOT_POS]; p[1] = this.s[ROOT_POS + 1]; p[2] += this.s[ROOT_POS + 2];
+    quatFromYaw(SCRATCH_Q4, 0, yawStep);
+    quatMultiply(this.s, ROOT_ROT, this.s, ROOT_ROT, SCRATCH_Q4, 0);
+    quatNormalize(this.s, ROOT_ROT, this.s, ROOT_ROT);
     const moved = Math.sqrt(v[0] * v[0] + v[2] * v[2]);
 
     // Adjustment towards the simulation, limited by how far the animation itself moved this step
     // so that a standing character is never dragged (no visible sliding).
-    if (dt !== this.adjustDt) {
-      this.adjustDt = dt;
-      this.adjustPosK = o.adjustPositionHalfLife > 0 ? 1 - Math.exp(-Math.LN2 * dt / o.adjustPositionHalfLife) : 0;
-      this.adjustRotK = o.adjustRotationHalfLife > 0 ? 1 - Math.exp(-Math.LN2 * dt / o.adjustRotationHalfLife) : 0;
+    if (dt !== this.s[ADJUST_DT]) {
+      this.s[ADJUST_DT] = dt;
+      this.s[ADJUST_POS_K] = o.adjustPositionHalfLife > 0 ? 1 - Math.exp(-Math.LN2 * dt / o.adjustPositionHalfLife) : 0;
+      this.s[ADJUST_ROT_K] = o.adjustRotationHalfLife > 0 ? 1 - Math.exp(-Math.LN2 * dt / o.adjustRotationHalfLife) : 0;
     }
     if (dt > 0 && o.adjustPositionHalfLife > 0) {
-      const k = this.adjustPosK;
-      let ax = (this.simPosition[0] - p[0]) * k, az = (this.simPosition[2] - p[2]) * k;
+      const k = this.s[ADJUST_POS_K];
+      let ax = (this.s[SIM_POS] - p[0]) * k, az = (this.s[SIM_POS + 2] - p[2]) * k;
       const len = Math.sqrt(ax * ax + az * az), cap = o.adjustMaxRatio * moved;
       if (len > cap && len > 0) { ax *= cap / len; az *= cap / len; }
       p[0] += ax; p[2] += az;
     }
     if (dt > 0 && o.adjustRotationHalfLife > 0) {
-      const k = this.adjustRotK;
-      const diff = wrapAngle(quatYaw(this.simRotation, 0) - quatYaw(this.rootRotation, 0));
+      const k = this.s[ADJUST_ROT_K];
+      const diff = wrapAngle(quatYaw(this.s, SIM_ROT) - quatYaw(this.s, ROOT_ROT));
       const cap = o.adjustMaxRatio * Math.abs(yawStep) + o.adjustMaxRatio * moved; // turn while moving or turning
       const turn = Math.max(-cap, Math.min(cap, diff * k));
-      quatFromYaw(this.q4, 0, turn);
-      quatMultiply(this.rootRotation, 0, this.q4, 0, this.rootRotation, 0);
+      quatFromYaw(SCRATCH_Q4, 0, turn);
+      quatMultiply(this.s, ROOT_ROT, SCRATCH_Q4, 0, this.s, ROOT_ROT);
     }
     // Clamp: never let the character fall further than clampDistance / clampAngle behind the simulation.
-    const gx = p[0] - this.simPosition[0], gz = p[2] - this.simPosition[2];
+    const gx = p[0] - this.s[SIM_POS], gz = p[2] - this.s[SIM_POS + 2];
     const gap = Math.sqrt(gx * gx + gz * gz);
-    if (gap > o.clampDistance) { p[0] = this.simPosition[0] + gx * (o.clampDistance / gap); p[2] = this.simPosition[2] + gz * (o.clampDistance / gap); }
-    const angGap = wrapAngle(quatYaw(this.rootRotation, 0) - quatYaw(this.simRotation, 0));
+    if (gap > o.clampDistance) { p[0] = this.s[SIM_POS] + gx * (o.clampDistance / gap); p[2] = this.s[SIM_POS + 2] + gz * (o.clampDistance / gap); }
+    const angGap = wrapAngle(quatYaw(this.s, ROOT_ROT) - quatYaw(this.s, SIM_ROT));
     if (Math.abs(angGap) > o.clampAngle) {
-      quatFromYaw(this.rootRotation, 0, quatYaw(this.simRotation, 0) + Math.sign(angGap) * o.clampAngle);
+      quatFromYaw(this.s, ROOT_ROT, quatYaw(this.s, SIM_ROT) + Math.sign(angGap) * o.clampAngle);
     }
     if (o.constrain) o.constrain(p);
     // Commit once, after every constraint.
-    this.rootPosition[0] = p[0]; this.rootPosition[1] = p[1]; this.rootPosition[2] = p[2];
+    this.s[ROOT_POS] = p[0]; this.s[ROOT_POS + 1] = p[1]; this.s[ROOT_POS + 2] = p[2];
   }
 
   /** Recomputes joint j's world transform from its parent's (which must be current). */
@@ -693,9 +721,9 @@ export class MotionMatchingController {
     for (let j = 0; j < J; j++) {
       const p = parents[j];
       if (p < 0) {
-        quatRotateVec3(wp, 3 * j, this.rootRotation, 0, this.translations, 3 * j);
-        wp[3 * j] += this.rootPosition[0]; wp[3 * j + 1] += this.rootPosition[1]; wp[3 * j + 2] += this.rootPosition[2];
-        quatMultiply(wr, 4 * j, this.rootRotation, 0, this.rotations, 4 * j);
+        quatRotateVec3(wp, 3 * j, this.s, ROOT_ROT, this.translations, 3 * j);
+        wp[3 * j] += this.s[ROOT_POS]; wp[3 * j + 1] += this.s[ROOT_POS + 1]; wp[3 * j + 2] += this.s[ROOT_POS + 2];
+        quatMultiply(wr, 4 * j, this.s, ROOT_ROT, this.rotations, 4 * j);
       } else {
         quatRotateVec3(wp, 3 * j, wr, 4 * p, this.translations, 3 * j);
         wp[3 * j] += wp[3 * p]; wp[3 * j + 1] += wp[3 * p + 1]; wp[3 * j + 2] += wp[3 * p + 2];
@@ -714,7 +742,7 @@ export class MotionMatchingController {
 
   /** Clip index and time (s) of the playing frame. */
   get clipIndex(): number { return this.rt.clipOf[this.frame]; }
-  get clipTime(): number { return (this.frame - this.db.clips[this.clipIndex].start + this.frameFraction) / this.db.fps; }
+  get clipTime(): number { return (this.frame - this.db.clips[this.clipIndex].start + this.s[FRAME_FRACTION]) / this.db.fps; }
 }
 
 /**
@@ -750,6 +778,12 @@ function dot4(a: ArrayLike<number>, ao: number, b: ArrayLike<number>, bo: number
 
 export function wrapAngle(a: number): number {
   return a - 2 * Math.PI * Math.round(a / (2 * Math.PI));
+}
+
+function trajectoryOffsetCount(db: Database): number {
+  let n = 0;
+  for (const g of db.schema.groups) if (g.kind === 'trajectoryPosition' || g.kind === 'trajectoryDirection') n += (g.offsets ?? []).length;
+  return n;
 }
 
 function firstCandidate(db: Database): number {

@@ -26,22 +26,70 @@ export interface FootIKHost {
   readonly rootRotation: Float64Array;
   /** Recomputes one joint's world transform from its parent's. */
   updateWorldJoint(j: number): void;
-  computeWorldPose(): void;
 }
 
-interface Leg {
-  hip: number;
-  knee: number;
-  foot: number;
-  bit: number;
-  locked: boolean;
-  lock: Float64Array;
-  /** Target = desired (lock or animated foot) + offset; the offset decays, making IK blend in/out smoothly. */
-  offset: Float64Array;
-  offsetVel: Float64Array;
-  target: Float64Array;
+// Temporaries of one call, shared by every character of a thread (they stay in cache in a crowd).
+const IK_SCRATCH = createTwoBoneIkScratch();
+const FOOT_WORLD_ROT = new Float64Array(4);
+const DROP_VEC = new Float64Array(3);
+const DROP_LOCAL = new Float64Array(3);
+
+// The state block: per leg a locked flag (0/1) and four vectors, then the hips drop spring and the
+// cached decay factor. Plain numbers at fixed offsets so that a crowd keeps it next to the rest of a
+// character's state (see MotionMatchingController's storage).
+const LOCKED = 0, LOCK = 1, OFFSET = 4, OFFSET_VEL = 7, TARGET = 10, LEG_SIZE = 13;
+const HIPS_DROP = 2 * LEG_SIZE, HIPS_DROP_VEL = HIPS_DROP + 1, DECAY_DT = HIPS_DROP + 2, DECAY_E = HIPS_DROP + 3;
+/** Values FootIK keeps per character (the size of the `storage` its constructor accepts). */
+export const FOOT_IK_STATE_SIZE = HIPS_DROP + 4;
+
+/** One leg of the skeleton: which joints, which contact bit. The same for every character of a database. */
+interface LegJoints {
+  readonly hip: number;
+  readonly knee: number;
+  readonly foot: number;
+  readonly bit: number;
   /** Joints below the foot (toes, end joints), parents first: moved along after a solve. */
-  below: Int32Array;
+  readonly below: Int32Array;
+}
+
+interface FootRig {
+  readonly legs: readonly [LegJoints, LegJoints];
+  readonly hips: number;
+  /** The hips and every joint below them (parents-first order). */
+  readonly hipsSubtree: Int32Array;
+}
+
+const rigs = new WeakMap<Database, FootRig>();
+
+function footRig(db: Database): FootRig {
+  let rig = rigs.get(db);
+  if (rig) return rig;
+  const parents = db.skeleton.parents;
+  const leg = (foot: number, bit: number): LegJoints => {
+    const knee = parents[foot], hip = knee >= 0 ? parents[knee] : -1;
+    if (knee < 0 || hip < 0) throw new RangeError(`foot IK needs a hip and a knee above the foot "${db.skeleton.names[foot]}"`);
+    const below: number[] = [];
+    for (let j = foot + 1; j < parents.length; j++) if (parents[j] === foot || below.includes(parents[j])) below.push(j);
+    return { hip, knee, foot, bit, below: Int32Array.from(below) };
+  };
+  rig = {
+    legs: [leg(db.roles.leftFoot, CONTACT_LEFT), leg(db.roles.rightFoot, CONTACT_RIGHT)],
+    hips: db.roles.hips,
+    hipsSubtree: subtree(parents, db.roles.hips),
+  };
+  rigs.set(db, rig);
+  return rig;
+}
+
+/** A leg as debug views see it: its joints, whether it is locked, and live views of its vectors. */
+export interface FootIKLeg extends LegJoints {
+  readonly locked: boolean;
+  /** Where a locked foot is held (world). */
+  readonly lock: Float64Array;
+  /** Target = desired (lock or animated foot) + offset; the offset decays, making IK blend in/out smoothly. */
+  readonly offset: Float64Array;
+  readonly offsetVel: Float64Array;
+  readonly target: Float64Array;
 }
 
 /**
@@ -50,119 +98,119 @@ interface Leg {
  * and "follow the animation" carry a decaying offset so that the foot never pops.
  */
 export class FootIK {
-  readonly legs: Leg[];
+  readonly legs: readonly FootIKLeg[];
   private readonly opts: FootIKOptions;
-  private readonly scratch = createTwoBoneIkScratch();
-  private readonly footWorldRot = new Float64Array(4);
+  private readonly rig: FootRig;
+  private readonly S: Float64Array;
 
-  constructor(private readonly db: Database, options: FootIKOptions) {
+  /** `storage` (optional, >= FOOT_IK_STATE_SIZE values) holds the state; see the layout above. */
+  constructor(private readonly db: Database, options: FootIKOptions, storage?: Float64Array) {
     this.opts = options;
     if (!(options.unlockDistance > 0 && options.blendHalfLife > 0)) throw new RangeError('foot IK options must be positive');
-    const parents = db.skeleton.parents;
-    const leg = (foot: number, bit: number): Leg => {
-      const knee = parents[foot], hip = knee >= 0 ? parents[knee] : -1;
-      if (knee < 0 || hip < 0) throw new RangeError(`foot IK needs a hip and a knee above the foot "${db.skeleton.names[foot]}"`);
-      const below: number[] = [];
-      for (let j = foot + 1; j < parents.length; j++) if (parents[j] === foot || below.includes(parents[j])) below.push(j);
+    if (storage !== undefined && !(storage instanceof Float64Array && storage.length >= FOOT_IK_STATE_SIZE)) {
+      throw new RangeError(`foot IK storage must be a Float64Array of at least ${FOOT_IK_STATE_SIZE} values`);
+    }
+    const S = (this.S = storage ?? new Float64Array(FOOT_IK_STATE_SIZE));
+    S[DECAY_DT] = -1;
+    this.rig = footRig(db);
+    this.legs = this.rig.legs.map((joints, i): FootIKLeg => {
+      const at = i * LEG_SIZE, view = (o: number) => S.subarray(at + o, at + o + 3);
       return {
-        hip, knee, foot, bit, locked: false,
-        lock: new Float64Array(3), offset: new Float64Array(3), offsetVel: new Float64Array(3), target: new Float64Array(3),
-        below: Int32Array.from(below),
+        ...joints,
+        get locked() { return S[at + LOCKED] !== 0; },
+        lock: view(LOCK), offset: view(OFFSET), offsetVel: view(OFFSET_VEL), target: view(TARGET),
       };
-    };
-    this.legs = [leg(db.roles.leftFoot, CONTACT_LEFT), leg(db.roles.rightFoot, CONTACT_RIGHT)];
-    this.hipsSubtree = subtree(parents, db.roles.hips);
+    });
   }
-
-  /** The hips and every joint below them (parents-first order). */
-  private readonly hipsSubtree: Int32Array;
 
   reset(worldPositions: Float64Array): void {
-    this.hipsDrop = 0;
-    this.hipsDropVel = 0;
-    for (const l of this.legs) {
-      l.locked = false;
-      l.offset.fill(0); l.offsetVel.fill(0);
-      for (let k = 0; k < 3; k++) l.lock[k] = l.target[k] = worldPositions[3 * l.foot + k];
-    }
-  }
-
-  private decayDt = -1;
-  private decayE = 1;
-
-  /** The decay spring of GUIDE §5 on the leg's target offset, with e^(-y dt) cached per dt. */
-  private decayOffset(l: Leg, dt: number): void {
-    const y = (2 * Math.LN2) / this.opts.blendHalfLife;
-    if (dt !== this.decayDt) { this.decayDt = dt; this.decayE = Math.exp(-y * dt); }
-    const e = this.decayE, o = l.offset, v = l.offsetVel;
-    if (o[0] === 0 && o[1] === 0 && o[2] === 0 && v[0] === 0 && v[1] === 0 && v[2] === 0) return;
-    for (let k = 0; k < 3; k++) {
-      const j = v[k] + o[k] * y;
-      o[k] = e * (o[k] + j * dt);
-      v[k] = e * (v[k] - j * y * dt);
+    const S = this.S;
+    S[HIPS_DROP] = 0;
+    S[HIPS_DROP_VEL] = 0;
+    for (let i = 0; i < 2; i++) {
+      const at = i * LEG_SIZE, f = 3 * this.rig.legs[i].foot;
+      S[at + LOCKED] = 0;
+      for (let k = 0; k < 3; k++) {
+        S[at + OFFSET + k] = 0; S[at + OFFSET_VEL + k] = 0;
+        S[at + LOCK + k] = S[at + TARGET + k] = worldPositions[f + k];
+      }
     }
   }
 
   isLocked(i: number): boolean {
-    return this.legs[i].locked;
+    return this.S[i * LEG_SIZE + LOCKED] !== 0;
   }
 
   /** Current lowering of the hips (m) applied to keep locked feet reachable. */
-  hipsDrop = 0;
-  private hipsDropVel = 0;
-  private readonly dropVec = new Float64Array(3);
-  private readonly dropLocal = new Float64Array(3);
+  get hipsDrop(): number {
+    return this.S[HIPS_DROP];
+  }
 
   /** Updates locks and bends the legs of `host`'s output pose towards the targets. */
   apply(host: FootIKHost, dt: number): void {
-    const contacts = this.db.contacts[host.frame];
+    const contacts = this.db.contacts[host.frame], S = this.S, legs = this.rig.legs;
     const wp = host.worldPositions;
     let needed = 0;
-    for (const l of this.legs) {
-      const f = 3 * l.foot;
-      const contact = (contacts & l.bit) !== 0;
-      if (contact && !l.locked) {
+    for (let i = 0; i < 2; i++) {
+      const leg = legs[i], at = i * LEG_SIZE, f = 3 * leg.foot;
+      const contact = (contacts & leg.bit) !== 0;
+      if (contact && S[at + LOCKED] === 0) {
         // Plant the foot where it is shown now (animation + any offset still blending out), so that
         // nothing slides once it is down.
-        for (let k = 0; k < 3; k++) { l.lock[k] = wp[f + k] + l.offset[k]; l.offset[k] = 0; l.offsetVel[k] = 0; }
-        l.locked = true;
-      } else if (l.locked) {
-        const dx = l.lock[0] - wp[f], dz = l.lock[2] - wp[f + 2];
-        const drift = Math.sqrt(dx * dx + dz * dz);
-        if (!contact || drift > this.opts.unlockDistance) {
+        for (let k = 0; k < 3; k++) { S[at + LOCK + k] = wp[f + k] + S[at + OFFSET + k]; S[at + OFFSET + k] = 0; S[at + OFFSET_VEL + k] = 0; }
+        S[at + LOCKED] = 1;
+      } else if (S[at + LOCKED] !== 0) {
+        const dx = S[at + LOCK] - wp[f], dz = S[at + LOCK + 2] - wp[f + 2];
+        if (!contact || dx * dx + dz * dz > this.opts.unlockDistance * this.opts.unlockDistance) {
           // Hand over from the lock to the animation without a jump: offset = old target - new desired.
-          for (let k = 0; k < 3; k++) l.offset[k] = l.lock[k] + l.offset[k] - wp[f + k];
-          l.locked = false;
+          for (let k = 0; k < 3; k++) S[at + OFFSET + k] = S[at + LOCK + k] + S[at + OFFSET + k] - wp[f + k];
+          S[at + LOCKED] = 0;
         }
       }
-      this.decayOffset(l, dt);
-      for (let k = 0; k < 3; k++) l.target[k] = (l.locked ? l.lock[k] : wp[f + k]) + l.offset[k];
-      if (l.locked) needed = Math.max(needed, this.dropToReach(l, wp));
+      this.decayOffset(at, dt);
+      const locked = S[at + LOCKED] !== 0;
+      for (let k = 0; k < 3; k++) S[at + TARGET + k] = (locked ? S[at + LOCK + k] : wp[f + k]) + S[at + OFFSET + k];
+      if (locked) needed = Math.max(needed, this.dropToReach(leg, at, wp));
     }
     this.lowerHips(host, needed, dt);
-    for (const l of this.legs) {
-      const f = 3 * l.foot;
+    for (let i = 0; i < 2; i++) {
+      const leg = legs[i], at = i * LEG_SIZE, f = 3 * leg.foot, o = at + OFFSET;
       // A free leg with nothing left to blend out just follows the body (down with the hips too):
       // pulling a swinging, nearly straight leg back to its old height would snap its knee.
-      if (!l.locked && l.offset[0] * l.offset[0] + l.offset[1] * l.offset[1] + l.offset[2] * l.offset[2] < 1e-10) continue;
+      if (S[at + LOCKED] === 0 && S[o] * S[o] + S[o + 1] * S[o + 1] + S[o + 2] * S[o + 2] < 1e-10) continue;
       let error = 0;
-      for (let k = 0; k < 3; k++) { const e = l.target[k] - wp[f + k]; error += e * e; }
+      for (let k = 0; k < 3; k++) { const e = S[at + TARGET + k] - wp[f + k]; error += e * e; }
       // Within 0.05 mm the solve would not show: skip it (most planted frames of clean data).
       if (error < 2.5e-9) continue;
       // Keep the foot's world orientation: remember it, bend the leg, then restore it locally.
-      for (let k = 0; k < 4; k++) this.footWorldRot[k] = host.worldRotations[4 * l.foot + k];
-      solveTwoBoneIk(host.rotations, host.worldPositions, host.worldRotations, this.db.skeleton.parents, l.hip, l.knee, l.foot, l.target, this.scratch);
-      quatInvMultiply(host.rotations, 4 * l.foot, host.worldRotations, 4 * l.knee, this.footWorldRot, 0);
-      for (let k = 0; k < 4; k++) host.worldRotations[4 * l.foot + k] = this.footWorldRot[k];
-      for (let i = 0; i < l.below.length; i++) host.updateWorldJoint(l.below[i]);
+      for (let k = 0; k < 4; k++) FOOT_WORLD_ROT[k] = host.worldRotations[4 * leg.foot + k];
+      solveTwoBoneIk(host.rotations, host.worldPositions, host.worldRotations, this.db.skeleton.parents, leg.hip, leg.knee, leg.foot, this.legs[i].target, IK_SCRATCH);
+      quatInvMultiply(host.rotations, 4 * leg.foot, host.worldRotations, 4 * leg.knee, FOOT_WORLD_ROT, 0);
+      for (let k = 0; k < 4; k++) host.worldRotations[4 * leg.foot + k] = FOOT_WORLD_ROT[k];
+      for (let b = 0; b < leg.below.length; b++) host.updateWorldJoint(leg.below[b]);
+    }
+  }
+
+  /** The decay spring of GUIDE §5 on a leg's target offset, with e^(-y dt) cached per dt. */
+  private decayOffset(at: number, dt: number): void {
+    const S = this.S, o = at + OFFSET, v = at + OFFSET_VEL;
+    if (S[o] === 0 && S[o + 1] === 0 && S[o + 2] === 0 && S[v] === 0 && S[v + 1] === 0 && S[v + 2] === 0) return;
+    const y = (2 * Math.LN2) / this.opts.blendHalfLife;
+    if (dt !== S[DECAY_DT]) { S[DECAY_DT] = dt; S[DECAY_E] = Math.exp(-y * dt); }
+    const e = S[DECAY_E];
+    for (let k = 0; k < 3; k++) {
+      const j = S[v + k] + S[o + k] * y;
+      S[o + k] = e * (S[o + k] + j * dt);
+      S[v + k] = e * (S[v + k] - j * y * dt);
     }
   }
 
   /** How far the hip joint must come down for the leg to reach its target (0 when it can). */
-  private dropToReach(l: Leg, wp: Float64Array): number {
-    const h = 3 * l.hip, k = 3 * l.knee, f = 3 * l.foot;
+  private dropToReach(leg: LegJoints, at: number, wp: Float64Array): number {
+    const S = this.S;
+    const h = 3 * leg.hip, k = 3 * leg.knee, f = 3 * leg.foot;
     const reach = dist3(wp, k, h) + dist3(wp, f, k) - 0.01;
-    const dx = l.target[0] - wp[h], dz = l.target[2] - wp[h + 2], dy = wp[h + 1] - l.target[1];
+    const dx = S[at + TARGET] - wp[h], dz = S[at + TARGET + 2] - wp[h + 2], dy = wp[h + 1] - S[at + TARGET + 1];
     const horizontal = dx * dx + dz * dz;
     if (dx * dx + dy * dy + dz * dz <= reach * reach || dy <= 0) return 0;
     // Lowering by d makes the vertical gap dy - d; the leg reaches when (dy - d)^2 + h^2 <= reach^2.
@@ -175,27 +223,27 @@ export class FootIK {
    * the world pose, so that planted feet are not dragged once the body moves past their reach.
    */
   private lowerHips(host: FootIKHost, needed: number, dt: number): void {
-    const max = this.opts.maxHipsDrop;
+    const max = this.opts.maxHipsDrop, S = this.S;
     if (max <= 0) return;
     const want = Math.min(max, needed);
     // A critically damped spring (half-life 0.06 s) towards the wanted drop: its velocity stays
     // continuous when the wanted drop jumps, so the body never jerks.
     if (dt > 0) {
       const y = (2 * Math.LN2) / 0.06, e = Math.exp(-y * dt);
-      const x = this.hipsDrop - want, j = this.hipsDropVel + x * y;
-      this.hipsDrop = want + e * (x + j * dt);
-      this.hipsDropVel = e * (this.hipsDropVel - j * y * dt);
+      const x = S[HIPS_DROP] - want, j = S[HIPS_DROP_VEL] + x * y;
+      S[HIPS_DROP] = want + e * (x + j * dt);
+      S[HIPS_DROP_VEL] = e * (S[HIPS_DROP_VEL] - j * y * dt);
     }
-    if (this.hipsDrop < 1e-5 && Math.abs(this.hipsDropVel) < 1e-4 && want === 0) { this.hipsDrop = 0; this.hipsDropVel = 0; return; }
-    const hips = this.db.roles.hips, parent = this.db.skeleton.parents[hips];
-    this.dropVec[0] = 0; this.dropVec[1] = -this.hipsDrop; this.dropVec[2] = 0;
+    if (S[HIPS_DROP] < 1e-5 && Math.abs(S[HIPS_DROP_VEL]) < 1e-4 && want === 0) { S[HIPS_DROP] = 0; S[HIPS_DROP_VEL] = 0; return; }
+    const hips = this.rig.hips, parent = this.db.skeleton.parents[hips];
+    DROP_VEC[0] = 0; DROP_VEC[1] = -S[HIPS_DROP]; DROP_VEC[2] = 0;
     // The drop is vertical in the world; express it in the hips' parent frame.
-    if (parent >= 0) quatInvRotateVec3(this.dropLocal, 0, host.worldRotations, 4 * parent, this.dropVec, 0);
-    else quatInvRotateVec3(this.dropLocal, 0, host.rootRotation, 0, this.dropVec, 0);
-    for (let k = 0; k < 3; k++) host.translations[3 * hips + k] += this.dropLocal[k];
+    if (parent >= 0) quatInvRotateVec3(DROP_LOCAL, 0, host.worldRotations, 4 * parent, DROP_VEC, 0);
+    else quatInvRotateVec3(DROP_LOCAL, 0, host.rootRotation, 0, DROP_VEC, 0);
+    for (let k = 0; k < 3; k++) host.translations[3 * hips + k] += DROP_LOCAL[k];
     // A translation of the hips moves its whole subtree rigidly by the same world vector: shift
     // those world positions rather than redo forward kinematics (rotations are unchanged).
-    const wp = host.worldPositions, sub = this.hipsSubtree, dy = this.dropVec[1];
+    const wp = host.worldPositions, sub = this.rig.hipsSubtree, dy = DROP_VEC[1];
     for (let i = 0; i < sub.length; i++) wp[3 * sub[i] + 1] += dy;
   }
 }

@@ -86,8 +86,12 @@ export class AgentGroup {
     this.dt = 1 / cfg.hz;
     this.stride = db.stride;
     this.fullHashEvery = Math.max(1, Math.round(cfg.hz));
+    // Every controller's state in one buffer, in agent order: a step streams through it.
+    const size = MotionMatchingController.storageSize(db);
+    const storage = new Float64Array(size * count);
+    const options = { ...cfg.controller, footIK: cfg.footIK };
     for (let a = first; a < first + count; a++) {
-      const c = new MotionMatchingController(db, { ...cfg.controller, footIK: cfg.footIK });
+      const c = new MotionMatchingController(db, options, storage.subarray((a - first) * size, (a - first + 1) * size));
       // Spread agents on a grid so that their positions (and digests) differ from the start.
       c.reset(c.frame, 3 * (a % 64), 3 * Math.floor(a / 64), 0);
       this.controllers.push(c);

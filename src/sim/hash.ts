@@ -2,16 +2,18 @@
  * A 64-bit digest (two 32-bit lanes of a multiply-xorshift mix) of the exact bits of float64
  * values. Used to prove that runs are bit-identical, not for security.
  */
+// The bits of one float64, shared by every digest (used within one call only).
+const BITS_F64 = new Float64Array(1);
+const BITS_U32 = new Uint32Array(BITS_F64.buffer);
+
 export class Digest {
   private h1 = 0x9e3779b9 | 0;
   private h2 = 0x85ebca6b | 0;
-  private readonly f = new Float64Array(1);
-  private readonly u = new Uint32Array(this.f.buffer);
 
   addNumber(x: number): void {
-    this.f[0] = x;
-    this.addWord(this.u[0]);
-    this.addWord(this.u[1]);
+    BITS_F64[0] = x;
+    this.addWord(BITS_U32[0]);
+    this.addWord(BITS_U32[1]);
   }
 
   addArray(a: ArrayLike<number>, start = 0, end = a.length): void {
