@@ -105,8 +105,29 @@ describe('InertializationDecay (closed-form offsets)', () => {
     expect(maxGap(Q, b.rotations, 4 * J)).toBe(0);
   });
 
+  it('keeps position offsets only for moving joints, with the same output when the others never move', () => {
+    const all = new InertializationDecay(J), rootOnly = new InertializationDecay(J, { movingJoints: Int32Array.of(0) });
+    const a = randomPose(J, 11), b = randomPose(J, 12);
+    // Only joint 0 translates: the others have the same translation everywhere, hence zero velocity.
+    for (let i = 3; i < 3 * J; i++) { b.positions[i] = a.positions[i]; a.velocities[i] = 0; b.velocities[i] = 0; }
+    all.transition(a, b, H); rootOnly.transition(a, b, H);
+    const p1 = new Float64Array(3 * J), q1 = new Float64Array(4 * J), p2 = new Float64Array(3 * J), q2 = new Float64Array(4 * J);
+    let firstRootGap = 0;
+    for (let step = 0; step < 10; step++) {
+      all.apply(1 / 30, H, b.positions, 0, b.rotations, 0, p1, q1);
+      rootOnly.apply(1 / 30, H, b.positions, 0, b.rotations, 0, p2, q2);
+      expect(Array.from(p2)).toEqual(Array.from(p1));
+      expect(Array.from(q2)).toEqual(Array.from(q1));
+      if (step === 0) firstRootGap = Math.abs(p2[0] - b.positions[0]);
+    }
+    // The root's offset is really applied (not dropped with the others).
+    expect(firstRootGap).toBeGreaterThan(1e-3);
+    expect(InertializationDecay.storageSize(J, 1)).toBeLessThan(InertializationDecay.storageSize(J));
+  });
+
   it('rejects bad sizes', () => {
     expect(() => new InertializationDecay(-1)).toThrow(/jointCount/);
-    expect(() => new InertializationDecay(4, new Float64Array(10))).toThrow(/at least 48/);
+    expect(() => new InertializationDecay(4, { storage: new Float64Array(10) })).toThrow(/at least 48/);
+    expect(() => new InertializationDecay(4, { movingJoints: Int32Array.of(4) })).toThrow(/moving joint 4/);
   });
 });

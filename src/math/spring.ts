@@ -135,10 +135,20 @@ export function springCharacterPredict(
   n = 3,
 ): void {
   const y = dampingFromHalfLife(halfLife);
-  for (let i = 0; i < count; i++) {
-    const dt = timeOffsets[i];
-    requireDt('springCharacterPredict', dt);
-    springStateAt(outX, i * n, outV, i * n, outA, i * n, x, xo, v, vo, a, ao, desiredVelocity, dvo, y, dt, n);
+  for (let i = 0; i < count; i++) requireDt('springCharacterPredict', timeOffsets[i]);
+  // The same closed form as springStateAt, written out: the state terms do not depend on the
+  // offset, and a call per offset would box its numbers (this runs for every search of a crowd).
+  for (let k = 0; k < n; k++) {
+    const vd = desiredVelocity[dvo + k];
+    const xk = x[xo + k], vk = v[vo + k], ak = a[ao + k];
+    const j0 = vk - vd;
+    const j1 = ak + j0 * y;
+    for (let i = 0; i < count; i++) {
+      const dt = timeOffsets[i], e = Math.exp(-y * dt), o = i * n + k;
+      if (outX !== null) outX[o] = e * (-j1 / (y * y) + (-j0 - j1 * dt) / y) + j1 / (y * y) + j0 / y + vd * dt + xk;
+      if (outV !== null) outV[o] = e * (j0 + j1 * dt) + vd;
+      if (outA !== null) outA[o] = e * (ak - j1 * y * dt);
+    }
   }
 }
 
@@ -215,19 +225,27 @@ export function springRotationPredict(
   count: number,
 ): void {
   const y = dampingFromHalfLife(halfLife);
+  for (let i = 0; i < count; i++) requireDt('springRotationPredict', timeOffsets[i]);
+  // rotationSpringStep per offset, with the offset-independent part (the log of rot · goal⁻¹ and
+  // the spring's j terms) computed once.
+  quatMultiplyInv(rotScratch, 0, rot, ro, goal, go);
+  quatToScaledAngleAxis(logScratch, 0, rotScratch, 0);
+  const j0x = logScratch[0], j0y = logScratch[1], j0z = logScratch[2];
+  const wx = angVel[avo], wy = angVel[avo + 1], wz = angVel[avo + 2];
+  const j1x = wx + j0x * y, j1y = wy + j0y * y, j1z = wz + j0z * y;
   for (let i = 0; i < count; i++) {
-    const dt = timeOffsets[i];
-    requireDt('springRotationPredict', dt);
-    rotationSpringStep(predictRot, 0, predictAngVel, 0, rot, ro, angVel, avo, goal, go, y, dt);
-    if (outRot !== null) {
-      outRot[4 * i] = predictRot[0]; outRot[4 * i + 1] = predictRot[1];
-      outRot[4 * i + 2] = predictRot[2]; outRot[4 * i + 3] = predictRot[3];
-    }
+    const dt = timeOffsets[i], e = Math.exp(-y * dt);
     if (outAngVel !== null) {
-      outAngVel[3 * i] = predictAngVel[0]; outAngVel[3 * i + 1] = predictAngVel[1]; outAngVel[3 * i + 2] = predictAngVel[2];
+      outAngVel[3 * i] = e * (wx - j1x * y * dt);
+      outAngVel[3 * i + 1] = e * (wy - j1y * y * dt);
+      outAngVel[3 * i + 2] = e * (wz - j1z * y * dt);
     }
+    if (outRot === null) continue;
+    predictLog[0] = e * (j0x + j1x * dt); predictLog[1] = e * (j0y + j1y * dt); predictLog[2] = e * (j0z + j1z * dt);
+    quatFromScaledAngleAxis(predictRot, 0, predictLog, 0);
+    quatMultiply(outRot, 4 * i, predictRot, 0, goal, go);
   }
 }
 
 const predictRot = new Float64Array(4);
-const predictAngVel = new Float64Array(3);
+const predictLog = new Float64Array(3);

@@ -25,13 +25,15 @@ export interface TwoBoneIkScratch {
 }
 
 export function createTwoBoneIkScratch(): TwoBoneIkScratch {
-  return { v: new Float64Array(3 * 16), q: new Float64Array(4 * 10) };
+  return { v: new Float64Array(3 * 16 + 1), q: new Float64Array(4 * 10) };
 }
 
 const DEFAULT_SCRATCH = createTwoBoneIkScratch();
 
 // Vector slots (x3) and quaternion slots (x4) in the scratch buffers.
 const A = 0, B = 3, C = 6, T = 9, AB = 12, CB = 15, AT = 18, M = 21, C1 = 24, AC1 = 27, U = 30, KP = 33, PP = 36, TMP = 39, TMP2 = 42, POLE = 45;
+/** Slot of the last solve's residual. */
+const RESIDUAL = 48;
 const QP = 0, QA = 4, QB = 8, RK = 12, RAIM = 16, RPOLE = 20, R = 24, QA2 = 28, QB2 = 32, QTMP = 36;
 
 /**
@@ -58,6 +60,19 @@ export function solveTwoBoneIk(
   hip: number, knee: number, end: number, target: Buf,
   scratch: TwoBoneIkScratch = DEFAULT_SCRATCH, pole: Buf | null = null, eps = TWO_BONE_IK_EPS,
 ): number {
+  solveTwoBoneIkInto(localRot, worldPos, worldRot, parents, hip, knee, end, target, scratch, pole, eps);
+  return scratch.v[RESIDUAL];
+}
+
+/**
+ * {@link solveTwoBoneIk} leaving the residual in the scratch instead of returning it: for callers
+ * in a per-frame loop, where a returned number from a call that is not inlined is a heap box.
+ */
+export function solveTwoBoneIkInto(
+  localRot: Buf, worldPos: Buf, worldRot: Buf, parents: Int32Array,
+  hip: number, knee: number, end: number, target: Buf,
+  scratch: TwoBoneIkScratch = DEFAULT_SCRATCH, pole: Buf | null = null, eps = TWO_BONE_IK_EPS,
+): void {
   if (parents[knee] !== hip || parents[end] !== knee) {
     throw new RangeError(`two-bone IK needs a direct chain: parent of ${knee} must be ${hip} and parent of ${end} must be ${knee}`);
   }
@@ -72,7 +87,7 @@ export function solveTwoBoneIk(
   quatMultiply(q, QA, q, QP, localRot, 4 * hip);
   quatMultiply(q, QB, q, QA, localRot, 4 * knee);
   if (pole) { v[POLE] = pole[0]; v[POLE + 1] = pole[1]; v[POLE + 2] = pole[2]; }
-  const residual = solveCore(v, q, pole !== null, eps);
+  solveCore(v, q, pole !== null, eps);
   // Locals: hip = inv(parent) * hipWorld, knee = inv(hipWorld) * kneeWorld.
   quatInvMultiply(localRot, 4 * hip, q, QP, q, QA2);
   normalize4(localRot, 4 * hip);
@@ -84,18 +99,14 @@ export function solveTwoBoneIk(
   copy4(q, QTMP, localRot, 4 * end);
   quatMultiply(worldRot, 4 * end, q, QB2, q, QTMP);
   for (let k = 0; k < 3; k++) { worldPos[3 * knee + k] = v[B + k]; worldPos[3 * end + k] = v[C + k]; }
-  return residual;
 }
 
 /**
  * The solve on scratch slots: A, B, C, T (and POLE when usePole) in; QA, QB (world rotations of
- * hip and knee) in; QA2, QB2 (new world rotations) and B, C (new knee and end positions) out.
+ * hip and knee) in; QA2, QB2 (new world rotations), B, C (new knee and end positions) and RESIDUAL out.
  */
-function solveCore(v: Float64Array, q: Float64Array, usePole: boolean, eps: number): number {
-  if (!usePole) {
-    const residual = solveCoreCommon(v, q, eps);
-    if (residual >= 0) return residual;
-  }
+function solveCore(v: Float64Array, q: Float64Array, usePole: boolean, eps: number): void {
+  if (!usePole && solveCoreCommon(v, q, eps)) return;
   sub(v, AB, v, B, v, A);
   sub(v, CB, v, C, v, B);
   sub(v, AT, v, T, v, A);
@@ -104,7 +115,8 @@ function solveCore(v: Float64Array, q: Float64Array, usePole: boolean, eps: numb
   if (!(lab > 1e-12 && lcb > 1e-12)) {
     // Zero-length bone: nothing to bend. Keep the pose.
     copy4(q, QA2, q, QA); copy4(q, QB2, q, QB);
-    return Number.isFinite(dt) ? Math.abs(dt - len3(v[C] - v[A], v[C + 1] - v[A + 1], v[C + 2] - v[A + 2])) : 0;
+    v[RESIDUAL] = Number.isFinite(dt) ? Math.abs(dt - len3(v[C] - v[A], v[C + 1] - v[A + 1], v[C + 2] - v[A + 2])) : 0;
+    return;
   }
   let lo = Math.abs(lab - lcb) + eps, hi = lab + lcb - eps;
   if (lo > hi) { const mid = 0.5 * (lo + hi); lo = mid; hi = mid; }
@@ -172,15 +184,15 @@ function solveCore(v: Float64Array, q: Float64Array, usePole: boolean, eps: numb
   add(v, B, v, A, v, TMP);
   quatRotateVec3(v, TMP, q, R, v, AC1);
   add(v, C, v, A, v, TMP);
-  return Number.isFinite(dt) ? Math.abs(dt - lat) : 0;
+  v[RESIDUAL] = Number.isFinite(dt) ? Math.abs(dt - lat) : 0;
 }
 
 /**
  * solveCore for the case foot locking hits every frame (no pole, bones of non-zero length, a bent
- * chain, a target away from the hip), in scalars: no helper calls, so nothing is boxed. Returns -1
- * for any other case (solveCore's general path then takes it). Same steps, same formulas.
+ * chain, a target away from the hip), in scalars: no helper calls, so nothing is boxed. Returns
+ * false for any other case (solveCore's general path then takes it). Same steps, same formulas.
  */
-function solveCoreCommon(v: Float64Array, q: Float64Array, eps: number): number {
+function solveCoreCommon(v: Float64Array, q: Float64Array, eps: number): boolean {
   const ax = v[A], ay = v[A + 1], az = v[A + 2];
   const bx = v[B], by = v[B + 1], bz = v[B + 2];
   const abx = bx - ax, aby = by - ay, abz = bz - az;
@@ -188,14 +200,14 @@ function solveCoreCommon(v: Float64Array, q: Float64Array, eps: number): number 
   const atx = v[T] - ax, aty = v[T + 1] - ay, atz = v[T + 2] - az;
   const lab = Math.sqrt(abx * abx + aby * aby + abz * abz), lcb = Math.sqrt(cbx * cbx + cby * cby + cbz * cbz);
   const dt = Math.sqrt(atx * atx + aty * aty + atz * atz);
-  if (!(lab > 1e-12 && lcb > 1e-12) || !Number.isFinite(dt) || !(dt > 1e-9 * (lab + lcb))) return -1;
+  if (!(lab > 1e-12 && lcb > 1e-12) || !Number.isFinite(dt) || !(dt > 1e-9 * (lab + lcb))) return false;
   let lo = Math.abs(lab - lcb) + eps, hi = lab + lcb - eps;
   if (lo > hi) { const mid = 0.5 * (lo + hi); lo = mid; hi = mid; }
   const lat = Math.min(hi, Math.max(lo, dt));
   // Bend axis m = cb x ab; a straight chain goes to the general path.
   let mx = cby * abz - cbz * aby, my = cbz * abx - cbx * abz, mz = cbx * aby - cby * abx;
   const ml = Math.sqrt(mx * mx + my * my + mz * mz);
-  if (ml <= 1e-9 * lab * lcb) return -1;
+  if (ml <= 1e-9 * lab * lcb) return false;
   mx /= ml; my /= ml; mz /= ml;
   // 1. Knee: rotate (c - b) about m by the change of interior angle.
   const cos0 = -(abx * cbx + aby * cby + abz * cbz) / (lab * lcb);
@@ -210,11 +222,11 @@ function solveCoreCommon(v: Float64Array, q: Float64Array, eps: number): number 
   const ac1z = abz + cbz + kw * tz + (kx * ty - ky * tx);
   // 2. Aim: the shortest rotation taking (c1 - a) onto the target direction u.
   const fl = Math.sqrt(ac1x * ac1x + ac1y * ac1y + ac1z * ac1z);
-  if (!(fl > 1e-12)) return -1;
+  if (!(fl > 1e-12)) return false;
   const fx = ac1x / fl, fy = ac1y / fl, fz = ac1z / fl;
   const ux = atx / dt, uy = aty / dt, uz = atz / dt;
   const d = fx * ux + fy * uy + fz * uz;
-  if (d < -1 + 1e-12) return -1;
+  if (d < -1 + 1e-12) return false;
   const cx = fy * uz - fz * uy, cy = fz * ux - fx * uz, cz = fx * uy - fy * ux, cw = 1 + d;
   const cl = Math.sqrt(cx * cx + cy * cy + cz * cz + cw * cw);
   const rx = cx / cl, ry = cy / cl, rz = cz / cl, rw = cw / cl;
@@ -236,7 +248,8 @@ function solveCoreCommon(v: Float64Array, q: Float64Array, eps: number): number 
   v[C] = ax + ac1x + rw * tx + (ry * tz - rz * ty);
   v[C + 1] = ay + ac1y + rw * ty + (rz * tx - rx * tz);
   v[C + 2] = az + ac1z + rw * tz + (rx * ty - ry * tx);
-  return Math.abs(dt - lat);
+  v[RESIDUAL] = Math.abs(dt - lat);
+  return true;
 }
 
 /** q[o..o+4] = normalize(a * b). */

@@ -221,7 +221,8 @@ export class MotionMatchingController {
 
   /** Values a controller keeps for `db` (the size of the `storage` block the constructor accepts). */
   static storageSize(db: Database): number {
-    return STATE_SIZE + db.skeleton.names.length * (4 + 3 + 3 + 4 + 12) + FOOT_IK_STATE_SIZE + trajectoryOffsetCount(db) * 8;
+    const J = db.skeleton.names.length;
+    return STATE_SIZE + J * (4 + 3 + 3 + 4) + InertializationDecay.storageSize(J, databaseRuntime(db).movingTranslations.length) + FOOT_IK_STATE_SIZE + trajectoryOffsetCount(db) * 8;
   }
 
   /**
@@ -251,7 +252,9 @@ export class MotionMatchingController {
     // offsets, read through `s`), then the pose buffers in the order a step touches them. A crowd of
     // thousands then streams each character's state instead of chasing ~40 scattered allocations
     // (measured: 5,000 agents stepped 1.5x slower than 1,000 before this).
-    const size = STATE_SIZE + J * (4 + 3 + 3 + 4 + 12) + FOOT_IK_STATE_SIZE + T * 8;
+    const moving = this.rt.movingTranslations;
+    const inertSize = InertializationDecay.storageSize(J, moving.length);
+    const size = STATE_SIZE + J * (4 + 3 + 3 + 4) + inertSize + FOOT_IK_STATE_SIZE + T * 8;
     if (storage !== undefined && !(storage instanceof Float64Array && storage.length >= size)) {
       throw new RangeError(`controller storage must be a Float64Array of at least ${size} values`);
     }
@@ -270,7 +273,7 @@ export class MotionMatchingController {
     this.translations = take(J * 3);
     this.worldPositions = take(J * 3);
     this.worldRotations = take(J * 4);
-    this.inert = new InertializationDecay(J, take(J * 12));
+    this.inert = new InertializationDecay(J, { movingJoints: moving, storage: take(inertSize) });
     const footState = take(FOOT_IK_STATE_SIZE);
     this.trajectoryTimes = take(T);
     this.trajectoryTimes.set(times);
@@ -381,7 +384,7 @@ export class MotionMatchingController {
       if (frame >= 0 && frame < this.db.frameCount && cost < this.request.bestCost) this.transition(frame);
     }
     this.wantsSearch = false;
-    const rootDelta = this.advancePlayback(dt);
+    const rootDelta = this.advancePlayback();
     if (o.inertialization && o.blendMode === 'inertialize') {
       const hl = o.inertializationHalfLife;
       if (this.s[FRAME_FRACTION] === 0) {
@@ -398,7 +401,7 @@ export class MotionMatchingController {
       this.translations.set(this.playing.positions);
       this.rotations.set(this.playing.rotations);
     }
-    this.moveRoot(rootDelta, dt);
+    this.moveRoot(rootDelta);
     this.computeWorldPose();
     if (o.footIK) this.footIK.apply(this, dt);
     this.counters.steps++;
@@ -463,7 +466,8 @@ export class MotionMatchingController {
       if (o.inertialization) {
         // The playing pose's velocities are only needed here (the per-frame path skips them).
         this.loadFramePose(this.layerFrame[this.layerCount - 1], this.s[LAYER_FRACTION + this.layerCount - 1], this.playing, true);
-        this.inert.transition(this.playing, this.destination, o.inertializationHalfLife);
+        // Both poses come from the validated database: no finite-value scan per transition.
+        this.inert.transition(this.playing, this.destination, o.inertializationHalfLife, false);
         const rt = this.rt, f0 = this.frame, S = this.s, V = ROOT_VEL_OFFSET;
         for (let d = 0; d < 3; d++) S[V + d] = S[V + d] + rt.rootVelocity[3 * f0 + d] - rt.rootVelocity[3 * frame + d];
         S[V + 3] = S[V + 3] + rt.rootYawRate[f0] - rt.rootYawRate[frame];
@@ -495,7 +499,9 @@ export class MotionMatchingController {
    * clip(s) over that interval, in the root's local frame, in SCRATCH_ROOTSTEP (x, y, z, yaw).
    */
 
-  private advancePlayback(dt: number): Float64Array {
+  private advancePlayback(): Float64Array {
+    // The step's dt is read from the state, not passed: a number argument would be boxed per call.
+    const dt = this.s[STEP_DT];
     const o = this.options, rt = this.rt;
     // Time warping: nudge the play rate towards the desired speed over the clip's own speed.
     if (o.timeWarpMax > o.timeWarpMin || o.timeWarpMin !== 1) {
@@ -524,7 +530,7 @@ export class MotionMatchingController {
         total += mean[i];
       }
       for (let i = 0; i < this.layerCount; i++) {
-        this.advanceLayer(i, dt * this.s[PLAY_RATE], SCRATCH_LAYERSTEP);
+        this.advanceLayer(i, SCRATCH_LAYERSTEP);
         const w = total > 0 ? mean[i] / total : 0;
         for (let d = 0; d < 4; d++) step[d] += w * SCRATCH_LAYERSTEP[d];
       }
@@ -539,7 +545,7 @@ export class MotionMatchingController {
       this.layerCount = 1;
       this.s[LAYER_WEIGHT] = 1;
       this.layerFrame[0] = this.frame; this.s[LAYER_FRACTION] = this.s[FRAME_FRACTION];
-      this.advanceLayer(0, dt * this.s[PLAY_RATE], step);
+      this.advanceLayer(0, step);
     }
     const top = this.layerCount - 1;
     this.frame = this.layerFrame[top];
@@ -548,11 +554,13 @@ export class MotionMatchingController {
   }
 
   /**
-   * Advances layer i by `seconds` of clip time and writes its root increment (local x, y, z, yaw)
-   * to out. The increment integrates the per-frame root velocity piecewise, turning as it goes, so
-   * it accumulates across frame boundaries and loop wraps instead of differencing positions.
+   * Advances layer i by the step's clip time (dt times the play rate) and writes its root
+   * increment (local x, y, z, yaw) to out. The increment integrates the per-frame root velocity
+   * piecewise, turning as it goes, so it accumulates across frame boundaries and loop wraps
+   * instead of differencing positions.
    */
-  private advanceLayer(i: number, seconds: number, out: Float64Array): void {
+  private advanceLayer(i: number, out: Float64Array): void {
+    const seconds = this.s[STEP_DT] * this.s[PLAY_RATE];
     const rt = this.rt, db = this.db;
     let f = this.layerFrame[i], frac = this.s[LAYER_FRACTION + i];
     let remaining = seconds * rt.fps;
@@ -653,7 +661,8 @@ export class MotionMatchingController {
    * the collision hook, and the clamp.
    */
 
-  private moveRoot(step: Float64Array, dt: number): void {
+  private moveRoot(step: Float64Array): void {
+    const dt = this.s[STEP_DT];
     const o = this.options;
     const inertial = o.inertialization && o.blendMode === 'inertialize';
     const v = SCRATCH_V3;
@@ -708,27 +717,18 @@ export class MotionMatchingController {
   updateWorldJoint(j: number): void {
     const p = this.db.skeleton.parents[j];
     const wr = this.worldRotations, wp = this.worldPositions;
-    if (p < 0) { this.computeWorldPose(); return; }
-    quatRotateVec3(wp, 3 * j, wr, 4 * p, this.translations, 3 * j);
-    wp[3 * j] += wp[3 * p]; wp[3 * j + 1] += wp[3 * p + 1]; wp[3 * j + 2] += wp[3 * p + 2];
-    quatMultiply(wr, 4 * j, wr, 4 * p, this.rotations, 4 * j);
+    if (p < 0) composeJoint(wp, wr, j, this.s, ROOT_POS, this.s, ROOT_ROT, this.translations, this.rotations);
+    else composeJoint(wp, wr, j, wp, 3 * p, wr, 4 * p, this.translations, this.rotations);
   }
 
   /** World transforms of the output pose (character root * root-relative local pose). */
   computeWorldPose(): void {
     const parents = this.db.skeleton.parents, J = this.joints;
-    const wr = this.worldRotations, wp = this.worldPositions;
+    const wr = this.worldRotations, wp = this.worldPositions, t = this.translations, r = this.rotations;
     for (let j = 0; j < J; j++) {
       const p = parents[j];
-      if (p < 0) {
-        quatRotateVec3(wp, 3 * j, this.s, ROOT_ROT, this.translations, 3 * j);
-        wp[3 * j] += this.s[ROOT_POS]; wp[3 * j + 1] += this.s[ROOT_POS + 1]; wp[3 * j + 2] += this.s[ROOT_POS + 2];
-        quatMultiply(wr, 4 * j, this.s, ROOT_ROT, this.rotations, 4 * j);
-      } else {
-        quatRotateVec3(wp, 3 * j, wr, 4 * p, this.translations, 3 * j);
-        wp[3 * j] += wp[3 * p]; wp[3 * j + 1] += wp[3 * p + 1]; wp[3 * j + 2] += wp[3 * p + 2];
-        quatMultiply(wr, 4 * j, wr, 4 * p, this.rotations, 4 * j);
-      }
+      if (p < 0) composeJoint(wp, wr, j, this.s, ROOT_POS, this.s, ROOT_ROT, t, r);
+      else composeJoint(wp, wr, j, wp, 3 * p, wr, 4 * p, t, r);
     }
   }
 
@@ -771,6 +771,31 @@ interface Pose64 extends PoseBuffers {
   angularVelocities: Float64Array;
 }
 
+
+/**
+ * Joint j's world transform from its parent's (position pp[po..], rotation pq[qo..]) and its local
+ * translation / rotation: position = parent + parentRot · local, rotation = parentRot · localRot.
+ * Written out in scalars: forward kinematics runs for every joint of every character each step.
+ */
+function composeJoint(
+  wp: Float64Array, wr: Float64Array, j: number,
+  pp: Float64Array, po: number, pq: Float64Array, qo: number,
+  localT: Float64Array, localR: Float64Array,
+): void {
+  const qx = pq[qo], qy = pq[qo + 1], qz = pq[qo + 2], qw = pq[qo + 3];
+  const j3 = 3 * j, j4 = 4 * j;
+  const vx = localT[j3], vy = localT[j3 + 1], vz = localT[j3 + 2];
+  // v' = v + w t + q × t with t = 2 q × v
+  const tx = 2 * (qy * vz - qz * vy), ty = 2 * (qz * vx - qx * vz), tz = 2 * (qx * vy - qy * vx);
+  wp[j3] = pp[po] + (vx + qw * tx + (qy * tz - qz * ty));
+  wp[j3 + 1] = pp[po + 1] + (vy + qw * ty + (qz * tx - qx * tz));
+  wp[j3 + 2] = pp[po + 2] + (vz + qw * tz + (qx * ty - qy * tx));
+  const bx = localR[j4], by = localR[j4 + 1], bz = localR[j4 + 2], bw = localR[j4 + 3];
+  wr[j4] = qw * bx + qx * bw + qy * bz - qz * by;
+  wr[j4 + 1] = qw * by - qx * bz + qy * bw + qz * bx;
+  wr[j4 + 2] = qw * bz + qx * by - qy * bx + qz * bw;
+  wr[j4 + 3] = qw * bw - qx * bx - qy * by - qz * bz;
+}
 
 function dot4(a: ArrayLike<number>, ao: number, b: ArrayLike<number>, bo: number): number {
   return a[ao] * b[bo] + a[ao + 1] * b[bo + 1] + a[ao + 2] * b[bo + 2] + a[ao + 3] * b[bo + 3];

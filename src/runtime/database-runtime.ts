@@ -24,6 +24,12 @@ export interface DatabaseRuntime {
   /** Root velocity in the root's frame N*3 (m/s) and yaw rate N (rad/s), forward differences. */
   readonly rootVelocity: Float32Array;
   readonly rootYawRate: Float32Array;
+  /**
+   * Joints whose local translation is not the same in every frame (usually only the one carrying
+   * the root-relative motion). The others are bit-identical everywhere, so blending or
+   * inertializing their translations is a no-op the per-frame path skips.
+   */
+  readonly movingTranslations: Int32Array;
 }
 
 const cache = new WeakMap<Database, DatabaseRuntime>();
@@ -69,10 +75,25 @@ export function computeDatabaseRuntime(db: Database): DatabaseRuntime {
       rootYawRate[f] = quatYaw(r, 0) * fps;
     }
   }
+  const translations = Float32Array.from(pos);
   return {
-    db, joints: J, fps, clipOf, rotations: Float32Array.from(rot), translations: Float32Array.from(pos),
-    velocities, angularVelocities, rootVelocity, rootYawRate,
+    db, joints: J, fps, clipOf, rotations: Float32Array.from(rot), translations,
+    velocities, angularVelocities, rootVelocity, rootYawRate, movingTranslations: movingJoints(translations, N, J),
   };
+}
+
+/** Joints whose translation (3 floats per joint per frame) differs from frame 0's in some frame. */
+export function movingJoints(translations: Float32Array, frames: number, joints: number): Int32Array {
+  const out: number[] = [];
+  for (let j = 0; j < joints; j++) {
+    let moves = false;
+    for (let f = 1; f < frames && !moves; f++) {
+      const a = 3 * j, b = (f * joints + j) * 3;
+      moves = translations[b] !== translations[a] || translations[b + 1] !== translations[a + 1] || translations[b + 2] !== translations[a + 2];
+    }
+    if (moves) out.push(j);
+  }
+  return Int32Array.from(out);
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { Database } from '../database/database.js';
 import { CONTACT_LEFT, CONTACT_RIGHT } from '../database/database.js';
 import { quatInvMultiply, quatInvRotateVec3 } from '../math/quat.js';
-import { solveTwoBoneIk, createTwoBoneIkScratch } from '../math/two-bone-ik.js';
+import { solveTwoBoneIkInto, createTwoBoneIkScratch } from '../math/two-bone-ik.js';
 
 export interface FootIKOptions {
   /** Release a locked foot when the animated foot drifts further than this (m). */
@@ -39,8 +39,11 @@ const DROP_LOCAL = new Float64Array(3);
 // character's state (see MotionMatchingController's storage).
 const LOCKED = 0, LOCK = 1, OFFSET = 4, OFFSET_VEL = 7, TARGET = 10, LEG_SIZE = 13;
 const HIPS_DROP = 2 * LEG_SIZE, HIPS_DROP_VEL = HIPS_DROP + 1, DECAY_DT = HIPS_DROP + 2, DECAY_E = HIPS_DROP + 3;
+// This step's dt and the hips drop the locked legs need: passed between the step's methods through
+// the block, since number arguments and results of calls that are not inlined get boxed.
+const STEP_DT = HIPS_DROP + 4, NEEDED_DROP = HIPS_DROP + 5;
 /** Values FootIK keeps per character (the size of the `storage` its constructor accepts). */
-export const FOOT_IK_STATE_SIZE = HIPS_DROP + 4;
+export const FOOT_IK_STATE_SIZE = HIPS_DROP + 6;
 
 /** One leg of the skeleton: which joints, which contact bit. The same for every character of a database. */
 interface LegJoints {
@@ -150,7 +153,8 @@ export class FootIK {
   apply(host: FootIKHost, dt: number): void {
     const contacts = this.db.contacts[host.frame], S = this.S, legs = this.rig.legs;
     const wp = host.worldPositions;
-    let needed = 0;
+    S[STEP_DT] = dt;
+    S[NEEDED_DROP] = 0;
     for (let i = 0; i < 2; i++) {
       const leg = legs[i], at = i * LEG_SIZE, f = 3 * leg.foot;
       const contact = (contacts & leg.bit) !== 0;
@@ -167,12 +171,12 @@ export class FootIK {
           S[at + LOCKED] = 0;
         }
       }
-      this.decayOffset(at, dt);
+      this.decayOffset(at);
       const locked = S[at + LOCKED] !== 0;
       for (let k = 0; k < 3; k++) S[at + TARGET + k] = (locked ? S[at + LOCK + k] : wp[f + k]) + S[at + OFFSET + k];
-      if (locked) needed = Math.max(needed, this.dropToReach(leg, at, wp));
+      if (locked) this.dropToReach(leg, at, wp);
     }
-    this.lowerHips(host, needed, dt);
+    this.lowerHips(host);
     for (let i = 0; i < 2; i++) {
       const leg = legs[i], at = i * LEG_SIZE, f = 3 * leg.foot, o = at + OFFSET;
       // A free leg with nothing left to blend out just follows the body (down with the hips too):
@@ -184,7 +188,7 @@ export class FootIK {
       if (error < 2.5e-9) continue;
       // Keep the foot's world orientation: remember it, bend the leg, then restore it locally.
       for (let k = 0; k < 4; k++) FOOT_WORLD_ROT[k] = host.worldRotations[4 * leg.foot + k];
-      solveTwoBoneIk(host.rotations, host.worldPositions, host.worldRotations, this.db.skeleton.parents, leg.hip, leg.knee, leg.foot, this.legs[i].target, IK_SCRATCH);
+      solveTwoBoneIkInto(host.rotations, host.worldPositions, host.worldRotations, this.db.skeleton.parents, leg.hip, leg.knee, leg.foot, this.legs[i].target, IK_SCRATCH);
       quatInvMultiply(host.rotations, 4 * leg.foot, host.worldRotations, 4 * leg.knee, FOOT_WORLD_ROT, 0);
       for (let k = 0; k < 4; k++) host.worldRotations[4 * leg.foot + k] = FOOT_WORLD_ROT[k];
       for (let b = 0; b < leg.below.length; b++) host.updateWorldJoint(leg.below[b]);
@@ -192,8 +196,8 @@ export class FootIK {
   }
 
   /** The decay spring of GUIDE §5 on a leg's target offset, with e^(-y dt) cached per dt. */
-  private decayOffset(at: number, dt: number): void {
-    const S = this.S, o = at + OFFSET, v = at + OFFSET_VEL;
+  private decayOffset(at: number): void {
+    const S = this.S, o = at + OFFSET, v = at + OFFSET_VEL, dt = S[STEP_DT];
     if (S[o] === 0 && S[o + 1] === 0 && S[o + 2] === 0 && S[v] === 0 && S[v + 1] === 0 && S[v + 2] === 0) return;
     const y = (2 * Math.LN2) / this.opts.blendHalfLife;
     if (dt !== S[DECAY_DT]) { S[DECAY_DT] = dt; S[DECAY_E] = Math.exp(-y * dt); }
@@ -205,27 +209,27 @@ export class FootIK {
     }
   }
 
-  /** How far the hip joint must come down for the leg to reach its target (0 when it can). */
-  private dropToReach(leg: LegJoints, at: number, wp: Float64Array): number {
+  /** Raises NEEDED_DROP to how far the hip joint must come down for the leg to reach its target. */
+  private dropToReach(leg: LegJoints, at: number, wp: Float64Array): void {
     const S = this.S;
     const h = 3 * leg.hip, k = 3 * leg.knee, f = 3 * leg.foot;
     const reach = dist3(wp, k, h) + dist3(wp, f, k) - 0.01;
     const dx = S[at + TARGET] - wp[h], dz = S[at + TARGET + 2] - wp[h + 2], dy = wp[h + 1] - S[at + TARGET + 1];
     const horizontal = dx * dx + dz * dz;
-    if (dx * dx + dy * dy + dz * dz <= reach * reach || dy <= 0) return 0;
+    if (dx * dx + dy * dy + dz * dz <= reach * reach || dy <= 0) return;
     // Lowering by d makes the vertical gap dy - d; the leg reaches when (dy - d)^2 + h^2 <= reach^2.
     const allowed = horizontal < reach * reach ? Math.sqrt(reach * reach - horizontal) : 0;
-    return Math.max(0, dy - allowed);
+    if (dy - allowed > S[NEEDED_DROP]) S[NEEDED_DROP] = dy - allowed;
   }
 
   /**
    * Lowers the hips (quickly when more is needed, slowly back) by at most maxHipsDrop and refreshes
    * the world pose, so that planted feet are not dragged once the body moves past their reach.
    */
-  private lowerHips(host: FootIKHost, needed: number, dt: number): void {
-    const max = this.opts.maxHipsDrop, S = this.S;
+  private lowerHips(host: FootIKHost): void {
+    const max = this.opts.maxHipsDrop, S = this.S, dt = S[STEP_DT];
     if (max <= 0) return;
-    const want = Math.min(max, needed);
+    const want = Math.min(max, S[NEEDED_DROP]);
     // A critically damped spring (half-life 0.06 s) towards the wanted drop: its velocity stays
     // continuous when the wanted drop jumps, so the body never jerks.
     if (dt > 0) {

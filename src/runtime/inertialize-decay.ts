@@ -25,9 +25,22 @@ function materialisedScratch(J: number): InertializationState {
   return s;
 }
 
+export interface InertializationDecayOptions {
+  /**
+   * Joints whose translations may differ between the poses it blends (databaseRuntime's
+   * `movingTranslations`); the other joints' position offsets are not kept. They are zero (to
+   * rounding) when those translations, hence their velocities, are the same in every frame.
+   * Default: every joint.
+   */
+  movingJoints?: Int32Array;
+  /** A block of at least storageSize(...) values to keep the offsets in (e.g. a crowd's buffer). */
+  storage?: Float64Array;
+}
+
 export class InertializationDecay {
   readonly jointCount: number;
-  /** x0 of positions (J*3), j0 of positions, x0 of rotations (scaled angle-axis), j0 of rotations. */
+  private readonly moving: Int32Array;
+  /** x0 and j0 of the moving joints' positions (M*3 each), of every rotation (scaled angle-axis, J*3 each). */
   private readonly x0p: Float64Array;
   private readonly j0p: Float64Array;
   private readonly x0r: Float64Array;
@@ -40,19 +53,29 @@ export class InertializationDecay {
   private maxJ = 0;
   private maxV = 0;
 
-  /** `storage`: optional block of >= 12 * jointCount values to keep the offsets in. */
-  constructor(jointCount: number, storage?: Float64Array) {
+  /** Values kept for `jointCount` joints of which `movingJoints` have changing translations. */
+  static storageSize(jointCount: number, movingJoints = jointCount): number {
+    return 6 * (jointCount + movingJoints);
+  }
+
+  constructor(jointCount: number, options: InertializationDecayOptions = {}) {
     if (!(Number.isSafeInteger(jointCount) && jointCount >= 0)) throw new RangeError(`InertializationDecay: jointCount must be a non-negative integer, got ${String(jointCount)}`);
-    const n = 3 * jointCount;
-    if (storage !== undefined && !(storage instanceof Float64Array && storage.length >= 4 * n)) {
-      throw new RangeError(`InertializationDecay: storage must be a Float64Array of at least ${4 * n} values`);
+    const moving = options.movingJoints ?? Int32Array.from({ length: jointCount }, (_, j) => j);
+    for (let i = 0; i < moving.length; i++) {
+      if (!(moving[i] >= 0 && moving[i] < jointCount)) throw new RangeError(`InertializationDecay: moving joint ${moving[i]} is not in [0, ${jointCount})`);
     }
-    const buf = storage ?? new Float64Array(4 * n);
+    const n = 3 * jointCount, m = 3 * moving.length, size = InertializationDecay.storageSize(jointCount, moving.length);
+    const storage = options.storage;
+    if (storage !== undefined && !(storage instanceof Float64Array && storage.length >= size)) {
+      throw new RangeError(`InertializationDecay: storage must be a Float64Array of at least ${size} values`);
+    }
+    const buf = storage ?? new Float64Array(size);
     this.jointCount = jointCount;
-    this.x0p = buf.subarray(0, n);
-    this.j0p = buf.subarray(n, 2 * n);
-    this.x0r = buf.subarray(2 * n, 3 * n);
-    this.j0r = buf.subarray(3 * n, 4 * n);
+    this.moving = moving;
+    this.x0r = buf.subarray(0, n);
+    this.j0r = buf.subarray(n, 2 * n);
+    this.x0p = buf.subarray(2 * n, 2 * n + m);
+    this.j0p = buf.subarray(2 * n + m, 2 * n + 2 * m);
     this.reset();
   }
 
@@ -73,32 +96,44 @@ export class InertializationDecay {
   materialise(halfLife: number, out: InertializationState): void {
     const n = 3 * this.jointCount, y = (2 * Math.LN2) / halfLife, t = this.tau, e = Math.exp(-y * t);
     const po = out.positionOffsets, vo = out.velocityOffsets, ro = out.rotationOffsets, wo = out.angularVelocityOffsets;
+    po.fill(0, 0, n); vo.fill(0, 0, n);
+    for (let k = 0; k < this.moving.length; k++) {
+      for (let d = 0; d < 3; d++) {
+        const i = 3 * this.moving[k] + d, x = this.x0p[3 * k + d], j = this.j0p[3 * k + d];
+        po[i] = e * (x + j * t);
+        vo[i] = e * (j - y * x - j * y * t);
+      }
+    }
     for (let i = 0; i < n; i++) {
-      const xp = this.x0p[i], jp = this.j0p[i], xr = this.x0r[i], jr = this.j0r[i];
-      po[i] = e * (xp + jp * t);
-      vo[i] = e * (jp - y * xp - jp * y * t);
-      ro[i] = e * (xr + jr * t);
-      wo[i] = e * (jr - y * xr - jr * y * t);
+      const x = this.x0r[i], j = this.j0r[i];
+      ro[i] = e * (x + j * t);
+      wo[i] = e * (j - y * x - j * y * t);
     }
   }
 
   /**
    * A transition from `source` (the raw playing pose) to `destination` (see inertializeTransition):
-   * the output stays continuous and the new offsets start decaying from now.
+   * the output stays continuous and the new offsets start decaying from now. `checkValues` false
+   * skips the finite-value scan of both poses (for poses read from a validated database).
    */
-  transition(source: PoseBuffers, destination: PoseBuffers, halfLife: number): void {
+  transition(source: PoseBuffers, destination: PoseBuffers, halfLife: number, checkValues = true): void {
     const state = materialisedScratch(this.jointCount);
     this.materialise(halfLife, state);
-    inertializeTransition(state, source, destination);
+    inertializeTransition(state, source, destination, checkValues);
     const n = 3 * this.jointCount, y = (2 * Math.LN2) / halfLife;
     const po = state.positionOffsets, vo = state.velocityOffsets, ro = state.rotationOffsets, wo = state.angularVelocityOffsets;
     let maxX = 0, maxJ = 0, maxV = 0;
+    for (let k = 0; k < this.moving.length; k++) {
+      for (let d = 0; d < 3; d++) {
+        const i = 3 * this.moving[k] + d, j = vo[i] + y * po[i];
+        this.x0p[3 * k + d] = po[i]; this.j0p[3 * k + d] = j;
+        maxX = Math.max(maxX, Math.abs(po[i])); maxJ = Math.max(maxJ, Math.abs(j)); maxV = Math.max(maxV, Math.abs(vo[i]));
+      }
+    }
     for (let i = 0; i < n; i++) {
-      const jp = vo[i] + y * po[i], jr = wo[i] + y * ro[i];
-      this.x0p[i] = po[i]; this.j0p[i] = jp; this.x0r[i] = ro[i]; this.j0r[i] = jr;
-      maxX = Math.max(maxX, Math.abs(po[i]), Math.abs(ro[i]));
-      maxJ = Math.max(maxJ, Math.abs(jp), Math.abs(jr));
-      maxV = Math.max(maxV, Math.abs(vo[i]), Math.abs(wo[i]));
+      const j = wo[i] + y * ro[i];
+      this.x0r[i] = ro[i]; this.j0r[i] = j;
+      maxX = Math.max(maxX, Math.abs(ro[i])); maxJ = Math.max(maxJ, Math.abs(j)); maxV = Math.max(maxV, Math.abs(wo[i]));
     }
     this.maxX = maxX; this.maxJ = maxJ; this.maxV = maxV;
     this.tau = 0;
@@ -119,6 +154,7 @@ export class InertializationDecay {
     outPositions: Float64Array, outRotations: Float64Array,
   ): boolean {
     const J = this.jointCount;
+    for (let i = 0; i < 3 * J; i++) outPositions[i] = playingPositions[posAt + i];
     if (this.active) {
       this.tau += dt;
       const y = (2 * Math.LN2) / halfLife, t = this.tau, e = Math.exp(-y * t);
@@ -126,25 +162,24 @@ export class InertializationDecay {
       if (e * (this.maxX + this.maxJ * t) < EPSILON && e * (this.maxV + this.maxJ * y * t) * dt < EPSILON) {
         this.reset();
       } else {
-        this.applyOffsets(e, t, playingPositions, posAt, playingRotations, rotAt, outPositions, outRotations);
+        const mv = this.moving, x0p = this.x0p, j0p = this.j0p;
+        for (let k = 0; k < mv.length; k++) {
+          const o = 3 * mv[k], a = 3 * k;
+          outPositions[o] += e * (x0p[a] + j0p[a] * t);
+          outPositions[o + 1] += e * (x0p[a + 1] + j0p[a + 1] * t);
+          outPositions[o + 2] += e * (x0p[a + 2] + j0p[a + 2] * t);
+        }
+        this.applyRotationOffsets(e, t, playingRotations, rotAt, outRotations);
         return true;
       }
     }
-    for (let i = 0; i < 3 * J; i++) outPositions[i] = playingPositions[posAt + i];
     for (let i = 0; i < 4 * J; i++) outRotations[i] = playingRotations[rotAt + i];
     return false;
   }
 
-  private applyOffsets(
-    e: number, t: number,
-    P: Float32Array | Float64Array, pAt: number, Q: Float32Array | Float64Array, qAt: number,
-    outP: Float64Array, outQ: Float64Array,
-  ): void {
-    const x0p = this.x0p, j0p = this.j0p, x0r = this.x0r, j0r = this.j0r;
-    for (let i3 = 0, i4 = 0; i3 < x0p.length; i3 += 3, i4 += 4) {
-      outP[i3] = P[pAt + i3] + e * (x0p[i3] + j0p[i3] * t);
-      outP[i3 + 1] = P[pAt + i3 + 1] + e * (x0p[i3 + 1] + j0p[i3 + 1] * t);
-      outP[i3 + 2] = P[pAt + i3 + 2] + e * (x0p[i3 + 2] + j0p[i3 + 2] * t);
+  private applyRotationOffsets(e: number, t: number, Q: Float32Array | Float64Array, qAt: number, outQ: Float64Array): void {
+    const x0r = this.x0r, j0r = this.j0r;
+    for (let i3 = 0, i4 = 0; i3 < x0r.length; i3 += 3, i4 += 4) {
       // exp of the scaled angle-axis offset, inline; small angles (most of a decay) by series.
       const x = e * (x0r[i3] + j0r[i3] * t), y = e * (x0r[i3 + 1] + j0r[i3 + 1] * t), z = e * (x0r[i3 + 2] + j0r[i3 + 2] * t);
       const hh = 0.25 * (x * x + y * y + z * z); // (angle / 2)^2

@@ -110,17 +110,19 @@ const rotatedVec = new Float64Array(3);
  * offset because {@link inertializeUpdate} outputs offset_w + exp(offset)·playing_w; using the same
  * composition on both sides makes the output angular velocity exactly continuous too.
  * `source` is the raw pose that was playing, WITHOUT offsets (if you only have the shown output,
- * use {@link inertializeTransitionFromOutput}). Validates both poses (finite values, buffer sizes):
- * transitions are rare.
+ * use {@link inertializeTransitionFromOutput}). Validates both poses (buffer sizes, and finite values
+ * unless `checkValues` is false: a caller whose poses come from validated data, such as the
+ * controller reading its database, skips that scan).
  */
 export function inertializeTransition(
   state: InertializationState,
   source: PoseBuffers,
   destination: PoseBuffers,
+  checkValues = true,
 ): void {
   const fn = 'inertializeTransition';
-  requirePose(fn, 'source', source, state.jointCount, true);
-  requirePose(fn, 'destination', destination, state.jointCount, true);
+  requirePose(fn, 'source', source, state.jointCount, checkValues);
+  requirePose(fn, 'destination', destination, state.jointCount, checkValues);
   transitionOffsets(state, source, destination);
 }
 

@@ -563,7 +563,7 @@ export class Matcher {
         let src = cs.baseRanges;
         if (ex && ex.length > 0) {
           cs.ensure(ex.length, this.rows);
-          const nb = normalizeRanges(ex, this.rows, cs.excluded, `excludeRangesPerQuery[${from + i}]`);
+          const nb = normalizeRanges(ex, this.rows, cs.excluded, 'excludeRangesPerQuery', from + i);
           cnt = subtractRanges(cs.baseRanges, cs.baseCount, cs.excluded, nb, cs.perQuery);
           src = cs.perQuery;
         } else {

@@ -10,7 +10,7 @@ export type FrameRange = readonly [number, number];
  * Copies `list` into out (pairs), clamped to [0, rows), sorted and merged; returns the pair count.
  * Throws RangeError for non-integer bounds or start > end. `out` must hold 2 * list.length ints.
  */
-export function normalizeRanges(list: ReadonlyArray<FrameRange>, rows: number, out: Int32Array, label: string): number {
+export function normalizeRanges(list: ReadonlyArray<FrameRange>, rows: number, out: Int32Array, label: string, labelIndex = -1): number {
   let n = 0;
   let sorted = true;
   for (let k = 0; k < list.length; k++) {
@@ -18,7 +18,9 @@ export function normalizeRanges(list: ReadonlyArray<FrameRange>, rows: number, o
     const s = r[0];
     const e = r[1];
     if (!Number.isInteger(s) || !Number.isInteger(e) || s > e) {
-      throw new RangeError(`${label}[${k}] must be [start, end) with integer start <= end, got [${s}, ${e}]`);
+      // The label is assembled only here: per-query calls must not build a string each.
+      const name = labelIndex >= 0 ? `${label}[${labelIndex}]` : label;
+      throw new RangeError(`${name}[${k}] must be [start, end) with integer start <= end, got [${s}, ${e}]`);
     }
     const cs = Math.max(0, s);
     const ce = Math.min(rows, e);
