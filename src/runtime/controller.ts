@@ -219,6 +219,18 @@ export class MotionMatchingController {
   /** Foot locking and IK state (locks, targets) for debug views. */
   readonly footIK: FootIK;
 
+  /**
+   * Defaults filled in and validated. Controllers given the returned object share it instead of
+   * copying it: a crowd passes one object to every character (one copy in cache, not thousands),
+   * and a change to one of its fields applies to all of them.
+   */
+  static resolveOptions(options: Partial<ControllerOptions> = {}): ControllerOptions {
+    const resolved = { ...DEFAULT_CONTROLLER_OPTIONS, ...options };
+    validateControllerOptions(resolved);
+    resolvedOptions.add(resolved);
+    return resolved;
+  }
+
   /** Values a controller keeps for `db` (the size of the `storage` block the constructor accepts). */
   static storageSize(db: Database): number {
     const J = db.skeleton.names.length;
@@ -232,8 +244,7 @@ export class MotionMatchingController {
   constructor(db: Database, options: Partial<ControllerOptions> = {}, storage?: Float64Array) {
     this.db = db;
     this.rt = databaseRuntime(db);
-    this.options = { ...DEFAULT_CONTROLLER_OPTIONS, ...options };
-    validateControllerOptions(this.options);
+    this.options = resolvedOptions.has(options) ? (options as ControllerOptions) : MotionMatchingController.resolveOptions(options);
     const J = (this.joints = db.skeleton.names.length);
     this.rawQuery = new Float32Array(db.stride);
     this.request = { query: new Float32Array(db.stride), bestCost: Infinity, excludeStart: 0, excludeEnd: 0, requireTags: null, excludeTags: null };
@@ -744,6 +755,9 @@ export class MotionMatchingController {
   get clipIndex(): number { return this.rt.clipOf[this.frame]; }
   get clipTime(): number { return (this.frame - this.db.clips[this.clipIndex].start + this.s[FRAME_FRACTION]) / this.db.fps; }
 }
+
+/** Options objects made by resolveOptions (shared as they are by the controllers given them). */
+const resolvedOptions = new WeakSet<object>();
 
 /**
  * The playing and destination poses are scratch: a step fills and consumes them before it returns,

@@ -31,6 +31,7 @@ export interface FootIKHost {
 // Temporaries of one call, shared by every character of a thread (they stay in cache in a crowd).
 const IK_SCRATCH = createTwoBoneIkScratch();
 const FOOT_WORLD_ROT = new Float64Array(4);
+const IK_TARGET = new Float64Array(3);
 const DROP_VEC = new Float64Array(3);
 const DROP_LOCAL = new Float64Array(3);
 
@@ -95,6 +96,29 @@ export interface FootIKLeg extends LegJoints {
   readonly target: Float64Array;
 }
 
+/** FootIKLeg over a FootIK state block (a class, so that every leg view shares one shape). */
+class LegView implements FootIKLeg {
+  readonly hip: number;
+  readonly knee: number;
+  readonly foot: number;
+  readonly bit: number;
+  readonly below: Int32Array;
+  readonly lock: Float64Array;
+  readonly offset: Float64Array;
+  readonly offsetVel: Float64Array;
+  readonly target: Float64Array;
+
+  constructor(joints: LegJoints, private readonly S: Float64Array, private readonly at: number) {
+    this.hip = joints.hip; this.knee = joints.knee; this.foot = joints.foot; this.bit = joints.bit; this.below = joints.below;
+    const view = (o: number) => S.subarray(at + o, at + o + 3);
+    this.lock = view(LOCK); this.offset = view(OFFSET); this.offsetVel = view(OFFSET_VEL); this.target = view(TARGET);
+  }
+
+  get locked(): boolean {
+    return this.S[this.at + LOCKED] !== 0;
+  }
+}
+
 /**
  * Foot locking with two-bone IK: a foot is locked where it is when its contact starts and released
  * when the contact ends or the animated foot drifts too far; switches between "follow the lock"
@@ -116,14 +140,7 @@ export class FootIK {
     const S = (this.S = storage ?? new Float64Array(FOOT_IK_STATE_SIZE));
     S[DECAY_DT] = -1;
     this.rig = footRig(db);
-    this.legs = this.rig.legs.map((joints, i): FootIKLeg => {
-      const at = i * LEG_SIZE, view = (o: number) => S.subarray(at + o, at + o + 3);
-      return {
-        ...joints,
-        get locked() { return S[at + LOCKED] !== 0; },
-        lock: view(LOCK), offset: view(OFFSET), offsetVel: view(OFFSET_VEL), target: view(TARGET),
-      };
-    });
+    this.legs = this.rig.legs.map((joints, i) => new LegView(joints, S, i * LEG_SIZE));
   }
 
   reset(worldPositions: Float64Array): void {
@@ -188,7 +205,8 @@ export class FootIK {
       if (error < 2.5e-9) continue;
       // Keep the foot's world orientation: remember it, bend the leg, then restore it locally.
       for (let k = 0; k < 4; k++) FOOT_WORLD_ROT[k] = host.worldRotations[4 * leg.foot + k];
-      solveTwoBoneIkInto(host.rotations, host.worldPositions, host.worldRotations, this.db.skeleton.parents, leg.hip, leg.knee, leg.foot, this.legs[i].target, IK_SCRATCH);
+      for (let k = 0; k < 3; k++) IK_TARGET[k] = S[at + TARGET + k];
+      solveTwoBoneIkInto(host.rotations, host.worldPositions, host.worldRotations, this.db.skeleton.parents, leg.hip, leg.knee, leg.foot, IK_TARGET, IK_SCRATCH);
       quatInvMultiply(host.rotations, 4 * leg.foot, host.worldRotations, 4 * leg.knee, FOOT_WORLD_ROT, 0);
       for (let k = 0; k < 4; k++) host.worldRotations[4 * leg.foot + k] = FOOT_WORLD_ROT[k];
       for (let b = 0; b < leg.below.length; b++) host.updateWorldJoint(leg.below[b]);

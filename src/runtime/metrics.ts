@@ -116,17 +116,26 @@ export class QualityMeter {
 
   private predictCountdown = 0;
 
+  /** Values a meter keeps for `joints` joints and steps of at least `minDt` (see the constructor's `storage`). */
+  static storageSize(joints: number, minDt = 1 / 240): number {
+    return 6 * joints + 8 * ringLength(minDt);
+  }
+
   /**
    * `minDt`: the smallest step expected (sizes the prediction rings). `predictEvery`: make a
-   * trajectory prediction every this many steps (crowds sample at the search cadence).
+   * trajectory prediction every this many steps (crowds sample at the search cadence). `storage`
+   * (optional, at least storageSize(...) values): where the history and rings live, e.g. next to
+   * the controller's own block in a crowd's buffer.
    */
-  constructor(private readonly controller: MotionMatchingController, stats: QualityStats = new QualityStats(), minDt = 1 / 240, private readonly predictEvery = 1) {
+  constructor(private readonly controller: MotionMatchingController, stats: QualityStats = new QualityStats(), minDt = 1 / 240, private readonly predictEvery = 1, storage?: Float64Array) {
     this.stats = stats;
     this.J = controller.joints;
-    this.ring = Math.ceil(HORIZONS[1] / minDt) + 4;
-    // One block per meter: the history and the prediction rings are touched every step.
-    const n = this.J * 3, R = 2 * this.ring;
-    const block = new Float64Array(2 * n + 4 * R);
+    this.ring = ringLength(minDt);
+    const n = this.J * 3, R = 2 * this.ring, size = 2 * n + 4 * R;
+    if (storage !== undefined && !(storage instanceof Float64Array && storage.length >= size)) {
+      throw new RangeError(`QualityMeter: storage must be a Float64Array of at least ${size} values`);
+    }
+    const block = storage ? storage.subarray(0, size).fill(0) : new Float64Array(size);
     this.history = block.subarray(0, 2 * n);
     this.predTime = block.subarray(2 * n, 2 * n + R);
     this.predX = block.subarray(2 * n + R, 2 * n + 2 * R);
@@ -239,6 +248,11 @@ export class QualityMeter {
       this.predHead[h] = next;
     }
   }
+}
+
+/** Prediction ring length per horizon for steps of at least minDt. */
+function ringLength(minDt: number): number {
+  return Math.ceil(HORIZONS[1] / minDt) + 4;
 }
 
 /** The bin index below which `q` of the histogram's mass lies (upper edge of that bin). */

@@ -46,7 +46,7 @@ export interface GroupResult {
 }
 
 /** Agents stepped together (prepare, search, complete) before the next ones: their state stays in cache. */
-const CHUNK = 256;
+const CHUNK = 128;
 
 export function stepCount(cfg: SimulationConfig): number {
   return Math.round(cfg.seconds * cfg.hz);
@@ -86,19 +86,22 @@ export class AgentGroup {
     this.dt = 1 / cfg.hz;
     this.stride = db.stride;
     this.fullHashEvery = Math.max(1, Math.round(cfg.hz));
-    // Every controller's state in one buffer, in agent order: a step streams through it.
-    const size = MotionMatchingController.storageSize(db);
-    const storage = new Float64Array(size * count);
-    const options = { ...cfg.controller, footIK: cfg.footIK };
+    // Every agent's state (controller, then quality meter) in one buffer, in agent order: a step
+    // streams through it rather than through two allocations per agent.
+    const controllerSize = MotionMatchingController.storageSize(db);
+    const agentSize = controllerSize + QualityMeter.storageSize(db.skeleton.names.length, this.dt);
+    const storage = new Float64Array(agentSize * count);
+    const options = MotionMatchingController.resolveOptions({ ...cfg.controller, footIK: cfg.footIK });
     for (let a = first; a < first + count; a++) {
-      const c = new MotionMatchingController(db, options, storage.subarray((a - first) * size, (a - first + 1) * size));
+      const at = (a - first) * agentSize;
+      const c = new MotionMatchingController(db, options, storage.subarray(at, at + controllerSize));
       // Spread agents on a grid so that their positions (and digests) differ from the start.
       c.reset(c.frame, 3 * (a % 64), 3 * Math.floor(a / 64), 0);
       this.controllers.push(c);
       this.drivers.push(new ScriptedDriver(cfg.scenario, cfg.seed, a));
       this.inputs.push(createInput());
       // Trajectory predictions are sampled at the search cadence (0.1 s), as the controller makes them.
-      this.meters.push(new QualityMeter(c, this.stats, this.dt, Math.max(1, Math.round(0.1 * cfg.hz))));
+      this.meters.push(new QualityMeter(c, this.stats, this.dt, Math.max(1, Math.round(0.1 * cfg.hz)), storage.subarray(at + controllerSize, at + agentSize)));
       this.digests.push(new Digest());
     }
     const batch = Math.min(count, CHUNK);
