@@ -202,9 +202,8 @@ export class MotionMatchingController {
   wantsSearch = false;
   readonly rawQuery: Float32Array;
 
-  private readonly cols: Array<[number, number]>;
-  private readonly trajPosGroups: Array<{ col: number; first: number; count: number }> = [];
-  private readonly trajDirGroups: Array<{ col: number; first: number; count: number }> = [];
+  /** Where the schema's trajectory groups sit in the query (shared by every controller of the database). */
+  private readonly trajectory: TrajectoryLayout;
   private forceSearch = true;
 
   // Inertialization (per joint, root-relative local space) plus the root's velocity offset.
@@ -248,16 +247,8 @@ export class MotionMatchingController {
     const J = (this.joints = db.skeleton.names.length);
     this.rawQuery = new Float32Array(db.stride);
     this.request = { query: new Float32Array(db.stride), bestCost: Infinity, excludeStart: 0, excludeEnd: 0, requireTags: null, excludeTags: null };
-    this.cols = groupColumns(db.schema);
-    const times: number[] = [];
-    db.schema.groups.forEach((g, i) => {
-      if (g.kind !== 'trajectoryPosition' && g.kind !== 'trajectoryDirection') return;
-      const offsets = g.offsets ?? [];
-      for (const o of offsets) if (o < 0) throw new RangeError(`the controller predicts the future only: schema group "${g.name}" has a past offset ${o}`);
-      const entry = { col: this.cols[i][0], first: times.length, count: offsets.length };
-      (g.kind === 'trajectoryPosition' ? this.trajPosGroups : this.trajDirGroups).push(entry);
-      times.push(...offsets);
-    });
+    const trajectory = (this.trajectory = trajectoryLayout(db));
+    const times = trajectory.times;
     const T = times.length;
     // Every per-step value lives in one block: the small fixed-size state first (at constant
     // offsets, read through `s`), then the pose buffers in the order a step touches them. A crowd of
@@ -426,7 +417,7 @@ export class MotionMatchingController {
     // the feet are now; the trajectory part comes from the simulation.
     for (let d = 0; d < S; d++) q[d] = db.rawFeatures[f * S + d];
     const v = SCRATCH_V3, r = SCRATCH_V3B;
-    for (const g of this.trajPosGroups) {
+    for (const g of this.trajectory.positions) {
       for (let k = 0; k < g.count; k++) {
         const t = 3 * (g.first + k);
         v[0] = this.trajectoryPositions[t] - this.s[ROOT_POS]; v[1] = 0; v[2] = this.trajectoryPositions[t + 2] - this.s[ROOT_POS + 2];
@@ -434,7 +425,7 @@ export class MotionMatchingController {
         q[g.col + 2 * k] = r[0]; q[g.col + 2 * k + 1] = r[2];
       }
     }
-    for (const g of this.trajDirGroups) {
+    for (const g of this.trajectory.directions) {
       for (let k = 0; k < g.count; k++) {
         v[0] = 0; v[1] = 0; v[2] = 1;
         quatRotateVec3(r, 0, this.trajectoryRotations, 4 * (g.first + k), v, 0);
@@ -819,10 +810,42 @@ export function wrapAngle(a: number): number {
   return a - 2 * Math.PI * Math.round(a / (2 * Math.PI));
 }
 
+interface TrajectoryGroup {
+  /** First query column of the group, its first entry in `times`, and its number of offsets. */
+  readonly col: number;
+  readonly first: number;
+  readonly count: number;
+}
+
+interface TrajectoryLayout {
+  /** Every trajectory offset (s), position groups' and direction groups' in schema order. */
+  readonly times: readonly number[];
+  readonly positions: readonly TrajectoryGroup[];
+  readonly directions: readonly TrajectoryGroup[];
+}
+
+const trajectoryLayouts = new WeakMap<Database, TrajectoryLayout>();
+
+/** The schema's trajectory groups, computed once per database. */
+function trajectoryLayout(db: Database): TrajectoryLayout {
+  let layout = trajectoryLayouts.get(db);
+  if (layout) return layout;
+  const cols = groupColumns(db.schema);
+  const times: number[] = [], positions: TrajectoryGroup[] = [], directions: TrajectoryGroup[] = [];
+  db.schema.groups.forEach((g, i) => {
+    if (g.kind !== 'trajectoryPosition' && g.kind !== 'trajectoryDirection') return;
+    const offsets = g.offsets ?? [];
+    for (const o of offsets) if (o < 0) throw new RangeError(`the controller predicts the future only: schema group "${g.name}" has a past offset ${o}`);
+    (g.kind === 'trajectoryPosition' ? positions : directions).push({ col: cols[i][0], first: times.length, count: offsets.length });
+    times.push(...offsets);
+  });
+  layout = { times, positions, directions };
+  trajectoryLayouts.set(db, layout);
+  return layout;
+}
+
 function trajectoryOffsetCount(db: Database): number {
-  let n = 0;
-  for (const g of db.schema.groups) if (g.kind === 'trajectoryPosition' || g.kind === 'trajectoryDirection') n += (g.offsets ?? []).length;
-  return n;
+  return trajectoryLayout(db).times.length;
 }
 
 function firstCandidate(db: Database): number {

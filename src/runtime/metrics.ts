@@ -26,6 +26,9 @@ const SKATE_BIN = 0.1;
 const JUMP_BINS = 500; // 0.02 m/s bins up to 10 m/s
 const JUMP_BIN = 0.02;
 const HORIZONS = new Float64Array([0.5, 1]);
+// Temporaries of one observe() call, shared by every meter of a thread.
+const PRED_OUT = new Float64Array(6);
+const DESIRED = new Float64Array(3);
 /** Input changes smaller than these (m/s, rad) keep a prediction valid. */
 const INPUT_SPEED_TOLERANCE = 0.1;
 const INPUT_ANGLE_TOLERANCE = 0.1;
@@ -102,15 +105,16 @@ export class QualityMeter {
   private readonly predX: Float64Array;
   private readonly predZ: Float64Array;
   private readonly predVersion: Float64Array;
-  private readonly predHead = new Int32Array(2);
-  private readonly predTail = new Int32Array(2);
+  // Ring cursors per horizon (plain fields: two small arrays would be two more objects to fetch).
+  private head0 = 0;
+  private head1 = 0;
+  private tail0 = 0;
+  private tail1 = 0;
   private time = 0;
   private inputVersion = 0;
   private lastVX = NaN;
   private lastVZ = NaN;
   private lastFacing = NaN;
-  private readonly predOut = new Float64Array(6);
-  private readonly desired = new Float64Array(3);
   private lastSearches: number;
   private lastTransitions: number;
 
@@ -209,7 +213,7 @@ export class QualityMeter {
   }
 
   private trackTrajectory(input: ControllerInput): void {
-    const c = this.controller, s = this.stats;
+    const c = this.controller;
     // A prediction is judged only if the input it was made under still holds (within a tolerance,
     // so that an agent steering gently at a waypoint keeps its predictions).
     const facingChanged = Number.isNaN(input.facing) !== Number.isNaN(this.lastFacing) ||
@@ -222,31 +226,41 @@ export class QualityMeter {
     const predict = --this.predictCountdown <= 0;
     if (predict) {
       this.predictCountdown = this.predictEvery;
-      this.desired[0] = input.velocityX; this.desired[1] = 0; this.desired[2] = input.velocityZ;
-      springCharacterPredict(this.predOut, null, null, c.simPosition, 0, c.simVelocity, 0, c.simAcceleration, 0, this.desired, 0, c.options.trajectoryHalfLife, HORIZONS, 2, 3);
+      DESIRED[0] = input.velocityX; DESIRED[1] = 0; DESIRED[2] = input.velocityZ;
+      springCharacterPredict(PRED_OUT, null, null, c.simPosition, 0, c.simVelocity, 0, c.simAcceleration, 0, DESIRED, 0, c.options.trajectoryHalfLife, HORIZONS, 2, 3);
     }
-    const R = this.ring;
-    for (let h = 0; h < 2; h++) {
-      // Evaluate predictions whose time has come (only those made under the input still in force).
-      while (this.predTail[h] !== this.predHead[h] && this.predTime[h * R + this.predTail[h]] <= this.time + 1e-9) {
-        const k = h * R + this.predTail[h];
-        if (this.predVersion[k] === this.inputVersion) {
-          const ex = c.rootPosition[0] - this.predX[k], ez = c.rootPosition[2] - this.predZ[k];
-          s.errSum[h] += Math.sqrt(ex * ex + ez * ez) * 100;
-          s.errCount[h]++;
-        }
-        this.predTail[h] = (this.predTail[h] + 1) % R;
+    this.tail0 = this.evaluateDue(0, this.head0, this.tail0);
+    this.tail1 = this.evaluateDue(1, this.head1, this.tail1);
+    if (!predict) return;
+    this.head0 = this.record(0, this.head0, this.tail0);
+    this.head1 = this.record(1, this.head1, this.tail1);
+  }
+
+  /** Scores horizon h's predictions whose time has come (made under the input still in force); returns the new tail. */
+  private evaluateDue(h: number, head: number, tail: number): number {
+    const R = this.ring, c = this.controller, s = this.stats;
+    while (tail !== head && this.predTime[h * R + tail] <= this.time + 1e-9) {
+      const k = h * R + tail;
+      if (this.predVersion[k] === this.inputVersion) {
+        const ex = c.rootPosition[0] - this.predX[k], ez = c.rootPosition[2] - this.predZ[k];
+        s.errSum[h] += Math.sqrt(ex * ex + ez * ez) * 100;
+        s.errCount[h]++;
       }
-      if (!predict) continue;
-      const next = (this.predHead[h] + 1) % R;
-      if (next === this.predTail[h]) continue; // full: only with steps smaller than minDt
-      const k = h * R + this.predHead[h];
-      this.predTime[k] = this.time + HORIZONS[h];
-      this.predX[k] = this.predOut[3 * h];
-      this.predZ[k] = this.predOut[3 * h + 2];
-      this.predVersion[k] = this.inputVersion;
-      this.predHead[h] = next;
+      tail = (tail + 1) % R;
     }
+    return tail;
+  }
+
+  /** Stores this step's prediction for horizon h; returns the new head (unchanged when the ring is full). */
+  private record(h: number, head: number, tail: number): number {
+    const R = this.ring, next = (head + 1) % R;
+    if (next === tail) return head; // full: only with steps smaller than minDt
+    const k = h * R + head;
+    this.predTime[k] = this.time + HORIZONS[h];
+    this.predX[k] = PRED_OUT[3 * h];
+    this.predZ[k] = PRED_OUT[3 * h + 2];
+    this.predVersion[k] = this.inputVersion;
+    return next;
   }
 }
 
