@@ -120,9 +120,9 @@ export class QualityMeter {
 
   private predictCountdown = 0;
 
-  /** Values a meter keeps for `joints` joints and steps of at least `minDt` (see the constructor's `storage`). */
-  static storageSize(joints: number, minDt = 1 / 240): number {
-    return 6 * joints + 8 * ringLength(minDt);
+  /** Values a meter keeps for `joints` joints, steps of at least `minDt` and a prediction every `predictEvery` steps (see the constructor's `storage`). */
+  static storageSize(joints: number, minDt = 1 / 240, predictEvery = 1): number {
+    return 6 * joints + 8 * ringLength(minDt, predictEvery);
   }
 
   /**
@@ -134,7 +134,7 @@ export class QualityMeter {
   constructor(private readonly controller: MotionMatchingController, stats: QualityStats = new QualityStats(), minDt = 1 / 240, private readonly predictEvery = 1, storage?: Float64Array) {
     this.stats = stats;
     this.J = controller.joints;
-    this.ring = ringLength(minDt);
+    this.ring = ringLength(minDt, predictEvery);
     const n = this.J * 3, R = 2 * this.ring, size = 2 * n + 4 * R;
     if (storage !== undefined && !(storage instanceof Float64Array && storage.length >= size)) {
       throw new RangeError(`QualityMeter: storage must be a Float64Array of at least ${size} values`);
@@ -264,9 +264,9 @@ export class QualityMeter {
   }
 }
 
-/** Prediction ring length per horizon for steps of at least minDt. */
-function ringLength(minDt: number): number {
-  return Math.ceil(HORIZONS[1] / minDt) + 4;
+/** Prediction ring length per horizon: predictions made every `predictEvery` steps of at least minDt, alive for the longest horizon. */
+function ringLength(minDt: number, predictEvery: number): number {
+  return Math.ceil(HORIZONS[1] / minDt / predictEvery) + 4;
 }
 
 /** The bin index below which `q` of the histogram's mass lies (upper edge of that bin). */
