@@ -12,17 +12,33 @@
  * Transitions go through {@link inertializeTransition} on a materialised state (shared scratch), so
  * both paths compute the same offsets; they differ from the stepwise spring by rounding only.
  */
-import { createInertializationState, inertializeTransition, type InertializationState, type PoseBuffers } from './inertialize.js';
+import { requirePose, type InertializationState, type PoseBuffers } from './inertialize.js';
 
 /** Offsets below this (m, rad; and velocity × dt) are not applied any more. */
 const EPSILON = 1e-7;
 
-const scratchByJoints = new Map<number, InertializationState>();
+// Results of expMap and rotate (temporaries of one call).
+const EXP = new Float64Array(4);
+const ROT = new Float64Array(3);
 
-function materialisedScratch(J: number): InertializationState {
-  let s = scratchByJoints.get(J);
-  if (!s) { s = createInertializationState(J); scratchByJoints.set(J, s); }
-  return s;
+/** EXP = exp of the scaled angle-axis vector (x, y, z), as quatFromScaledAngleAxis computes it. */
+function expMap(x: number, y: number, z: number): void {
+  const angle = Math.sqrt(x * x + y * y + z * z);
+  if (angle < 1e-8) {
+    const hx = 0.5 * x, hy = 0.5 * y, hz = 0.5 * z, n = Math.sqrt(hx * hx + hy * hy + hz * hz + 1);
+    EXP[0] = hx / n; EXP[1] = hy / n; EXP[2] = hz / n; EXP[3] = 1 / n;
+    return;
+  }
+  const h = 0.5 * angle, s = Math.sin(h) / angle;
+  EXP[0] = x * s; EXP[1] = y * s; EXP[2] = z * s; EXP[3] = Math.cos(h);
+}
+
+/** ROT = the unit quaternion (qx, qy, qz, qw) applied to (vx, vy, vz). */
+function rotate(qx: number, qy: number, qz: number, qw: number, vx: number, vy: number, vz: number): void {
+  const tx = 2 * (qy * vz - qz * vy), ty = 2 * (qz * vx - qx * vz), tz = 2 * (qx * vy - qy * vx);
+  ROT[0] = vx + qw * tx + (qy * tz - qz * ty);
+  ROT[1] = vy + qw * ty + (qz * tx - qx * tz);
+  ROT[2] = vz + qw * tz + (qx * ty - qy * tx);
 }
 
 export interface InertializationDecayOptions {
@@ -112,28 +128,67 @@ export class InertializationDecay {
   }
 
   /**
-   * A transition from `source` (the raw playing pose) to `destination` (see inertializeTransition):
-   * the output stays continuous and the new offsets start decaying from now. `checkValues` false
-   * skips the finite-value scan of both poses (for poses read from a validated database).
+   * A transition from `source` (the raw playing pose) to `destination`, as inertializeTransition
+   * does it (the output and its velocities stay continuous), on the offsets as they are now; the
+   * new offsets start decaying from here. `checkValues` false skips the finite-value scan of both
+   * poses (for poses read from a validated database); sizes are always checked.
    */
   transition(source: PoseBuffers, destination: PoseBuffers, halfLife: number, checkValues = true): void {
-    const state = materialisedScratch(this.jointCount);
-    this.materialise(halfLife, state);
-    inertializeTransition(state, source, destination, checkValues);
-    const n = 3 * this.jointCount, y = (2 * Math.LN2) / halfLife;
-    const po = state.positionOffsets, vo = state.velocityOffsets, ro = state.rotationOffsets, wo = state.angularVelocityOffsets;
+    const J = this.jointCount;
+    requirePose('InertializationDecay.transition', 'source', source, J, checkValues);
+    requirePose('InertializationDecay.transition', 'destination', destination, J, checkValues);
+    const y = (2 * Math.LN2) / halfLife, t = this.tau, e = this.active ? Math.exp(-y * t) : 0;
     let maxX = 0, maxJ = 0, maxV = 0;
-    for (let k = 0; k < this.moving.length; k++) {
+    const mv = this.moving, x0p = this.x0p, j0p = this.j0p, x0r = this.x0r, j0r = this.j0r;
+    const sp = source.positions, sv = source.velocities, dp = destination.positions, dv = destination.velocities;
+    for (let k = 0; k < mv.length; k++) {
       for (let d = 0; d < 3; d++) {
-        const i = 3 * this.moving[k] + d, j = vo[i] + y * po[i];
-        this.x0p[3 * k + d] = po[i]; this.j0p[3 * k + d] = j;
-        maxX = Math.max(maxX, Math.abs(po[i])); maxJ = Math.max(maxJ, Math.abs(j)); maxV = Math.max(maxV, Math.abs(vo[i]));
+        const a = 3 * k + d, i = 3 * mv[k] + d, x = x0p[a], j = j0p[a];
+        // offset ← (source + offset) − destination, for positions and velocities
+        const po = sp[i] + e * (x + j * t) - dp[i];
+        const vo = sv[i] + e * (j - y * x - j * y * t) - dv[i];
+        const jn = vo + y * po;
+        x0p[a] = po; j0p[a] = jn;
+        maxX = Math.max(maxX, Math.abs(po)); maxJ = Math.max(maxJ, Math.abs(jn)); maxV = Math.max(maxV, Math.abs(vo));
       }
     }
-    for (let i = 0; i < n; i++) {
-      const j = wo[i] + y * ro[i];
-      this.x0r[i] = ro[i]; this.j0r[i] = j;
-      maxX = Math.max(maxX, Math.abs(ro[i])); maxJ = Math.max(maxJ, Math.abs(j)); maxV = Math.max(maxV, Math.abs(wo[i]));
+    const sr = source.rotations, sw = source.angularVelocities, dr = destination.rotations, dw = destination.angularVelocities;
+    for (let i3 = 0, i4 = 0; i3 < 3 * J; i3 += 3, i4 += 4) {
+      // The offset now (scaled angle-axis) and its rate.
+      const rx = e * (x0r[i3] + j0r[i3] * t), ry = e * (x0r[i3 + 1] + j0r[i3 + 1] * t), rz = e * (x0r[i3 + 2] + j0r[i3 + 2] * t);
+      const wx = e * (j0r[i3] - y * x0r[i3] - j0r[i3] * y * t);
+      const wy = e * (j0r[i3 + 1] - y * x0r[i3 + 1] - j0r[i3 + 1] * y * t);
+      const wz = e * (j0r[i3 + 2] - y * x0r[i3 + 2] - j0r[i3 + 2] * y * t);
+      // What the output shows: q = exp(offset), q · source, and its angular velocity w + q·source_w.
+      expMap(rx, ry, rz);
+      const qx = EXP[0], qy = EXP[1], qz = EXP[2], qw = EXP[3];
+      const bx = sr[i4], by = sr[i4 + 1], bz = sr[i4 + 2], bw = sr[i4 + 3];
+      const ox = qw * bx + qx * bw + qy * bz - qz * by;
+      const oy = qw * by - qx * bz + qy * bw + qz * bx;
+      const oz = qw * bz + qx * by - qy * bx + qz * bw;
+      const ow = qw * bw - qx * bx - qy * by - qz * bz;
+      rotate(qx, qy, qz, qw, sw[i3], sw[i3 + 1], sw[i3 + 2]);
+      const owx = wx + ROT[0], owy = wy + ROT[1], owz = wz + ROT[2];
+      // New offset: output · destination⁻¹, the short way round (w >= 0), and its log.
+      const cx = -dr[i4], cy = -dr[i4 + 1], cz = -dr[i4 + 2], cw = dr[i4 + 3];
+      let nx = ow * cx + ox * cw + oy * cz - oz * cy;
+      let ny = ow * cy - ox * cz + oy * cw + oz * cx;
+      let nz = ow * cz + ox * cy - oy * cx + oz * cw;
+      let nw = ow * cw - ox * cx - oy * cy - oz * cz;
+      if (nw < 0) { nx = -nx; ny = -ny; nz = -nz; nw = -nw; }
+      const len = Math.sqrt(nx * nx + ny * ny + nz * nz);
+      const sc = len < 1e-8 ? 2 : (2 * Math.atan2(len, nw)) / len;
+      const lx = nx * sc, ly = ny * sc, lz = nz * sc;
+      // Angular velocity offset: shown − new offset · destination_w. exp(log(n)) is n normalised
+      // (up to rounding): normalising saves a sine and a cosine per joint.
+      const nl = Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
+      rotate(nx / nl, ny / nl, nz / nl, nw / nl, dw[i3], dw[i3 + 1], dw[i3 + 2]);
+      const vx = owx - ROT[0], vy = owy - ROT[1], vz = owz - ROT[2];
+      x0r[i3] = lx; x0r[i3 + 1] = ly; x0r[i3 + 2] = lz;
+      j0r[i3] = vx + y * lx; j0r[i3 + 1] = vy + y * ly; j0r[i3 + 2] = vz + y * lz;
+      maxX = Math.max(maxX, Math.abs(lx), Math.abs(ly), Math.abs(lz));
+      maxJ = Math.max(maxJ, Math.abs(j0r[i3]), Math.abs(j0r[i3 + 1]), Math.abs(j0r[i3 + 2]));
+      maxV = Math.max(maxV, Math.abs(vx), Math.abs(vy), Math.abs(vz));
     }
     this.maxX = maxX; this.maxJ = maxJ; this.maxV = maxV;
     this.tau = 0;

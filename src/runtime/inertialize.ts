@@ -75,7 +75,8 @@ export function inertializeReset(state: InertializationState): void {
   state.angularVelocityOffsets.fill(0);
 }
 
-function requirePose(fn: string, name: string, pose: PoseBuffers, J: number, checkValues: boolean): void {
+/** Throws unless `pose` has J joints' worth of every buffer (and, with checkValues, only finite values). */
+export function requirePose(fn: string, name: string, pose: PoseBuffers, J: number, checkValues: boolean): void {
   requireBuffer(fn, name, 'positions', pose.positions, J * 3, checkValues);
   requireBuffer(fn, name, 'rotations', pose.rotations, J * 4, checkValues);
   requireBuffer(fn, name, 'velocities', pose.velocities, J * 3, checkValues);
