@@ -209,12 +209,17 @@ function solveCoreCommon(v: Float64Array, q: Float64Array, eps: number): boolean
   const ml = Math.sqrt(mx * mx + my * my + mz * mz);
   if (ml <= 1e-9 * lab * lcb) return false;
   mx /= ml; my /= ml; mz /= ml;
-  // 1. Knee: rotate (c - b) about m by the change of interior angle.
-  const cos0 = -(abx * cbx + aby * cby + abz * cbz) / (lab * lcb);
-  const ang0 = Math.acos(clamp1(cos0));
-  const ang1 = Math.acos(clamp1((lab * lab + lcb * lcb - lat * lat) / (2 * lab * lcb)));
-  const hk = 0.5 * (ang1 - ang0), sk = Math.sin(hk);
-  const kx = mx * sk, ky = my * sk, kz = mz * sk, kw = Math.cos(hk);
+  // 1. Knee: rotate (c - b) about m by the change of interior angle, ang1 - ang0. Its half-angle
+  // sine and cosine come from the two cosines by identities (no acos, sin, cos): with
+  // d = ang1 - ang0 in (-pi, pi), cos(d/2) = sqrt((1 + cos d) / 2) and sin(d/2) = sin d / (2 cos(d/2)).
+  const c0 = clamp1(-(abx * cbx + aby * cby + abz * cbz) / (lab * lcb));
+  const c1 = clamp1((lab * lab + lcb * lcb - lat * lat) / (2 * lab * lcb));
+  const s0 = Math.sqrt(Math.max(0, 1 - c0 * c0)), s1 = Math.sqrt(Math.max(0, 1 - c1 * c1));
+  const cosD = c1 * c0 + s1 * s0, sinD = s1 * c0 - c1 * s0;
+  const kw = Math.sqrt(Math.max(0, 0.5 * (1 + cosD)));
+  if (!(kw > 1e-6)) return false; // a half turn of the knee: left to the general path
+  const sk = sinD / (2 * kw);
+  const kx = mx * sk, ky = my * sk, kz = mz * sk;
   // c1 - a = (b - a) + Rk (c - b)
   let tx = 2 * (ky * cbz - kz * cby), ty = 2 * (kz * cbx - kx * cbz), tz = 2 * (kx * cby - ky * cbx);
   const ac1x = abx + cbx + kw * tx + (ky * tz - kz * ty);

@@ -1,5 +1,5 @@
 import { springCharacterPredict } from '../math/spring.js';
-import type { MotionMatchingController, ControllerInput } from './controller.js';
+import { wrapAngle, type MotionMatchingController, type ControllerInput } from './controller.js';
 import { CONTACT_LEFT, CONTACT_RIGHT } from '../database/database.js';
 
 /** Summary figures (GUIDE §6). */
@@ -217,7 +217,7 @@ export class QualityMeter {
     // A prediction is judged only if the input it was made under still holds (within a tolerance,
     // so that an agent steering gently at a waypoint keeps its predictions).
     const facingChanged = Number.isNaN(input.facing) !== Number.isNaN(this.lastFacing) ||
-      (!Number.isNaN(input.facing) && Math.abs(Math.atan2(Math.sin(input.facing - this.lastFacing), Math.cos(input.facing - this.lastFacing))) > INPUT_ANGLE_TOLERANCE);
+      (!Number.isNaN(input.facing) && Math.abs(wrapAngle(input.facing - this.lastFacing)) > INPUT_ANGLE_TOLERANCE);
     const dvx = input.velocityX - this.lastVX, dvz = input.velocityZ - this.lastVZ;
     if (dvx * dvx + dvz * dvz > INPUT_SPEED_TOLERANCE * INPUT_SPEED_TOLERANCE || facingChanged || Number.isNaN(this.lastVX)) {
       this.inputVersion++;
