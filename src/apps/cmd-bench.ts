@@ -72,7 +72,7 @@ export const BENCH_USAGE = `usage: motionmatch bench [--sets builtin,real,real4x
   --json FILE        write the JSON report to FILE and the chart beside it (FILE with .svg)
   --json             print the JSON report on stdout only (no table, no files)
   --sections LIST    search, runtime (default both): runtime = the controller's cost per step and
-                     the crowd simulation's agent-steps/s for --agents (default 100,1000,10000)
+                     the crowd simulation's agent-steps/s for --agents (default 100,1000,5000,10000)
                      with 1 and 2 workers, on the built-in database
   --agents LIST      crowd sizes for the runtime section
   --quick            a small, fast configuration (builtin set, 40 queries, short budgets)`;
@@ -132,7 +132,7 @@ export async function benchCommand(argv: string[]): Promise<number> {
     help: { type: 'boolean', short: 'h' },
   }, BENCH_USAGE);
   const sections: Section[] = listOption(values.sections, 'sections', SECTIONS) ?? [...SECTIONS];
-  const agentCounts = numberList(values.agents, 'agents', 1, 100_000, true) ?? (values.quick ? [20] : [100, 1000, 10000]);
+  const agentCounts = numberList(values.agents, 'agents', 1, 100_000, true) ?? (values.quick ? [20] : [100, 1000, 5000, 10000]);
   if (values.help) { process.stdout.write(BENCH_USAGE + '\n'); return 0; }
   if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}" (a database goes after --db)`, BENCH_USAGE);
   if (values.db !== undefined && values.sets !== undefined) throw new UsageError('give either --db FILE or --sets, not both', BENCH_USAGE);
