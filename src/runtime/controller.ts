@@ -694,9 +694,10 @@ export class MotionMatchingController {
       if (len > cap && len > 0) { ax *= cap / len; az *= cap / len; }
       p[0] += ax; p[2] += az;
     }
+    const simYaw = quatYaw(this.s, SIM_ROT);
     if (dt > 0 && o.adjustRotationHalfLife > 0) {
       const k = this.s[ADJUST_ROT_K];
-      const diff = wrapAngle(quatYaw(this.s, SIM_ROT) - quatYaw(this.s, ROOT_ROT));
+      const diff = wrapAngle(simYaw - quatYaw(this.s, ROOT_ROT));
       const cap = o.adjustMaxRatio * Math.abs(yawStep) + o.adjustMaxRatio * moved; // turn while moving or turning
       const turn = Math.max(-cap, Math.min(cap, diff * k));
       quatFromYaw(SCRATCH_Q4, 0, turn);
@@ -706,9 +707,9 @@ export class MotionMatchingController {
     const gx = p[0] - this.s[SIM_POS], gz = p[2] - this.s[SIM_POS + 2];
     const gap = Math.sqrt(gx * gx + gz * gz);
     if (gap > o.clampDistance) { p[0] = this.s[SIM_POS] + gx * (o.clampDistance / gap); p[2] = this.s[SIM_POS + 2] + gz * (o.clampDistance / gap); }
-    const angGap = wrapAngle(quatYaw(this.s, ROOT_ROT) - quatYaw(this.s, SIM_ROT));
+    const angGap = wrapAngle(quatYaw(this.s, ROOT_ROT) - simYaw);
     if (Math.abs(angGap) > o.clampAngle) {
-      quatFromYaw(this.s, ROOT_ROT, quatYaw(this.s, SIM_ROT) + Math.sign(angGap) * o.clampAngle);
+      quatFromYaw(this.s, ROOT_ROT, simYaw + Math.sign(angGap) * o.clampAngle);
     }
     if (o.constrain) o.constrain(p);
     // Commit once, after every constraint.

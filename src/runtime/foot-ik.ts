@@ -43,8 +43,12 @@ const HIPS_DROP = 2 * LEG_SIZE, HIPS_DROP_VEL = HIPS_DROP + 1, DECAY_DT = HIPS_D
 // This step's dt and the hips drop the locked legs need: passed between the step's methods through
 // the block, since number arguments and results of calls that are not inlined get boxed.
 const STEP_DT = HIPS_DROP + 4, NEEDED_DROP = HIPS_DROP + 5;
+// The hips spring's decay factor, cached for the dt it was computed for.
+const HIPS_DT = HIPS_DROP + 6, HIPS_E = HIPS_DROP + 7;
 /** Values FootIK keeps per character (the size of the `storage` its constructor accepts). */
-export const FOOT_IK_STATE_SIZE = HIPS_DROP + 6;
+export const FOOT_IK_STATE_SIZE = HIPS_DROP + 8;
+/** Decay rate of the hips drop spring (half-life 0.06 s). */
+const HIPS_DROP_DAMPING = (2 * Math.LN2) / 0.06;
 
 /** One leg of the skeleton: which joints, which contact bit. The same for every character of a database. */
 interface LegJoints {
@@ -139,6 +143,7 @@ export class FootIK {
     }
     const S = (this.S = storage ?? new Float64Array(FOOT_IK_STATE_SIZE));
     S[DECAY_DT] = -1;
+    S[HIPS_DT] = -1;
     this.rig = footRig(db);
     this.legs = this.rig.legs.map((joints, i) => new LegView(joints, S, i * LEG_SIZE));
   }
@@ -251,7 +256,8 @@ export class FootIK {
     // A critically damped spring (half-life 0.06 s) towards the wanted drop: its velocity stays
     // continuous when the wanted drop jumps, so the body never jerks.
     if (dt > 0) {
-      const y = (2 * Math.LN2) / 0.06, e = Math.exp(-y * dt);
+      const y = HIPS_DROP_DAMPING, e = dt === S[HIPS_DT] ? S[HIPS_E] : Math.exp(-y * dt);
+      S[HIPS_DT] = dt; S[HIPS_E] = e;
       const x = S[HIPS_DROP] - want, j = S[HIPS_DROP_VEL] + x * y;
       S[HIPS_DROP] = want + e * (x + j * dt);
       S[HIPS_DROP_VEL] = e * (S[HIPS_DROP_VEL] - j * y * dt);
