@@ -6,6 +6,7 @@ import { MatcherSearchPort } from '../src/runtime/matcher-port.js';
 import { MotionMatchingController, createInput, DEFAULT_CONTROLLER_OPTIONS } from '../src/runtime/controller.js';
 import type { Database } from '../src/database/database.js';
 import { SCRIPTS, runScript } from './helpers/scenarios.js';
+import { QualityMeter } from '../src/runtime/metrics.js';
 import { HAS_MOCAP, MOCAP_DIR } from './helpers/cli.js';
 import { join } from 'node:path';
 
@@ -64,6 +65,50 @@ describe('controller behaviour', () => {
     expect(c.rootPosition[0]).toBeGreaterThan(12);
     expect(c.rootPosition[0]).toBeLessThan(14.5);
     expect(Math.abs(c.rootPosition[2])).toBeLessThan(1);
+  });
+
+  it('at 60 Hz (between database frames) keeps feet planted and follows the input', () => {
+    const { report } = runScript(db, port, SCRIPTS.turns90, 12, {}, 1 / 60);
+    expect(report.footSkateCmPerSec).toBeLessThan(1);
+    expect(report.trajectoryError1Cm).toBeLessThan(20);
+    expect(report.maxTransitionJump).toBeLessThan(TRANSITION_JUMP_BOUND);
+  });
+
+  it('keeps its state in caller storage with the same results, and shares resolved options', () => {
+    const size = MotionMatchingController.storageSize(db);
+    const storage = new Float64Array(2 * size).fill(Number.NaN); // overwritten, never read as is
+    const options = MotionMatchingController.resolveOptions({ continuingBias: 0.02 });
+    const a = new MotionMatchingController(db, options, storage.subarray(0, size));
+    const b = new MotionMatchingController(db, options, storage.subarray(size));
+    const plain = new MotionMatchingController(db, { continuingBias: 0.02 });
+    expect(a.options).toBe(options);
+    expect(b.options).toBe(a.options);
+    expect(plain.options).not.toBe(options);
+    const input = createInput();
+    for (let s = 0; s < 150; s++) {
+      input.velocityX = s < 75 ? 0.4 : -1.5; input.velocityZ = 1.2;
+      a.update(1 / 30, input, port);
+      plain.update(1 / 30, input, port);
+    }
+    expect(Array.from(a.worldPositions)).toEqual(Array.from(plain.worldPositions));
+    expect(Array.from(a.rootRotation)).toEqual(Array.from(plain.rootRotation));
+    // b never stepped: a's steps did not write into its slice.
+    const fresh = new MotionMatchingController(db, options);
+    expect(Array.from(b.worldPositions)).toEqual(Array.from(fresh.worldPositions));
+    expect(() => new MotionMatchingController(db, {}, new Float64Array(size - 1))).toThrow(/storage must be a Float64Array of at least/);
+    expect(() => MotionMatchingController.resolveOptions({ searchInterval: -1 })).toThrow(/searchInterval/);
+    expect(() => new QualityMeter(a, undefined, 1 / 30, 3, new Float64Array(4))).toThrow(/storage/);
+  });
+
+  it('exposes the foot IK legs for debug views', () => {
+    const c = runScript(db, port, () => [0, 1.4, NaN], 3).controller;
+    const legs = c.footIK.legs;
+    expect(legs).toHaveLength(2);
+    expect(legs.some((l) => l.locked)).toBe(true);
+    for (const [i, l] of legs.entries()) {
+      expect(l.locked).toBe(c.footIK.isLocked(i));
+      for (const v of [...l.lock, ...l.target]) expect(Number.isFinite(v)).toBe(true);
+    }
   });
 
   it('crossfade mode blends root increments and still follows the input', () => {
