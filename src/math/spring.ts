@@ -20,10 +20,17 @@ import {
 
 /** y = 2·ln2 / h: the decay rate of a critically damped spring with half-life h (seconds). */
 export function dampingFromHalfLife(halfLife: number): number {
-  if (!(Number.isFinite(halfLife) && halfLife > 0)) {
-    throw new RangeError(`dampingFromHalfLife: halfLife must be a finite number > 0 seconds, got ${String(halfLife)}`);
-  }
+  requireHalfLife('dampingFromHalfLife', halfLife);
   return (2 * Math.LN2) / halfLife;
+}
+
+// The springs below check the half-life and compute y inline rather than call
+// dampingFromHalfLife: a number returned by a call that is not inlined is a heap allocation, and
+// crowds call these for every character every step.
+function requireHalfLife(fn: string, halfLife: number): void {
+  if (!(Number.isFinite(halfLife) && halfLife > 0)) {
+    throw new RangeError(`${fn}: halfLife must be a finite number > 0 seconds, got ${String(halfLife)}`);
+  }
 }
 
 /** Inverse of {@link dampingFromHalfLife}. */
@@ -53,7 +60,8 @@ export function decaySpringUpdate(
   dt: number,
   n = 1,
 ): void {
-  const y = dampingFromHalfLife(halfLife);
+  requireHalfLife('dampingFromHalfLife', halfLife);
+  const y = (2 * Math.LN2) / halfLife;
   requireDt('decaySpringUpdate', dt);
   const e = Math.exp(-y * dt);
   for (let i = 0; i < n; i++) {
@@ -85,7 +93,8 @@ export function springCharacterUpdate(
   dt: number,
   n = 3,
 ): void {
-  const y = dampingFromHalfLife(halfLife);
+  requireHalfLife('dampingFromHalfLife', halfLife);
+  const y = (2 * Math.LN2) / halfLife;
   requireDt('springCharacterUpdate', dt);
   springStateAt(x, xo, v, vo, a, ao, x, xo, v, vo, a, ao, desiredVelocity, dvo, y, dt, n);
 }
@@ -134,7 +143,8 @@ export function springCharacterPredict(
   count: number,
   n = 3,
 ): void {
-  const y = dampingFromHalfLife(halfLife);
+  requireHalfLife('dampingFromHalfLife', halfLife);
+  const y = (2 * Math.LN2) / halfLife;
   for (let i = 0; i < count; i++) requireDt('springCharacterPredict', timeOffsets[i]);
   // The same closed form as springStateAt, written out: the state terms do not depend on the
   // offset, and a call per offset would box its numbers (this runs for every search of a crowd).
@@ -202,7 +212,8 @@ export function springRotationUpdate(
   halfLife: number,
   dt: number,
 ): void {
-  const y = dampingFromHalfLife(halfLife);
+  requireHalfLife('dampingFromHalfLife', halfLife);
+  const y = (2 * Math.LN2) / halfLife;
   requireDt('springRotationUpdate', dt);
   rotationSpringStep(rot, ro, angVel, avo, rot, ro, angVel, avo, goal, go, y, dt);
 }
@@ -224,7 +235,8 @@ export function springRotationPredict(
   timeOffsets: Buf,
   count: number,
 ): void {
-  const y = dampingFromHalfLife(halfLife);
+  requireHalfLife('dampingFromHalfLife', halfLife);
+  const y = (2 * Math.LN2) / halfLife;
   for (let i = 0; i < count; i++) requireDt('springRotationPredict', timeOffsets[i]);
   // rotationSpringStep per offset, with the offset-independent part (the log of rot · goal⁻¹ and
   // the spring's j terms) computed once.

@@ -2,7 +2,7 @@ import type { Database } from '../database/database.js';
 import { CONTACT_LEFT, CONTACT_RIGHT } from '../database/database.js';
 import { databaseRuntime, type DatabaseRuntime } from './database-runtime.js';
 import type { PoseSearchPort, PoseSearchRequest, PoseSearchResult } from './search-port.js';
-import { springCharacterUpdate, springCharacterPredict, springRotationUpdate, springRotationPredict, decaySpringUpdate } from '../math/spring.js';
+import { springCharacterUpdate, springCharacterPredict, springRotationUpdate, springRotationPredict } from '../math/spring.js';
 import { quatFromYaw, quatYaw, quatInvRotateVec3, quatRotateVec3, quatNormalize, quatMultiply } from '../math/quat.js';
 import type { PoseBuffers } from './inertialize.js';
 import { InertializationDecay } from './inertialize-decay.js';
@@ -397,7 +397,7 @@ export class MotionMatchingController {
         this.samplePlaying();
         this.inert.apply(dt, hl, this.playing.positions, 0, this.playing.rotations, 0, this.translations, this.rotations);
       }
-      decaySpringUpdate(this.s, ROOT_VEL_OFFSET, this.s, ROOT_VEL_OFFSET_RATE, hl, dt, 4);
+      this.decayRootVelocityOffset();
     } else {
       this.samplePlaying();
       this.translations.set(this.playing.positions);
@@ -408,6 +408,16 @@ export class MotionMatchingController {
     if (o.footIK) this.footIK.apply(this, dt);
     this.counters.steps++;
     this.counters.seconds += dt;
+  }
+
+  /** The decay spring (GUIDE §5) on the root velocity offset of the last transition, over this step. */
+  private decayRootVelocityOffset(): void {
+    const S = this.s, dt = S[STEP_DT], y = (2 * Math.LN2) / this.options.inertializationHalfLife, e = Math.exp(-y * dt);
+    for (let i = 0; i < 4; i++) {
+      const x = S[ROOT_VEL_OFFSET + i], v = S[ROOT_VEL_OFFSET_RATE + i], j = v + x * y;
+      S[ROOT_VEL_OFFSET + i] = e * (x + j * dt);
+      S[ROOT_VEL_OFFSET_RATE + i] = e * (v - j * y * dt);
+    }
   }
 
   /** Raw features of the query: the playing frame's pose features and the predicted trajectory. */

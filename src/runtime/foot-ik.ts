@@ -173,9 +173,14 @@ export class FootIK {
 
   /** Updates locks and bends the legs of `host`'s output pose towards the targets. */
   apply(host: FootIKHost, dt: number): void {
+    // dt goes to the step through the state block (inlined wrapper: no boxed argument).
+    this.S[STEP_DT] = dt;
+    this.applyStep(host);
+  }
+
+  private applyStep(host: FootIKHost): void {
     const contacts = this.db.contacts[host.frame], S = this.S, legs = this.rig.legs;
     const wp = host.worldPositions;
-    S[STEP_DT] = dt;
     S[NEEDED_DROP] = 0;
     for (let i = 0; i < 2; i++) {
       const leg = legs[i], at = i * LEG_SIZE, f = 3 * leg.foot;

@@ -208,7 +208,24 @@ export class InertializationDecay {
     playingRotations: Float32Array | Float64Array, rotAt: number,
     outPositions: Float64Array, outRotations: Float64Array,
   ): boolean {
-    const J = this.jointCount;
+    // A small wrapper that gets inlined: the numbers reach applyStep through fields, since number
+    // arguments of a call that is not inlined are heap-allocated (crowds call this per character).
+    this.stepDt = dt;
+    this.stepHalfLife = halfLife;
+    return this.applyStep(playingPositions, posAt, playingRotations, rotAt, outPositions, outRotations);
+  }
+
+  private stepDt = 0;
+  private stepHalfLife = 1;
+  private stepE = 0;
+  private stepT = 0;
+
+  private applyStep(
+    playingPositions: Float32Array | Float64Array, posAt: number,
+    playingRotations: Float32Array | Float64Array, rotAt: number,
+    outPositions: Float64Array, outRotations: Float64Array,
+  ): boolean {
+    const J = this.jointCount, dt = this.stepDt, halfLife = this.stepHalfLife;
     for (let i = 0; i < 3 * J; i++) outPositions[i] = playingPositions[posAt + i];
     if (this.active) {
       this.tau += dt;
@@ -224,7 +241,8 @@ export class InertializationDecay {
           outPositions[o + 1] += e * (x0p[a + 1] + j0p[a + 1] * t);
           outPositions[o + 2] += e * (x0p[a + 2] + j0p[a + 2] * t);
         }
-        this.applyRotationOffsets(e, t, playingRotations, rotAt, outRotations);
+        this.stepE = e; this.stepT = t; // through fields, not arguments (see apply)
+        this.applyRotationOffsets(playingRotations, rotAt, outRotations);
         return true;
       }
     }
@@ -232,8 +250,8 @@ export class InertializationDecay {
     return false;
   }
 
-  private applyRotationOffsets(e: number, t: number, Q: Float32Array | Float64Array, qAt: number, outQ: Float64Array): void {
-    const x0r = this.x0r, j0r = this.j0r;
+  private applyRotationOffsets(Q: Float32Array | Float64Array, qAt: number, outQ: Float64Array): void {
+    const x0r = this.x0r, j0r = this.j0r, e = this.stepE, t = this.stepT;
     for (let i3 = 0, i4 = 0; i3 < x0r.length; i3 += 3, i4 += 4) {
       // exp of the scaled angle-axis offset, inline; small angles (most of a decay) by series.
       const x = e * (x0r[i3] + j0r[i3] * t), y = e * (x0r[i3 + 1] + j0r[i3 + 1] * t), z = e * (x0r[i3 + 2] + j0r[i3 + 2] * t);

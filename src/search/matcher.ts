@@ -594,8 +594,9 @@ export class Matcher {
     } else {
       if (bc.length !== k) throw new RangeError(`bestCost has ${bc.length} entries for ${k} queries`);
       for (let i = 0; i < n; i++) {
-        checkBestCost(bc[from + i]);
-        f32[b + i] = bc[from + i];
+        const c = bc[from + i];
+        if (c !== c) checkBestCost(c); // NaN: the check throws (only then is a number passed on)
+        f32[b + i] = c;
       }
     }
     this.writeRequest(cs, slot, rangeCount, table);
