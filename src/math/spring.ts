@@ -124,7 +124,8 @@ function springStateAt(
  * Future states of {@link springCharacterUpdate} at `count` time offsets (seconds from now, each
  * ≥ 0) for a desired velocity held constant: outX/outV/outA[i·n + k] for offset i, component k.
  * Each offset is evaluated in closed form from the current state, so errors do not accumulate and
- * the offsets need not be sorted. Pass null for outputs you do not need.
+ * the offsets need not be sorted. Pass null for outputs you do not need. With `first`, only
+ * offsets first .. first + count − 1 are evaluated (and written at their own indices).
  */
 export function springCharacterPredict(
   outX: Buf | null,
@@ -142,19 +143,21 @@ export function springCharacterPredict(
   timeOffsets: Buf,
   count: number,
   n = 3,
+  first = 0,
 ): void {
   requireHalfLife('dampingFromHalfLife', halfLife);
   const y = (2 * Math.LN2) / halfLife;
-  for (let i = 0; i < count; i++) requireDt('springCharacterPredict', timeOffsets[i]);
-  // The same closed form as springStateAt, written out: the state terms do not depend on the
-  // offset, and a call per offset would box its numbers (this runs for every search of a crowd).
-  for (let k = 0; k < n; k++) {
-    const vd = desiredVelocity[dvo + k];
-    const xk = x[xo + k], vk = v[vo + k], ak = a[ao + k];
-    const j0 = vk - vd;
-    const j1 = ak + j0 * y;
-    for (let i = 0; i < count; i++) {
-      const dt = timeOffsets[i], e = Math.exp(-y * dt), o = i * n + k;
+  for (let i = first; i < first + count; i++) requireDt('springCharacterPredict', timeOffsets[i]);
+  // The same closed form as springStateAt, written out (a call per offset would box its numbers,
+  // and this runs for every search of a crowd), with one exponential per offset.
+  for (let i = first; i < first + count; i++) {
+    const dt = timeOffsets[i], e = Math.exp(-y * dt);
+    for (let k = 0; k < n; k++) {
+      const vd = desiredVelocity[dvo + k];
+      const xk = x[xo + k], ak = a[ao + k];
+      const j0 = v[vo + k] - vd;
+      const j1 = ak + j0 * y;
+      const o = i * n + k;
       if (outX !== null) outX[o] = e * (-j1 / (y * y) + (-j0 - j1 * dt) / y) + j1 / (y * y) + j0 / y + vd * dt + xk;
       if (outV !== null) outV[o] = e * (j0 + j1 * dt) + vd;
       if (outA !== null) outA[o] = e * (ak - j1 * y * dt);
@@ -221,6 +224,7 @@ export function springRotationUpdate(
 /**
  * Future rotations / angular velocities of {@link springRotationUpdate} at `count` time offsets
  * (closed form from the current state): outRot[i·4 ..], outAngVel[i·3 ..]. Pass null to skip one.
+ * With `first`, only offsets first .. first + count − 1 are evaluated.
  */
 export function springRotationPredict(
   outRot: Buf | null,
@@ -234,10 +238,11 @@ export function springRotationPredict(
   halfLife: number,
   timeOffsets: Buf,
   count: number,
+  first = 0,
 ): void {
   requireHalfLife('dampingFromHalfLife', halfLife);
   const y = (2 * Math.LN2) / halfLife;
-  for (let i = 0; i < count; i++) requireDt('springRotationPredict', timeOffsets[i]);
+  for (let i = first; i < first + count; i++) requireDt('springRotationPredict', timeOffsets[i]);
   // rotationSpringStep per offset, with the offset-independent part (the log of rot · goal⁻¹ and
   // the spring's j terms) computed once.
   quatMultiplyInv(rotScratch, 0, rot, ro, goal, go);
@@ -245,7 +250,7 @@ export function springRotationPredict(
   const j0x = logScratch[0], j0y = logScratch[1], j0z = logScratch[2];
   const wx = angVel[avo], wy = angVel[avo + 1], wz = angVel[avo + 2];
   const j1x = wx + j0x * y, j1y = wy + j0y * y, j1z = wz + j0z * y;
-  for (let i = 0; i < count; i++) {
+  for (let i = first; i < first + count; i++) {
     const dt = timeOffsets[i], e = Math.exp(-y * dt);
     if (outAngVel !== null) {
       outAngVel[3 * i] = e * (wx - j1x * y * dt);

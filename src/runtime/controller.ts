@@ -365,20 +365,35 @@ export class MotionMatchingController {
     // (a tolerance: three 1/30 s steps must use up a 0.1 s interval despite rounding)
     this.wantsSearch = this.forceSearch || this.s[SEARCH_TIMER] <= 1e-6 || atEnd;
     if (!this.wantsSearch) return false;
-    this.predictTrajectory();
+    this.predictForQuery();
     this.buildQuery(input, clip.start, clip.start + clip.count);
     return true;
   }
 
   /**
-   * Fills trajectoryPositions / trajectoryRotations with the simulated trajectory at the schema's
-   * offsets. prepare() does it only when it searches (the query is the only consumer in the step);
-   * debug views call it every frame.
+   * Fills trajectoryPositions / trajectoryRotations with the simulated trajectory at every one of
+   * the schema's offsets. prepare() computes only what its query reads, and only when it searches;
+   * debug views call this every frame.
    */
   predictTrajectory(): void {
     const o = this.options, n = this.trajectoryTimes.length;
     springCharacterPredict(this.trajectoryPositions, null, null, this.s, SIM_POS, this.s, SIM_VEL, this.s, SIM_ACC, this.s, DESIRED_VEL, o.trajectoryHalfLife, this.trajectoryTimes, n, 3);
     springRotationPredict(this.trajectoryRotations, null, this.s, SIM_ROT, this.s, SIM_ANGVEL, this.s, DESIRED_ROT, o.facingHalfLife, this.trajectoryTimes, n);
+  }
+
+  /**
+   * predictTrajectory() for the query alone: positions at the position groups' offsets and
+   * rotations at the direction groups' offsets only (the other entries keep older values; debug
+   * views call predictTrajectory() for the full arrays).
+   */
+  private predictForQuery(): void {
+    const o = this.options, times = this.trajectoryTimes, S = this.s;
+    for (const g of this.trajectory.positions) {
+      springCharacterPredict(this.trajectoryPositions, null, null, S, SIM_POS, S, SIM_VEL, S, SIM_ACC, S, DESIRED_VEL, o.trajectoryHalfLife, times, g.count, 3, g.first);
+    }
+    for (const g of this.trajectory.directions) {
+      springRotationPredict(this.trajectoryRotations, null, S, SIM_ROT, S, SIM_ANGVEL, S, DESIRED_ROT, o.facingHalfLife, times, g.count, g.first);
+    }
   }
 
   /** Second half of a step: transition if `frame` (-1 = none) is worth it, play, move, fix the feet. */
