@@ -237,14 +237,6 @@ export class MotionMatchingController {
   }
 
   /**
-   * The leading part of the storage block that every step reads (the trajectory prediction after it
-   * is used by searching steps only): what a crowd loop may fetch ahead.
-   */
-  static stepStateSize(db: Database): number {
-    return MotionMatchingController.storageSize(db) - trajectoryOffsetCount(db) * 8;
-  }
-
-  /**
    * `storage` (optional, at least storageSize(db) values, overwritten) holds the controller's state;
    * a crowd passes consecutive slices of one buffer so that stepping it streams through memory.
    */
