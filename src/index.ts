@@ -50,6 +50,7 @@ export {
   yawRootDeltaLocal, blendYawRootDeltaLocal, applyYawRootDeltaLocal, blendYawRootMotionLocal, loopYawRootDeltaLocal,
 } from './runtime/root-motion.js';
 export { createInertializationState, inertializeTransition, inertializeUpdate, inertializeApplyPose } from './runtime/inertialize.js';
+export { InertializationDecay, type InertializationDecayOptions } from './runtime/inertialize-decay.js';
 export { MotionMatchingController, createInput, DEFAULT_CONTROLLER_OPTIONS, type ControllerInput, type ControllerOptions } from './runtime/controller.js';
 export { MatcherSearchPort } from './runtime/matcher-port.js';
 export { QualityMeter, QualityStats, type QualityReport } from './runtime/metrics.js';
