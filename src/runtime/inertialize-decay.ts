@@ -12,10 +12,13 @@
  * Transitions go through {@link inertializeTransition} on a materialised state (shared scratch), so
  * both paths compute the same offsets; they differ from the stepwise spring by rounding only.
  */
-import { requirePose, type InertializationState, type PoseBuffers } from './inertialize.js';
+import { requirePose, rotateByOffsets, type InertializationState, type PoseBuffers } from './inertialize.js';
 
 /** Offsets below this (m, rad; and velocity × dt) are not applied any more. */
 const EPSILON = 1e-7;
+
+/** The rotation offsets of the step being applied (a temporary of applyRotationOffsets). */
+let offsetsNow = new Float64Array(0);
 
 // Results of expMap and rotate (temporaries of one call).
 const EXP = new Float64Array(4);
@@ -251,27 +254,11 @@ export class InertializationDecay {
   }
 
   private applyRotationOffsets(Q: Float32Array | Float64Array, qAt: number, outQ: Float64Array): void {
-    const x0r = this.x0r, j0r = this.j0r, e = this.stepE, t = this.stepT;
-    for (let i3 = 0, i4 = 0; i3 < x0r.length; i3 += 3, i4 += 4) {
-      // exp of the scaled angle-axis offset, inline; small angles (most of a decay) by series.
-      const x = e * (x0r[i3] + j0r[i3] * t), y = e * (x0r[i3 + 1] + j0r[i3 + 1] * t), z = e * (x0r[i3 + 2] + j0r[i3 + 2] * t);
-      const hh = 0.25 * (x * x + y * y + z * z); // (angle / 2)^2
-      let s: number, qw: number;
-      if (hh < 2.5e-3) {
-        s = 0.5 * (1 - hh / 6 + (hh * hh) / 120);
-        qw = 1 - hh / 2 + (hh * hh) / 24;
-      } else {
-        const h = Math.sqrt(hh);
-        s = Math.sin(h) / (2 * h);
-        qw = Math.cos(h);
-      }
-      const qx = x * s, qy = y * s, qz = z * s;
-      const r = qAt + i4;
-      const bx = Q[r], by = Q[r + 1], bz = Q[r + 2], bw = Q[r + 3];
-      outQ[i4] = qw * bx + qx * bw + qy * bz - qz * by;
-      outQ[i4 + 1] = qw * by - qx * bz + qy * bw + qz * bx;
-      outQ[i4 + 2] = qw * bz + qx * by - qy * bx + qz * bw;
-      outQ[i4 + 3] = qw * bw - qx * bx - qy * by - qz * bz;
-    }
+    const x0r = this.x0r, j0r = this.j0r, e = this.stepE, t = this.stepT, n = x0r.length;
+    // The offsets now, then the shared rotation pass (inertializeApplyPose's, too).
+    if (offsetsNow.length < n) offsetsNow = new Float64Array(n);
+    for (let i = 0; i < n; i++) offsetsNow[i] = e * (x0r[i] + j0r[i] * t);
+    rotateByOffsets(offsetsNow, Q, qAt, outQ, this.jointCount);
   }
+
 }

@@ -246,12 +246,19 @@ export function inertializeApplyPose(
     outRotations.set(playingRotations.subarray(0, state.jointCount * 4));
     return false;
   }
-  for (let j = 0, i3 = 0, i4 = 0; j < state.jointCount; j++, i3 += 3, i4 += 4) {
-    outPositions[i3] = playingPositions[i3] + po[i3];
-    outPositions[i3 + 1] = playingPositions[i3 + 1] + po[i3 + 1];
-    outPositions[i3 + 2] = playingPositions[i3 + 2] + po[i3 + 2];
-    // exp of the scaled angle-axis offset, inline; small angles (most of a decay) by series.
-    const x = ro[i3], y = ro[i3 + 1], z = ro[i3 + 2];
+  for (let i = 0; i < n; i++) outPositions[i] = playingPositions[i] + po[i];
+  rotateByOffsets(ro, playingRotations, 0, outRotations, state.jointCount);
+  return true;
+}
+
+/**
+ * out[j] = exp(offsets[j]) · Q[at + j] for every joint: the rotation offsets (scaled angle-axis,
+ * J*3) applied on the left to a pose's rotations, read in place at `at`. Small angles (most of a
+ * decay) use the series. Shared by the stepwise and the closed-form inertialization.
+ */
+export function rotateByOffsets(offsets: Float64Array, Q: Float32Array | Float64Array, at: number, out: Float64Array, jointCount: number): void {
+  for (let i3 = 0, i4 = 0; i3 < 3 * jointCount; i3 += 3, i4 += 4) {
+    const x = offsets[i3], y = offsets[i3 + 1], z = offsets[i3 + 2];
     const hh = 0.25 * (x * x + y * y + z * z); // (angle / 2)^2
     let s: number, qw: number;
     if (hh < 2.5e-3) {
@@ -263,11 +270,11 @@ export function inertializeApplyPose(
       qw = Math.cos(h);
     }
     const qx = x * s, qy = y * s, qz = z * s;
-    const bx = playingRotations[i4], by = playingRotations[i4 + 1], bz = playingRotations[i4 + 2], bw = playingRotations[i4 + 3];
-    outRotations[i4] = qw * bx + qx * bw + qy * bz - qz * by;
-    outRotations[i4 + 1] = qw * by - qx * bz + qy * bw + qz * bx;
-    outRotations[i4 + 2] = qw * bz + qx * by - qy * bx + qz * bw;
-    outRotations[i4 + 3] = qw * bw - qx * bx - qy * by - qz * bz;
+    const r = at + i4;
+    const bx = Q[r], by = Q[r + 1], bz = Q[r + 2], bw = Q[r + 3];
+    out[i4] = qw * bx + qx * bw + qy * bz - qz * by;
+    out[i4 + 1] = qw * by - qx * bz + qy * bw + qz * bx;
+    out[i4 + 2] = qw * bz + qx * by - qy * bx + qz * bw;
+    out[i4 + 3] = qw * bw - qx * bx - qy * by - qz * bz;
   }
-  return true;
 }
