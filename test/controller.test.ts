@@ -95,6 +95,16 @@ describe('controller behaviour', () => {
     // b never stepped: a's steps did not write into its slice.
     const fresh = new MotionMatchingController(db, options);
     expect(Array.from(b.worldPositions)).toEqual(Array.from(fresh.worldPositions));
+    // The counters live in the block too; the view reads (and writes) them.
+    expect(a.counters.steps).toBe(150);
+    expect(a.counters.searches).toBe(a.searchCount);
+    expect(a.counters.transitions).toBe(a.transitionCount);
+    expect(a.counters.searches).toBeGreaterThan(40);
+    expect(a.counters.seconds).toBeCloseTo(5, 9);
+    expect(JSON.parse(JSON.stringify(a.counters))).toEqual({ steps: 150, searches: a.searchCount, transitions: a.transitionCount, seconds: a.counters.seconds });
+    expect(b.counters.steps).toBe(0);
+    a.counters.steps = 0;
+    expect(a.counters.steps).toBe(0);
     expect(() => new MotionMatchingController(db, {}, new Float64Array(size - 1))).toThrow(/storage must be a Float64Array of at least/);
     expect(() => MotionMatchingController.resolveOptions({ searchInterval: -1 })).toThrow(/searchInterval/);
     expect(() => new QualityMeter(a, undefined, 1 / 30, 3, new Float64Array(4))).toThrow(/storage/);

@@ -125,6 +125,30 @@ describe('InertializationDecay (closed-form offsets)', () => {
     expect(InertializationDecay.storageSize(J, 1)).toBeLessThan(InertializationDecay.storageSize(J));
   });
 
+  it('reads the non-moving joints\' translations from staticTranslations, not from the playing pose', () => {
+    const fromPose = new InertializationDecay(J, { movingJoints: Int32Array.of(0) });
+    const a = randomPose(J, 21), b = randomPose(J, 22);
+    for (let i = 3; i < 3 * J; i++) { b.positions[i] = a.positions[i]; a.velocities[i] = 0; b.velocities[i] = 0; }
+    // The static row holds the same values as every pose, but its own root entry, which must not be read.
+    const row = Float32Array.from(a.positions); row[0] = 99; row[1] = 99; row[2] = 99;
+    const fromRow = new InertializationDecay(J, { movingJoints: Int32Array.of(0), staticTranslations: row });
+    const b32 = Float32Array.from(b.positions), expected = Float64Array.from(b32);
+    for (let i = 3; i < 3 * J; i++) expected[i] = row[i];
+    const p1 = new Float64Array(3 * J), q1 = new Float64Array(4 * J), p2 = new Float64Array(3 * J), q2 = new Float64Array(4 * J);
+    for (const active of [false, true]) {
+      if (active) { fromPose.transition(a, b, H); fromRow.transition(a, b, H); }
+      // A pose whose non-moving entries are poisoned: the static row must be what is copied.
+      const poisoned = Float32Array.from(b32); for (let i = 3; i < 3 * J; i++) poisoned[i] = Number.NaN;
+      for (let step = 0; step < 5; step++) {
+        fromPose.apply(1 / 30, H, Float32Array.from(expected), 0, b.rotations, 0, p1, q1);
+        fromRow.apply(1 / 30, H, poisoned, 0, b.rotations, 0, p2, q2);
+        expect(Array.from(p2)).toEqual(Array.from(p1));
+        expect(Array.from(q2)).toEqual(Array.from(q1));
+      }
+    }
+    expect(() => new InertializationDecay(J, { staticTranslations: new Float32Array(3 * J - 1) })).toThrow(/staticTranslations/);
+  });
+
   it('rejects bad sizes', () => {
     expect(() => new InertializationDecay(-1)).toThrow(/jointCount/);
     expect(() => new InertializationDecay(4, { storage: new Float64Array(10) })).toThrow(/at least 48/);

@@ -36,6 +36,17 @@ describe('motionmatch simulate', () => {
     expect(two.footSkateCmPerSec as number).toBeCloseTo(one.footSkateCmPerSec as number, 9);
   });
 
+  it('warms the JIT up before timing without changing any result', () => {
+    const cold = JSON.parse(runCli(['simulate', '--agents', '60', '--seconds', '3', '--seed', '7', '--json', '--no-warmup']).stdout);
+    expect(cold.hash).toBe(one.hash);
+    expect(cold.footSkateCmPerSec).toBe(one.footSkateCmPerSec);
+    expect(cold.warmupSeconds).toBe(0);
+    for (const r of [one, two]) {
+      expect(r.warmupSeconds as number).toBeGreaterThan(0);
+      expect(r.warmupSeconds as number).toBeLessThan(r.setupSeconds as number);
+    }
+  });
+
   it('gives a different hash for a different seed or scenario', () => {
     const other = JSON.parse(runCli(['simulate', '--agents', '60', '--seconds', '3', '--seed', '8', '--json']).stdout);
     expect(other.hash).not.toBe(one.hash);

@@ -123,7 +123,14 @@ const STEP_DT = FRAME_FRACTION + 8;
 const ADJUST_DT = FRAME_FRACTION + 9; // the dt the two adjustment factors below were computed for
 const ADJUST_POS_K = FRAME_FRACTION + 10;
 const ADJUST_ROT_K = FRAME_FRACTION + 11;
-const STATE_SIZE = FRAME_FRACTION + 12;
+const LAYER_FRAME = FRAME_FRACTION + 12; // MAX_LAYERS: crossfade layers' frames
+// Counters (ControllerCounters reads them): in the block, since a separate object per character is
+// one more cache miss per step in a crowd.
+const COUNT_STEPS = LAYER_FRAME + MAX_LAYERS;
+const COUNT_SEARCHES = COUNT_STEPS + 1;
+const COUNT_TRANSITIONS = COUNT_STEPS + 2;
+const COUNT_SECONDS = COUNT_STEPS + 3;
+const STATE_SIZE = COUNT_STEPS + 4;
 
 // Temporaries of one call (never held across calls): shared by every controller of a thread, so a
 // crowd's steps keep them in cache.
@@ -192,7 +199,11 @@ export class MotionMatchingController {
   get playRate(): number { return this.s[PLAY_RATE]; }
   /** The frame the last transition went to (-1 before the first). */
   lastTransitionFrame = -1;
-  readonly counters: ControllerCounters = { steps: 0, searches: 0, transitions: 0, seconds: 0 };
+  /** Steps, searches and transitions so far, and the seconds stepped (a view of the state block). */
+  readonly counters: ControllerCounters;
+  /** counters.searches and counters.transitions, read without going through the view object. */
+  get searchCount(): number { return this.s[COUNT_SEARCHES]; }
+  get transitionCount(): number { return this.s[COUNT_TRANSITIONS]; }
   /** True during the step in which a transition happened. */
   transitioned = false;
 
@@ -213,7 +224,6 @@ export class MotionMatchingController {
 
   // Crossfade layers (frame, fraction, weight, target weight).
   private layerCount = 0;
-  private readonly layerFrame = new Int32Array(MAX_LAYERS);
 
   /** Foot locking and IK state (locks, targets) for debug views. */
   readonly footIK: FootIK;
@@ -264,6 +274,7 @@ export class MotionMatchingController {
     let used = STATE_SIZE;
     const take = (n: number): Float64Array => { const v = arena.subarray(used, used + n); used += n; return v; };
     this.s = arena;
+    this.counters = new CounterView(arena);
     this.rootPosition = arena.subarray(ROOT_POS, ROOT_POS + 3);
     this.rootRotation = arena.subarray(ROOT_ROT, ROOT_ROT + 4);
     this.simPosition = arena.subarray(SIM_POS, SIM_POS + 3);
@@ -275,7 +286,8 @@ export class MotionMatchingController {
     this.translations = take(J * 3);
     this.worldPositions = take(J * 3);
     this.worldRotations = take(J * 4);
-    this.inert = new InertializationDecay(J, { movingJoints: moving, storage: take(inertSize) });
+    // Non-moving joints' translations are the same in every frame: frame 0's row stays in cache.
+    this.inert = new InertializationDecay(J, { movingJoints: moving, storage: take(inertSize), staticTranslations: firstFrameTranslations(this.rt) });
     const footState = take(FOOT_IK_STATE_SIZE);
     this.trajectoryTimes = take(T);
     this.trajectoryTimes.set(times);
@@ -305,7 +317,7 @@ export class MotionMatchingController {
     this.s[LAST_DESIRED_VX] = 0; this.s[LAST_DESIRED_VZ] = 0; this.s[LAST_DESIRED_FACING] = yaw;
     this.inert.reset();
     this.s.fill(0, ROOT_VEL_OFFSET, ROOT_VEL_OFFSET + 8);
-    this.layerCount = 1; this.layerFrame[0] = frame; this.s[LAYER_FRACTION] = 0; this.s[LAYER_WEIGHT] = 1;
+    this.layerCount = 1; this.s[LAYER_FRAME] = frame; this.s[LAYER_FRACTION] = 0; this.s[LAYER_WEIGHT] = 1;
     this.s[SEARCH_TIMER] = 0;
     this.forceSearch = true;
     this.samplePlaying();
@@ -394,7 +406,7 @@ export class MotionMatchingController {
     const dt = this.s[STEP_DT];
     this.transitioned = false;
     if (this.wantsSearch) {
-      this.counters.searches++;
+      this.s[COUNT_SEARCHES]++;
       this.s[SEARCH_TIMER] = o.searchInterval;
       this.forceSearch = false;
       this.s[LAST_SEARCH_COST] = cost;
@@ -421,8 +433,8 @@ export class MotionMatchingController {
     this.moveRoot(rootDelta);
     this.computeWorldPose();
     if (o.footIK) this.footIK.apply(this, dt);
-    this.counters.steps++;
-    this.counters.seconds += dt;
+    this.s[COUNT_STEPS]++;
+    this.s[COUNT_SECONDS] += dt;
   }
 
   /** The decay spring (GUIDE §5) on the root velocity offset of the last transition, over this step. */
@@ -482,7 +494,7 @@ export class MotionMatchingController {
 
   private transition(frame: number): void {
     const o = this.options;
-    this.counters.transitions++;
+    this.s[COUNT_TRANSITIONS]++;
     this.transitioned = true;
     this.lastTransitionFrame = frame;
     if (o.blendMode === 'crossfade') {
@@ -492,7 +504,7 @@ export class MotionMatchingController {
       this.loadFramePose(frame, 0, this.destination, true);
       if (o.inertialization) {
         // The playing pose's velocities are only needed here (the per-frame path skips them).
-        this.loadFramePose(this.layerFrame[this.layerCount - 1], this.s[LAYER_FRACTION + this.layerCount - 1], this.playing, true);
+        this.loadFramePose(this.s[LAYER_FRAME + this.layerCount - 1], this.s[LAYER_FRACTION + this.layerCount - 1], this.playing, true);
         // Both poses come from the validated database: no finite-value scan per transition.
         this.inert.transition(this.playing, this.destination, o.inertializationHalfLife, false);
         const rt = this.rt, f0 = this.frame, S = this.s, V = ROOT_VEL_OFFSET;
@@ -503,7 +515,7 @@ export class MotionMatchingController {
     }
     this.frame = frame;
     this.s[FRAME_FRACTION] = 0;
-    this.layerFrame[this.layerCount - 1] = frame;
+    this.s[LAYER_FRAME + this.layerCount - 1] = frame;
     this.s[LAYER_FRACTION + this.layerCount - 1] = 0;
   }
 
@@ -513,12 +525,12 @@ export class MotionMatchingController {
       let k = 0;
       for (let i = 1; i < this.layerCount; i++) if (this.s[LAYER_WEIGHT + i] < this.s[LAYER_WEIGHT + k]) k = i;
       for (let i = k; i < this.layerCount - 1; i++) {
-        this.layerFrame[i] = this.layerFrame[i + 1]; this.s[LAYER_FRACTION + i] = this.s[LAYER_FRACTION + i + 1]; this.s[LAYER_WEIGHT + i] = this.s[LAYER_WEIGHT + i + 1];
+        this.s[LAYER_FRAME + i] = this.s[LAYER_FRAME + i + 1]; this.s[LAYER_FRACTION + i] = this.s[LAYER_FRACTION + i + 1]; this.s[LAYER_WEIGHT + i] = this.s[LAYER_WEIGHT + i + 1];
       }
       this.layerCount--;
     }
     const i = this.layerCount++;
-    this.layerFrame[i] = frame; this.s[LAYER_FRACTION + i] = 0; this.s[LAYER_WEIGHT + i] = 0;
+    this.s[LAYER_FRAME + i] = frame; this.s[LAYER_FRACTION + i] = 0; this.s[LAYER_WEIGHT + i] = 0;
   }
 
   /**
@@ -565,17 +577,17 @@ export class MotionMatchingController {
       let k = 0;
       for (let i = 0; i < this.layerCount; i++) {
         if (this.s[LAYER_WEIGHT + i] <= 0 && i !== newest) continue;
-        this.layerFrame[k] = this.layerFrame[i]; this.s[LAYER_FRACTION + k] = this.s[LAYER_FRACTION + i]; this.s[LAYER_WEIGHT + k] = this.s[LAYER_WEIGHT + i]; k++;
+        this.s[LAYER_FRAME + k] = this.s[LAYER_FRAME + i]; this.s[LAYER_FRACTION + k] = this.s[LAYER_FRACTION + i]; this.s[LAYER_WEIGHT + k] = this.s[LAYER_WEIGHT + i]; k++;
       }
       this.layerCount = k;
     } else {
       this.layerCount = 1;
       this.s[LAYER_WEIGHT] = 1;
-      this.layerFrame[0] = this.frame; this.s[LAYER_FRACTION] = this.s[FRAME_FRACTION];
+      this.s[LAYER_FRAME] = this.frame; this.s[LAYER_FRACTION] = this.s[FRAME_FRACTION];
       this.advanceLayer(0, step);
     }
     const top = this.layerCount - 1;
-    this.frame = this.layerFrame[top];
+    this.frame = this.s[LAYER_FRAME + top] | 0;
     this.s[FRAME_FRACTION] = this.s[LAYER_FRACTION + top];
     return step;
   }
@@ -589,7 +601,7 @@ export class MotionMatchingController {
   private advanceLayer(i: number, out: Float64Array): void {
     const seconds = this.s[STEP_DT] * this.s[PLAY_RATE];
     const rt = this.rt, db = this.db;
-    let f = this.layerFrame[i], frac = this.s[LAYER_FRACTION + i];
+    let f = this.s[LAYER_FRAME + i] | 0, frac = this.s[LAYER_FRACTION + i];
     let remaining = seconds * rt.fps;
     let x = 0, y = 0, z = 0, yaw = 0;
     while (remaining > 1e-12) {
@@ -609,7 +621,7 @@ export class MotionMatchingController {
         f = f >= last ? clip.start : f + 1;
       }
     }
-    this.layerFrame[i] = f;
+    this.s[LAYER_FRAME + i] = f;
     this.s[LAYER_FRACTION + i] = frac;
     out[0] = x; out[1] = y; out[2] = z; out[3] = yaw;
   }
@@ -617,7 +629,7 @@ export class MotionMatchingController {
   /** The playing pose (blend of layers), root-relative, into this.playing. */
   private samplePlaying(): void {
     if (this.layerCount <= 1) {
-      this.loadFramePose(this.layerFrame[0], this.s[LAYER_FRACTION], this.playing, false);
+      this.loadFramePose(this.s[LAYER_FRAME], this.s[LAYER_FRACTION], this.playing, false);
       return;
     }
     let total = 0;
@@ -626,7 +638,7 @@ export class MotionMatchingController {
     P.positions.fill(0); P.rotations.fill(0); P.velocities.fill(0); P.angularVelocities.fill(0);
     for (let i = 0; i < this.layerCount; i++) {
       const w = total > 0 ? this.s[LAYER_WEIGHT + i] / total : 1 / this.layerCount;
-      this.loadFramePose(this.layerFrame[i], this.s[LAYER_FRACTION + i], D, true);
+      this.loadFramePose(this.s[LAYER_FRAME + i], this.s[LAYER_FRACTION + i], D, true);
       for (let j = 0; j < J; j++) {
         // Accumulate quaternions in the first layer's hemisphere, then normalise (nlerp blend).
         const s = i > 0 && dot4(P.rotations, 4 * j, D.rotations, 4 * j) < 0 ? -w : w;
@@ -773,6 +785,22 @@ export class MotionMatchingController {
   get clipTime(): number { return (this.frame - this.db.clips[this.clipIndex].start + this.s[FRAME_FRACTION]) / this.db.fps; }
 }
 
+/** ControllerCounters over a controller's state block. */
+class CounterView implements ControllerCounters {
+  constructor(private readonly s: Float64Array) {}
+  get steps(): number { return this.s[COUNT_STEPS]; }
+  set steps(v: number) { this.s[COUNT_STEPS] = v; }
+  get searches(): number { return this.s[COUNT_SEARCHES]; }
+  set searches(v: number) { this.s[COUNT_SEARCHES] = v; }
+  get transitions(): number { return this.s[COUNT_TRANSITIONS]; }
+  set transitions(v: number) { this.s[COUNT_TRANSITIONS] = v; }
+  get seconds(): number { return this.s[COUNT_SECONDS]; }
+  set seconds(v: number) { this.s[COUNT_SECONDS] = v; }
+  toJSON(): { steps: number; searches: number; transitions: number; seconds: number } {
+    return { steps: this.steps, searches: this.searches, transitions: this.transitions, seconds: this.seconds };
+  }
+}
+
 /** Options objects made by resolveOptions (shared as they are by the controllers given them). */
 const resolvedOptions = new WeakSet<object>();
 
@@ -872,6 +900,15 @@ function trajectoryLayout(db: Database): TrajectoryLayout {
 
 function trajectoryOffsetCount(db: Database): number {
   return trajectoryLayout(db).times.length;
+}
+
+const firstFrameRows = new WeakMap<DatabaseRuntime, Float32Array>();
+
+/** Frame 0's translations, one view per database shared by all its controllers. */
+function firstFrameTranslations(rt: DatabaseRuntime): Float32Array {
+  let row = firstFrameRows.get(rt);
+  if (!row) { row = rt.translations.subarray(0, 3 * rt.joints); firstFrameRows.set(rt, row); }
+  return row;
 }
 
 function firstCandidate(db: Database): number {

@@ -145,8 +145,8 @@ export class QualityMeter {
     this.predX = block.subarray(2 * n + R, 2 * n + 2 * R);
     this.predZ = block.subarray(2 * n + 2 * R, 2 * n + 3 * R);
     this.predVersion = block.subarray(2 * n + 3 * R, 2 * n + 4 * R);
-    this.lastSearches = controller.counters.searches;
-    this.lastTransitions = controller.counters.transitions;
+    this.lastSearches = controller.searchCount;
+    this.lastTransitions = controller.transitionCount;
   }
 
   /** Records the step the controller just took with `input`, over `dt` seconds. */
@@ -155,10 +155,10 @@ export class QualityMeter {
     this.time += dt;
     s.seconds += dt;
     s.steps++;
-    s.searches += c.counters.searches - this.lastSearches;
-    s.transitions += c.counters.transitions - this.lastTransitions;
-    this.lastSearches = c.counters.searches;
-    this.lastTransitions = c.counters.transitions;
+    s.searches += c.searchCount - this.lastSearches;
+    s.transitions += c.transitionCount - this.lastTransitions;
+    this.lastSearches = c.searchCount;
+    this.lastTransitions = c.transitionCount;
     if (dt > 0) this.observeMotion(wp, dt);
     this.prevContacts = c.contacts;
     this.trackTrajectory(input);

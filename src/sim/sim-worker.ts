@@ -2,7 +2,7 @@
  * Worker thread for `motionmatch simulate --workers N`: runs one contiguous group of agents against
  * the database the main thread loaded into shared WebAssembly memory (Matcher.attach: no copy).
  *
- * Protocol: {type:'init', db, rt, handle, first, count, cfg} -> {type:'ready'};
+ * Protocol: {type:'init', db, rt, handle, first, count, cfg, warmup} -> {type:'ready', warmupSeconds};
  *           {type:'run'} -> {type:'progress', steps}* then {type:'done', result};
  *           any failure -> {type:'error', message}.
  */
@@ -10,10 +10,10 @@ import { parentPort } from 'node:worker_threads';
 import { Matcher, type SharedMatcherHandle } from '../search/matcher.js';
 import { adoptDatabaseRuntime, type DatabaseRuntime } from '../runtime/database-runtime.js';
 import type { Database } from '../database/database.js';
-import { AgentGroup, stepCount, type SimulationConfig } from './agents.js';
+import { AgentGroup, stepCount, warmUpSteps, type SimulationConfig } from './agents.js';
 
 export type SimWorkerMessage =
-  | { type: 'init'; db: Database; rt: DatabaseRuntime; handle: SharedMatcherHandle; first: number; count: number; cfg: SimulationConfig }
+  | { type: 'init'; db: Database; rt: DatabaseRuntime; handle: SharedMatcherHandle; first: number; count: number; cfg: SimulationConfig; warmup: boolean }
   | { type: 'run' };
 
 let group: AgentGroup | null = null;
@@ -30,8 +30,10 @@ async function handle(msg: SimWorkerMessage): Promise<void> {
   if (msg.type === 'init') {
     adoptDatabaseRuntime(msg.db, msg.rt);
     const matcher = await Matcher.attach(msg.db, msg.handle);
+    // Each thread compiles its own code: warm it here, before the main thread starts the clock.
+    const warmupSeconds = msg.warmup ? warmUpSteps(msg.db, matcher, msg.cfg) : 0;
     group = new AgentGroup(msg.db, matcher, msg.first, msg.count, msg.cfg);
-    port.postMessage({ type: 'ready' });
+    port.postMessage({ type: 'ready', warmupSeconds });
     return;
   }
   if (!group) throw new Error('sim worker: run before init');

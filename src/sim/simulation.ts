@@ -3,7 +3,7 @@ import { Matcher, type Backend } from '../search/matcher.js';
 import { createSearchMemory, nodePackageRoot, sharedMemorySupported } from '../search/wasm.js';
 import { databaseRuntime } from '../runtime/database-runtime.js';
 import { QualityStats } from '../runtime/metrics.js';
-import { AgentGroup, stepCount, type GroupResult, type Recording, type SimulationConfig } from './agents.js';
+import { AgentGroup, stepCount, warmUpSteps, type GroupResult, type Recording, type SimulationConfig } from './agents.js';
 import { Digest } from './hash.js';
 import { shareDatabase } from './shared-arrays.js';
 
@@ -11,6 +11,11 @@ export interface SimulationOptions extends SimulationConfig {
   /** Threads doing agent work: 1 runs on the calling thread, N > 1 spawns N workers. */
   workers: number;
   backend: Backend | 'auto';
+  /**
+   * Step a small throwaway crowd on every thread before timing starts, so that the timed steps run
+   * optimised code (see warmUpSteps; its time is reported as warmupSeconds). Default true.
+   */
+  warmup?: boolean;
   onProgress?: (stepsDone: number, stepsTotal: number) => void;
 }
 
@@ -26,7 +31,10 @@ export interface SimulationResult {
   backend: string;
   /** Time spent stepping (setup excluded) and agent-steps per second over it. */
   wallSeconds: number;
+  /** Database load, matcher and crowd construction, and the warm-up (everything before the first step). */
   setupSeconds: number;
+  /** Of setupSeconds: the JIT warm-up (the longest of the threads'); 0 when it was turned off. */
+  warmupSeconds: number;
   agentStepsPerSec: number;
   searches: number;
   searchesPerSec: number;
@@ -55,7 +63,9 @@ export async function runSimulation(db: Database, o: SimulationOptions): Promise
   const matcher = await Matcher.create(db, { backend: o.backend, memory: parallel ? createSearchMemory({ shared: true }) : undefined });
   let groups: GroupResult[];
   let tStart: number;
+  let warmupSeconds = 0;
   if (!parallel) {
+    if (o.warmup !== false) warmupSeconds = warmUpSteps(db, matcher, o);
     const group = new AgentGroup(db, matcher, 0, o.agents, o);
     tStart = performance.now();
     for (let s = 0; s < steps; s++) {
@@ -64,13 +74,13 @@ export async function runSimulation(db: Database, o: SimulationOptions): Promise
     }
     groups = [group.result()];
   } else {
-    ({ groups, tStart } = await runInWorkers(db, matcher, o, steps));
+    ({ groups, tStart, warmupSeconds } = await runInWorkers(db, matcher, o, steps));
   }
   const tEnd = performance.now();
-  return summarize(o, groups, steps, (tEnd - tStart) / 1000, (tStart - t0) / 1000, matcher.backend);
+  return summarize(o, groups, steps, (tEnd - tStart) / 1000, (tStart - t0) / 1000, warmupSeconds, matcher.backend);
 }
 
-async function runInWorkers(db: Database, matcher: Matcher, o: SimulationOptions, steps: number): Promise<{ groups: GroupResult[]; tStart: number }> {
+async function runInWorkers(db: Database, matcher: Matcher, o: SimulationOptions, steps: number): Promise<{ groups: GroupResult[]; tStart: number; warmupSeconds: number }> {
   const { Worker } = await import('node:worker_threads');
   const { join } = await import('node:path');
   const { existsSync } = await import('node:fs');
@@ -86,15 +96,16 @@ async function runInWorkers(db: Database, matcher: Matcher, o: SimulationOptions
   const workers = ranges.map(() => new Worker(script));
   try {
     const cfg: SimulationConfig = { agents: o.agents, seconds: o.seconds, hz: o.hz, seed: o.seed, scenario: o.scenario, method: o.method, footIK: o.footIK, recordAgent: o.recordAgent, controller: o.controller };
-    await Promise.all(workers.map((w, i) => request(w, {
-      type: 'init', db: shared.db, rt: shared.rt, handle: matcher.shareSlot(ranges[i][1]), first: ranges[i][0], count: ranges[i][1], cfg,
+    const ready = await Promise.all(workers.map((w, i) => request(w, {
+      type: 'init', db: shared.db, rt: shared.rt, handle: matcher.shareSlot(ranges[i][1]), first: ranges[i][0], count: ranges[i][1], cfg, warmup: o.warmup !== false,
     }, 'ready')));
+    const warmupSeconds = Math.max(...ready.map((m) => m.warmupSeconds as number));
     const tStart = performance.now();
     const groups = await Promise.all(workers.map((w, i) => request(w, { type: 'run' }, 'done', (m) => {
       progress[i] = m.steps as number;
       o.onProgress?.(Math.min(...progress), steps);
     }).then((m) => m.result as GroupResult)));
-    return { groups, tStart };
+    return { groups, tStart, warmupSeconds };
   } finally {
     await Promise.all(workers.map((w) => w.terminate()));
   }
@@ -118,7 +129,7 @@ function request(w: import('node:worker_threads').Worker, msg: unknown, until: s
   });
 }
 
-function summarize(o: SimulationOptions, groups: GroupResult[], steps: number, wallSeconds: number, setupSeconds: number, backend: string): SimulationResult {
+function summarize(o: SimulationOptions, groups: GroupResult[], steps: number, wallSeconds: number, setupSeconds: number, warmupSeconds: number, backend: string): SimulationResult {
   const stats = new QualityStats();
   const digest = new Digest();
   let searches = 0, controllerMs = 0, searchMs = 0;
@@ -138,7 +149,7 @@ function summarize(o: SimulationOptions, groups: GroupResult[], steps: number, w
   const quantile = (p: number) => (samples.length ? samples[Math.min(samples.length - 1, Math.floor(p * samples.length))] : 0);
   return {
     agents: o.agents, seconds: o.seconds, hz: o.hz, steps, workers: o.workers, scenario: o.scenario, seed: o.seed, method: o.method, backend,
-    wallSeconds, setupSeconds,
+    wallSeconds, setupSeconds, warmupSeconds,
     agentStepsPerSec: (o.agents * steps) / Math.max(wallSeconds, 1e-9),
     searches,
     searchesPerSec: searches / Math.max(wallSeconds, 1e-9),
