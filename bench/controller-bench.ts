@@ -35,17 +35,17 @@ export async function benchControllerStep(db: Database, opts: { agents?: number;
     c.reset(c.frame, 3 * i, 0, 0);
     return c;
   });
-  const drivers = cs.map((_, i) => new ScriptedDriver('mixed', 1, i));
+  const dt = 1 / hz, steps = Math.round(seconds * hz);
+  const drivers = cs.map((_, i) => new ScriptedDriver('mixed', 1, i, dt));
   const inputs = cs.map(() => createInput());
   const res = { frame: -1, clip: -1, clipTime: 0, cost: 0 };
   const opt = { method: 'kdtree' as const, normalized: true, bestCost: Infinity, excludeRanges: [[0, 0] as [number, number]] };
-  const dt = 1 / hz, steps = Math.round(seconds * hz);
   const perRound: number[] = [];
   for (let s = 0; s < steps; s++) {
     let t = 0;
     for (let i = 0; i < agents; i++) {
       const c = cs[i];
-      drivers[i].drive(dt, c.rootPosition[0], c.rootPosition[2], inputs[i]);
+      drivers[i].drive(c.rootPosition, inputs[i]);
       const t0 = performance.now();
       const wants = c.prepare(dt, inputs[i]);
       t += performance.now() - t0;

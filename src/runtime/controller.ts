@@ -130,7 +130,8 @@ const COUNT_STEPS = LAYER_FRAME + MAX_LAYERS;
 const COUNT_SEARCHES = COUNT_STEPS + 1;
 const COUNT_TRANSITIONS = COUNT_STEPS + 2;
 const COUNT_SECONDS = COUNT_STEPS + 3;
-const STATE_SIZE = COUNT_STEPS + 4;
+const RESULT_COST = COUNT_STEPS + 4; // the search result complete() was given
+const STATE_SIZE = COUNT_STEPS + 5;
 
 // Temporaries of one call (never held across calls): shared by every controller of a thread, so a
 // crowd's steps keep them in cache.
@@ -402,8 +403,15 @@ export class MotionMatchingController {
 
   /** Second half of a step: transition if `frame` (-1 = none) is worth it, play, move, fix the feet. */
   complete(frame: number, cost: number): void {
+    // An inlined wrapper: the cost (a double) reaches completeStep through the state block, not as
+    // an argument, which would be heap-allocated per call in a crowd's loop.
+    this.s[RESULT_COST] = cost;
+    this.completeStep(frame);
+  }
+
+  private completeStep(frame: number): void {
     const o = this.options;
-    const dt = this.s[STEP_DT];
+    const dt = this.s[STEP_DT], cost = this.s[RESULT_COST];
     this.transitioned = false;
     if (this.wantsSearch) {
       this.s[COUNT_SEARCHES]++;

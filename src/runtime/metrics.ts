@@ -151,7 +151,16 @@ export class QualityMeter {
 
   /** Records the step the controller just took with `input`, over `dt` seconds. */
   observe(input: ControllerInput, dt: number): void {
-    const c = this.controller, wp = c.worldPositions, s = this.stats;
+    // An inlined wrapper: dt reaches observeStep through a field (a number argument of a call that
+    // is not inlined is heap-allocated; a crowd observes every agent every step).
+    this.stepDt = dt;
+    this.observeStep(input);
+  }
+
+  private stepDt = 0;
+
+  private observeStep(input: ControllerInput): void {
+    const c = this.controller, wp = c.worldPositions, s = this.stats, dt = this.stepDt;
     this.time += dt;
     s.seconds += dt;
     s.steps++;
@@ -159,7 +168,7 @@ export class QualityMeter {
     s.transitions += c.transitionCount - this.lastTransitions;
     this.lastSearches = c.searchCount;
     this.lastTransitions = c.transitionCount;
-    if (dt > 0) this.observeMotion(wp, dt);
+    if (dt > 0) this.observeMotion(wp);
     this.prevContacts = c.contacts;
     this.trackTrajectory(input);
   }
@@ -169,7 +178,8 @@ export class QualityMeter {
   }
 
   /** Velocity jump and foot skate over a step of dt > 0, then the step enters the history. */
-  private observeMotion(wp: Float64Array, dt: number): void {
+  private observeMotion(wp: Float64Array): void {
+    const dt = this.stepDt;
     const c = this.controller, s = this.stats;
     const n = 3 * this.J, H = this.history, p1 = this.prevSlot, p2 = n - p1;
     if (this.hasPrev >= 2) {
@@ -192,8 +202,8 @@ export class QualityMeter {
       // A foot counts when it is in contact at both ends of the step: the landing step's speed
       // belongs to the swing that ends in it.
       const contacts = c.contacts & this.prevContacts;
-      if (contacts & CONTACT_LEFT) this.recordSkate(wp, c.db.roles.leftFoot, dt);
-      if (contacts & CONTACT_RIGHT) this.recordSkate(wp, c.db.roles.rightFoot, dt);
+      if (contacts & CONTACT_LEFT) this.recordSkate(wp, c.db.roles.leftFoot);
+      if (contacts & CONTACT_RIGHT) this.recordSkate(wp, c.db.roles.rightFoot);
     }
     // This step becomes the previous one, over the older slot.
     for (let i = 0; i < n; i++) H[p2 + i] = wp[i];
@@ -203,7 +213,8 @@ export class QualityMeter {
   }
 
   /** Horizontal speed of `foot` over the step just taken (cm/s). */
-  private recordSkate(wp: Float64Array, foot: number, dt: number): void {
+  private recordSkate(wp: Float64Array, foot: number): void {
+    const dt = this.stepDt;
     const i = this.prevSlot + 3 * foot, H = this.history;
     const vx = wp[3 * foot] - H[i], vz = wp[3 * foot + 2] - H[i + 2];
     const speed = (Math.sqrt(vx * vx + vz * vz) / dt) * 100;

@@ -3,7 +3,7 @@ import type { Matcher, SearchMethod, BatchSearchOptions, FrameRange } from '../s
 import { MotionMatchingController, createInput, type ControllerInput, type ControllerOptions } from '../runtime/controller.js';
 import { QualityMeter, QualityStats } from '../runtime/metrics.js';
 import { ScriptedDriver, type ScenarioName } from './scenarios.js';
-import { Digest } from './hash.js';
+import { digestInit, digestWords, digestHex } from './hash.js';
 
 export interface SimulationConfig {
   agents: number;
@@ -82,7 +82,13 @@ export class AgentGroup {
   private readonly drivers: ScriptedDriver[] = [];
   private readonly inputs: ControllerInput[] = [];
   private readonly meters: QualityMeter[] = [];
-  private readonly digests: Digest[] = [];
+  /** Every agent's digest state (two int32 lanes each). */
+  private readonly digests: Int32Array;
+  /** The state buffer as 32-bit words (what the digests read). */
+  private readonly words: Uint32Array;
+  /** Word offsets, within an agent's block, of the root transform and of the local pose (both contiguous). */
+  private readonly rootWords: [number, number];
+  private readonly poseWords: [number, number];
   readonly stats = new QualityStats();
   private readonly queries: Float32Array;
   private readonly bestCosts: Float32Array;
@@ -121,18 +127,29 @@ export class AgentGroup {
     // prediction rings after it are touched a little at a time).
     this.hotSize = controllerSize + 6 * db.skeleton.names.length;
     const options = MotionMatchingController.resolveOptions({ ...cfg.controller, footIK: cfg.footIK });
+    const J = db.skeleton.names.length;
     for (let a = first; a < first + count; a++) {
       const at = (a - first) * agentSize;
       const c = new MotionMatchingController(db, options, storage.subarray(at, at + controllerSize));
       // Spread agents on a grid so that their positions (and digests) differ from the start.
       c.reset(c.frame, 3 * (a % 64), 3 * Math.floor(a / 64), 0);
       this.controllers.push(c);
-      this.drivers.push(new ScriptedDriver(cfg.scenario, cfg.seed, a));
+      this.drivers.push(new ScriptedDriver(cfg.scenario, cfg.seed, a, this.dt));
       this.inputs.push(createInput());
       // Trajectory predictions are sampled at the search cadence (0.1 s), as the controller makes them.
       this.meters.push(new QualityMeter(c, this.stats, this.dt, predictEvery, storage.subarray(at + controllerSize, at + agentSize)));
-      this.digests.push(new Digest());
     }
+    this.digests = new Int32Array(2 * count);
+    for (let i = 0; i < count; i++) digestInit(this.digests, 2 * i);
+    this.words = new Uint32Array(storage.buffer, storage.byteOffset, 2 * storage.length);
+    // Where the hashed arrays sit in an agent's block (the same for every agent): the controller
+    // keeps rootPosition + rootRotation, and rotations + translations, next to each other.
+    const c0 = this.controllers[0], wordAt = (a: Float64Array) => (a.byteOffset - storage.byteOffset) / 4;
+    if (wordAt(c0.rootRotation) !== wordAt(c0.rootPosition) + 6 || wordAt(c0.translations) !== wordAt(c0.rotations) + 8 * J) {
+      throw new Error('AgentGroup: the controller state layout is not the one the digest expects');
+    }
+    this.rootWords = [wordAt(c0.rootPosition), wordAt(c0.rootPosition) + 14];
+    this.poseWords = [wordAt(c0.rotations), wordAt(c0.rotations) + 14 * J];
     const batch = Math.min(count, CHUNK);
     this.queries = new Float32Array(batch * this.stride);
     this.bestCosts = new Float32Array(batch);
@@ -143,7 +160,6 @@ export class AgentGroup {
     const steps = stepCount(cfg);
     this.searchUs = new Float64Array(steps).fill(Number.NaN);
     const r = cfg.recordAgent;
-    const J = db.skeleton.names.length;
     this.recording = r >= first && r < first + count
       ? { agent: r, steps, rotations: new Float32Array(steps * J * 4), translations: new Float32Array(steps * J * 3), root: new Float64Array(steps * 7) }
       : null;
@@ -170,7 +186,7 @@ export class AgentGroup {
     let k = 0;
     for (let i = from; i < to; i++) {
       const c = this.controllers[i], input = this.inputs[i];
-      this.drivers[i].drive(dt, c.rootPosition[0], c.rootPosition[2], input);
+      this.drivers[i].drive(c.rootPosition, input);
       if (!c.prepare(dt, input)) continue;
       const req = c.request;
       this.queries.set(req.query, k * S);
@@ -195,7 +211,7 @@ export class AgentGroup {
       if (j < k && this.wanted[j] === i) { c.complete(this.out.frames[j], this.out.costs[j]); j++; }
       else c.complete(-1, Number.POSITIVE_INFINITY);
       this.meters[i].observe(this.inputs[i], dt);
-      this.hashStep(i, c);
+      this.hashStep(i);
     }
     const t3 = performance.now();
     this.stepSearchUs += (t2 - t1) * 1000;
@@ -204,14 +220,11 @@ export class AgentGroup {
     this.searchMs += t2 - t1;
   }
 
-  private hashStep(i: number, c: MotionMatchingController): void {
-    const d = this.digests[i];
-    d.addArray(c.rootPosition);
-    d.addArray(c.rootRotation);
-    if ((this.stepIndex + 1) % this.fullHashEvery === 0) {
-      d.addArray(c.rotations);
-      d.addArray(c.translations);
-    }
+  /** The step's root transform, and every fullHashEvery steps the local pose, into agent i's digest. */
+  private hashStep(i: number): void {
+    const base = 2 * i * this.agentSize;
+    digestWords(this.digests, 2 * i, this.words, base + this.rootWords[0], base + this.rootWords[1]);
+    if ((this.stepIndex + 1) % this.fullHashEvery === 0) digestWords(this.digests, 2 * i, this.words, base + this.poseWords[0], base + this.poseWords[1]);
   }
 
   private record(): void {
@@ -232,11 +245,14 @@ export class AgentGroup {
 
   result(): GroupResult {
     // The final pose goes into every digest too.
-    this.controllers.forEach((c, i) => { this.digests[i].addArray(c.rotations); this.digests[i].addArray(c.translations); });
+    for (let i = 0; i < this.count; i++) {
+      const base = 2 * i * this.agentSize;
+      digestWords(this.digests, 2 * i, this.words, base + this.poseWords[0], base + this.poseWords[1]);
+    }
     return {
       first: this.first,
       count: this.count,
-      hashes: this.digests.map((d) => d.hex()),
+      hashes: Array.from({ length: this.count }, (_, i) => digestHex(this.digests, 2 * i)),
       stats: this.stats,
       searchUsPerQuery: this.searchUs,
       searches: this.searches,

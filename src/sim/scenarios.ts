@@ -26,17 +26,23 @@ export class ScriptedDriver {
   private moving = true;
   private readonly waypoint = new Float64Array(2);
 
-  constructor(scenario: ScenarioName, seed: number, agent: number) {
+  /** `dt`: seconds per step (every drive() call advances the script by it). */
+  constructor(scenario: ScenarioName, seed: number, agent: number, private readonly dt: number) {
+    if (!(Number.isFinite(dt) && dt > 0)) throw new RangeError(`ScriptedDriver: dt must be a finite number > 0, got ${dt}`);
     this.random = createRandom((Math.imul(seed ^ 0x9e3779b9, 0x85ebca6b) + Math.imul(agent + 1, 0xc2b2ae35)) >>> 0);
     this.kind = scenario === 'mixed' ? (['wander', 'path', 'stop-go', 'strafe'] as const)[Math.floor(this.random() * 4)] : scenario;
     this.heading = this.random() * 2 * Math.PI - Math.PI;
   }
 
-  /** Fills `input` for the step that starts now; `x`, `z` is the agent's current position. */
-  drive(dt: number, x: number, z: number, input: ControllerInput): void {
+  /**
+   * Fills `input` for the step that starts now; `position` is the agent's current (x, y, z).
+   * Takes no number arguments: in a crowd's loop a number passed to a call that is not inlined is
+   * heap-allocated, per agent per step.
+   */
+  drive(position: Float64Array, input: ControllerInput): void {
     switch (this.kind) {
       case 'wander': this.wander(); break;
-      case 'path': this.path(x, z); break;
+      case 'path': this.path(position); break;
       case 'stop-go': this.stopGo(); break;
       case 'strafe': this.strafe(); break;
     }
@@ -45,7 +51,7 @@ export class ScriptedDriver {
     input.facing = this.faceExplicitly ? this.heading + this.facingOffset : Number.NaN;
     input.requireTags = null;
     input.excludeTags = null;
-    this.time += dt;
+    this.time += this.dt;
   }
 
   /** New direction and speed every 2-5 s, turns of up to 180 degrees. */
@@ -57,8 +63,8 @@ export class ScriptedDriver {
   }
 
   /** Walk or run to random waypoints within 20 m, steering straight at them. */
-  private path(x: number, z: number): void {
-    const dx = this.waypoint[0] - x, dz = this.waypoint[1] - z;
+  private path(position: Float64Array): void {
+    const dx = this.waypoint[0] - position[0], dz = this.waypoint[1] - position[2];
     if (this.time === 0 || dx * dx + dz * dz < 1) {
       this.waypoint[0] = (this.random() * 2 - 1) * 20;
       this.waypoint[1] = (this.random() * 2 - 1) * 20;
