@@ -17,8 +17,16 @@ import { requirePose, rotateByOffsets, type InertializationState, type PoseBuffe
 /** Offsets below this (m, rad; and velocity × dt) are not applied any more. */
 const EPSILON = 1e-7;
 
-/** The rotation offsets of the step being applied (a temporary of applyRotationOffsets). */
-let offsetsNow = new Float64Array(0);
+/**
+ * The step being applied: dt, half-life, then the decay factor e^(−yτ) and τ that rotateByOffsets
+ * reads (temporaries of one apply() call, shared by every instance of a thread: numbers passed to a
+ * call that is not inlined would be heap-allocated per character).
+ */
+const CALL = new Float64Array(4);
+const CALL_DT = 0, CALL_HALF_LIFE = 1, CALL_E = 2, CALL_T = 3;
+
+// After the offsets in the storage block: the scalars (at `scalars`).
+const TAU = 0, ACTIVE = 1, MAX_X = 2, MAX_J = 3, MAX_V = 4, SCALARS = 5;
 
 // Results of expMap and rotate (temporaries of one call).
 const EXP = new Float64Array(4);
@@ -72,17 +80,16 @@ export class InertializationDecay {
   private readonly j0p: Float64Array;
   private readonly x0r: Float64Array;
   private readonly j0r: Float64Array;
-  /** Seconds since the last transition. */
-  private tau = 0;
-  private active = false;
-  /** Largest |x0|, |j0| and |v0| over every component (the bound that retires the offsets). */
-  private maxX = 0;
-  private maxJ = 0;
-  private maxV = 0;
+  /**
+   * The scalars, in the block after the offsets (a character's state stays in one allocation): τ,
+   * seconds since the last transition; active (0/1); the largest |x0|, |j0| and |v0| over every
+   * component (the bound that retires the offsets).
+   */
+  private readonly S: Float64Array;
 
   /** Values kept for `jointCount` joints of which `movingJoints` have changing translations. */
   static storageSize(jointCount: number, movingJoints = jointCount): number {
-    return 6 * (jointCount + movingJoints);
+    return 6 * (jointCount + movingJoints) + SCALARS;
   }
 
   constructor(jointCount: number, options: InertializationDecayOptions = {}) {
@@ -108,25 +115,24 @@ export class InertializationDecay {
     this.j0r = buf.subarray(n, 2 * n);
     this.x0p = buf.subarray(2 * n, 2 * n + m);
     this.j0p = buf.subarray(2 * n + m, 2 * n + 2 * m);
+    this.S = buf.subarray(2 * n + 2 * m, 2 * n + 2 * m + SCALARS);
     this.reset();
   }
 
   /** Drops every offset (teleports, resets). */
   reset(): void {
     this.x0p.fill(0); this.j0p.fill(0); this.x0r.fill(0); this.j0r.fill(0);
-    this.tau = 0;
-    this.active = false;
-    this.maxX = this.maxJ = this.maxV = 0;
+    this.S.fill(0);
   }
 
   /** True while offsets are still being applied. */
   get isActive(): boolean {
-    return this.active;
+    return this.S[ACTIVE] !== 0;
   }
 
   /** Writes the current offsets (positions, velocities, rotations, angular velocities) into `out`. */
   materialise(halfLife: number, out: InertializationState): void {
-    const n = 3 * this.jointCount, y = (2 * Math.LN2) / halfLife, t = this.tau, e = Math.exp(-y * t);
+    const n = 3 * this.jointCount, y = (2 * Math.LN2) / halfLife, t = this.S[TAU], e = Math.exp(-y * t);
     const po = out.positionOffsets, vo = out.velocityOffsets, ro = out.rotationOffsets, wo = out.angularVelocityOffsets;
     po.fill(0, 0, n); vo.fill(0, 0, n);
     for (let k = 0; k < this.moving.length; k++) {
@@ -153,7 +159,7 @@ export class InertializationDecay {
     const J = this.jointCount;
     requirePose('InertializationDecay.transition', 'source', source, J, checkValues);
     requirePose('InertializationDecay.transition', 'destination', destination, J, checkValues);
-    const y = (2 * Math.LN2) / halfLife, t = this.tau, e = this.active ? Math.exp(-y * t) : 0;
+    const y = (2 * Math.LN2) / halfLife, t = this.S[TAU], e = this.S[ACTIVE] !== 0 ? Math.exp(-y * t) : 0;
     let maxX = 0, maxJ = 0, maxV = 0;
     const mv = this.moving, x0p = this.x0p, j0p = this.j0p, x0r = this.x0r, j0r = this.j0r;
     const sp = source.positions, sv = source.velocities, dp = destination.positions, dv = destination.velocities;
@@ -206,9 +212,10 @@ export class InertializationDecay {
       maxJ = Math.max(maxJ, Math.abs(j0r[i3]), Math.abs(j0r[i3 + 1]), Math.abs(j0r[i3 + 2]));
       maxV = Math.max(maxV, Math.abs(vx), Math.abs(vy), Math.abs(vz));
     }
-    this.maxX = maxX; this.maxJ = maxJ; this.maxV = maxV;
-    this.tau = 0;
-    this.active = true;
+    const S = this.S;
+    S[MAX_X] = maxX; S[MAX_J] = maxJ; S[MAX_V] = maxV;
+    S[TAU] = 0;
+    S[ACTIVE] = 1;
   }
 
   /**
@@ -224,24 +231,19 @@ export class InertializationDecay {
     playingRotations: Float32Array | Float64Array, rotAt: number,
     outPositions: Float64Array, outRotations: Float64Array,
   ): boolean {
-    // A small wrapper that gets inlined: the numbers reach applyStep through fields, since number
+    // A small wrapper that gets inlined: the numbers reach applyStep through scratch, since number
     // arguments of a call that is not inlined are heap-allocated (crowds call this per character).
-    this.stepDt = dt;
-    this.stepHalfLife = halfLife;
+    CALL[CALL_DT] = dt;
+    CALL[CALL_HALF_LIFE] = halfLife;
     return this.applyStep(playingPositions, posAt, playingRotations, rotAt, outPositions, outRotations);
   }
-
-  private stepDt = 0;
-  private stepHalfLife = 1;
-  private stepE = 0;
-  private stepT = 0;
 
   private applyStep(
     playingPositions: Float32Array | Float64Array, posAt: number,
     playingRotations: Float32Array | Float64Array, rotAt: number,
     outPositions: Float64Array, outRotations: Float64Array,
   ): boolean {
-    const J = this.jointCount, dt = this.stepDt, halfLife = this.stepHalfLife, staticT = this.staticT;
+    const J = this.jointCount, dt = CALL[CALL_DT], halfLife = CALL[CALL_HALF_LIFE], staticT = this.staticT, S = this.S;
     if (staticT === null) {
       for (let i = 0; i < 3 * J; i++) outPositions[i] = playingPositions[posAt + i];
     } else {
@@ -252,11 +254,11 @@ export class InertializationDecay {
         outPositions[o] = playingPositions[posAt + o]; outPositions[o + 1] = playingPositions[posAt + o + 1]; outPositions[o + 2] = playingPositions[posAt + o + 2];
       }
     }
-    if (this.active) {
-      this.tau += dt;
-      const y = (2 * Math.LN2) / halfLife, t = this.tau, e = Math.exp(-y * t);
+    if (S[ACTIVE] !== 0) {
+      const t = (S[TAU] += dt);
+      const y = (2 * Math.LN2) / halfLife, e = Math.exp(-y * t);
       // |x(τ)| <= e (max|x0| + max|j0| τ) and |v(τ)| <= e (max|v0| + max|j0| y τ).
-      if (e * (this.maxX + this.maxJ * t) < EPSILON && e * (this.maxV + this.maxJ * y * t) * dt < EPSILON) {
+      if (e * (S[MAX_X] + S[MAX_J] * t) < EPSILON && e * (S[MAX_V] + S[MAX_J] * y * t) * dt < EPSILON) {
         this.reset();
       } else {
         const mv = this.moving, x0p = this.x0p, j0p = this.j0p;
@@ -266,21 +268,13 @@ export class InertializationDecay {
           outPositions[o + 1] += e * (x0p[a + 1] + j0p[a + 1] * t);
           outPositions[o + 2] += e * (x0p[a + 2] + j0p[a + 2] * t);
         }
-        this.stepE = e; this.stepT = t; // through fields, not arguments (see apply)
-        this.applyRotationOffsets(playingRotations, rotAt, outRotations);
+        // The rotation offsets now, e (x0 + j0 τ), are formed joint by joint inside the shared pass.
+        CALL[CALL_E] = e; CALL[CALL_T] = t;
+        rotateByOffsets(this.x0r, this.j0r, CALL, CALL_E, playingRotations, rotAt, outRotations, J);
         return true;
       }
     }
     for (let i = 0; i < 4 * J; i++) outRotations[i] = playingRotations[rotAt + i];
     return false;
   }
-
-  private applyRotationOffsets(Q: Float32Array | Float64Array, qAt: number, outQ: Float64Array): void {
-    const x0r = this.x0r, j0r = this.j0r, e = this.stepE, t = this.stepT, n = x0r.length;
-    // The offsets now, then the shared rotation pass (inertializeApplyPose's, too).
-    if (offsetsNow.length < n) offsetsNow = new Float64Array(n);
-    for (let i = 0; i < n; i++) offsetsNow[i] = e * (x0r[i] + j0r[i] * t);
-    rotateByOffsets(offsetsNow, Q, qAt, outQ, this.jointCount);
-  }
-
 }

@@ -247,18 +247,27 @@ export function inertializeApplyPose(
     return false;
   }
   for (let i = 0; i < n; i++) outPositions[i] = playingPositions[i] + po[i];
-  rotateByOffsets(ro, playingRotations, 0, outRotations, state.jointCount);
+  rotateByOffsets(ro, ro, NO_DECAY, 0, playingRotations, 0, outRotations, state.jointCount);
   return true;
 }
 
+/** decay for offsets used as they are: e = 1, τ = 0 (the stepwise path keeps current offsets). */
+const NO_DECAY = Float64Array.of(1, 0);
+
 /**
- * out[j] = exp(offsets[j]) · Q[at + j] for every joint: the rotation offsets (scaled angle-axis,
- * J*3) applied on the left to a pose's rotations, read in place at `at`. Small angles (most of a
+ * out[j] = exp(r_j) · Q[at + j] for every joint, with the rotation offset (scaled angle-axis)
+ * r = e (x0 + j0 τ) formed per component, e = decay[decayAt] and τ = decay[decayAt + 1]: the
+ * closed-form decay of inertialize-decay.ts (and, with x0 = j0 = the offsets, e = 1, τ = 0, the
+ * stepwise path's current offsets). Rotations are read in place at `at`. Small angles (most of a
  * decay) use the series. Shared by the stepwise and the closed-form inertialization.
  */
-export function rotateByOffsets(offsets: Float64Array, Q: Float32Array | Float64Array, at: number, out: Float64Array, jointCount: number): void {
+export function rotateByOffsets(
+  x0: Float64Array, j0: Float64Array, decay: Float64Array, decayAt: number,
+  Q: Float32Array | Float64Array, at: number, out: Float64Array, jointCount: number,
+): void {
+  const e = decay[decayAt], t = decay[decayAt + 1];
   for (let i3 = 0, i4 = 0; i3 < 3 * jointCount; i3 += 3, i4 += 4) {
-    const x = offsets[i3], y = offsets[i3 + 1], z = offsets[i3 + 2];
+    const x = e * (x0[i3] + j0[i3] * t), y = e * (x0[i3 + 1] + j0[i3 + 1] * t), z = e * (x0[i3 + 2] + j0[i3 + 2] * t);
     const hh = 0.25 * (x * x + y * y + z * z); // (angle / 2)^2
     let s: number, qw: number;
     if (hh < 2.5e-3) {
