@@ -151,7 +151,7 @@ describe('InertializationDecay (closed-form offsets)', () => {
 
   it('rejects bad sizes', () => {
     expect(() => new InertializationDecay(-1)).toThrow(/jointCount/);
-    expect(() => new InertializationDecay(4, { storage: new Float64Array(10) })).toThrow(/at least 48/);
+    expect(() => new InertializationDecay(4, { storage: new Float64Array(10) })).toThrow(/at least 53/);
     expect(() => new InertializationDecay(4, { movingJoints: Int32Array.of(4) })).toThrow(/moving joint 4/);
   });
 });
