@@ -84,6 +84,10 @@ export class QualityStats {
   }
 }
 
+// The meter's numbers, first in its storage block.
+const M_TIME = 0, M_PREV_DT = 1, M_STEP_DT = 2, M_LAST_VX = 3, M_LAST_VZ = 4, M_LAST_FACING = 5, M_LAST_SEARCHES = 6, M_LAST_TRANSITIONS = 7;
+const SCALARS = 8;
+
 /**
  * Measures one controller as it runs: call observe() after every step. Per-step work allocates
  * nothing; the per-character state is small (a few J*3 buffers and two prediction rings) so that
@@ -96,7 +100,6 @@ export class QualityMeter {
   private readonly history: Float64Array;
   /** Offset of the previous step's slot in `history` (the other slot holds the step before). */
   private prevSlot = 0;
-  private prevDt = 0;
   private hasPrev = 0;
   private prevContacts = 0;
   // One ring per horizon so that evaluation order matches insertion order.
@@ -110,19 +113,20 @@ export class QualityMeter {
   private head1 = 0;
   private tail0 = 0;
   private tail1 = 0;
-  private time = 0;
   private inputVersion = 0;
-  private lastVX = NaN;
-  private lastVZ = NaN;
-  private lastFacing = NaN;
-  private lastSearches: number;
-  private lastTransitions: number;
+  /** The numbers (time, last input, ...) at the M_* offsets: in the block, not as object fields (a double field is a separate heap box to fetch). */
+  private readonly M: Float64Array;
 
   private predictCountdown = 0;
 
   /** Values a meter keeps for `joints` joints, steps of at least `minDt` and a prediction every `predictEvery` steps (see the constructor's `storage`). */
   static storageSize(joints: number, minDt = 1 / 240, predictEvery = 1): number {
-    return 6 * joints + 8 * ringLength(minDt, predictEvery);
+    return SCALARS + 6 * joints + 8 * ringLength(minDt, predictEvery);
+  }
+
+  /** The leading part of the storage that every step reads (scalars and position history). */
+  static perStepSize(joints: number): number {
+    return SCALARS + 6 * joints;
   }
 
   /**
@@ -135,39 +139,40 @@ export class QualityMeter {
     this.stats = stats;
     this.J = controller.joints;
     this.ring = ringLength(minDt, predictEvery);
-    const n = this.J * 3, R = 2 * this.ring, size = 2 * n + 4 * R;
+    const n = this.J * 3, R = 2 * this.ring, size = SCALARS + 2 * n + 4 * R;
     if (storage !== undefined && !(storage instanceof Float64Array && storage.length >= size)) {
       throw new RangeError(`QualityMeter: storage must be a Float64Array of at least ${size} values`);
     }
-    const block = storage ? storage.subarray(0, size).fill(0) : new Float64Array(size);
+    const all = storage ? storage.subarray(0, size).fill(0) : new Float64Array(size);
+    this.M = all.subarray(0, SCALARS);
+    const block = all.subarray(SCALARS);
     this.history = block.subarray(0, 2 * n);
     this.predTime = block.subarray(2 * n, 2 * n + R);
     this.predX = block.subarray(2 * n + R, 2 * n + 2 * R);
     this.predZ = block.subarray(2 * n + 2 * R, 2 * n + 3 * R);
     this.predVersion = block.subarray(2 * n + 3 * R, 2 * n + 4 * R);
-    this.lastSearches = controller.searchCount;
-    this.lastTransitions = controller.transitionCount;
+    this.M[M_LAST_VX] = NaN; this.M[M_LAST_VZ] = NaN; this.M[M_LAST_FACING] = NaN;
+    this.M[M_LAST_SEARCHES] = controller.searchCount;
+    this.M[M_LAST_TRANSITIONS] = controller.transitionCount;
   }
 
   /** Records the step the controller just took with `input`, over `dt` seconds. */
   observe(input: ControllerInput, dt: number): void {
-    // An inlined wrapper: dt reaches observeStep through a field (a number argument of a call that
+    // An inlined wrapper: dt reaches observeStep through the block (a number argument of a call that
     // is not inlined is heap-allocated; a crowd observes every agent every step).
-    this.stepDt = dt;
+    this.M[M_STEP_DT] = dt;
     this.observeStep(input);
   }
 
-  private stepDt = 0;
-
   private observeStep(input: ControllerInput): void {
-    const c = this.controller, wp = c.worldPositions, s = this.stats, dt = this.stepDt;
-    this.time += dt;
+    const c = this.controller, wp = c.worldPositions, s = this.stats, M = this.M, dt = M[M_STEP_DT];
+    M[M_TIME] += dt;
     s.seconds += dt;
     s.steps++;
-    s.searches += c.searchCount - this.lastSearches;
-    s.transitions += c.transitionCount - this.lastTransitions;
-    this.lastSearches = c.searchCount;
-    this.lastTransitions = c.transitionCount;
+    s.searches += c.searchCount - M[M_LAST_SEARCHES];
+    s.transitions += c.transitionCount - M[M_LAST_TRANSITIONS];
+    M[M_LAST_SEARCHES] = c.searchCount;
+    M[M_LAST_TRANSITIONS] = c.transitionCount;
     if (dt > 0) this.observeMotion(wp);
     this.prevContacts = c.contacts;
     this.trackTrajectory(input);
@@ -179,12 +184,12 @@ export class QualityMeter {
 
   /** Velocity jump and foot skate over a step of dt > 0, then the step enters the history. */
   private observeMotion(wp: Float64Array): void {
-    const dt = this.stepDt;
+    const dt = this.M[M_STEP_DT];
     const c = this.controller, s = this.stats;
     const n = 3 * this.J, H = this.history, p1 = this.prevSlot, p2 = n - p1;
     if (this.hasPrev >= 2) {
       // Change of world velocity, per joint: (x_t - x_{t-1}) / dt - (x_{t-1} - x_{t-2}) / dt_prev.
-      const a = 1 / dt, b = 1 / this.prevDt;
+      const a = 1 / dt, b = 1 / this.M[M_PREV_DT];
       let jump = 0;
       for (let i = 0; i < n; i += 3) {
         const x1 = H[p1 + i], y1 = H[p1 + i + 1], z1 = H[p1 + i + 2];
@@ -208,13 +213,13 @@ export class QualityMeter {
     // This step becomes the previous one, over the older slot.
     for (let i = 0; i < n; i++) H[p2 + i] = wp[i];
     this.prevSlot = p2;
-    this.prevDt = dt;
+    this.M[M_PREV_DT] = dt;
     this.hasPrev = Math.min(2, this.hasPrev + 1);
   }
 
   /** Horizontal speed of `foot` over the step just taken (cm/s). */
   private recordSkate(wp: Float64Array, foot: number): void {
-    const dt = this.stepDt;
+    const dt = this.M[M_STEP_DT];
     const i = this.prevSlot + 3 * foot, H = this.history;
     const vx = wp[3 * foot] - H[i], vz = wp[3 * foot + 2] - H[i + 2];
     const speed = (Math.sqrt(vx * vx + vz * vz) / dt) * 100;
@@ -227,12 +232,13 @@ export class QualityMeter {
     const c = this.controller;
     // A prediction is judged only if the input it was made under still holds (within a tolerance,
     // so that an agent steering gently at a waypoint keeps its predictions).
-    const facingChanged = Number.isNaN(input.facing) !== Number.isNaN(this.lastFacing) ||
-      (!Number.isNaN(input.facing) && Math.abs(wrapAngle(input.facing - this.lastFacing)) > INPUT_ANGLE_TOLERANCE);
-    const dvx = input.velocityX - this.lastVX, dvz = input.velocityZ - this.lastVZ;
-    if (dvx * dvx + dvz * dvz > INPUT_SPEED_TOLERANCE * INPUT_SPEED_TOLERANCE || facingChanged || Number.isNaN(this.lastVX)) {
+    const M = this.M;
+    const facingChanged = Number.isNaN(input.facing) !== Number.isNaN(M[M_LAST_FACING]) ||
+      (!Number.isNaN(input.facing) && Math.abs(wrapAngle(input.facing - M[M_LAST_FACING])) > INPUT_ANGLE_TOLERANCE);
+    const dvx = input.velocityX - M[M_LAST_VX], dvz = input.velocityZ - M[M_LAST_VZ];
+    if (dvx * dvx + dvz * dvz > INPUT_SPEED_TOLERANCE * INPUT_SPEED_TOLERANCE || facingChanged || Number.isNaN(M[M_LAST_VX])) {
       this.inputVersion++;
-      this.lastVX = input.velocityX; this.lastVZ = input.velocityZ; this.lastFacing = input.facing;
+      M[M_LAST_VX] = input.velocityX; M[M_LAST_VZ] = input.velocityZ; M[M_LAST_FACING] = input.facing;
     }
     const predict = --this.predictCountdown <= 0;
     if (predict) {
@@ -250,7 +256,7 @@ export class QualityMeter {
   /** Scores horizon h's predictions whose time has come (made under the input still in force); returns the new tail. */
   private evaluateDue(h: number, head: number, tail: number): number {
     const R = this.ring, c = this.controller, s = this.stats;
-    while (tail !== head && this.predTime[h * R + tail] <= this.time + 1e-9) {
+    while (tail !== head && this.predTime[h * R + tail] <= this.M[M_TIME] + 1e-9) {
       const k = h * R + tail;
       if (this.predVersion[k] === this.inputVersion) {
         const ex = c.rootPosition[0] - this.predX[k], ez = c.rootPosition[2] - this.predZ[k];
@@ -267,7 +273,7 @@ export class QualityMeter {
     const R = this.ring, next = (head + 1) % R;
     if (next === tail) return head; // full: only with steps smaller than minDt
     const k = h * R + head;
-    this.predTime[k] = this.time + HORIZONS[h];
+    this.predTime[k] = this.M[M_TIME] + HORIZONS[h];
     this.predX[k] = PRED_OUT[3 * h];
     this.predZ[k] = PRED_OUT[3 * h + 2];
     this.predVersion[k] = this.inputVersion;

@@ -116,28 +116,29 @@ export class AgentGroup {
     this.dt = 1 / cfg.hz;
     this.stride = db.stride;
     this.fullHashEvery = Math.max(1, Math.round(cfg.hz));
-    // Every agent's state (controller, then quality meter) in one buffer, in agent order: a step
+    // Every agent's state (scripted driver, controller, quality meter) in one buffer, in agent order: a step
     // streams through it rather than through two allocations per agent.
     const controllerSize = MotionMatchingController.storageSize(db);
     const predictEvery = Math.max(1, Math.round(0.1 * cfg.hz));
-    const agentSize = controllerSize + QualityMeter.storageSize(db.skeleton.names.length, this.dt, predictEvery);
+    const driverSize = ScriptedDriver.storageSize;
+    const agentSize = driverSize + controllerSize + QualityMeter.storageSize(db.skeleton.names.length, this.dt, predictEvery);
     const storage = (this.storage = new Float64Array(agentSize * count));
     this.agentSize = agentSize;
-    // What a step reads of an agent: its controller block and the meter's position history (the
+    // What a step reads of an agent: its driver and controller blocks and the meter's scalars and history (the
     // prediction rings after it are touched a little at a time).
-    this.hotSize = controllerSize + 6 * db.skeleton.names.length;
+    this.hotSize = driverSize + controllerSize + QualityMeter.perStepSize(db.skeleton.names.length);
     const options = MotionMatchingController.resolveOptions({ ...cfg.controller, footIK: cfg.footIK });
     const J = db.skeleton.names.length;
     for (let a = first; a < first + count; a++) {
-      const at = (a - first) * agentSize;
+      const block = (a - first) * agentSize, at = block + driverSize;
       const c = new MotionMatchingController(db, options, storage.subarray(at, at + controllerSize));
       // Spread agents on a grid so that their positions (and digests) differ from the start.
       c.reset(c.frame, 3 * (a % 64), 3 * Math.floor(a / 64), 0);
       this.controllers.push(c);
-      this.drivers.push(new ScriptedDriver(cfg.scenario, cfg.seed, a, this.dt));
+      this.drivers.push(new ScriptedDriver(cfg.scenario, cfg.seed, a, this.dt, storage.subarray(block, block + driverSize)));
       this.inputs.push(createInput());
       // Trajectory predictions are sampled at the search cadence (0.1 s), as the controller makes them.
-      this.meters.push(new QualityMeter(c, this.stats, this.dt, predictEvery, storage.subarray(at + controllerSize, at + agentSize)));
+      this.meters.push(new QualityMeter(c, this.stats, this.dt, predictEvery, storage.subarray(at + controllerSize, block + agentSize)));
     }
     this.digests = new Int32Array(2 * count);
     for (let i = 0; i < count; i++) digestInit(this.digests, 2 * i);
@@ -207,7 +208,7 @@ export class AgentGroup {
       const c = this.controllers[i];
       // Bring the next agent's state in while this one is stepped (JavaScript has no prefetch
       // instruction; independent loads do the same). Measured: 8% faster at 5,000 agents.
-      if (i + 1 < to) this.prefetchSum = touchLines(this.storage, (i + 1 - this.first) * this.agentSize, this.hotSize);
+      if (i + 1 < to) this.prefetchSum = touchLines(this.storage, (i + 1) * this.agentSize, this.hotSize);
       if (j < k && this.wanted[j] === i) { c.complete(this.out.frames[j], this.out.costs[j]); j++; }
       else c.complete(-1, Number.POSITIVE_INFINITY);
       this.meters[i].observe(this.inputs[i], dt);
