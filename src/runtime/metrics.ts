@@ -96,25 +96,29 @@ const SCALARS = 8;
 export class QualityMeter {
   readonly stats: QualityStats;
   private readonly J: number;
-  /** World joint positions of the last two steps, in two slots of one buffer (J*3 each). */
-  private readonly history: Float64Array;
-  /** Offset of the previous step's slot in `history` (the other slot holds the step before). */
-  private prevSlot = 0;
+  /** Offset in `M` of the previous step's world joint positions (J*3; the other slot of the two holds the step before). */
+  private prevSlot = SCALARS;
   private hasPrev = 0;
   private prevContacts = 0;
   // One ring per horizon so that evaluation order matches insertion order.
   private readonly ring: number;
-  private readonly predTime: Float64Array;
-  private readonly predX: Float64Array;
-  private readonly predZ: Float64Array;
-  private readonly predVersion: Float64Array;
+  /** Offsets in `M` of the prediction rings (per horizon h, entries [h * ring, (h + 1) * ring)). */
+  private readonly predTime: number;
+  private readonly predX: number;
+  private readonly predZ: number;
+  private readonly predVersion: number;
   // Ring cursors per horizon (plain fields: two small arrays would be two more objects to fetch).
   private head0 = 0;
   private head1 = 0;
   private tail0 = 0;
   private tail1 = 0;
   private inputVersion = 0;
-  /** The numbers (time, last input, ...) at the M_* offsets: in the block, not as object fields (a double field is a separate heap box to fetch). */
+  /**
+   * The whole state, through one view: the numbers (time, last input, ...) at the M_* offsets, then
+   * the position history (two slots of J*3) and the prediction rings. Numbers are here rather than
+   * object fields (a double field is a separate heap box), and one view rather than several (each
+   * view is an object to fetch per step in a crowd).
+   */
   private readonly M: Float64Array;
 
   private predictCountdown = 0;
@@ -144,13 +148,11 @@ export class QualityMeter {
       throw new RangeError(`QualityMeter: storage must be a Float64Array of at least ${size} values`);
     }
     const all = storage ? storage.subarray(0, size).fill(0) : new Float64Array(size);
-    this.M = all.subarray(0, SCALARS);
-    const block = all.subarray(SCALARS);
-    this.history = block.subarray(0, 2 * n);
-    this.predTime = block.subarray(2 * n, 2 * n + R);
-    this.predX = block.subarray(2 * n + R, 2 * n + 2 * R);
-    this.predZ = block.subarray(2 * n + 2 * R, 2 * n + 3 * R);
-    this.predVersion = block.subarray(2 * n + 3 * R, 2 * n + 4 * R);
+    this.M = all;
+    this.predTime = SCALARS + 2 * n;
+    this.predX = this.predTime + R;
+    this.predZ = this.predX + R;
+    this.predVersion = this.predZ + R;
     this.M[M_LAST_VX] = NaN; this.M[M_LAST_VZ] = NaN; this.M[M_LAST_FACING] = NaN;
     this.M[M_LAST_SEARCHES] = controller.searchCount;
     this.M[M_LAST_TRANSITIONS] = controller.transitionCount;
@@ -186,7 +188,7 @@ export class QualityMeter {
   private observeMotion(wp: Float64Array): void {
     const dt = this.M[M_STEP_DT];
     const c = this.controller, s = this.stats;
-    const n = 3 * this.J, H = this.history, p1 = this.prevSlot, p2 = n - p1;
+    const n = 3 * this.J, H = this.M, p1 = this.prevSlot, p2 = 2 * SCALARS + n - p1;
     if (this.hasPrev >= 2) {
       // Change of world velocity, per joint: (x_t - x_{t-1}) / dt - (x_{t-1} - x_{t-2}) / dt_prev.
       const a = 1 / dt, b = 1 / this.M[M_PREV_DT];
@@ -220,7 +222,7 @@ export class QualityMeter {
   /** Horizontal speed of `foot` over the step just taken (cm/s). */
   private recordSkate(wp: Float64Array, foot: number): void {
     const dt = this.M[M_STEP_DT];
-    const i = this.prevSlot + 3 * foot, H = this.history;
+    const i = this.prevSlot + 3 * foot, H = this.M;
     const vx = wp[3 * foot] - H[i], vz = wp[3 * foot + 2] - H[i + 2];
     const speed = (Math.sqrt(vx * vx + vz * vz) / dt) * 100;
     this.stats.skateSum += speed;
@@ -256,10 +258,11 @@ export class QualityMeter {
   /** Scores horizon h's predictions whose time has come (made under the input still in force); returns the new tail. */
   private evaluateDue(h: number, head: number, tail: number): number {
     const R = this.ring, c = this.controller, s = this.stats;
-    while (tail !== head && this.predTime[h * R + tail] <= this.M[M_TIME] + 1e-9) {
+    const M = this.M;
+    while (tail !== head && M[this.predTime + h * R + tail] <= M[M_TIME] + 1e-9) {
       const k = h * R + tail;
-      if (this.predVersion[k] === this.inputVersion) {
-        const ex = c.rootPosition[0] - this.predX[k], ez = c.rootPosition[2] - this.predZ[k];
+      if (M[this.predVersion + k] === this.inputVersion) {
+        const ex = c.rootPosition[0] - M[this.predX + k], ez = c.rootPosition[2] - M[this.predZ + k];
         s.errSum[h] += Math.sqrt(ex * ex + ez * ez) * 100;
         s.errCount[h]++;
       }
@@ -273,10 +276,11 @@ export class QualityMeter {
     const R = this.ring, next = (head + 1) % R;
     if (next === tail) return head; // full: only with steps smaller than minDt
     const k = h * R + head;
-    this.predTime[k] = this.M[M_TIME] + HORIZONS[h];
-    this.predX[k] = PRED_OUT[3 * h];
-    this.predZ[k] = PRED_OUT[3 * h + 2];
-    this.predVersion[k] = this.inputVersion;
+    const M = this.M;
+    M[this.predTime + k] = M[M_TIME] + HORIZONS[h];
+    M[this.predX + k] = PRED_OUT[3 * h];
+    M[this.predZ + k] = PRED_OUT[3 * h + 2];
+    M[this.predVersion + k] = this.inputVersion;
     return next;
   }
 }
