@@ -125,28 +125,26 @@ describe('InertializationDecay (closed-form offsets)', () => {
     expect(InertializationDecay.storageSize(J, 1)).toBeLessThan(InertializationDecay.storageSize(J));
   });
 
-  it('reads the non-moving joints\' translations from staticTranslations, not from the playing pose', () => {
-    const fromPose = new InertializationDecay(J, { movingJoints: Int32Array.of(0) });
+  it('with keepStaticTranslations writes only the moving joints\' translations', () => {
+    const full = new InertializationDecay(J, { movingJoints: Int32Array.of(0) });
+    const kept = new InertializationDecay(J, { movingJoints: Int32Array.of(0), keepStaticTranslations: true });
     const a = randomPose(J, 21), b = randomPose(J, 22);
     for (let i = 3; i < 3 * J; i++) { b.positions[i] = a.positions[i]; a.velocities[i] = 0; b.velocities[i] = 0; }
-    // The static row holds the same values as every pose, but its own root entry, which must not be read.
-    const row = Float32Array.from(a.positions); row[0] = 99; row[1] = 99; row[2] = 99;
-    const fromRow = new InertializationDecay(J, { movingJoints: Int32Array.of(0), staticTranslations: row });
-    const b32 = Float32Array.from(b.positions), expected = Float64Array.from(b32);
-    for (let i = 3; i < 3 * J; i++) expected[i] = row[i];
-    const p1 = new Float64Array(3 * J), q1 = new Float64Array(4 * J), p2 = new Float64Array(3 * J), q2 = new Float64Array(4 * J);
+    const p1 = new Float64Array(3 * J), q1 = new Float64Array(4 * J), q2 = new Float64Array(4 * J);
+    // The kept output holds the static translations already (as the controller's does after reset).
+    const p2 = Float64Array.from(b.positions);
+    // A pose whose static entries are poisoned: they must be neither read nor written.
+    const poisoned = Float64Array.from(b.positions); for (let i = 3; i < 3 * J; i++) poisoned[i] = Number.NaN;
     for (const active of [false, true]) {
-      if (active) { fromPose.transition(a, b, H); fromRow.transition(a, b, H); }
-      // A pose whose non-moving entries are poisoned: the static row must be what is copied.
-      const poisoned = Float32Array.from(b32); for (let i = 3; i < 3 * J; i++) poisoned[i] = Number.NaN;
+      if (active) { full.transition(a, b, H); kept.transition(a, b, H); }
       for (let step = 0; step < 5; step++) {
-        fromPose.apply(1 / 30, H, Float32Array.from(expected), 0, b.rotations, 0, p1, q1);
-        fromRow.apply(1 / 30, H, poisoned, 0, b.rotations, 0, p2, q2);
+        full.apply(1 / 30, H, b.positions, 0, b.rotations, 0, p1, q1);
+        kept.apply(1 / 30, H, poisoned, 0, b.rotations, 0, p2, q2);
         expect(Array.from(p2)).toEqual(Array.from(p1));
         expect(Array.from(q2)).toEqual(Array.from(q1));
       }
     }
-    expect(() => new InertializationDecay(J, { staticTranslations: new Float32Array(3 * J - 1) })).toThrow(/staticTranslations/);
+    expect(Math.abs(p2[0] - b.positions[0])).toBeGreaterThan(1e-4); // the root's offset is applied
   });
 
   it('rejects bad sizes', () => {

@@ -159,7 +159,9 @@ export interface ControllerCounters {
  * the wanted searches in one batch, then complete() on every character: same result, fewer calls.
  *
  * Output: `rotations` (J*4) and `translations` (J*3) are the local pose with joint 0 relative to the
- * character root; `rootPosition` / `rootRotation` place the root in the world.
+ * character root; `rootPosition` / `rootRotation` place the root in the world. Translations of
+ * joints that never move in the database (DatabaseRuntime.movingTranslations: all but the hips,
+ * usually) are written at reset and then left as they are: they are the same in every frame.
  */
 export class MotionMatchingController {
   readonly db: Database;
@@ -287,8 +289,8 @@ export class MotionMatchingController {
     this.translations = take(J * 3);
     this.worldPositions = take(J * 3);
     this.worldRotations = take(J * 4);
-    // Non-moving joints' translations are the same in every frame: frame 0's row stays in cache.
-    this.inert = new InertializationDecay(J, { movingJoints: moving, storage: take(inertSize), staticTranslations: firstFrameTranslations(this.rt) });
+    // Non-moving joints' translations are the same in every frame: written at reset, then kept.
+    this.inert = new InertializationDecay(J, { movingJoints: moving, storage: take(inertSize), keepStaticTranslations: true });
     const footState = take(FOOT_IK_STATE_SIZE);
     this.trajectoryTimes = take(T);
     this.trajectoryTimes.set(times);
@@ -908,15 +910,6 @@ function trajectoryLayout(db: Database): TrajectoryLayout {
 
 function trajectoryOffsetCount(db: Database): number {
   return trajectoryLayout(db).times.length;
-}
-
-const firstFrameRows = new WeakMap<DatabaseRuntime, Float32Array>();
-
-/** Frame 0's translations, one view per database shared by all its controllers. */
-function firstFrameTranslations(rt: DatabaseRuntime): Float32Array {
-  let row = firstFrameRows.get(rt);
-  if (!row) { row = rt.translations.subarray(0, 3 * rt.joints); firstFrameRows.set(rt, row); }
-  return row;
 }
 
 function firstCandidate(db: Database): number {

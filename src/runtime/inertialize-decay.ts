@@ -63,18 +63,18 @@ export interface InertializationDecayOptions {
   /** A block of at least storageSize(...) values to keep the offsets in (e.g. a crowd's buffer). */
   storage?: Float64Array;
   /**
-   * With `movingJoints`: the other joints' translations (J*3; the moving joints' entries are not
-   * read), which every playing pose has too. apply() copies them from here rather than from the
-   * playing pose: for a crowd this array stays in cache, while each character's database frame is
-   * a cache miss.
+   * With `movingJoints`: apply() writes the moving joints' output translations only and leaves the
+   * others as they are, for a caller whose output buffer persists and already holds them (they are
+   * the same in every pose; the controller writes them at reset). A crowd step then neither reads
+   * them from the playing pose (a database frame: a cache miss) nor rewrites them (memory traffic).
    */
-  staticTranslations?: Float32Array | Float64Array;
+  keepStaticTranslations?: boolean;
 }
 
 export class InertializationDecay {
   readonly jointCount: number;
   private readonly moving: Int32Array;
-  private readonly staticT: Float32Array | Float64Array | null;
+  private readonly keepStatic: boolean;
   /** x0 and j0 of the moving joints' positions (M*3 each), of every rotation (scaled angle-axis, J*3 each). */
   private readonly x0p: Float64Array;
   private readonly j0p: Float64Array;
@@ -103,12 +103,8 @@ export class InertializationDecay {
     if (storage !== undefined && !(storage instanceof Float64Array && storage.length >= size)) {
       throw new RangeError(`InertializationDecay: storage must be a Float64Array of at least ${size} values`);
     }
-    const staticT = options.staticTranslations ?? null;
-    if (staticT !== null && !((staticT instanceof Float32Array || staticT instanceof Float64Array) && staticT.length >= n)) {
-      throw new RangeError(`InertializationDecay: staticTranslations must be a Float32Array or Float64Array of at least ${n} values`);
-    }
     const buf = storage ?? new Float64Array(size);
-    this.staticT = staticT;
+    this.keepStatic = options.keepStaticTranslations === true;
     this.jointCount = jointCount;
     this.moving = moving;
     this.x0r = buf.subarray(0, n);
@@ -243,11 +239,10 @@ export class InertializationDecay {
     playingRotations: Float32Array | Float64Array, rotAt: number,
     outPositions: Float64Array, outRotations: Float64Array,
   ): boolean {
-    const J = this.jointCount, dt = CALL[CALL_DT], halfLife = CALL[CALL_HALF_LIFE], staticT = this.staticT, S = this.S;
-    if (staticT === null) {
+    const J = this.jointCount, dt = CALL[CALL_DT], halfLife = CALL[CALL_HALF_LIFE], S = this.S;
+    if (!this.keepStatic) {
       for (let i = 0; i < 3 * J; i++) outPositions[i] = playingPositions[posAt + i];
     } else {
-      for (let i = 0; i < 3 * J; i++) outPositions[i] = staticT[i];
       const mv = this.moving;
       for (let k = 0; k < mv.length; k++) {
         const o = 3 * mv[k];
