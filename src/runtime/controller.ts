@@ -214,6 +214,7 @@ export class MotionMatchingController {
   readonly request: PoseSearchRequest;
   readonly result: PoseSearchResult = { frame: -1, cost: Number.POSITIVE_INFINITY };
   wantsSearch = false;
+  /** The last query's raw (unnormalised) features. */
   readonly rawQuery: Float32Array;
 
   /** Where the schema's trajectory groups sit in the query (shared by every controller of the database). */
@@ -246,7 +247,7 @@ export class MotionMatchingController {
   /** Values a controller keeps for `db` (the size of the `storage` block the constructor accepts). */
   static storageSize(db: Database): number {
     const J = db.skeleton.names.length;
-    return STATE_SIZE + J * (4 + 3 + 3 + 4) + InertializationDecay.storageSize(J, databaseRuntime(db).movingTranslations.length) + FOOT_IK_STATE_SIZE + trajectoryOffsetCount(db) * 8;
+    return blockSize(J, InertializationDecay.storageSize(J, databaseRuntime(db).movingTranslations.length), trajectoryOffsetCount(db), db.stride);
   }
 
   /**
@@ -258,8 +259,6 @@ export class MotionMatchingController {
     this.rt = databaseRuntime(db);
     this.options = resolvedOptions.has(options) ? (options as ControllerOptions) : MotionMatchingController.resolveOptions(options);
     const J = (this.joints = db.skeleton.names.length);
-    this.rawQuery = new Float32Array(db.stride);
-    this.request = { query: new Float32Array(db.stride), bestCost: Infinity, excludeStart: 0, excludeEnd: 0, requireTags: null, excludeTags: null };
     const trajectory = (this.trajectory = trajectoryLayout(db));
     const times = trajectory.times;
     const T = times.length;
@@ -269,7 +268,8 @@ export class MotionMatchingController {
     // (measured: 5,000 agents stepped 1.5x slower than 1,000 before this).
     const moving = this.rt.movingTranslations;
     const inertSize = InertializationDecay.storageSize(J, moving.length);
-    const size = STATE_SIZE + J * (4 + 3 + 3 + 4) + inertSize + FOOT_IK_STATE_SIZE + T * 8;
+    const queryDoubles = Math.ceil(db.stride / 2);
+    const size = blockSize(J, inertSize, T, db.stride);
     if (storage !== undefined && !(storage instanceof Float64Array && storage.length >= size)) {
       throw new RangeError(`controller storage must be a Float64Array of at least ${size} values`);
     }
@@ -296,6 +296,11 @@ export class MotionMatchingController {
     this.trajectoryTimes.set(times);
     this.trajectoryPositions = take(T * 3);
     this.trajectoryRotations = take(T * 4);
+    // The query (float32) in the block too: a small typed array of its own is a separate
+    // allocation, one more cache miss per search in a crowd.
+    const takeFloat32 = (): Float32Array => { const v = take(queryDoubles); return new Float32Array(v.buffer, v.byteOffset, db.stride); };
+    this.rawQuery = takeFloat32();
+    this.request = { query: takeFloat32(), bestCost: Infinity, excludeStart: 0, excludeEnd: 0, requireTags: null, excludeTags: null };
     this.s[ROOT_ROT + 3] = 1; this.s[SIM_ROT + 3] = 1; this.s[DESIRED_ROT + 3] = 1;
     this.s[LAST_SEARCH_COST] = Number.POSITIVE_INFINITY; this.s[PLAY_RATE] = 1; this.s[ADJUST_DT] = -1;
     const scratch = poseScratch(J);
@@ -906,6 +911,11 @@ function trajectoryLayout(db: Database): TrajectoryLayout {
   layout = { times, positions, directions };
   trajectoryLayouts.set(db, layout);
   return layout;
+}
+
+/** The state block's size: state, pose buffers (J*14), inertialization, foot IK, trajectory (T*8), two float32 queries. */
+function blockSize(J: number, inertSize: number, T: number, stride: number): number {
+  return STATE_SIZE + J * (4 + 3 + 3 + 4) + inertSize + FOOT_IK_STATE_SIZE + T * 8 + 2 * Math.ceil(stride / 2);
 }
 
 function trajectoryOffsetCount(db: Database): number {
