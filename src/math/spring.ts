@@ -41,6 +41,27 @@ export function halfLifeFromDamping(y: number): number {
   return (2 * Math.LN2) / y;
 }
 
+/**
+ * e^(−x) for the last x each slot was asked about, recomputed only when x changes. A crowd steps
+ * every character with the same half-lives and dt, so each call site asks for the same exponential
+ * call after call; the result is exactly Math.exp(−x) either way. Slots: one per call site below,
+ * then one per trajectory offset (up to MEMO_OFFSETS) for each of the two predictions.
+ */
+const MEMO_OFFSETS = 16;
+const MEMO_CHARACTER = 0, MEMO_ROTATION = 1, MEMO_DECAY = 2, MEMO_PREDICT_X = 3, MEMO_PREDICT_ROT = MEMO_PREDICT_X + MEMO_OFFSETS;
+const memoArgs = new Float64Array(MEMO_PREDICT_ROT + MEMO_OFFSETS).fill(Number.NaN);
+const memoValues = new Float64Array(MEMO_PREDICT_ROT + MEMO_OFFSETS);
+
+function expNegMemo(slot: number, x: number): number {
+  if (memoArgs[slot] !== x) { memoArgs[slot] = x; memoValues[slot] = Math.exp(-x); }
+  return memoValues[slot];
+}
+
+/** expNegMemo for offset i of a prediction (offsets past the memo's slots are computed each time). */
+function expNegOffset(base: number, i: number, x: number): number {
+  return i < MEMO_OFFSETS ? expNegMemo(base + i, x) : Math.exp(-x);
+}
+
 function requireDt(fn: string, dt: number): void {
   if (!(Number.isFinite(dt) && dt >= 0)) {
     throw new RangeError(`${fn}: dt must be a finite number >= 0 seconds, got ${String(dt)}`);
@@ -63,7 +84,7 @@ export function decaySpringUpdate(
   requireHalfLife('dampingFromHalfLife', halfLife);
   const y = (2 * Math.LN2) / halfLife;
   requireDt('decaySpringUpdate', dt);
-  const e = Math.exp(-y * dt);
+  const e = expNegMemo(MEMO_DECAY, y * dt);
   for (let i = 0; i < n; i++) {
     const xi = x[xo + i], vi = v[vo + i];
     const j = vi + xi * y;
@@ -108,7 +129,7 @@ function springStateAt(
   x: Buf, xo: number, v: Buf, vo: number, a: Buf, ao: number,
   desiredVelocity: Buf, dvo: number, y: number, dt: number, n: number,
 ): void {
-  const e = Math.exp(-y * dt);
+  const e = expNegMemo(MEMO_CHARACTER, y * dt);
   for (let i = 0; i < n; i++) {
     const vd = desiredVelocity[dvo + i];
     const xi = x[xo + i], vi = v[vo + i], ai = a[ao + i];
@@ -151,7 +172,7 @@ export function springCharacterPredict(
   // The same closed form as springStateAt, written out (a call per offset would box its numbers,
   // and this runs for every search of a crowd), with one exponential per offset.
   for (let i = first; i < first + count; i++) {
-    const dt = timeOffsets[i], e = Math.exp(-y * dt);
+    const dt = timeOffsets[i], e = expNegOffset(MEMO_PREDICT_X, i, y * dt);
     for (let k = 0; k < n; k++) {
       const vd = desiredVelocity[dvo + k];
       const xk = x[xo + k], ak = a[ao + k];
@@ -189,7 +210,7 @@ function rotationSpringStep(
 ): void {
   quatMultiplyInv(rotScratch, 0, rot, ro, goal, go);
   quatToScaledAngleAxis(logScratch, 0, rotScratch, 0); // takes the short way round
-  const e = Math.exp(-y * dt);
+  const e = expNegMemo(MEMO_ROTATION, y * dt);
   for (let k = 0; k < 3; k++) {
     const j0 = logScratch[k];
     const w = angVel[avo + k];
@@ -251,7 +272,7 @@ export function springRotationPredict(
   const wx = angVel[avo], wy = angVel[avo + 1], wz = angVel[avo + 2];
   const j1x = wx + j0x * y, j1y = wy + j0y * y, j1z = wz + j0z * y;
   for (let i = first; i < first + count; i++) {
-    const dt = timeOffsets[i], e = Math.exp(-y * dt);
+    const dt = timeOffsets[i], e = expNegOffset(MEMO_PREDICT_ROT, i, y * dt);
     if (outAngVel !== null) {
       outAngVel[3 * i] = e * (wx - j1x * y * dt);
       outAngVel[3 * i + 1] = e * (wy - j1y * y * dt);

@@ -131,7 +131,8 @@ const COUNT_SEARCHES = COUNT_STEPS + 1;
 const COUNT_TRANSITIONS = COUNT_STEPS + 2;
 const COUNT_SECONDS = COUNT_STEPS + 3;
 const RESULT_COST = COUNT_STEPS + 4; // the search result complete() was given
-const STATE_SIZE = COUNT_STEPS + 5;
+const DESIRED_ROT_YAW = COUNT_STEPS + 5; // the yaw DESIRED_ROT was made from (NaN: none yet)
+const STATE_SIZE = COUNT_STEPS + 6;
 
 // Temporaries of one call (never held across calls): shared by every controller of a thread, so a
 // crowd's steps keep them in cache.
@@ -139,6 +140,8 @@ const SCRATCH_V3 = new Float64Array(3);
 const SCRATCH_V3B = new Float64Array(3);
 const SCRATCH_Q4 = new Float64Array(4);
 const SCRATCH_PROPOSED = new Float64Array(3);
+/** y·dt of the root velocity offset's last decay and its e^(−y·dt) (shared: one dt for a crowd). */
+const ROOT_DECAY_MEMO = Float64Array.of(Number.NaN, 1);
 const SCRATCH_ROOTSTEP = new Float64Array(4);
 const SCRATCH_LAYERSTEP = new Float64Array(4);
 const SCRATCH_LAYERMEAN = new Float64Array(MAX_LAYERS);
@@ -323,6 +326,7 @@ export class MotionMatchingController {
     this.simVelocity.fill(0); this.simAcceleration.fill(0); this.simAngularVelocity.fill(0);
     this.simRotation.set(this.rootRotation);
     this.s[LAST_DESIRED_VX] = 0; this.s[LAST_DESIRED_VZ] = 0; this.s[LAST_DESIRED_FACING] = yaw;
+    this.s[DESIRED_ROT_YAW] = Number.NaN; // recomputed by the next prepare()
     this.inert.reset();
     this.s.fill(0, ROOT_VEL_OFFSET, ROOT_VEL_OFFSET + 8);
     this.layerCount = 1; this.s[LAYER_FRAME] = frame; this.s[LAYER_FRACTION] = 0; this.s[LAYER_WEIGHT] = 1;
@@ -366,7 +370,8 @@ export class MotionMatchingController {
 
     // Simulated trajectory: springs towards the desired velocity and facing.
     this.s[DESIRED_VEL] = input.velocityX; this.s[DESIRED_VEL + 1] = 0; this.s[DESIRED_VEL + 2] = input.velocityZ;
-    quatFromYaw(this.s, DESIRED_ROT, facing);
+    // The desired facing changes only with the input: its quaternion is kept until then.
+    if (facing !== this.s[DESIRED_ROT_YAW]) { this.s[DESIRED_ROT_YAW] = facing; quatFromYaw(this.s, DESIRED_ROT, facing); }
     if (dt > 0) {
       springCharacterUpdate(this.s, SIM_POS, this.s, SIM_VEL, this.s, SIM_ACC, this.s, DESIRED_VEL, o.trajectoryHalfLife, dt, 3);
       springRotationUpdate(this.s, SIM_ROT, this.s, SIM_ANGVEL, this.s, DESIRED_ROT, o.facingHalfLife, dt);
@@ -454,7 +459,10 @@ export class MotionMatchingController {
 
   /** The decay spring (GUIDE §5) on the root velocity offset of the last transition, over this step. */
   private decayRootVelocityOffset(): void {
-    const S = this.s, dt = S[STEP_DT], y = (2 * Math.LN2) / this.options.inertializationHalfLife, e = Math.exp(-y * dt);
+    const S = this.s, dt = S[STEP_DT], y = (2 * Math.LN2) / this.options.inertializationHalfLife;
+    // The same dt and half-life for every step of a crowd: the exponential is remembered.
+    if (ROOT_DECAY_MEMO[0] !== y * dt) { ROOT_DECAY_MEMO[0] = y * dt; ROOT_DECAY_MEMO[1] = Math.exp(-y * dt); }
+    const e = ROOT_DECAY_MEMO[1];
     for (let i = 0; i < 4; i++) {
       const x = S[ROOT_VEL_OFFSET + i], v = S[ROOT_VEL_OFFSET_RATE + i], j = v + x * y;
       S[ROOT_VEL_OFFSET + i] = e * (x + j * dt);
@@ -625,7 +633,8 @@ export class MotionMatchingController {
       if (f >= last && !clip.loop) { frac = 0; break; } // held on the final frame until a search moves on
       const take = Math.min(remaining, 1 - frac);
       const s = take / rt.fps;
-      const c = Math.cos(yaw), sn = Math.sin(yaw);
+      // Most steps stay within one frame: the turn so far is then 0 (no trigonometry needed).
+      const c = yaw === 0 ? 1 : Math.cos(yaw), sn = yaw === 0 ? 0 : Math.sin(yaw);
       const vx = rt.rootVelocity[3 * f], vy = rt.rootVelocity[3 * f + 1], vz = rt.rootVelocity[3 * f + 2];
       x += (c * vx + sn * vz) * s; y += vy * s; z += (-sn * vx + c * vz) * s;
       yaw += rt.rootYawRate[f] * s;
@@ -747,19 +756,22 @@ export class MotionMatchingController {
       p[0] += ax; p[2] += az;
     }
     const simYaw = quatYaw(this.s, SIM_ROT);
+    // Both rotations are about +Y only: the root's yaw after the turn below is its yaw plus the turn.
+    let rootYaw = quatYaw(this.s, ROOT_ROT);
     if (dt > 0 && o.adjustRotationHalfLife > 0) {
       const k = this.s[ADJUST_ROT_K];
-      const diff = wrapAngle(simYaw - quatYaw(this.s, ROOT_ROT));
+      const diff = wrapAngle(simYaw - rootYaw);
       const cap = o.adjustMaxRatio * Math.abs(yawStep) + o.adjustMaxRatio * moved; // turn while moving or turning
       const turn = Math.max(-cap, Math.min(cap, diff * k));
       quatFromYaw(SCRATCH_Q4, 0, turn);
       quatMultiply(this.s, ROOT_ROT, SCRATCH_Q4, 0, this.s, ROOT_ROT);
+      rootYaw += turn;
     }
     // Clamp: never let the character fall further than clampDistance / clampAngle behind the simulation.
     const gx = p[0] - this.s[SIM_POS], gz = p[2] - this.s[SIM_POS + 2];
     const gap = Math.sqrt(gx * gx + gz * gz);
     if (gap > o.clampDistance) { p[0] = this.s[SIM_POS] + gx * (o.clampDistance / gap); p[2] = this.s[SIM_POS + 2] + gz * (o.clampDistance / gap); }
-    const angGap = wrapAngle(quatYaw(this.s, ROOT_ROT) - simYaw);
+    const angGap = wrapAngle(rootYaw - simYaw);
     if (Math.abs(angGap) > o.clampAngle) {
       quatFromYaw(this.s, ROOT_ROT, simYaw + Math.sign(angGap) * o.clampAngle);
     }

@@ -17,10 +17,12 @@ const STRAFE_SPEEDS = [0.8, 1.0, 1.2];
 // The driver's numbers, at these offsets of its storage (a crowd keeps them in each agent's block:
 // as object fields, every double would be a separate heap box to fetch per step).
 const D_TIME = 0, D_NEXT_CHANGE = 1, D_HEADING = 2, D_SPEED = 3, D_FACING_OFFSET = 4, D_FACE_EXPLICITLY = 5, D_MOVING = 6, D_WAYPOINT = 7;
+// The heading whose sine and cosine were computed last, and them (headings change every few seconds).
+const D_TRIG_HEADING = 9, D_SIN = 10, D_COS = 11;
 
 export class ScriptedDriver {
   /** Values a driver keeps (the size of the `storage` its constructor accepts). */
-  static readonly storageSize = D_WAYPOINT + 2;
+  static readonly storageSize = D_COS + 1;
   readonly kind: Exclude<ScenarioName, 'mixed'>;
   private readonly random: () => number;
   private readonly S: Float64Array;
@@ -36,6 +38,7 @@ export class ScriptedDriver {
     }
     const S = (this.S = storage ? storage.subarray(0, ScriptedDriver.storageSize).fill(0) : new Float64Array(ScriptedDriver.storageSize));
     S[D_MOVING] = 1;
+    S[D_TRIG_HEADING] = Number.NaN;
     this.random = createRandom((Math.imul(seed ^ 0x9e3779b9, 0x85ebca6b) + Math.imul(agent + 1, 0xc2b2ae35)) >>> 0);
     this.kind = scenario === 'mixed' ? (['wander', 'path', 'stop-go', 'strafe'] as const)[Math.floor(this.random() * 4)] : scenario;
     S[D_HEADING] = this.random() * 2 * Math.PI - Math.PI;
@@ -54,8 +57,9 @@ export class ScriptedDriver {
       case 'strafe': this.strafe(); break;
     }
     const S = this.S, heading = S[D_HEADING], speed = S[D_SPEED];
-    input.velocityX = Math.sin(heading) * speed;
-    input.velocityZ = Math.cos(heading) * speed;
+    if (heading !== S[D_TRIG_HEADING]) { S[D_TRIG_HEADING] = heading; S[D_SIN] = Math.sin(heading); S[D_COS] = Math.cos(heading); }
+    input.velocityX = S[D_SIN] * speed;
+    input.velocityZ = S[D_COS] * speed;
     input.facing = S[D_FACE_EXPLICITLY] !== 0 ? heading + S[D_FACING_OFFSET] : Number.NaN;
     input.requireTags = null;
     input.excludeTags = null;
