@@ -159,6 +159,37 @@ describe('trajectory spring (springCharacterUpdate)', () => {
     expect(Array.from(onlyX)).toEqual(Array.from(outX));
     expect(() => springCharacterPredict(onlyX, null, null, x, 0, v, 0, a, 0, vd, 0, 0.27, [-1], 1)).toThrow(/dt/);
   });
+
+  it('gives the same results whatever was computed before (remembered exponentials are per argument)', () => {
+    // Each spring evaluates e^(-y dt) once per distinct (y dt) and reuses it: interleaving calls
+    // with other half-lives, steps and offsets must not change any result, bit for bit.
+    const vd = Float64Array.of(1, 0, -0.5);
+    const run = (h: number, dt: number, offsets: Float64Array) => {
+      const x = Float64Array.of(0.1, 0, 0.2), v = Float64Array.of(0.5, 0, 0), a = Float64Array.of(0, 0, 0.3);
+      springCharacterUpdate(x, 0, v, 0, a, 0, vd, 0, h, dt);
+      const outX = new Float64Array(3 * offsets.length);
+      springCharacterPredict(outX, null, null, x, 0, v, 0, a, 0, vd, 0, h, offsets, offsets.length);
+      const r = quatFromYaw(new Float64Array(4), 0, 0.4), w = Float64Array.of(0, 0.2, 0), goal = quatFromYaw(new Float64Array(4), 0, -1);
+      springRotationUpdate(r, 0, w, 0, goal, 0, h, dt);
+      const outR = new Float64Array(4 * offsets.length);
+      springRotationPredict(outR, null, r, 0, w, 0, goal, 0, h, offsets, offsets.length);
+      const d = Float64Array.of(0.3), dv = Float64Array.of(-1);
+      decaySpringUpdate(d, 0, dv, 0, h, dt);
+      return [...x, ...v, ...a, ...outX, ...r, ...w, ...outR, d[0], dv[0]];
+    };
+    const offsetsA = Float64Array.of(0.2, 0.4, 0.6), offsetsB = Float64Array.of(0.5, 1);
+    const first = run(0.3, 1 / 30, offsetsA);
+    run(0.1, 1 / 60, offsetsB);
+    run(0.3, 1 / 60, offsetsA);
+    expect(run(0.3, 1 / 30, offsetsA)).toEqual(first);
+    // And they are Math.exp's values: a spring step equals the closed form written out here.
+    const y = (2 * Math.LN2) / 0.3, dt = 1 / 30, e = Math.exp(-y * dt);
+    const d = Float64Array.of(0.3), dv = Float64Array.of(-1);
+    decaySpringUpdate(d, 0, dv, 0, 0.3, dt);
+    const j = -1 + 0.3 * y;
+    expect(d[0]).toBe(e * (0.3 + j * dt));
+    expect(dv[0]).toBe(e * (-1 - j * y * dt));
+  });
 });
 
 describe('rotation spring', () => {
