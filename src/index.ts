@@ -58,4 +58,4 @@ export { FootIK, DEFAULT_FOOT_IK_OPTIONS } from './runtime/foot-ik.js';
 
 // simulation
 export { runSimulation, type SimulationOptions, type SimulationResult } from './sim/simulation.js';
-export { raiseInliningBudget, INLINING_FLAGS } from './util/jit-node.js';
+export { raiseInliningBudget, tuneJitForCrowds, INLINING_FLAGS, CROWD_JIT_FLAGS } from './util/jit-node.js';

@@ -1,5 +1,5 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { raiseInliningBudget } from '../util/jit-node.js';
+import { tuneJitForCrowds } from '../util/jit-node.js';
 import { dirname, resolve } from 'node:path';
 import { parseCommandArgs, numberOption, integerOption, UsageError } from './args.js';
 import { createProgress } from '../util/progress.js';
@@ -112,7 +112,7 @@ function svgPathFor(jsonPath: string): string {
 }
 
 export async function benchCommand(argv: string[]): Promise<number> {
-  raiseInliningBudget(); // as `simulate` runs (src/util/jit-node.ts); JS kernels are timed with it too
+  tuneJitForCrowds(); // as `simulate` runs (src/util/jit-node.ts); JS kernels are timed with it too
   const { values, positionals } = parseCommandArgs(normalizeJsonFlag(argv), {
     sets: { type: 'string' },
     db: { type: 'string' },

@@ -1,5 +1,5 @@
 import { writeFileSync } from 'node:fs';
-import { raiseInliningBudget } from '../util/jit-node.js';
+import { tuneJitForCrowds } from '../util/jit-node.js';
 import { parseCommandArgs, integerOption, numberOption, UsageError } from './args.js';
 import { readDatabaseFile } from '../database/mmdb-node.js';
 import { buildDatabase } from '../database/build.js';
@@ -29,7 +29,7 @@ const METHODS: readonly SearchMethod[] = ['kdtree', 'aabb', 'brute', 'early'];
 const BACKENDS: ReadonlyArray<Backend | 'auto'> = ['auto', 'wasm-simd', 'wasm-scalar', 'js'];
 
 export async function simulateCommand(argv: string[]): Promise<number> {
-  raiseInliningBudget(); // before any step is optimised (see src/util/jit-node.ts)
+  tuneJitForCrowds(); // before any step is optimised (see src/util/jit-node.ts)
   const { values } = parseCommandArgs(argv, {
     db: { type: 'string' },
     agents: { type: 'string' },
