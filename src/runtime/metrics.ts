@@ -136,8 +136,8 @@ export class QualityMeter {
   /**
    * `minDt`: the smallest step expected (sizes the prediction rings). `predictEvery`: make a
    * trajectory prediction every this many steps (crowds sample at the search cadence). `storage`
-   * (optional, at least storageSize(...) values): where the history and rings live, e.g. next to
-   * the controller's own block in a crowd's buffer.
+   * (optional, at least storageSize(...) values, overwritten): where the meter's numbers, history and
+   * rings live, e.g. next to the controller's own block in a crowd's buffer.
    */
   constructor(private readonly controller: MotionMatchingController, stats: QualityStats = new QualityStats(), minDt = 1 / 240, private readonly predictEvery = 1, storage?: Float64Array) {
     this.stats = stats;
@@ -147,8 +147,7 @@ export class QualityMeter {
     if (storage !== undefined && !(storage instanceof Float64Array && storage.length >= size)) {
       throw new RangeError(`QualityMeter: storage must be a Float64Array of at least ${size} values`);
     }
-    const all = storage ? storage.subarray(0, size).fill(0) : new Float64Array(size);
-    this.M = all;
+    this.M = storage ? storage.subarray(0, size).fill(0) : new Float64Array(size);
     this.predTime = SCALARS + 2 * n;
     this.predX = this.predTime + R;
     this.predZ = this.predX + R;
