@@ -2,7 +2,7 @@ import type { Database } from '../database/database.js';
 import { CONTACT_LEFT, CONTACT_RIGHT } from '../database/database.js';
 import { databaseRuntime, type DatabaseRuntime } from './database-runtime.js';
 import type { PoseSearchPort, PoseSearchRequest, PoseSearchResult } from './search-port.js';
-import { springCharacterUpdate, springCharacterPredict, springRotationUpdate, springRotationPredict } from '../math/spring.js';
+import { decaySpringUpdate, springCharacterUpdate, springCharacterPredict, springRotationUpdate, springRotationPredict } from '../math/spring.js';
 import { quatFromYaw, quatYaw, quatInvRotateVec3, quatRotateVec3, quatNormalize, quatMultiply } from '../math/quat.js';
 import type { PoseBuffers } from './inertialize.js';
 import { InertializationDecay } from './inertialize-decay.js';
@@ -140,8 +140,6 @@ const SCRATCH_V3 = new Float64Array(3);
 const SCRATCH_V3B = new Float64Array(3);
 const SCRATCH_Q4 = new Float64Array(4);
 const SCRATCH_PROPOSED = new Float64Array(3);
-/** y·dt of the root velocity offset's last decay and its e^(−y·dt) (shared: one dt for a crowd). */
-const ROOT_DECAY_MEMO = Float64Array.of(Number.NaN, 1);
 const SCRATCH_ROOTSTEP = new Float64Array(4);
 const SCRATCH_LAYERSTEP = new Float64Array(4);
 const SCRATCH_LAYERMEAN = new Float64Array(MAX_LAYERS);
@@ -459,15 +457,8 @@ export class MotionMatchingController {
 
   /** The decay spring (GUIDE §5) on the root velocity offset of the last transition, over this step. */
   private decayRootVelocityOffset(): void {
-    const S = this.s, dt = S[STEP_DT], y = (2 * Math.LN2) / this.options.inertializationHalfLife;
-    // The same dt and half-life for every step of a crowd: the exponential is remembered.
-    if (ROOT_DECAY_MEMO[0] !== y * dt) { ROOT_DECAY_MEMO[0] = y * dt; ROOT_DECAY_MEMO[1] = Math.exp(-y * dt); }
-    const e = ROOT_DECAY_MEMO[1];
-    for (let i = 0; i < 4; i++) {
-      const x = S[ROOT_VEL_OFFSET + i], v = S[ROOT_VEL_OFFSET_RATE + i], j = v + x * y;
-      S[ROOT_VEL_OFFSET + i] = e * (x + j * dt);
-      S[ROOT_VEL_OFFSET_RATE + i] = e * (v - j * y * dt);
-    }
+    const S = this.s;
+    decaySpringUpdate(S, ROOT_VEL_OFFSET, S, ROOT_VEL_OFFSET_RATE, this.options.inertializationHalfLife, S[STEP_DT], 4);
   }
 
   /** Raw features of the query: the playing frame's pose features and the predicted trajectory. */

@@ -225,7 +225,13 @@ export class AgentGroup {
   private hashStep(i: number): void {
     const base = 2 * i * this.agentSize;
     digestWords(this.digests, 2 * i, this.words, base + this.rootWords[0], base + this.rootWords[1]);
-    if ((this.stepIndex + 1) % this.fullHashEvery === 0) digestWords(this.digests, 2 * i, this.words, base + this.poseWords[0], base + this.poseWords[1]);
+    if ((this.stepIndex + 1) % this.fullHashEvery === 0) this.hashPose(i);
+  }
+
+  /** Agent i's local pose (rotations, then translations) into its digest. */
+  private hashPose(i: number): void {
+    const base = 2 * i * this.agentSize;
+    digestWords(this.digests, 2 * i, this.words, base + this.poseWords[0], base + this.poseWords[1]);
   }
 
   private record(): void {
@@ -246,10 +252,7 @@ export class AgentGroup {
 
   result(): GroupResult {
     // The final pose goes into every digest too.
-    for (let i = 0; i < this.count; i++) {
-      const base = 2 * i * this.agentSize;
-      digestWords(this.digests, 2 * i, this.words, base + this.poseWords[0], base + this.poseWords[1]);
-    }
+    for (let i = 0; i < this.count; i++) this.hashPose(i);
     return {
       first: this.first,
       count: this.count,
