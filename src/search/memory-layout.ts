@@ -5,7 +5,7 @@
  * the memory before writing, and re-derives its typed-array views after growth (growth detaches a
  * non-shared `memory.buffer`, and a shared one gets a new, longer buffer object).
  *
- * Struct offsets below mirror assembly/layout.ts; test/search-layout.test.ts checks they agree.
+ * Struct offsets below mirror assembly/layout.ts; test/search/search-memory.test.ts checks they agree.
  */
 
 export const METHOD_BRUTE = 0;

@@ -1,0 +1,260 @@
+import { describe, it, expect, beforeAll } from 'vitest';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runCli, tempDir, HAS_MOCAP, MOCAP_DIR, MOCAP_SKIP_REASON } from '../helpers/cli.js';
+import { seededRandom } from '../helpers/random-database.js';
+import { readDatabaseFile } from '../../src/database/mmdb-node.js';
+import type { Database } from '../../src/database/database.js';
+
+interface SearchJson {
+  results: Array<{ frame: number; cost: number; clip: string | null; clipTime: number | null }>;
+  method: string;
+  backend: string;
+  queries: number;
+  ms: number;
+}
+
+const METHODS = ['brute', 'early', 'window', 'aabb', 'kdtree'] as const;
+const BACKENDS = ['js', 'wasm-scalar', 'wasm-simd'] as const;
+
+function gauss(r: () => number): number {
+  return Math.sqrt(-2 * Math.log(1 - r())) * Math.cos(2 * Math.PI * r());
+}
+
+function writeF32(path: string, values: ArrayLike<number>): string {
+  const buf = Buffer.alloc(values.length * 4);
+  for (let i = 0; i < values.length; i++) buf.writeFloatLE(values[i], i * 4);
+  writeFileSync(path, buf);
+  return path;
+}
+
+/**
+ * Raw queries (dims floats each): candidate database rows with noise in normalised units (sigma 0, 0.2, 1),
+ * and random vectors the database has never seen (uniform in mean +- 4 scale).
+ */
+function rawQueries(db: Database, seed: number): Float32Array {
+  const r = seededRandom(seed);
+  const { dims, stride } = db;
+  const rows: number[] = [];
+  const candidates: number[] = [];
+  for (let i = 0; i < db.frameCount; i++) if (db.candidates[i]) candidates.push(i);
+  const sigmas = [0, 0, 0.2, 0.2, 0.2, 1, 1, 1];
+  for (const sigma of sigmas) {
+    const i = candidates[Math.floor(r() * candidates.length)];
+    for (let j = 0; j < dims; j++) rows.push(db.rawFeatures[i * stride + j] + sigma * gauss(r) * db.scale[j]);
+  }
+  for (let k = 0; k < 6; k++) {
+    for (let j = 0; j < dims; j++) rows.push(db.mean[j] + (r() * 8 - 4) * db.scale[j]);
+  }
+  return Float32Array.from(rows);
+}
+
+function search(args: string[]): SearchJson {
+  const res = runCli(['search', ...args, '--json']);
+  if (res.code !== 0) throw new Error(`search ${args.join(' ')} failed (${res.code}): ${res.stderr}`);
+  return JSON.parse(res.stdout) as SearchJson;
+}
+
+function expectSameResults(got: SearchJson, ref: SearchJson, label: string): void {
+  expect(got.results.length, label).toBe(ref.results.length);
+  got.results.forEach((r, i) => {
+    expect(r.frame, `${label} query ${i}`).toBe(ref.results[i].frame);
+    expect(Math.abs(r.cost - ref.results[i].cost), `${label} query ${i} cost`).toBeLessThanOrEqual(1e-5 * Math.abs(ref.results[i].cost));
+  });
+}
+
+/** Every backend and method must give the JS brute-force frames (window: against JS brute over the same window). */
+function agreementMatrix(dbFile: string, queryFile: string, extra: string[], windowSpec: string): void {
+  const ref = search([dbFile, '--queries', queryFile, '--method', 'brute', '--backend', 'js', ...extra]);
+  const refWindow = search([dbFile, '--queries', queryFile, '--method', 'brute', '--backend', 'js', '--window', windowSpec, ...extra]);
+  expect(ref.results.every((r) => r.frame >= 0 && r.clip !== null)).toBe(true);
+  for (const backend of BACKENDS) {
+    for (const method of METHODS) {
+      const args = [dbFile, '--queries', queryFile, '--method', method, '--backend', backend, ...extra];
+      if (method === 'window') args.push('--window', windowSpec);
+      const got = search(args);
+      expect(got.method).toBe(method);
+      expect(got.backend).toBe(backend);
+      expect(got.queries).toBe(ref.queries);
+      expectSameResults(got, method === 'window' ? refWindow : ref, `${backend} ${method}`);
+    }
+  }
+  const ranges = windowSpec.split(',').map((p) => p.split(':').map(Number));
+  for (const r of refWindow.results) expect(ranges.some(([s, e]) => r.frame >= s && r.frame < e)).toBe(true);
+}
+
+describe('motionmatch search (built-in database)', () => {
+  const dir = tempDir('mm-search-');
+  const dbFile = join(dir, 'builtin.mmdb');
+  let db: Database;
+  let rawFile: string;
+
+  beforeAll(() => {
+    const b = runCli(['build', '--builtin', '--out', dbFile, '--json']);
+    if (b.code !== 0) throw new Error(`build failed: ${b.stderr}`);
+    db = readDatabaseFile(dbFile);
+    rawFile = writeF32(join(dir, 'raw.f32'), rawQueries(db, 11));
+  });
+
+  it('every backend and method returns the JS brute-force frames for raw queries', () => {
+    const half = Math.floor(db.frameCount / 2);
+    agreementMatrix(dbFile, rawFile, [], `0:${Math.floor(half / 3)},${half}:${half + 400}`);
+  });
+
+  it('finds an exact database row at (near) zero cost and reports its clip and time', () => {
+    const r = search([dbFile, '--queries', rawFile, '--backend', 'js', '--method', 'brute']);
+    // The first two queries are database rows without noise.
+    for (const res of r.results.slice(0, 2)) {
+      expect(res.cost).toBeLessThan(1e-6);
+      const clip = db.clips.find((c) => c.name === res.clip)!;
+      expect(clip).toBeDefined();
+      expect(res.frame).toBeGreaterThanOrEqual(clip.start);
+      expect(res.frame).toBeLessThan(clip.start + clip.count);
+      expect(res.clipTime).toBeCloseTo((res.frame - clip.start) / db.fps, 9);
+    }
+  });
+
+  it('accepts normalised queries of stride floats with --normalized', () => {
+    const r = seededRandom(5);
+    const k = 9;
+    const q = new Float32Array(k * db.stride);
+    for (let n = 0; n < k; n++) {
+      const i = Math.floor(r() * db.frameCount);
+      for (let j = 0; j < db.dims; j++) q[n * db.stride + j] = db.features[i * db.stride + j] + 0.3 * gauss(r);
+    }
+    const file = writeF32(join(dir, 'norm.f32'), q);
+    const ref = search([dbFile, '--queries', file, '--normalized', '--method', 'brute', '--backend', 'js']);
+    expect(ref.queries).toBe(k);
+    for (const backend of BACKENDS) {
+      expectSameResults(search([dbFile, '--queries', file, '--normalized', '--method', 'kdtree', '--backend', backend]), ref, `${backend} kdtree normalized`);
+      expectSameResults(search([dbFile, '--queries', file, '--normalized', '--method', 'aabb', '--backend', backend]), ref, `${backend} aabb normalized`);
+    }
+    // The same rows as raw features find the same frames.
+    const raw = new Float32Array(k * db.dims);
+    for (let n = 0; n < k; n++) for (let j = 0; j < db.dims; j++) raw[n * db.dims + j] = q[n * db.stride + j] * db.scale[j] + db.mean[j];
+    const rawRes = search([dbFile, '--queries', writeF32(join(dir, 'denorm.f32'), raw), '--method', 'brute', '--backend', 'js']);
+    expect(rawRes.results.map((x) => x.frame)).toEqual(ref.results.map((x) => x.frame));
+  });
+
+  it('filters by tags, agreeing across methods', () => {
+    const tag = db.tagNames.includes('walk') ? 'walk' : db.tagNames[0];
+    const other = db.tagNames.find((t) => t !== tag)!;
+    const extra = ['--require-tags', tag, '--exclude-tags', other];
+    const ref = search([dbFile, '--queries', rawFile, '--method', 'brute', '--backend', 'js', ...extra]);
+    for (const res of ref.results) {
+      const clip = db.clips.find((c) => c.name === res.clip)!;
+      expect(clip.tags).toContain(tag);
+      expect(clip.tags).not.toContain(other);
+    }
+    for (const backend of BACKENDS) {
+      for (const method of ['kdtree', 'aabb', 'early'] as const) {
+        expectSameResults(search([dbFile, '--queries', rawFile, '--method', method, '--backend', backend, ...extra]), ref, `${backend} ${method} tags`);
+      }
+    }
+    const bad = runCli(['search', dbFile, '--queries', rawFile, '--require-tags', 'no-such-tag']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/unknown tag 'no-such-tag'/);
+  });
+
+  it('prints a readable table without --json', () => {
+    const r = runCli(['search', dbFile, '--queries', rawFile, '--backend', 'wasm-scalar']);
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/query\s+frame\s+cost\s+clip\s+time/);
+    expect(lines.length).toBe(1 + 14 + 1);
+    expect(lines[lines.length - 1]).toMatch(/14 queries .* method kdtree, backend wasm-scalar/);
+  });
+
+  it('refuses a file whose size is not a multiple of the row width', () => {
+    const file = writeF32(join(dir, 'bad-width.f32'), new Float32Array(db.dims * 2 + 3));
+    const r = runCli(['search', dbFile, '--queries', file]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/not a multiple of the row width/);
+    expect(r.stderr).toContain(`${db.dims} floats (dims) = ${db.dims * 4} bytes`);
+    const odd = join(dir, 'odd.bin');
+    writeFileSync(odd, Buffer.alloc(db.dims * 4 + 2));
+    const r2 = runCli(['search', dbFile, '--queries', odd]);
+    expect(r2.code).toBe(1);
+    expect(r2.stderr).toMatch(/not a whole number of float32 values/);
+    const empty = join(dir, 'empty.bin');
+    writeFileSync(empty, Buffer.alloc(0));
+    const r3 = runCli(['search', dbFile, '--queries', empty]);
+    expect(r3.code).toBe(1);
+    expect(r3.stderr).toMatch(/empty/);
+  });
+
+  it('asks which width when the size fits both dims and stride rows', () => {
+    const n = db.dims * db.stride; // db.stride rows of dims, or db.dims rows of stride
+    const q = new Float32Array(n);
+    for (let i = 0; i < n; i++) q[i] = db.mean[i % db.dims];
+    const file = writeF32(join(dir, 'ambiguous.f32'), q);
+    const r = runCli(['search', dbFile, '--queries', file]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/--row-floats/);
+    const ok = search([dbFile, '--queries', file, '--row-floats', String(db.dims)]);
+    expect(ok.queries).toBe(db.stride);
+  });
+
+  it('names the row holding NaN or Infinity', () => {
+    const q = rawQueries(db, 3).slice(0, 4 * db.dims);
+    q[2 * db.dims + 5] = NaN;
+    const r = runCli(['search', dbFile, '--queries', writeF32(join(dir, 'nan.f32'), q)]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/row 2\b.*NaN.*column 5/);
+    const q2 = rawQueries(db, 3).slice(0, 4 * db.dims);
+    q2[0] = Infinity;
+    const r2 = runCli(['search', dbFile, '--queries', writeF32(join(dir, 'inf.f32'), q2), '--json']);
+    expect(r2.code).toBe(1);
+    expect(r2.stderr).toMatch(/row 0\b.*Infinity/);
+    expect(JSON.parse(r2.stdout).error.message).toMatch(/row 0/);
+  });
+
+  it('explains usage mistakes with exit code 2', () => {
+    const window = runCli(['search', dbFile, '--queries', rawFile, '--method', 'window']);
+    expect(window.code).toBe(2);
+    expect(window.stderr).toMatch(/--method window needs --window/);
+    const method = runCli(['search', dbFile, '--queries', rawFile, '--method', 'fastest']);
+    expect(method.code).toBe(2);
+    expect(method.stderr).toMatch(/unknown --method "fastest"/);
+    const backend = runCli(['search', dbFile, '--queries', rawFile, '--backend', 'gpu']);
+    expect(backend.code).toBe(2);
+    expect(backend.stderr).toMatch(/unknown --backend "gpu"/);
+    expect(runCli(['search', dbFile]).stderr).toMatch(/--queries FILE is required/);
+    expect(runCli(['search', '--queries', rawFile]).code).toBe(2);
+    const spec = runCli(['search', dbFile, '--queries', rawFile, '--window', '10-20']);
+    expect(spec.code).toBe(2);
+    expect(spec.stderr).toMatch(/not START:END/);
+    expect(runCli(['search', dbFile, '--queries', rawFile, '--window', '20:10']).code).toBe(2);
+  });
+
+  it('reports missing files and an empty candidate window as errors', () => {
+    const missing = runCli(['search', join(dir, 'nope.mmdb'), '--queries', rawFile]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/no such file/);
+    const noQueries = runCli(['search', dbFile, '--queries', join(dir, 'nope.f32')]);
+    expect(noQueries.code).toBe(1);
+    expect(noQueries.stderr).toMatch(/cannot read query file .*no such file/);
+    const outside = runCli(['search', dbFile, '--queries', rawFile, '--method', 'window', '--window', `${db.frameCount + 10}:${db.frameCount + 20}`]);
+    expect(outside.code).toBe(1);
+    expect(outside.stderr).toMatch(/candidate set is empty/);
+  });
+});
+
+describe.skipIf(!HAS_MOCAP)('motionmatch search (real mocap, mirrored)', () => {
+  if (!HAS_MOCAP) console.log(MOCAP_SKIP_REASON);
+  const dir = tempDir('mm-search-real-');
+  const dbFile = join(dir, 'real.mmdb');
+  let db: Database;
+
+  beforeAll(() => {
+    const files = ['dataset-2_walk_normal_001.bvh', 'dataset-2_run_normal_040.bvh', 'dataset-2_walk-turn-left_normal_004.bvh'].map((f) => join(MOCAP_DIR, 'core', f));
+    const b = runCli(['build', ...files, '--mirror', '--out', dbFile, '--json']);
+    if (b.code !== 0) throw new Error(`build failed: ${b.stderr}`);
+    db = readDatabaseFile(dbFile);
+  });
+
+  it('every backend and method agrees with JS brute force', () => {
+    const file = writeF32(join(dir, 'q.f32'), rawQueries(db, 23));
+    agreementMatrix(dbFile, file, [], `10:200,${db.frameCount - 300}:${db.frameCount - 40}`);
+  });
+});

@@ -1,0 +1,85 @@
+import { describe, it, expect, beforeAll } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { BVHLoader } from 'three/examples/jsm/loaders/BVHLoader.js';
+import { runCli, tempDir } from '../helpers/cli.js';
+import { parseBvh } from '../../src/import/bvh.js';
+
+type SimJson = Record<string, number | string | object | null>;
+
+describe('motionmatch simulate', () => {
+  const dir = tempDir();
+  let one: SimJson, again: SimJson, two: SimJson;
+  beforeAll(() => {
+    const args = ['simulate', '--agents', '60', '--seconds', '3', '--seed', '7', '--json'];
+    const a = runCli(args), b = runCli(args), c = runCli([...args, '--workers', '2', '--export-bvh', join(dir, 'agent.bvh'), '--agent', '5']);
+    for (const r of [a, b, c]) expect(r.code, r.stderr).toBe(0);
+    [one, again, two] = [a, b, c].map((r) => JSON.parse(r.stdout));
+  });
+
+  it('reports the documented fields', () => {
+    for (const k of ['agents', 'seconds', 'hz', 'steps', 'wallSeconds', 'agentStepsPerSec', 'searches', 'searchesPerSec', 'searchUsMedian', 'searchUsP99',
+      'transitionsPerSec', 'footSkateCmPerSec', 'trajectoryErrorCm', 'maxTransitionJump', 'hash']) {
+      expect(one, k).toHaveProperty(k);
+    }
+    expect(one.steps).toBe(90);
+    expect(one.agents).toBe(60);
+    expect(one.hash).toMatch(/^[0-9a-f]{16}$/);
+    expect(Number(one.searches)).toBeGreaterThan(60 * 3 * 9); // at least ~10 searches per agent-second
+  });
+
+  it('gives the same hash on every run and with two workers', () => {
+    expect(again.hash).toBe(one.hash);
+    expect(two.hash).toBe(one.hash);
+    expect(two.workers).toBe(2);
+    // (summed per group then merged: equal up to the order of floating-point additions)
+    expect(two.footSkateCmPerSec as number).toBeCloseTo(one.footSkateCmPerSec as number, 9);
+  });
+
+  it('warms the JIT up before timing without changing any result', () => {
+    const cold = JSON.parse(runCli(['simulate', '--agents', '60', '--seconds', '3', '--seed', '7', '--json', '--no-warmup']).stdout);
+    expect(cold.hash).toBe(one.hash);
+    expect(cold.footSkateCmPerSec).toBe(one.footSkateCmPerSec);
+    expect(cold.warmupSeconds).toBe(0);
+    for (const r of [one, two]) {
+      expect(r.warmupSeconds as number).toBeGreaterThan(0);
+      expect(r.warmupSeconds as number).toBeLessThan(r.setupSeconds as number);
+    }
+  });
+
+  it('gives a different hash for a different seed or scenario', () => {
+    const other = JSON.parse(runCli(['simulate', '--agents', '60', '--seconds', '3', '--seed', '8', '--json']).stdout);
+    expect(other.hash).not.toBe(one.hash);
+  });
+
+  it('keeps quality within the runtime targets on the built-in database', () => {
+    const r = JSON.parse(runCli(['simulate', '--agents', '100', '--seconds', '10', '--scenario', 'path', '--json']).stdout);
+    expect(r.footSkateCmPerSec).toBeLessThan(1);
+    expect(r.trajectoryErrorCm).toBeLessThan(20);
+  });
+
+  it('exports an agent as BVH that the importer and three.js read back', () => {
+    const text = readFileSync(join(dir, 'agent.bvh'), 'utf8');
+    const back = parseBvh(text, { file: 'agent.bvh' });
+    expect(back.clip.frameCount).toBe(90);
+    expect(back.skeleton.names.length).toBe(22);
+    const three = new BVHLoader().parse(text);
+    expect(three.skeleton.bones.length).toBeGreaterThanOrEqual(22);
+    expect(three.clip.tracks.length).toBeGreaterThan(0);
+    // the agent walked somewhere: its root moved
+    const J = back.skeleton.names.length;
+    const dx = back.clip.translations[(89 * J) * 3] - back.clip.translations[0];
+    const dz = back.clip.translations[(89 * J) * 3 + 2] - back.clip.translations[2];
+    expect(Math.hypot(dx, dz)).toBeGreaterThan(0.5);
+  });
+
+  it('rejects bad arguments with usage errors', () => {
+    expect(runCli(['simulate', '--agents', '0']).code).toBe(2);
+    expect(runCli(['simulate', '--scenario', 'dance']).code).toBe(2);
+    expect(runCli(['simulate', '--agent', '3']).code).toBe(2);
+    expect(runCli(['simulate', '--hz', 'fast']).code).toBe(2);
+    const missing = runCli(['simulate', '--db', join(dir, 'nope.mmdb')]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/nope\.mmdb/);
+  });
+});

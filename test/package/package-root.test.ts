@@ -1,0 +1,56 @@
+import { describe, it, expect } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { REPO_ROOT } from '../helpers/cli.js';
+
+/** Runs a snippet as an ES module inside the repository, importing the built package by its name. */
+function runModule(code: string): { code: number; out: string; err: string } {
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 60_000 });
+  return { code: r.status ?? -1, out: r.stdout, err: r.stderr };
+}
+
+describe("the package root ('motionmatch')", () => {
+  it('exports blendRootDelta reproducing the root-motion contract', () => {
+    const r = runModule(`
+      import { blendRootDelta, blendRootPositionsNaive } from 'motionmatch';
+      const out = {
+        delta: blendRootDelta({ start: 0, end: 0.1 }, { start: 10, end: 10.3 }, 0.5),
+        offsets: [-100, -10, 0, 10, 100].flatMap((oa) => [-100, -10, 0, 10, 100].map((ob) =>
+          blendRootDelta({ start: oa, end: oa + 0.1 }, { start: 10 + ob, end: 10.3 + ob }, 0.5))),
+        naive: blendRootPositionsNaive({ start: 0, end: 0.1 }, { start: 10, end: 10.3 }, 0.4, 0.6),
+        naiveShifted: blendRootPositionsNaive({ start: 0, end: 0.1 }, { start: 0, end: 0.3 }, 0.4, 0.6),
+      };
+      const errors = [];
+      for (const bad of [[NaN, 0.5], [Infinity, 0.5], [0, -0.1], [0, 1.1], [0, NaN]]) {
+        try { blendRootDelta({ start: bad[0], end: 1 }, { start: 0, end: 1 }, bad[1]); errors.push('no error'); }
+        catch (e) { errors.push(e.name); }
+      }
+      try { blendRootDelta({ start: -1.7e308, end: 1.7e308 }, { start: 0, end: 1 }, 0.5); errors.push('no error'); } catch (e) { errors.push(e.name); }
+      console.log(JSON.stringify({ ...out, errors }));
+    `);
+    expect(r.code, r.err).toBe(0);
+    const o = JSON.parse(r.out);
+    expect(o.delta).toBeCloseTo(0.2, 12);
+    expect(o.offsets).toHaveLength(25);
+    for (const d of o.offsets) expect(d).toBeCloseTo(0.2, 12);
+    expect(o.naive).toBeCloseTo(2.22, 12);
+    expect(o.naiveShifted).toBeCloseTo(0.22, 12);
+    expect(o.errors).toEqual(Array(6).fill('RangeError'));
+  });
+
+  it('exports the engine: build the built-in database, match and animate a character', () => {
+    const r = runModule(`
+      import { buildDatabase, builtinSources, Matcher, MatcherSearchPort, MotionMatchingController, createInput } from 'motionmatch';
+      const db = buildDatabase(builtinSources());
+      const search = new MatcherSearchPort(await Matcher.create(db), 'kdtree');
+      const c = new MotionMatchingController(db);
+      const input = createInput();
+      input.velocityZ = 1.4;
+      for (let i = 0; i < 300; i++) c.update(1 / 60, input, search);
+      console.log(JSON.stringify({ z: c.rootPosition[2], frames: db.frameCount }));
+    `);
+    expect(r.code, r.err).toBe(0);
+    const o = JSON.parse(r.out);
+    expect(o.z).toBeGreaterThan(5);
+    expect(o.frames).toBeGreaterThan(1000);
+  });
+});
