@@ -33,7 +33,7 @@ export { mirrorClip, mirrorSetup } from './features/mirror.js';
 
 // database
 export type { Database, ClipRange } from './database/database.js';
-export { CONTACT_LEFT, CONTACT_RIGHT } from './database/database.js';
+export { CONTACT_LEFT, CONTACT_RIGHT } from './features/contacts.js';
 export { buildDatabase, DatabaseBuildError, type BuildOptions, type SourceMotion } from './database/build.js';
 export { encodeDatabase, decodeDatabase, DatabaseFormatError, MMDB_FORMAT_VERSION } from './database/mmdb.js';
 export { readDatabaseFile, writeDatabaseFile } from './database/mmdb-node.js';

@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { parseCommandArgs, UsageError } from './args.js';
 import { readDatabaseFile } from '../database/mmdb-node.js';
-import { groupColumns } from '../features/extract.js';
+import { groupColumns } from '../features/schema.js';
 import { MMDB_FORMAT_VERSION } from '../database/mmdb.js';
 
 export const INFO_USAGE = `usage: motionmatch info FILE [--json]

@@ -4,7 +4,8 @@ import { sampleClipPose, worldTransformsOfFrames, finiteDifferenceVelocities } f
 import { DEFAULT_SCHEMA, type BoneRole, type FeatureSchema, paddedStride, schemaDims } from '../features/schema.js';
 import { findBoneRoles, type BoneRoles } from '../features/roles.js';
 import { estimateHipsForwardAxis, computeRootTrack, legRootJoint } from '../features/root.js';
-import { extractClipFeatures, schemaGroupBones, computeNormalization, normalizeRows } from '../features/extract.js';
+import { extractClipFeatures, computeNormalization, normalizeRows } from '../features/extract.js';
+import { schemaGroupBones } from '../features/schema.js';
 import { footContacts, DEFAULT_CONTACT_OPTIONS, type ContactOptions } from '../features/contacts.js';
 import { mirrorClip, mirrorSetup } from '../features/mirror.js';
 import { symmetrizeJointFrames } from '../features/symmetric-frames.js';

@@ -13,10 +13,6 @@ export interface ClipRange {
   tags: string[];
 }
 
-/** Per-frame contact bits. */
-export const CONTACT_LEFT = 1;
-export const CONTACT_RIGHT = 2;
-
 /**
  * Everything the runtime needs, in flat typed arrays (N frames, J joints, S = stride floats per row).
  * The feature matrix `features` is row-major N x S, float32, padded rows (padding is zero), and is

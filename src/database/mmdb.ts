@@ -15,7 +15,7 @@ import { validateSkeleton } from '../anim/skeleton.js';
 import type { BoneRole, FeatureSchema } from '../features/schema.js';
 import { paddedStride, schemaDims } from '../features/schema.js';
 import { validateSchema } from '../features/schema-validate.js';
-import { resolveSchemaBone } from '../features/extract.js';
+import { resolveSchemaBone } from '../features/schema.js';
 import { crc32, formatCrc } from '../util/crc32.js';
 
 // ---------------------------------------------------------------------------------------------

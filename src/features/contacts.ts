@@ -1,4 +1,6 @@
-import { CONTACT_LEFT, CONTACT_RIGHT } from '../database/database.js';
+/** Per-frame contact bits (Database.contacts). */
+export const CONTACT_LEFT = 1;
+export const CONTACT_RIGHT = 2;
 
 export interface ContactOptions {
   /** A foot is in contact while its toe moves slower than this (m/s). */

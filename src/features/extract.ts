@@ -1,19 +1,6 @@
-import type { Skeleton } from '../anim/skeleton.js';
 import { quatInvRotateVec3 } from '../math/quat.js';
-import type { BoneRoles } from './roles.js';
-import { type FeatureSchema, type FeatureGroup, groupWidth } from './schema.js';
+import { type FeatureSchema, type FeatureGroup, groupColumns } from './schema.js';
 
-/** Resolves a schema bone (a role such as "leftFoot", or a joint name) to a joint index. */
-export function resolveSchemaBone(bone: string, skeleton: Skeleton, roles: BoneRoles): number {
-  if (bone in roles) {
-    const j = roles[bone as keyof BoneRoles];
-    if (j < 0) throw new RangeError(`feature schema uses bone role "${bone}", which this skeleton lacks`);
-    return j;
-  }
-  const j = skeleton.names.indexOf(bone);
-  if (j < 0) throw new RangeError(`feature schema names bone "${bone}", which is neither a role (${Object.keys(roles).join(', ')}) nor a joint of this skeleton`);
-  return j;
-}
 
 /** What feature extraction needs about one clip, all in world space, frame-major. */
 export interface ClipMotion {
@@ -162,18 +149,7 @@ export function extractClipFeatures(
   }
 }
 
-/** Per-group joint lists for a schema (empty for trajectory groups). */
-export function schemaGroupBones(schema: FeatureSchema, skeleton: Skeleton, roles: BoneRoles): number[][] {
-  return schema.groups.map((g) => (g.bones ?? []).map((b) => resolveSchemaBone(b, skeleton, roles)));
-}
 
-/** Column range [start, end) of each group in a row. */
-export function groupColumns(schema: FeatureSchema): Array<[number, number]> {
-  const out: Array<[number, number]> = [];
-  let c = 0;
-  for (const g of schema.groups) { const w = groupWidth(g); out.push([c, c + w]); c += w; }
-  return out;
-}
 
 /**
  * Normalisation (GUIDE §2): subtract each dimension's mean; divide each group by the mean of its

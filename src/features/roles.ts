@@ -4,7 +4,8 @@ import type { BoneRole } from './schema.js';
 export const BONE_ROLES: readonly BoneRole[] = ['hips', 'leftFoot', 'rightFoot', 'leftToe', 'rightToe'];
 const REQUIRED_ROLES: readonly BoneRole[] = ['hips', 'leftFoot', 'rightFoot'];
 
-export type BoneRoles = Record<BoneRole, number>;
+export type { BoneRoles } from './schema.js';
+import type { BoneRoles } from './schema.js';
 
 /** A role that could not be resolved: lists the joints and shows the override option. */
 export class BoneRoleError extends Error {

@@ -3,6 +3,8 @@
  * Everything is expressed in the character's root frame (root = hips projected to the ground,
  * facing = the hips' forward axis projected to the ground, smoothed).
  */
+import type { Skeleton } from '../anim/skeleton.js';
+
 export type BoneRole = 'hips' | 'leftFoot' | 'rightFoot' | 'leftToe' | 'rightToe';
 
 export type FeatureGroupKind =
@@ -66,4 +68,32 @@ export function schemaDims(s: FeatureSchema): number {
 /** Row stride in floats: dims rounded up to a multiple of 4 so that f32x4 loads stay in the row. */
 export function paddedStride(dims: number): number {
   return (dims + 3) & ~3;
+}
+
+/** Column range [start, end) of each group in a row. */
+export function groupColumns(schema: FeatureSchema): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  let c = 0;
+  for (const g of schema.groups) { const w = groupWidth(g); out.push([c, c + w]); c += w; }
+  return out;
+}
+
+/** Bone roles resolved to joint indices (-1 where a skeleton lacks the role, e.g. no toes). */
+export type BoneRoles = Record<BoneRole, number>;
+
+/** Resolves a schema bone (a role such as "leftFoot", or a joint name) to a joint index. */
+export function resolveSchemaBone(bone: string, skeleton: Skeleton, roles: BoneRoles): number {
+  if (bone in roles) {
+    const j = roles[bone as keyof BoneRoles];
+    if (j < 0) throw new RangeError(`feature schema uses bone role "${bone}", which this skeleton lacks`);
+    return j;
+  }
+  const j = skeleton.names.indexOf(bone);
+  if (j < 0) throw new RangeError(`feature schema names bone "${bone}", which is neither a role (${Object.keys(roles).join(', ')}) nor a joint of this skeleton`);
+  return j;
+}
+
+/** Per-group joint lists for a schema (empty for trajectory groups). */
+export function schemaGroupBones(schema: FeatureSchema, skeleton: Skeleton, roles: BoneRoles): number[][] {
+  return schema.groups.map((g) => (g.bones ?? []).map((b) => resolveSchemaBone(b, skeleton, roles)));
 }

@@ -1,12 +1,12 @@
 import type { Database } from '../database/database.js';
-import { CONTACT_LEFT, CONTACT_RIGHT } from '../database/database.js';
+import { CONTACT_LEFT, CONTACT_RIGHT } from '../features/contacts.js';
 import { databaseRuntime, type DatabaseRuntime } from './database-runtime.js';
 import type { PoseSearchPort, PoseSearchRequest, PoseSearchResult } from './search-port.js';
 import { decaySpringUpdate, springCharacterUpdate, springCharacterPredict, springRotationUpdate, springRotationPredict } from '../math/spring.js';
 import { quatFromYaw, quatYaw, quatInvRotateVec3, quatRotateVec3, quatNormalize, quatMultiply } from '../math/quat.js';
 import type { PoseBuffers } from './inertialize.js';
 import { InertializationDecay } from './inertialize-decay.js';
-import { groupColumns } from '../features/extract.js';
+import { groupColumns } from '../features/schema.js';
 import { FootIK, type FootIKOptions, DEFAULT_FOOT_IK_OPTIONS, FOOT_IK_STATE_SIZE } from './foot-ik.js';
 
 /** What the player or an agent asks for this step. Reuse one object; nothing here is retained. */

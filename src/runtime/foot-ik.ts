@@ -1,5 +1,5 @@
 import type { Database } from '../database/database.js';
-import { CONTACT_LEFT, CONTACT_RIGHT } from '../database/database.js';
+import { CONTACT_LEFT, CONTACT_RIGHT } from '../features/contacts.js';
 import { quatInvMultiply, quatInvRotateVec3 } from '../math/quat.js';
 import { solveTwoBoneIkInto, createTwoBoneIkScratch } from '../math/two-bone-ik.js';
 

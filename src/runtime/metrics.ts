@@ -1,6 +1,6 @@
 import { springCharacterPredict } from '../math/spring.js';
 import { wrapAngle, type MotionMatchingController, type ControllerInput } from './controller.js';
-import { CONTACT_LEFT, CONTACT_RIGHT } from '../database/database.js';
+import { CONTACT_LEFT, CONTACT_RIGHT } from '../features/contacts.js';
 
 /** Summary figures (GUIDE §6). */
 export interface QualityReport {

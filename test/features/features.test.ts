@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { buildDatabase } from '../../src/database/build.js';
 import { DEFAULT_SCHEMA } from '../../src/features/schema.js';
-import { groupColumns } from '../../src/features/extract.js';
+import { groupColumns } from '../../src/features/schema.js';
 import { parseSchemaJson, SchemaError } from '../../src/features/schema-validate.js';
 import { quatFromYaw, quatFromAxisAngle } from '../../src/math/quat.js';
 import type { Clip } from '../../src/anim/clip.js';

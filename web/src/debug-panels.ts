@@ -10,7 +10,7 @@
  */
 import type { Database } from '../../src/database/database.js';
 import type { MotionMatchingController } from '../../src/runtime/controller.js';
-import { groupColumns } from '../../src/features/extract.js';
+import { groupColumns } from '../../src/features/schema.js';
 import type { SampleRing } from './stats.js';
 
 export const GROUP_COLOURS = ['#ff9a3c', '#ffd23f', '#7bd88f', '#4fd8ff', '#b48cff', '#ff6b9a', '#9ad0c2', '#e0e0e0'];
