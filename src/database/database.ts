@@ -10,6 +10,8 @@ export interface ClipRange {
   loop: boolean;
   /** True for the left/right-mirrored copy of a source clip. */
   mirrored: boolean;
+  /** The source's own frame rate when the build resampled it to the database's `fps` (absent otherwise). */
+  sourceFps?: number;
   tags: string[];
 }
 
