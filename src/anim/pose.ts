@@ -1,6 +1,7 @@
 import type { Clip } from './clip.js';
 import type { Buf } from '../math/quat.js';
-import { quatMultiply, quatRotateVec3, quatSlerp, quatMultiplyInv, quatToScaledAngleAxis } from '../math/quat.js';
+import { quatSlerp, quatMultiplyInv, quatToScaledAngleAxis } from '../math/quat.js';
+import { composeJoint } from './forward-kinematics.js';
 
 export type TimeMode = 'clamp' | 'loop';
 
@@ -66,11 +67,7 @@ export function forwardKinematics(
       worldPos[3 * j] = localPos[lp + 3 * j]; worldPos[3 * j + 1] = localPos[lp + 3 * j + 1]; worldPos[3 * j + 2] = localPos[lp + 3 * j + 2];
       continue;
     }
-    quatRotateVec3(worldPos, 3 * j, worldRot, 4 * p, localPos, lp + 3 * j);
-    worldPos[3 * j] += worldPos[3 * p];
-    worldPos[3 * j + 1] += worldPos[3 * p + 1];
-    worldPos[3 * j + 2] += worldPos[3 * p + 2];
-    quatMultiply(worldRot, 4 * j, worldRot, 4 * p, localRot, lr + 4 * j);
+    composeJoint(worldPos, worldRot, j, worldPos, 3 * p, worldRot, 4 * p, localPos, lp + 3 * j, localRot, lr + 4 * j);
   }
 }
 

@@ -1,4 +1,5 @@
 import { quatInvRotateVec3 } from '../math/quat.js';
+import { wrapAngle } from '../math/angle.js';
 import { type FeatureSchema, type FeatureGroup, groupColumns } from './schema.js';
 
 
@@ -42,7 +43,7 @@ export function rootSampleAt(m: ClipMotion, t: number, out: Float64Array): void 
     const k = Math.floor(t / F), local = t - k * F;
     const yaw0 = yawOf(m.rootRot, 0);
     const endX = 2 * m.rootPos[3 * (F - 1)] - m.rootPos[3 * (F - 2)], endZ = 2 * m.rootPos[3 * (F - 1) + 2] - m.rootPos[3 * (F - 2) + 2];
-    const endYaw = yawOf(m.rootRot, F - 1) + wrapPi(yawOf(m.rootRot, F - 1) - yawOf(m.rootRot, F - 2));
+    const endYaw = yawOf(m.rootRot, F - 1) + wrapAngle(yawOf(m.rootRot, F - 1) - yawOf(m.rootRot, F - 2));
     const [cx, cz] = toLocal(endX - m.rootPos[0], endZ - m.rootPos[2], yaw0);
     const cyaw = endYaw - yaw0;
     let x = m.rootPos[0], z = m.rootPos[2], yaw = yaw0;
@@ -62,7 +63,7 @@ export function rootSampleAt(m: ClipMotion, t: number, out: Float64Array): void 
   const vx = (m.rootPos[3 * b] - m.rootPos[3 * a]) / per, vz = (m.rootPos[3 * b + 2] - m.rootPos[3 * a + 2]) / per;
   const yawB = yawOf(m.rootRot, b);
   const lx = Math.cos(yawB) * vx - Math.sin(yawB) * vz, lz = Math.sin(yawB) * vx + Math.cos(yawB) * vz;
-  const yawRate = wrapPi(yawB - yawOf(m.rootRot, a)) / per;
+  const yawRate = wrapAngle(yawB - yawOf(m.rootRot, a)) / per;
   const n = after ? t - (F - 1) : -t, dir = after ? 1 : -1;
   let x = m.rootPos[3 * b], z = m.rootPos[3 * b + 2];
   for (let i = 1; i <= n; i++) {
@@ -90,9 +91,6 @@ function yawOf(rot: Float64Array, f: number): number {
   return 2 * Math.atan2(y, w);
 }
 
-function wrapPi(a: number): number {
-  return a - 2 * Math.PI * Math.round(a / (2 * Math.PI));
-}
 
 const sample = new Float64Array(3);
 

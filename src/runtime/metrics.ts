@@ -1,5 +1,6 @@
 import { springCharacterPredict } from '../math/spring.js';
-import { wrapAngle, type MotionMatchingController, type ControllerInput } from './controller.js';
+import type { MotionMatchingController, ControllerInput } from './controller.js';
+import { wrapAngle } from '../math/angle.js';
 import { CONTACT_LEFT, CONTACT_RIGHT } from '../features/contacts.js';
 
 /** Summary figures (GUIDE §6). */

@@ -4,6 +4,7 @@
  * post-processing, Lambert materials — software WebGL (SwiftShader) must keep up.
  */
 import * as THREE from 'three';
+import { wrapAngle } from '../../src/math/angle.js';
 
 export class FollowCamera {
   readonly camera: THREE.PerspectiveCamera;
@@ -152,6 +153,3 @@ function isSoftwareRenderer(): boolean {
   }
 }
 
-export function wrapAngle(a: number): number {
-  return a - 2 * Math.PI * Math.round(a / (2 * Math.PI));
-}
