@@ -9,15 +9,14 @@
 import type { Database } from '../../src/database/database.js';
 import { MotionMatchingController, createInput, type ControllerInput } from '../../src/runtime/controller.js';
 import { MatcherSearchPort } from '../../src/runtime/matcher-port.js';
-import type { BatchResult, BatchSearchOptions, FrameRange, SearchMethod } from '../../src/search/matcher.js';
-import type { Matcher } from '../../src/search/matcher.js';
+import type { Matcher, SearchMethod } from '../../src/search/matcher.js';
+import { CrowdSearchBatch, type BatchSearcher as BatchAnswerer } from '../../src/runtime/crowd-batch.js';
 import { AgentBrains } from './agents.js';
 import type { StepTiming } from './stats.js';
 
 /** What a crowd needs from a search backend: batches, and one matcher for single searches. */
-export interface BatchSearcher {
+export interface BatchSearcher extends BatchAnswerer {
   readonly matcher: Matcher;
-  searchBatch(queries: Float32Array, k: number, opts: BatchSearchOptions, out: BatchResult): BatchResult | Promise<BatchResult>;
 }
 
 /**
@@ -52,15 +51,8 @@ export class Crowd {
   readonly brains: AgentBrains;
   readonly options: CrowdOptions;
 
-  // Batch staging, grown with the crowd and reused every frame.
-  private queries = new Float32Array(0);
-  private bestCosts = new Float32Array(0);
-  private searchIndex = new Int32Array(0);
-  private readonly ranges: Array<[number, number]> = [];
-  private readonly rangeLists: Array<ReadonlyArray<FrameRange>> = [];
-  private readonly perQuery: Array<ReadonlyArray<FrameRange> | null> = [];
-  private result: BatchResult = { frames: new Int32Array(0), costs: new Float32Array(0) };
-  private readonly batchOpts: BatchSearchOptions & { excludeRangesPerQuery: Array<ReadonlyArray<FrameRange> | null> };
+  /** Batch staging, grown with the crowd and reused every frame. */
+  private readonly batch: CrowdSearchBatch;
   private readonly agentPositions: Float64Array[] = [];
   private readonly agentInputs: ControllerInput[] = [];
   /** Every frame a search may return (new agents start on a random one). */
@@ -71,7 +63,7 @@ export class Crowd {
   constructor(readonly db: Database, options: CrowdOptions, seed = 1, withPlayer = true) {
     this.options = { ...options };
     this.brains = new AgentBrains(seed);
-    this.batchOpts = { method: 'kdtree', normalized: true, excludeRangesPerQuery: this.perQuery };
+    this.batch = new CrowdSearchBatch(db.stride, 'kdtree');
     const candidates: number[] = [];
     for (let f = 0; f < db.frameCount; f++) if (db.candidates[f]) candidates.push(f);
     if (candidates.length === 0) throw new Error('the database has no search candidates (every clip is shorter than the end margin)');
@@ -106,8 +98,6 @@ export class Crowd {
     while (this.agentCount > n) {
       this.characters.pop();
       this.inputs.pop();
-      this.ranges.pop();
-      this.rangeLists.pop();
     }
     if (this.agentCount === n) return;
     const port = new MatcherSearchPort(search.matcher, method);
@@ -153,51 +143,18 @@ export class Crowd {
 
   /** One engine step for every character; resolves with its timings. */
   async step(dt: number, search: BatchSearcher, method: SearchMethod): Promise<StepTiming> {
-    const chars = this.characters, inputs = this.inputs;
-    const n = chars.length, S = this.db.stride;
-    this.ensureCapacity(n);
-    const q = this.queries, best = this.bestCosts, idx = this.searchIndex, perQuery = this.perQuery;
-
+    const chars = this.characters, inputs = this.inputs, n = chars.length, batch = this.batch;
     const t0 = performance.now();
-    let k = 0;
-    for (let i = 0; i < n; i++) {
-      const c = chars[i];
-      if (!c.prepare(dt, inputs[i])) continue;
-      const r = c.request;
-      q.set(r.query, k * S);
-      best[k] = r.bestCost;
-      if (r.excludeEnd > r.excludeStart) {
-        const range = this.ranges[i];
-        range[0] = r.excludeStart;
-        range[1] = r.excludeEnd;
-        perQuery[k] = this.rangeLists[i];
-      } else {
-        perQuery[k] = null;
-      }
-      idx[k++] = i;
-    }
+    batch.begin();
+    for (let i = 0; i < n; i++) if (chars[i].prepare(dt, inputs[i])) batch.add(chars[i], i);
     const t1 = performance.now();
-    if (k > 0) {
-      perQuery.length = k;
-      const opts = this.batchOpts;
-      opts.method = method;
-      opts.bestCost = best.subarray(0, k);
-      const pending = search.searchBatch(q.subarray(0, k * S), k, opts, this.result);
-      if (pending instanceof Promise) await pending;
-    }
+    batch.method = method;
+    const pending = batch.search(search);
+    if (pending instanceof Promise) await pending;
     const t2 = performance.now();
-    const frames = this.result.frames, costs = this.result.costs;
-    let j = 0;
-    for (let i = 0; i < n; i++) {
-      if (j < k && idx[j] === i) {
-        chars[i].complete(frames[j], costs[j]);
-        j++;
-      } else {
-        chars[i].complete(-1, Number.POSITIVE_INFINITY);
-      }
-    }
+    for (let i = 0; i < n; i++) batch.finish(chars[i], i);
     const t3 = performance.now();
-    return { prepareMs: t1 - t0, searchMs: t2 - t1, completeMs: t3 - t2, updateMs: t3 - t0, searches: k };
+    return { prepareMs: t1 - t0, searchMs: t2 - t1, completeMs: t3 - t2, updateMs: t3 - t0, searches: batch.count };
   }
 
   /** Copies the agents' roots and world poses into `chunk` (grown as needed); returns it. */
@@ -223,17 +180,5 @@ export class Crowd {
   private add(c: MotionMatchingController, input: ControllerInput): void {
     this.characters.push(c);
     this.inputs.push(input);
-    const range: [number, number] = [0, 0];
-    this.ranges.push(range);
-    this.rangeLists.push([range]);
-  }
-
-  private ensureCapacity(n: number): void {
-    if (this.bestCosts.length >= n) return;
-    const cap = Math.max(n, 2 * this.bestCosts.length, 64);
-    this.queries = new Float32Array(cap * this.db.stride);
-    this.bestCosts = new Float32Array(cap);
-    this.searchIndex = new Int32Array(cap);
-    this.result = { frames: new Int32Array(cap), costs: new Float32Array(cap) };
   }
 }
