@@ -15,7 +15,7 @@ import {
   GRAVITY, clamp, lerp, dutyFactor, gaitAngle, footTargetAt, createFootTarget, pathAt,
   type GaitPlan, type FootTarget,
 } from './gait.js';
-import { createRandom, hashString, smoothNoise } from './prng.js';
+import { createRandom, hashString, smoothNoise } from './noise.js';
 
 export interface SynthesizedMotion {
   rotations: Float64Array;

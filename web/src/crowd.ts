@@ -11,7 +11,7 @@ import { MotionMatchingController, createInput, type ControllerInput } from '../
 import { MatcherSearchPort } from '../../src/runtime/matcher-port.js';
 import type { Matcher, SearchMethod } from '../../src/search/matcher.js';
 import { CrowdSearchBatch, type BatchSearcher as BatchAnswerer } from '../../src/runtime/crowd-batch.js';
-import { AgentBrains } from './agents.js';
+import { ScriptedDriver } from '../../src/sim/scenarios.js';
 import type { StepTiming } from './stats.js';
 
 /** What a crowd needs from a search backend: batches, and one matcher for single searches. */
@@ -48,13 +48,13 @@ export class Crowd {
   /** With a player: index 0 is the player and 1.. are agents; without, all are agents. */
   readonly characters: MotionMatchingController[] = [];
   readonly inputs: ControllerInput[] = [];
-  readonly brains: AgentBrains;
+  /** The agents' scripted drivers (the simulation's 'crowd' scenario), one per agent. */
+  readonly drivers: ScriptedDriver[] = [];
+  private readonly seed: number;
   readonly options: CrowdOptions;
 
   /** Batch staging, grown with the crowd and reused every frame. */
   private readonly batch: CrowdSearchBatch;
-  private readonly agentPositions: Float64Array[] = [];
-  private readonly agentInputs: ControllerInput[] = [];
   /** Every frame a search may return (new agents start on a random one). */
   private readonly candidateFrames: Int32Array;
   /** Index of the first agent in `characters` (1 with a player, else 0). */
@@ -62,7 +62,7 @@ export class Crowd {
 
   constructor(readonly db: Database, options: CrowdOptions, seed = 1, withPlayer = true) {
     this.options = { ...options };
-    this.brains = new AgentBrains(seed);
+    this.seed = seed;
     this.batch = new CrowdSearchBatch(db.stride, 'kdtree');
     const candidates: number[] = [];
     for (let f = 0; f < db.frameCount; f++) if (db.candidates[f]) candidates.push(f);
@@ -93,8 +93,7 @@ export class Crowd {
    */
   setAgentCount(n: number, search: BatchSearcher, method: SearchMethod, radius = crowdRadius(n)): void {
     if (!(Number.isInteger(n) && n >= 0)) throw new RangeError(`agent count must be a non-negative integer, got ${n}`);
-    this.brains.radius = radius;
-    this.brains.ensure(n);
+    for (const d of this.drivers) d.radius = radius;
     while (this.agentCount > n) {
       this.characters.pop();
       this.inputs.pop();
@@ -102,19 +101,21 @@ export class Crowd {
     if (this.agentCount === n) return;
     const port = new MatcherSearchPort(search.matcher, method);
     while (this.agentCount < n) {
-      const i = this.agentCount; // brain slot of the new agent
+      const i = this.agentCount; // driver slot of the new agent
       const c = this.makeController();
       const input = createInput();
-      const b = this.brains;
+      if (i === this.drivers.length) this.drivers.push(new ScriptedDriver('crowd', this.seed, i, 1 / 60));
+      const b = this.drivers[i];
+      b.radius = radius;
       // Uniform in the disc, outside a small clearing around the origin where the player starts.
-      const r = Math.sqrt(0.02 + 0.98 * b.random(i)) * radius;
-      const a = b.random(i) * 2 * Math.PI;
-      const yaw = (b.random(i) - 0.5) * 2 * Math.PI;
-      const frame = this.candidateFrames[Math.floor(b.random(i) * this.candidateFrames.length)];
+      const r = Math.sqrt(0.02 + 0.98 * b.random()) * radius;
+      const a = b.random() * 2 * Math.PI;
+      const yaw = (b.random() - 0.5) * 2 * Math.PI;
+      const frame = this.candidateFrames[Math.floor(b.random() * this.candidateFrames.length)];
       c.reset(frame, r * Math.sin(a), r * Math.cos(a), yaw);
-      b.restart(i, yaw);
+      b.restart(yaw);
       c.update(0, input, port);
-      c.update(b.random(i) * c.options.searchInterval, input, port);
+      c.update(b.random() * c.options.searchInterval, input, port);
       this.add(c, input);
     }
   }
@@ -130,15 +131,11 @@ export class Crowd {
 
   /** The agents' AI (not part of the timed engine update). */
   think(dt: number): void {
-    const n = this.agentCount;
-    const pos = this.agentPositions, inp = this.agentInputs;
-    pos.length = n;
-    inp.length = n;
-    for (let i = 0; i < n; i++) {
-      pos[i] = this.characters[i + this.first].rootPosition;
-      inp[i] = this.inputs[i + this.first];
+    for (let i = 0; i < this.agentCount; i++) {
+      const d = this.drivers[i];
+      d.stepSeconds = dt;
+      d.drive(this.characters[i + this.first].rootPosition, this.inputs[i + this.first]);
     }
-    this.brains.update(dt, n, pos, inp);
   }
 
   /** One engine step for every character; resolves with its timings. */

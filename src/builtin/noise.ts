@@ -1,6 +1,6 @@
 /**
- * Seeded pseudo-random numbers for the built-in data (never Math.random: the clips must be
- * byte-identical on every run).
+ * Seeded noise for the built-in data (never Math.random: the clips must be byte-identical on every
+ * run): string seeds and smooth noise over time.
  */
 
 import { createRandom } from '../util/prng.js';
