@@ -38,6 +38,12 @@ const QUERY_V3B = new Float64Array(3);
 const ROOT_STEP = new Float64Array(4);
 
 /**
+ * Fastest desired speed accepted (m/s). No character runs faster; a larger value is a unit mistake
+ * (cm/s) or garbage, and would overflow the trajectory springs into Infinity.
+ */
+export const MAX_DESIRED_SPEED = 100;
+
+/**
  * Motion matching controller: input -> spring trajectory -> query -> search -> playback with
  * inertialization -> root motion (increments, committed once per step after constraints) -> foot IK.
  *
@@ -233,8 +239,10 @@ export class MotionMatchingController {
    */
   prepare(dt: number, input: ControllerInput): boolean {
     if (!(Number.isFinite(dt) && dt >= 0 && dt <= 1)) throw new RangeError(`update: dt must be in [0, 1] seconds, got ${dt}`);
-    if (!Number.isFinite(input.velocityX) || !Number.isFinite(input.velocityZ)) {
-      throw new RangeError(`update: desired velocity must be finite, got (${input.velocityX}, ${input.velocityZ})`);
+    // Every check before the first write: a refused input leaves the state as it was.
+    const vx = input.velocityX, vz = input.velocityZ;
+    if (!(Math.abs(vx) <= MAX_DESIRED_SPEED && Math.abs(vz) <= MAX_DESIRED_SPEED && vx * vx + vz * vz <= MAX_DESIRED_SPEED * MAX_DESIRED_SPEED)) {
+      throw new RangeError(`update: desired velocity must be finite and at most ${MAX_DESIRED_SPEED} m/s (metres per second), got (${vx}, ${vz})`);
     }
     if (!Number.isNaN(input.facing) && !Number.isFinite(input.facing)) throw new RangeError(`update: facing must be finite or NaN, got ${input.facing}`);
     this.s[STEP_DT] = dt;
@@ -295,6 +303,9 @@ export class MotionMatchingController {
 
   /** Second half of a step: transition if `frame` (-1 = none) is worth it, play, move, fix the feet. */
   complete(frame: number, cost: number): void {
+    if (frame !== -1 && !(frame >= 0 && frame < this.db.frameCount && (frame | 0) === frame)) {
+      throw new RangeError(`complete: frame must be -1 (no result) or an integer in [0, ${this.db.frameCount - 1}], got ${frame}`);
+    }
     // An inlined wrapper: the cost (a double) reaches completeStep through the state block, not as
     // an argument, which would be heap-allocated per call in a crowd's loop.
     this.s[RESULT_COST] = cost;

@@ -6,6 +6,7 @@ import { QualityStats } from '../runtime/metrics.js';
 import { AgentGroup, stepCount, warmUpSteps, type GroupResult, type Recording, type SimulationConfig } from './agents.js';
 import { Digest } from './hash.js';
 import { shareDatabase } from './shared-arrays.js';
+import { estimateSimulationMemory, requireSimulationFits } from './memory-node.js';
 
 export interface SimulationOptions extends SimulationConfig {
   /** Threads doing agent work: 1 runs on the calling thread, N > 1 spawns N workers. */
@@ -58,6 +59,7 @@ export async function runSimulation(db: Database, o: SimulationOptions): Promise
   validate(o);
   const t0 = performance.now();
   const steps = stepCount(o);
+  requireSimulationFits(estimateSimulationMemory(db, o.agents, steps, o.hz, o.workers, o.recordAgent >= 0), o.agents);
   const parallel = o.workers > 1 && o.backend !== 'js' && sharedMemorySupported();
   if (o.workers > 1 && !parallel) throw new RangeError(`--workers ${o.workers} needs a WASM backend and SharedArrayBuffer`);
   const matcher = await Matcher.create(db, { backend: o.backend, memory: parallel ? createSearchMemory({ shared: true }) : undefined });

@@ -82,4 +82,13 @@ describe('motionmatch simulate', () => {
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/nope\.mmdb/);
   });
+
+  it('refuses a crowd too large for the machine up front, with the figure, in seconds', () => {
+    const t0 = Date.now();
+    const r = runCli(['simulate', '--agents', '1000000', '--seconds', '1'], { timeoutMs: 30_000 });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/1,000,000 agents need about [0-9.]+ GB/);
+    expect(r.stderr.trim().split('\n').length).toBe(1);
+    expect(Date.now() - t0).toBeLessThan(10_000);
+  });
 });

@@ -1,0 +1,92 @@
+/**
+ * The simulation's parts used directly: scripted drivers (src/sim/scenarios.ts), agent groups
+ * (src/sim/agents.ts) and the up-front memory check (src/sim/memory-node.ts).
+ */
+import { describe, it, expect, beforeAll } from 'vitest';
+import { buildDatabase } from '../../src/database/build.js';
+import { builtinSources } from '../../src/database/sources-node.js';
+import { Matcher } from '../../src/search/matcher.js';
+import { createInput } from '../../src/runtime/controller.js';
+import { ScriptedDriver, SCENARIOS, QUALITY_SCENARIOS } from '../../src/sim/scenarios.js';
+import { AgentGroup, type SimulationConfig } from '../../src/sim/agents.js';
+import { estimateSimulationMemory, requireSimulationFits } from '../../src/sim/memory-node.js';
+import type { Database } from '../../src/database/database.js';
+
+let db: Database;
+let matcher: Matcher;
+beforeAll(async () => {
+  db = buildDatabase(builtinSources());
+  matcher = await Matcher.create(db);
+});
+
+/** The inputs a driver writes over n steps while its agent moves as asked. */
+function drive(d: ScriptedDriver, n: number, dt: number): number[] {
+  const pos = new Float64Array(3), input = createInput(), out: number[] = [];
+  for (let s = 0; s < n; s++) {
+    d.drive(pos, input);
+    pos[0] += input.velocityX * dt; pos[2] += input.velocityZ * dt;
+    out.push(input.velocityX, input.velocityZ, input.facing);
+  }
+  return out;
+}
+
+describe('ScriptedDriver', () => {
+  it('depends only on (scenario, seed, agent): repeatable, and different agents differ', () => {
+    for (const scenario of SCENARIOS) {
+      const a = drive(new ScriptedDriver(scenario, 5, 3, 1 / 30), 300, 1 / 30);
+      expect(drive(new ScriptedDriver(scenario, 5, 3, 1 / 30), 300, 1 / 30)).toEqual(a);
+      expect(drive(new ScriptedDriver(scenario, 5, 4, 1 / 30), 300, 1 / 30)).not.toEqual(a);
+      expect(drive(new ScriptedDriver(scenario, 6, 3, 1 / 30), 300, 1 / 30)).not.toEqual(a);
+    }
+  });
+
+  it("'mixed' gives each agent one of the quality scenarios", () => {
+    const kinds = new Set(Array.from({ length: 64 }, (_, i) => new ScriptedDriver('mixed', 1, i, 1 / 30).kind));
+    expect([...kinds].sort()).toEqual([...QUALITY_SCENARIOS].sort());
+  });
+
+  it("'crowd' keeps an agent that follows its input within reach of the disc", () => {
+    for (let agent = 0; agent < 20; agent++) {
+      const d = new ScriptedDriver('crowd', 9, agent, 1 / 30);
+      d.radius = 6;
+      const pos = new Float64Array(3), input = createInput();
+      let far = 0;
+      for (let s = 0; s < 30 * 120; s++) {
+        d.drive(pos, input);
+        pos[0] += input.velocityX / 30; pos[2] += input.velocityZ / 30;
+        far = Math.max(far, Math.hypot(pos[0], pos[2]));
+      }
+      // An agent turns back once outside; at the fastest gait (4.3 m/s) it overshoots by a few metres at most.
+      expect(far).toBeLessThan(6 + 12);
+    }
+  });
+
+  it('refuses a bad dt, radius or storage', () => {
+    expect(() => new ScriptedDriver('wander', 1, 0, 0)).toThrow(/dt/);
+    expect(() => new ScriptedDriver('wander', 1, 0, 1 / 30, new Float64Array(2))).toThrow(/storage/);
+    const d = new ScriptedDriver('crowd', 1, 0, 1 / 30);
+    expect(() => { d.radius = -1; }).toThrow(/radius/);
+    expect(() => { d.stepSeconds = NaN; }).toThrow(/dt/);
+  });
+});
+
+describe('AgentGroup', () => {
+  const cfg: SimulationConfig = { agents: 40, seconds: 2, hz: 30, seed: 3, scenario: 'mixed', method: 'kdtree', footIK: true, recordAgent: -1 };
+
+  it('gives every agent the same digest however the crowd is split into groups (what workers rely on)', () => {
+    const whole = new AgentGroup(db, matcher, 0, 40, cfg);
+    const a = new AgentGroup(db, matcher, 0, 15, cfg), b = new AgentGroup(db, matcher, 15, 25, cfg);
+    for (let s = 0; s < 60; s++) { whole.step(); a.step(); b.step(); }
+    const split = [...a.result().hashes, ...b.result().hashes];
+    expect(split).toEqual(whole.result().hashes);
+    expect(new Set(split).size).toBe(40);
+  });
+});
+
+describe('simulation memory check', () => {
+  it('accepts an ordinary crowd and refuses one that cannot fit, with the figure', () => {
+    expect(() => requireSimulationFits(estimateSimulationMemory(db, 1000, 300, 30, 1, false), 1000)).not.toThrow();
+    expect(() => requireSimulationFits(estimateSimulationMemory(db, 1_000_000, 300, 30, 1, false), 1_000_000))
+      .toThrow(/1,000,000 agents need about [0-9.]+ GB/);
+  });
+});
