@@ -2,15 +2,15 @@
 // `npm pack` / `npm publish` run this first: it builds everything the package ships, then checks
 // that every shipped output exists and is newer than what it is built from. A registry install
 // runs no build (`prepare` only runs in a clone), so the tarball must carry:
-//   dist/src/    compiled JavaScript and type declarations (tsc; dist/ is emptied first so that
-//                the output of a deleted source cannot ship)
+//   dist/src/    compiled JavaScript and type declarations (`npm run build:ts` empties dist/ first,
+//                so the output of a deleted source cannot ship)
 //   build/*.wasm the four search-kernel builds (asc; the targets of asconfig.json)
 //   web-dist/    the browser demo, bundled by vite (`motionmatch demo --build-only --rebuild`)
 // MOTIONMATCH_PACK_PREBUILT=1 skips the build and only checks (the package test packs the outputs
 // that `npm test`'s pretest has just built, instead of building them a second time).
 // Messages go to stderr: `npm pack --json` prints its report on stdout.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -58,6 +58,7 @@ function wasmOutputs() {
 /** Why the compiled JavaScript cannot ship: missing, older than its source, or without a source. */
 function distProblems() {
   const problems = [];
+  let orphans = false;
   const src = join(root, 'src');
   const out = join(root, 'dist', 'src');
   for (const ts of filesUnder(src, '.ts')) {
@@ -69,9 +70,13 @@ function distProblems() {
   }
   for (const js of filesUnder(out, '.js')) {
     const ts = join(src, relative(out, js)).replace(/\.js$/, '.ts');
-    if (!existsSync(ts)) problems.push(`${relative(root, js)} has no source (${relative(root, ts)} was removed)`);
+    if (!existsSync(ts)) {
+      problems.push(`${relative(root, js)} has no source (${relative(root, ts)} is gone)`);
+      orphans = true;
+    }
   }
-  return problems.length ? [...problems, 'run `npm run build:ts` (or pack without MOTIONMATCH_PACK_PREBUILT)'] : [];
+  if (problems.length === 0) return [];
+  return [...problems, `run \`npm run build:ts\`${orphans ? ' (it empties dist/ first)' : ''}, or pack without MOTIONMATCH_PACK_PREBUILT`];
 }
 
 /** Why the kernel builds cannot ship. */
@@ -97,7 +102,6 @@ function webProblems() {
 }
 
 if (!prebuilt) {
-  rmSync(join(root, 'dist'), { recursive: true, force: true });
   run('building the WASM kernels', ...npmRun('build:wasm'));
   run('compiling TypeScript into dist/', ...npmRun('build:ts'));
   run('bundling the browser demo into web-dist/', process.execPath, [join(root, 'bin', 'motionmatch.js'), 'demo', '--build-only', '--rebuild']);

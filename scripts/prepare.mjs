@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 
 const command = process.env.npm_command;
 if (command === 'pack' || command === 'publish') {
-  process.stderr.write(`prepare: skipped under \`npm ${command}\` (prepack built the package)\n`);
+  process.stderr.write(`prepare: skipped under \`npm ${command}\` (prepack has built or checked the package)\n`);
   process.exit(0);
 }
 const npm = process.env.npm_execpath;
