@@ -4,7 +4,7 @@
  * Usage: node dist/bench/native-compare.js [--db FILE] [--queries N]   (default: the real bench set, mirrored)
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildDatabase } from '../src/database/build.js';
@@ -13,6 +13,20 @@ import { readDatabaseFile } from '../src/database/mmdb-node.js';
 import { Matcher } from '../src/search/matcher.js';
 import { nodePackageRoot } from '../src/search/wasm.js';
 import { createRandom, gaussian } from '../src/util/prng.js';
+
+/** Mean µs per query of bench/native/brute.c, compiled and run in a temporary folder (removed after). */
+function timeNativeBrute(root: string, features: Float32Array, rows: number, stride: number, queries: Float32Array, n: number): number {
+  const dir = mkdtempSync(join(tmpdir(), 'mm-native-'));
+  try {
+    const data = join(dir, 'data.bin'), exe = join(dir, 'brute');
+    const header = new Int32Array([rows, stride, n]);
+    writeFileSync(data, Buffer.concat([Buffer.from(header.buffer), Buffer.from(features.buffer, features.byteOffset, rows * stride * 4), Buffer.from(queries.buffer)]));
+    execFileSync('cc', ['-O3', '-march=native', '-ffp-contract=off', '-o', exe, join(root, 'bench', 'native', 'brute.c')]);
+    return Number(execFileSync(exe, [data], { encoding: 'utf8' }).trim().split(' ')[0]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
@@ -28,12 +42,7 @@ async function main(): Promise<void> {
     const f = Math.floor(rand() * db.frameCount);
     for (let k = 0; k < db.dims; k++) queries[i * S + k] = db.features[f * S + k] + 0.1 * gaussian(rand);
   }
-  const dir = mkdtempSync(join(tmpdir(), 'mm-native-'));
-  const data = join(dir, 'data.bin'), exe = join(dir, 'brute');
-  const header = new Int32Array([db.frameCount, S, n]);
-  writeFileSync(data, Buffer.concat([Buffer.from(header.buffer), Buffer.from(db.features.buffer, db.features.byteOffset, db.frameCount * S * 4), Buffer.from(queries.buffer)]));
-  execFileSync('cc', ['-O3', '-march=native', '-ffp-contract=off', '-o', exe, join(root, 'bench', 'native', 'brute.c')]);
-  const [nativeUs] = execFileSync(exe, [data], { encoding: 'utf8' }).trim().split(' ').map(Number);
+  const nativeUs = timeNativeBrute(root, db.features, db.frameCount, S, queries, n);
   // WASM SIMD brute force over all rows (candidates included, as the native loop) via a full-range window.
   const matcher = await Matcher.create(db, { backend: 'wasm-simd' });
   const candidates = db.candidates.slice();

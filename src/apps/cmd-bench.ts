@@ -5,11 +5,11 @@ import { parseCommandArgs, numberOption, integerOption, UsageError } from './arg
 import { createProgress } from '../util/progress.js';
 import { nodePackageRoot, simdSupported } from '../search/wasm.js';
 import type { Backend, SearchMethod } from '../search/matcher.js';
-import { runBench, ALL_BACKENDS, ALL_METHODS, type BenchConfig } from '../../bench/search-bench.js';
-import { BENCH_SETS, defaultMocapDir, resolveMocapDir, type BenchSetName } from '../../bench/datasets.js';
-import { renderMarkdown } from '../../bench/report.js';
-import { renderSvgChart } from '../../bench/svg-chart.js';
-import { benchControllerStep, benchSimulationScaling, type ControllerBenchRow, type ScalingRow } from '../../bench/controller-bench.js';
+import { runBench, ALL_BACKENDS, ALL_METHODS, type BenchConfig } from '../bench/search-bench.js';
+import { BENCH_SETS, defaultMocapDir, resolveMocapDir, type BenchSetName } from '../bench/datasets.js';
+import { renderMarkdown } from '../bench/report.js';
+import { renderSvgChart } from '../bench/svg-chart.js';
+import { benchControllerStep, benchSimulationScaling, type ControllerBenchRow, type ScalingRow } from '../bench/controller-bench.js';
 import { buildDatabase } from '../database/build.js';
 import { builtinSources } from '../database/sources-node.js';
 

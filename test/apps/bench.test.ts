@@ -1,13 +1,24 @@
-import { describe, it, expect, beforeAll } from 'vitest';
-import { existsSync, readFileSync } from 'node:fs';
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli, tempDir, HAS_MOCAP, MOCAP_DIR, MOCAP_SKIP_REASON } from '../helpers/cli.js';
-import { retimeSchedule, retimeClip, enlargeSources, resolveMocapDir } from '../../bench/datasets.js';
-import { candidateRuns, costsAgree, median, percentile } from '../../bench/search-bench.js';
-import { escapeXml } from '../../bench/svg-chart.js';
+import { retimeSchedule, retimeClip, enlargeSources, resolveMocapDir } from '../../src/bench/datasets.js';
+import { candidateRuns, costsAgree, median, percentile } from '../../src/bench/search-bench.js';
+import { escapeXml } from '../../src/bench/svg-chart.js';
 import type { Clip } from '../../src/anim/clip.js';
 import type { Skeleton } from '../../src/anim/skeleton.js';
 import type { Database } from '../../src/database/database.js';
+
+/** Temporary folders of this file, removed when it ends (reports, charts, empty mocap folders). */
+const scratchDirs: string[] = [];
+function scratchDir(prefix: string): string {
+  const dir = tempDir(prefix);
+  scratchDirs.push(dir);
+  return dir;
+}
+afterAll(() => {
+  for (const dir of scratchDirs) rmSync(dir, { recursive: true, force: true });
+});
 
 // Speed is reported, never asserted: these tests check shapes, agreement and files only.
 
@@ -79,7 +90,7 @@ function expectReportShape(r: Report): void {
 }
 
 describe('motionmatch bench --quick (built-in database)', () => {
-  const dir = tempDir('mm-bench-');
+  const dir = scratchDir('mm-bench-');
   const jsonFile = join(dir, 'results', 'quick.json');
   let run: ReturnType<typeof runCli>;
   let report: Report;
@@ -162,7 +173,7 @@ describe('motionmatch bench --quick (built-in database)', () => {
 });
 
 describe('motionmatch bench options', () => {
-  const dir = tempDir('mm-bench-opts-');
+  const dir = scratchDir('mm-bench-opts-');
 
   it('--json without a file prints only JSON on stdout', () => {
     const r = runCli(['bench', '--quick', '--queries', '8', '--noise', '0.3', '--methods', 'kdtree,brute', '--backends', 'js,auto', '--threads', '0', '--json']);
@@ -208,7 +219,7 @@ describe('motionmatch bench options', () => {
 describe.skipIf(!HAS_MOCAP)('motionmatch bench on real mocap (small folder)', () => {
   if (!HAS_MOCAP) console.log(MOCAP_SKIP_REASON);
   it('builds the real and re-timed 4x sets from --mocap and agrees with JS brute force', () => {
-    const dir = tempDir('mm-bench-real-');
+    const dir = scratchDir('mm-bench-real-');
     const jsonFile = join(dir, 'real.json');
     const r = runCli(['bench', '--mocap', join(MOCAP_DIR, 'core'), '--sets', 'real,real4x', '--quick', '--queries', '12',
       '--methods', 'brute,aabb,kdtree', '--threads', '2', '--json', jsonFile], { timeoutMs: 300_000 });
@@ -292,7 +303,7 @@ describe('re-timed resampling (enlarged sets)', () => {
   });
 
   it('resolves a mocap folder or its bench/ subfolder', () => {
-    expect(resolveMocapDir(tempDir('mm-empty-'))).toBeNull();
+    expect(resolveMocapDir(scratchDir('mm-empty-'))).toBeNull();
     if (HAS_MOCAP) {
       expect(resolveMocapDir(MOCAP_DIR)).toBe(join(MOCAP_DIR, 'bench'));
       expect(resolveMocapDir(join(MOCAP_DIR, 'core'))).toBe(join(MOCAP_DIR, 'core'));

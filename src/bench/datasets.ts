@@ -13,12 +13,12 @@
  */
 import { readdirSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import type { Clip } from '../src/anim/clip.js';
-import { sampleClipPose } from '../src/anim/pose.js';
-import { buildDatabase, type SourceMotion } from '../src/database/build.js';
-import type { Database } from '../src/database/database.js';
-import { readDatabaseFile } from '../src/database/mmdb-node.js';
-import { builtinSources, loadBvhSources } from '../src/database/sources-node.js';
+import type { Clip } from '../anim/clip.js';
+import { sampleClipPose } from '../anim/pose.js';
+import { buildDatabase, type SourceMotion } from '../database/build.js';
+import type { Database } from '../database/database.js';
+import { readDatabaseFile } from '../database/mmdb-node.js';
+import { builtinSources, loadBvhSources } from '../database/sources-node.js';
 
 export const BENCH_SETS = ['builtin', 'real', 'real4x', 'real16x'] as const;
 export type BenchSetName = (typeof BENCH_SETS)[number];

@@ -2,11 +2,11 @@
  * The controller's own cost per character step, search excluded (issue target: under 5 µs with
  * 22 bones), and the simulation's agent-steps per second for several crowd sizes and thread counts.
  */
-import type { Database } from '../src/database/database.js';
-import { Matcher } from '../src/search/matcher.js';
-import { MotionMatchingController, createInput } from '../src/runtime/controller.js';
-import { ScriptedDriver } from '../src/sim/scenarios.js';
-import { runSimulation } from '../src/sim/simulation.js';
+import type { Database } from '../database/database.js';
+import { Matcher } from '../search/matcher.js';
+import { MotionMatchingController, createInput } from '../runtime/controller.js';
+import { ScriptedDriver } from '../sim/scenarios.js';
+import { runSimulation } from '../sim/simulation.js';
 
 export interface ControllerBenchRow {
   footIK: boolean;

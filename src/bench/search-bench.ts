@@ -8,9 +8,9 @@
  * per table row: a row stops once it has spent `rowSeconds` (after at least MIN_QUERIES queries)
  * and says so. The reference has its own, larger budget.
  */
-import type { Database } from '../src/database/database.js';
-import { Matcher, type Backend, type FrameRange, type SearchMethod, type SearchOptions, type SearchResult } from '../src/search/matcher.js';
-import { MatcherPool } from '../src/search/pool.js';
+import type { Database } from '../database/database.js';
+import { Matcher, type Backend, type FrameRange, type SearchMethod, type SearchOptions, type SearchResult } from '../search/matcher.js';
+import { MatcherPool } from '../search/pool.js';
 import { BenchSetLoader, loadDatabaseSet, type BenchSet, type BenchSetName } from './datasets.js';
 import { machineInfo, type ApproximateRow, type BatchRow, type BenchReport, type BenchRow, type BuildInfo } from './report.js';
 
@@ -58,8 +58,8 @@ export const COST_TOLERANCE = 1e-5;
 // Queries
 
 /** The project's seeded generator (mulberry32) and normal samples, re-exported for the bench modules. */
-import { createRandom as seededRandom, gaussian } from '../src/util/prng.js';
-import { ApproximateMatcher, type ApproximateResult } from '../src/search/approximate.js';
+import { createRandom as seededRandom, gaussian } from '../util/prng.js';
+import { ApproximateMatcher, type ApproximateResult } from '../search/approximate.js';
 
 /** The approximate rows' settings (opt-in mode; exact rows never use it). */
 const APPROX_COMPONENTS = 8;
@@ -208,7 +208,7 @@ interface BatchTiming {
 type TinybenchModule = typeof import('tinybench');
 let tinybench: TinybenchModule | null | undefined;
 
-/** tinybench is a development dependency: without it (an installed package) a plain loop times batches. */
+/** tinybench is a dependency; should it be missing (a bundle that left it out), a plain loop times batches. */
 async function loadTinybench(): Promise<TinybenchModule | null> {
   if (tinybench === undefined) {
     try {
