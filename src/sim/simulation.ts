@@ -7,6 +7,7 @@ import { AgentGroup, stepCount, warmUpSteps, type GroupResult, type Recording, t
 import { Digest } from './hash.js';
 import { shareDatabase } from './shared-arrays.js';
 import { estimateSimulationMemory, requireSimulationFits } from './memory-node.js';
+import { workerExecArgv } from '../util/worker-node.js';
 
 export interface SimulationOptions extends SimulationConfig {
   /** Threads doing agent work: 1 runs on the calling thread, N > 1 spawns N workers. */
@@ -95,7 +96,7 @@ async function runInWorkers(db: Database, matcher: Matcher, o: SimulationOptions
   const ranges: Array<[number, number]> = [];
   for (let first = 0; first < o.agents; first += per) ranges.push([first, Math.min(per, o.agents - first)]);
   const progress = new Array(ranges.length).fill(0);
-  const workers = ranges.map(() => new Worker(script));
+  const workers = ranges.map(() => new Worker(script, { execArgv: workerExecArgv() }));
   try {
     const cfg: SimulationConfig = { agents: o.agents, seconds: o.seconds, hz: o.hz, seed: o.seed, scenario: o.scenario, method: o.method, footIK: o.footIK, recordAgent: o.recordAgent, controller: o.controller };
     const ready = await Promise.all(workers.map((w, i) => request(w, {
