@@ -220,7 +220,7 @@ function solveCoreCommon(v: Float64Array, q: Float64Array, eps: number): boolean
   if (!(kw > 1e-6)) return false; // a half turn of the knee: left to the general path
   const sk = sinD / (2 * kw);
   const kx = mx * sk, ky = my * sk, kz = mz * sk;
-  // c1 - a = (b - a) + Rk (c - b)
+  // c1 - a = (b - a) + Rk (c - b)   (= quatRotateVec3(Rk, c - b) + (b - a))
   let tx = 2 * (ky * cbz - kz * cby), ty = 2 * (kz * cbx - kx * cbz), tz = 2 * (kx * cby - ky * cbx);
   const ac1x = abx + cbx + kw * tx + (ky * tz - kz * ty);
   const ac1y = aby + cby + kw * ty + (kz * tx - kx * tz);
@@ -239,12 +239,13 @@ function solveCoreCommon(v: Float64Array, q: Float64Array, eps: number): boolean
   const ha = QA, hb = QB;
   writeNormalizedProduct(q, QA2, rx, ry, rz, rw, q[ha], q[ha + 1], q[ha + 2], q[ha + 3]);
   const qbx = q[hb], qby = q[hb + 1], qbz = q[hb + 2], qbw = q[hb + 3];
+  // p = quatMultiply(p, Rk, knee world rotation)
   const px = kw * qbx + kx * qbw + ky * qbz - kz * qby;
   const py = kw * qby - kx * qbz + ky * qbw + kz * qbx;
   const pz = kw * qbz + kx * qby - ky * qbx + kz * qbw;
   const pw = kw * qbw - kx * qbx - ky * qby - kz * qbz;
   writeNormalizedProduct(q, QB2, rx, ry, rz, rw, px, py, pz, pw);
-  // New knee and end positions: a + R (b - a), a + R (c1 - a).
+  // New knee and end positions: knee' = a + quatRotateVec3(R, b - a), foot' = a + quatRotateVec3(R, c1 - a).
   tx = 2 * (ry * abz - rz * aby); ty = 2 * (rz * abx - rx * abz); tz = 2 * (rx * aby - ry * abx);
   v[B] = ax + abx + rw * tx + (ry * tz - rz * ty);
   v[B + 1] = ay + aby + rw * ty + (rz * tx - rx * tz);
@@ -257,7 +258,7 @@ function solveCoreCommon(v: Float64Array, q: Float64Array, eps: number): boolean
   return true;
 }
 
-/** q[o..o+4] = normalize(a * b). */
+/** q[o..o+4] = normalize(a * b): quatMultiply then quatNormalize, in scalars. */
 function writeNormalizedProduct(q: Float64Array, o: number, ax: number, ay: number, az: number, aw: number, bx: number, by: number, bz: number, bw: number): void {
   const x = aw * bx + ax * bw + ay * bz - az * by;
   const y = aw * by - ax * bz + ay * bw + az * bx;

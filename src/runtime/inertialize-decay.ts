@@ -44,7 +44,7 @@ function expMap(x: number, y: number, z: number): void {
   EXP[0] = x * s; EXP[1] = y * s; EXP[2] = z * s; EXP[3] = Math.cos(h);
 }
 
-/** ROT = the unit quaternion (qx, qy, qz, qw) applied to (vx, vy, vz). */
+/** ROT = the unit quaternion (qx, qy, qz, qw) applied to (vx, vy, vz): quatRotateVec3 in scalars. */
 function rotate(qx: number, qy: number, qz: number, qw: number, vx: number, vy: number, vz: number): void {
   const tx = 2 * (qy * vz - qz * vy), ty = 2 * (qz * vx - qx * vz), tz = 2 * (qx * vy - qy * vx);
   ROT[0] = vx + qw * tx + (qy * tz - qz * ty);
@@ -181,14 +181,16 @@ export class InertializationDecay {
       expMap(rx, ry, rz);
       const qx = EXP[0], qy = EXP[1], qz = EXP[2], qw = EXP[3];
       const bx = sr[i4], by = sr[i4 + 1], bz = sr[i4 + 2], bw = sr[i4 + 3];
+      // o = quatMultiply(o, q, source rotation)
       const ox = qw * bx + qx * bw + qy * bz - qz * by;
       const oy = qw * by - qx * bz + qy * bw + qz * bx;
       const oz = qw * bz + qx * by - qy * bx + qz * bw;
       const ow = qw * bw - qx * bx - qy * by - qz * bz;
-      rotate(qx, qy, qz, qw, sw[i3], sw[i3 + 1], sw[i3 + 2]);
+      rotate(qx, qy, qz, qw, sw[i3], sw[i3 + 1], sw[i3 + 2]); // = quatRotateVec3(ROT, q, source ω)
       const owx = wx + ROT[0], owy = wy + ROT[1], owz = wz + ROT[2];
       // New offset: output · destination⁻¹, the short way round (w >= 0), and its log.
       const cx = -dr[i4], cy = -dr[i4 + 1], cz = -dr[i4 + 2], cw = dr[i4 + 3];
+      // n = quatMultiplyInv(n, o, destination rotation)
       let nx = ow * cx + ox * cw + oy * cz - oz * cy;
       let ny = ow * cy - ox * cz + oy * cw + oz * cx;
       let nz = ow * cz + ox * cy - oy * cx + oz * cw;
@@ -196,7 +198,7 @@ export class InertializationDecay {
       if (nw < 0) { nx = -nx; ny = -ny; nz = -nz; nw = -nw; }
       const len = Math.sqrt(nx * nx + ny * ny + nz * nz);
       const sc = len < 1e-8 ? 2 : (2 * Math.atan2(len, nw)) / len;
-      const lx = nx * sc, ly = ny * sc, lz = nz * sc;
+      const lx = nx * sc, ly = ny * sc, lz = nz * sc; // = quatToScaledAngleAxis(l, n)
       // Angular velocity offset: shown − new offset · destination_w. exp(log(n)) is n normalised
       // (up to rounding): normalising saves a sine and a cosine per joint.
       const nl = Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);

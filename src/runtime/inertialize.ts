@@ -278,9 +278,10 @@ export function rotateByOffsets(
       s = Math.sin(h) / (2 * h);
       qw = Math.cos(h);
     }
-    const qx = x * s, qy = y * s, qz = z * s;
+    const qx = x * s, qy = y * s, qz = z * s; // q = quatFromScaledAngleAxis(x, y, z), series near 0
     const r = at + i4;
     const bx = Q[r], by = Q[r + 1], bz = Q[r + 2], bw = Q[r + 3];
+    // = quatMultiply(out, 4j, q, Q, r)
     out[i4] = qw * bx + qx * bw + qy * bz - qz * by;
     out[i4 + 1] = qw * by - qx * bz + qy * bw + qz * bx;
     out[i4 + 2] = qw * bz + qx * by - qy * bx + qz * bw;
