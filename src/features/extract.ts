@@ -150,7 +150,7 @@ export function extractClipFeatures(
 
 
 /**
- * Normalisation (GUIDE §2): subtract each dimension's mean; divide each group by the mean of its
+ * Normalisation (docs/features.md): subtract each dimension's mean; divide each group by the mean of its
  * per-dimension standard deviations over its weight. Padding columns get mean 0, scale 1.
  */
 export function computeNormalization(raw: Float32Array, rows: number, stride: number, schema: FeatureSchema, outMean: Float32Array, outScale: Float32Array): void {

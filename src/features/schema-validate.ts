@@ -37,7 +37,7 @@ export function validateSchema(s: FeatureSchema, where = 'schema'): void {
   }
 }
 
-/** Parses a schema JSON document; missing top-level fields take the GUIDE's defaults. */
+/** Parses a schema JSON document; missing top-level fields take DEFAULT_SCHEMA's values. */
 export function parseSchemaJson(text: string, where = 'schema'): FeatureSchema {
   let doc: unknown;
   try {

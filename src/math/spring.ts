@@ -1,5 +1,5 @@
 /**
- * Critically damped springs (GUIDE §5), in exact closed form: one update of length dt equals any
+ * Critically damped springs (docs/runtime.md, "Formulas"), in exact closed form: one update of length dt equals any
  * number of smaller updates summing to dt, so results do not depend on the frame rate.
  *
  * h is the half-life (seconds for the spring to cover half the remaining distance when starting at

@@ -22,7 +22,7 @@ export function createInput(): ControllerInput {
 }
 
 export interface ControllerOptions {
-  /** Seconds between regular searches (GUIDE: ~0.1 s). */
+  /** Seconds between regular searches (~0.1 s: often enough to follow input, rarely enough to keep clips playing). */
   searchInterval: number;
   /** Half-life of the trajectory spring (position) and the facing spring (s). */
   trajectoryHalfLife: number;

@@ -348,7 +348,7 @@ export class MotionMatchingController {
     this.s[COUNT_SECONDS] += dt;
   }
 
-  /** The decay spring (GUIDE §5) on the root velocity offset of the last transition, over this step. */
+  /** The decay spring (decaySpringUpdate) on the root velocity offset of the last transition, over this step. */
   private decayRootVelocityOffset(): void {
     const S = this.s;
     decaySpringUpdate(S, ROOT_VEL_OFFSET, S, ROOT_VEL_OFFSET_RATE, this.options.inertializationHalfLife, S[STEP_DT], 4);

@@ -223,7 +223,7 @@ export class FootIK {
     }
   }
 
-  /** The decay spring of GUIDE §5 on a leg's target offset, with e^(-y dt) cached per dt. */
+  /** The decay spring (as decaySpringUpdate) on a leg's target offset, with e^(-y dt) cached per dt. */
   private decayOffset(at: number): void {
     const S = this.S, o = at + OFFSET, v = at + OFFSET_VEL, dt = S[STEP_DT];
     if (S[o] === 0 && S[o + 1] === 0 && S[o + 2] === 0 && S[v] === 0 && S[v + 1] === 0 && S[v + 2] === 0) return;

@@ -1,7 +1,7 @@
 /**
  * Inertialization offsets in closed form, for characters stepped every frame (crowds).
  *
- * The decay spring of GUIDE §5 has an exact solution: τ seconds after a transition that left an
+ * The decay spring (decaySpringUpdate in src/math/spring.ts) has an exact solution: τ seconds after a transition that left an
  * offset x0 with velocity v0,
  *   x(τ) = e^(−yτ) (x0 + j0 τ),   v(τ) = e^(−yτ) (v0 − j0 y τ),   j0 = v0 + y x0,  y = 4 ln2 / (2 halfLife).
  * So a step needs no per-offset state update: it reads x0 and j0 and writes the output pose. The

@@ -1,5 +1,5 @@
 /**
- * Inertialization (GUIDE §5): instead of cross-fading two animations, switch to the destination at
+ * Inertialization (docs/runtime.md): instead of cross-fading two animations, switch to the destination at
  * once and carry the difference as a per-bone offset that decays to zero with a critically damped
  * spring. On a transition
  *   offset ← (source + old offset) − destination

@@ -3,7 +3,7 @@ import type { MotionMatchingController, ControllerInput } from './controller.js'
 import { wrapAngle } from '../math/angle.js';
 import { CONTACT_LEFT, CONTACT_RIGHT } from '../features/contacts.js';
 
-/** Summary figures (GUIDE §6). */
+/** Summary figures (docs/runtime.md, "Quality metrics"). */
 export interface QualityReport {
   /** Agent-seconds observed. */
   seconds: number;
