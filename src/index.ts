@@ -23,7 +23,7 @@ export { writeBvh } from './import/bvh-write.js';
 export { readBvhFile, listBvhFiles } from './import/bvh-node.js';
 
 // built-in data
-export { generateBuiltinClips } from './builtin/index.js';
+export { generateBuiltinClips } from './builtin/generate.js';
 
 // features
 export { DEFAULT_SCHEMA, schemaDims, paddedStride, type FeatureSchema, type FeatureGroup, type BoneRole } from './features/schema.js';

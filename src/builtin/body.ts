@@ -10,7 +10,7 @@
 import type { Skeleton } from '../anim/skeleton.js';
 import { quatMultiply, quatInvMultiply, quatSlerp, quatNormalize, quatRotateVec3, type Buf } from '../math/quat.js';
 import { solveTwoBoneIk, createTwoBoneIkScratch } from '../math/two-bone-ik.js';
-import { BUILTIN_JOINT as JI, legLengths } from './skeleton.js';
+import { BUILTIN_JOINT as JI, legLengths } from './procedural-skeleton.js';
 import {
   GRAVITY, clamp, lerp, dutyFactor, gaitAngle, footTargetAt, createFootTarget, pathAt,
   type GaitPlan, type FootTarget,

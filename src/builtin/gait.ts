@@ -7,7 +7,7 @@
  * character's left is +X when it faces +Z. A travel angle of 0 is forward, +pi/2 is to the left,
  * pi is backward. Feet: index 0 = left, 1 = right.
  */
-import { FOOT_GEOMETRY } from './skeleton.js';
+import { FOOT_GEOMETRY } from './procedural-skeleton.js';
 
 export const GRAVITY = 9.81;
 

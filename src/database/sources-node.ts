@@ -1,5 +1,5 @@
 import { readBvhFile, listBvhFiles } from '../import/bvh-node.js';
-import { generateBuiltinClips } from '../builtin/index.js';
+import { generateBuiltinClips } from '../builtin/generate.js';
 import type { SourceMotion } from './build.js';
 
 export interface BvhSourceOptions {

@@ -2,7 +2,7 @@ import { describe, it, expect, beforeAll } from 'vitest';
 import {
   generateBuiltinClips, selectBuiltinSpecs, builtinClipSpecs, renderBuiltinClip, createBuiltinSkeleton,
   type BuiltinData, type BuiltinClipSpec,
-} from '../../src/builtin/index.js';
+} from '../../src/builtin/generate.js';
 import { validateSkeleton, type Skeleton } from '../../src/anim/skeleton.js';
 import type { Clip } from '../../src/anim/clip.js';
 import { worldTransformsOfFrames, finiteDifferenceVelocities } from '../../src/anim/pose.js';

@@ -5,10 +5,10 @@
  */
 import type { Skeleton } from '../anim/skeleton.js';
 import type { Clip } from '../anim/clip.js';
-import { createBuiltinSkeleton } from './skeleton.js';
+import { createBuiltinSkeleton } from './procedural-skeleton.js';
 import { builtinClipSpecs, renderBuiltinClip, type BuiltinClipSpec } from './clips.js';
 
-export { createBuiltinSkeleton, BUILTIN_JOINT, BUILTIN_JOINT_NAMES, FOOT_GEOMETRY } from './skeleton.js';
+export { createBuiltinSkeleton, BUILTIN_JOINT, BUILTIN_JOINT_NAMES, FOOT_GEOMETRY } from './procedural-skeleton.js';
 export { builtinClipSpecs, renderBuiltinClip, type BuiltinClipSpec } from './clips.js';
 
 export interface BuiltinOptions {
