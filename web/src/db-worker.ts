@@ -8,7 +8,7 @@
  *            { id, type: 'done', db, name, ms }   (the Database is structured-cloned)
  *            { id, type: 'error', message }
  */
-import { generateBuiltinClips } from '../../src/builtin/index.js';
+import { generateBuiltinClips } from '../../src/builtin/generate.js';
 import { buildDatabase, type SourceMotion } from '../../src/database/build.js';
 import type { Database } from '../../src/database/database.js';
 import { decodeDatabase } from '../../src/database/mmdb.js';
