@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { REPO_ROOT, HAS_MOCAP, MOCAP_DIR } from '../helpers/cli.js';
 import { startDemoServer, type DemoServer } from '../../src/apps/cmd-demo.js';
-import { generateBuiltinClips } from '../../src/builtin/index.js';
+import { generateBuiltinClips } from '../../src/builtin/generate.js';
 import { buildDatabase } from '../../src/database/build.js';
 import { encodeDatabase } from '../../src/database/mmdb.js';
 import { writeBvh } from '../../src/import/bvh-write.js';
