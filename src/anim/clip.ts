@@ -20,6 +20,3 @@ export interface Clip {
   tags: string[];
 }
 
-export function clipDuration(c: Clip): number {
-  return c.frameCount > 1 ? (c.frameCount - 1) / c.fps : 0;
-}

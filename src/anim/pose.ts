@@ -1,6 +1,6 @@
 import type { Clip } from './clip.js';
 import type { Buf } from '../math/quat.js';
-import { quatSlerp, quatMultiplyInv, quatToScaledAngleAxis } from '../math/quat.js';
+import { quatSlerp } from '../math/quat.js';
 import { composeJoint } from './forward-kinematics.js';
 
 export type TimeMode = 'clamp' | 'loop';
@@ -109,21 +109,3 @@ export function finiteDifferenceVelocities(track: Float64Array, width: number, f
   }
 }
 
-/**
- * Per-frame angular velocities (rad/s, world axes) from a frame-major rotation track of `count`
- * quaternions per frame, by central differences of the relative rotation's log.
- */
-export function finiteDifferenceAngularVelocities(rot: Float64Array, count: number, frames: number, fps: number, out: Float64Array): void {
-  const d = new Float64Array(4);
-  for (let f = 0; f < frames; f++) {
-    const a = f > 0 ? f - 1 : f;
-    const b = f < frames - 1 ? f + 1 : f;
-    const dt = (b - a) / fps;
-    for (let k = 0; k < count; k++) {
-      if (dt === 0) { out[(f * count + k) * 3] = 0; out[(f * count + k) * 3 + 1] = 0; out[(f * count + k) * 3 + 2] = 0; continue; }
-      quatMultiplyInv(d, 0, rot, (b * count + k) * 4, rot, (a * count + k) * 4);
-      quatToScaledAngleAxis(out, (f * count + k) * 3, d, 0);
-      out[(f * count + k) * 3] /= dt; out[(f * count + k) * 3 + 1] /= dt; out[(f * count + k) * 3 + 2] /= dt;
-    }
-  }
-}

@@ -19,13 +19,13 @@ export interface Key {
   v: number;
 }
 
-export function smoothstep01(x: number): number {
+function smoothstep01(x: number): number {
   const u = x <= 0 ? 0 : x >= 1 ? 1 : x;
   return u * u * (3 - 2 * u);
 }
 
 /** Quintic ease with zero velocity and acceleration at both ends. */
-export function smootherstep01(x: number): number {
+function smootherstep01(x: number): number {
   const u = x <= 0 ? 0 : x >= 1 ? 1 : x;
   return u * u * u * (u * (6 * u - 15) + 10);
 }
@@ -42,7 +42,7 @@ export function clamp(x: number, lo: number, hi: number): number {
   return x < lo ? lo : x > hi ? hi : x;
 }
 
-export function sampleKeys(keys: readonly Key[], t: number): number {
+function sampleKeys(keys: readonly Key[], t: number): number {
   if (keys.length === 0) return 0;
   if (t <= keys[0].t) return keys[0].v;
   for (let i = 1; i < keys.length; i++) {
@@ -80,7 +80,7 @@ export interface MotionSpec {
 // ---- gait parameters as functions of speed ------------------------------------------------------
 
 /** 0 for walking, 1 for running; blends between 1.7 and 2.1 m/s. */
-export function runFactor(speed: number): number {
+function runFactor(speed: number): number {
   return smoothstep(1.7, 2.1, speed);
 }
 
@@ -97,7 +97,7 @@ export function gaitAngle(travel: number): number {
 }
 
 /** Stride frequency (cycles per second: one left and one right step). */
-export function cadenceHz(speed: number, travel: number, yawRate: number): number {
+function cadenceHz(speed: number, travel: number, yawRate: number): number {
   const r = runFactor(speed);
   const moving = clamp(speed / 0.3, 0, 1);
   const g = gaitAngle(travel);
@@ -121,7 +121,7 @@ export function dutyFactor(speed: number): number {
 }
 
 /** Peak lift of the ankle above its planted height during a swing (m). */
-export function swingHeight(speed: number): number {
+function swingHeight(speed: number): number {
   return lerp(0.1 + 0.035 * speed, 0.14 + 0.065 * speed, runFactor(speed));
 }
 
@@ -197,7 +197,7 @@ export function integrateRootPath(spec: MotionSpec, h: number, pre: number, post
 }
 
 /** In-place centred moving average (window shrinks at the ends). */
-export function boxSmooth(a: Float64Array, radius: number): void {
+function boxSmooth(a: Float64Array, radius: number): void {
   const n = a.length;
   const src = Float64Array.from(a);
   const prefix = new Float64Array(n + 1);
@@ -218,7 +218,7 @@ export function pathAt(path: RootPath, channel: Float64Array, t: number): number
 }
 
 /** Time at which the path has travelled `d` metres (searching between times ta and tb). */
-export function timeAtDistance(path: RootPath, d: number, ta: number, tb: number): number {
+function timeAtDistance(path: RootPath, d: number, ta: number, tb: number): number {
   let lo = ta, hi = tb;
   for (let k = 0; k < 40; k++) {
     const mid = 0.5 * (lo + hi);
@@ -228,20 +228,20 @@ export function timeAtDistance(path: RootPath, d: number, ta: number, tb: number
 }
 
 /** Index of the grid sample at time t (nearest). */
-export function pathIndex(path: RootPath, t: number): number {
+function pathIndex(path: RootPath, t: number): number {
   return clamp(Math.round((t - path.t0) / path.h), 0, path.n - 1);
 }
 
 // ---- footstep planning -------------------------------------------------------------------------
 
 /** Half distance between the feet (ankles) when standing. */
-export const STANCE_HALF_WIDTH = 0.1;
+const STANCE_HALF_WIDTH = 0.1;
 /** Lateral distance of a walking footprint from the hips' line (under the hip joint). */
-export const HIP_HALF_WIDTH = 0.09;
+const HIP_HALF_WIDTH = 0.09;
 /** Toe-out of each foot (rad). */
-export const TOE_OUT = 0.07;
+const TOE_OUT = 0.07;
 /** How far the feet turn towards a sideways travel direction (fraction of the gait angle). */
-export const FOOT_TURN = 0.4;
+const FOOT_TURN = 0.4;
 
 /** One planted interval of a foot: the ankle stays at (x, ankleHeight, z) with yaw `yaw`. */
 export interface Stance {
@@ -267,7 +267,7 @@ export interface GaitPlan {
 }
 
 /** Longest distance the root may travel while one foot is planted (m): the legs' reach. */
-export function maxStanceTravel(speed: number): number {
+function maxStanceTravel(speed: number): number {
   return lerp(0.76, 0.68, runFactor(speed));
 }
 
@@ -462,7 +462,7 @@ export function createFootTarget(): FootTarget {
 }
 
 /** Lowest point of the foot (toe, toe tip, heel) below the ankle for a given pitch and toe bend. */
-export function footLowestBelowAnkle(pitch: number, toeBend: number): number {
+function footLowestBelowAnkle(pitch: number, toeBend: number): number {
   const g = FOOT_GEOMETRY;
   const c = Math.cos(pitch), s = Math.sin(pitch);
   // Rx(p) maps (y, z) to y' = y cos p - z sin p.

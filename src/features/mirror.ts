@@ -54,7 +54,7 @@ function reflectionError(s: Skeleton, partner: Int32Array, j: number, axis: numb
  * partner's mirrored rotations look most like the joint's own (left and right limbs move alike);
  * otherwise it keeps the parent's axis. The root prefers the world's x.
  */
-export function jointReflectionAxes(s: Skeleton, partner: Int32Array, clips: readonly Clip[] = []): Int8Array {
+function jointReflectionAxes(s: Skeleton, partner: Int32Array, clips: readonly Clip[] = []): Int8Array {
   const J = s.names.length;
   const axes = new Int8Array(J);
   for (let j = 0; j < J; j++) {

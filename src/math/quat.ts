@@ -98,14 +98,6 @@ export function quatSlerp(out: Buf, oo: number, a: Buf, ao: number, b: Buf, bo: 
   return out;
 }
 
-/** Flip b's sign if needed so that it lies in a's hemisphere (dot >= 0). */
-export function quatAbsRelativeTo(out: Buf, oo: number, b: Buf, bo: number, a: Buf, ao: number): Buf {
-  const d = a[ao] * b[bo] + a[ao + 1] * b[bo + 1] + a[ao + 2] * b[bo + 2] + a[ao + 3] * b[bo + 3];
-  const s = d < 0 ? -1 : 1;
-  out[oo] = s * b[bo]; out[oo + 1] = s * b[bo + 1]; out[oo + 2] = s * b[bo + 2]; out[oo + 3] = s * b[bo + 3];
-  return out;
-}
-
 /** out3 = q applied to vector v. */
 export function quatRotateVec3(out: Buf, oo: number, q: Buf, qo: number, v: Buf, vo: number): Buf {
   const qx = q[qo], qy = q[qo + 1], qz = q[qo + 2], qw = q[qo + 3];

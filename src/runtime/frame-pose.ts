@@ -15,7 +15,7 @@ export interface Pose64 extends PoseBuffers {
   angularVelocities: Float64Array;
 }
 
-export function createPose64(joints: number): Pose64 {
+function createPose64(joints: number): Pose64 {
   return {
     positions: new Float64Array(joints * 3), rotations: new Float64Array(joints * 4),
     velocities: new Float64Array(joints * 3), angularVelocities: new Float64Array(joints * 3),

@@ -19,7 +19,7 @@ export function digestInit(h: Int32Array, at: number): void {
 }
 
 /** Mixes one 32-bit word into digest state h[at], h[at + 1]. */
-export function digestWord(h: Int32Array, at: number, w: number): void {
+function digestWord(h: Int32Array, at: number, w: number): void {
   let k = Math.imul(w | 0, 0xcc9e2d51);
   k = (k << 15) | (k >>> 17);
   k = Math.imul(k, 0x1b873593);

@@ -59,7 +59,7 @@ export function requireFiniteRange(fn: string, name: string, buf: Buf, o: number
  * A root rotation must be finite and (close to) unit length: a wrong layout (e.g. a yaw transform
  * passed where a 3D one is expected) shows up here rather than as a silently scaled rotation.
  */
-export function requireUnitQuat(fn: string, name: string, buf: Buf, o: number): void {
+function requireUnitQuat(fn: string, name: string, buf: Buf, o: number): void {
   requireFiniteRange(fn, name, buf, o, 4);
   const x = buf[o], y = buf[o + 1], z = buf[o + 2], w = buf[o + 3];
   const n2 = x * x + y * y + z * z + w * w;
