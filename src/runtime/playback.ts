@@ -5,10 +5,11 @@
  */
 import type { DatabaseRuntime } from './database-runtime.js';
 import type { ControllerOptions } from './controller-options.js';
+import { appendBlendedPieces, appendVelocityPiece } from './root-motion/tracks.js';
 import { DESIRED_VEL, LAYER_FRACTION, LAYER_FRAME, LAYER_WEIGHT, MAX_LAYERS, PLAY_RATE, STEP_DT } from './controller-state.js';
 
 // Temporaries of one call, shared by every controller of a thread.
-const LAYER_STEP = new Float64Array(4);
+const LAYER_VELOCITY = new Float64Array(4 * MAX_LAYERS);
 const LAYER_MEAN = new Float64Array(MAX_LAYERS);
 
 /** Time warping: the play rate nudged towards desired speed / clip speed, within [timeWarpMin, timeWarpMax]. */
@@ -24,65 +25,82 @@ export function updatePlayRate(s: Float64Array, rt: DatabaseRuntime, o: Controll
   }
 }
 
-/**
- * Advances layer i by the step's clip time (dt times the play rate) and writes its root
- * increment (local x, y, z, yaw) to out. The increment integrates the per-frame root velocity
- * piecewise, turning as it goes, so it accumulates across frame boundaries and loop wraps
- * instead of differencing positions (the root-motion contract, docs/root-motion.md).
- */
-export function advanceLayer(s: Float64Array, rt: DatabaseRuntime, i: number, out: Float64Array): void {
-  const seconds = s[STEP_DT] * s[PLAY_RATE];
-  const clips = rt.db.clips;
-  let f = s[LAYER_FRAME + i] | 0, frac = s[LAYER_FRACTION + i];
-  let remaining = seconds * rt.fps;
-  let x = 0, y = 0, z = 0, yaw = 0;
-  while (remaining > 1e-12) {
-    const clip = clips[rt.clipOf[f]];
-    const last = clip.start + clip.count - 1;
-    if (f >= last && !clip.loop) { frac = 0; break; } // held on the final frame until a search moves on
-    const take = Math.min(remaining, 1 - frac);
-    const sec = take / rt.fps;
-    // = composeYawRootDeltaLocal(acc, acc, velocity piece · sec): the piece's displacement turned
-    // by the yaw accumulated so far. Most steps stay within one frame: the turn is then 0.
-    const c = yaw === 0 ? 1 : Math.cos(yaw), sn = yaw === 0 ? 0 : Math.sin(yaw);
-    const vx = rt.rootVelocity[3 * f], vy = rt.rootVelocity[3 * f + 1], vz = rt.rootVelocity[3 * f + 2];
-    x += (c * vx + sn * vz) * sec; y += vy * sec; z += (-sn * vx + c * vz) * sec;
-    yaw += rt.rootYawRate[f] * sec;
-    frac += take;
-    remaining -= take;
-    if (frac >= 1 - 1e-12) {
-      frac = 0;
-      f = f >= last ? clip.start : f + 1;
-    }
-  }
-  s[LAYER_FRAME + i] = f;
-  s[LAYER_FRACTION + i] = frac;
-  out[0] = x; out[1] = y; out[2] = z; out[3] = yaw;
+/** True when layer frame f is the last frame of a clip that does not loop: playback holds there until a search moves on. */
+function heldAtEnd(rt: DatabaseRuntime, f: number): boolean {
+  const clip = rt.db.clips[rt.clipOf[f]];
+  return !clip.loop && f >= clip.start + clip.count - 1;
+}
+
+/** The frame after f in its clip (a looping clip's last frame flows into its first). */
+function nextFrame(rt: DatabaseRuntime, f: number): number {
+  const clip = rt.db.clips[rt.clipOf[f]];
+  return f >= clip.start + clip.count - 1 ? clip.start : f + 1;
 }
 
 /**
- * Crossfade: each of `layers` layers advances on its own (the newest fades in, the others out over
- * crossfadeTime), and their root increments are blended as displacements over the same interval
- * with each layer's mean weight across it. Writes the blended increment to `out`, retires layers
- * that have faded out and returns the new layer count.
+ * Advances layer i by the step's clip time (dt times the play rate) and writes its root increment
+ * (a yaw delta: local x, y, z, yaw) to out: the per-frame root velocity appended piece by piece
+ * (root-motion/tracks.ts), so it accumulates across frame boundaries and loop wraps instead of
+ * differencing positions (the root-motion contract, docs/root-motion.md).
+ */
+export function advanceLayer(s: Float64Array, rt: DatabaseRuntime, i: number, out: Float64Array): void {
+  const fps = rt.fps, V = rt.rootVelocity, W = rt.rootYawRate;
+  let f = s[LAYER_FRAME + i] | 0, frac = s[LAYER_FRACTION + i];
+  let remaining = s[STEP_DT] * s[PLAY_RATE] * fps; // in frames
+  out[0] = 0; out[1] = 0; out[2] = 0; out[3] = 0;
+  while (remaining > 1e-12) {
+    if (heldAtEnd(rt, f)) { frac = 0; break; }
+    const take = Math.min(remaining, 1 - frac);
+    appendVelocityPiece(out, 0, V[3 * f], V[3 * f + 1], V[3 * f + 2], W[f], take / fps);
+    frac += take;
+    remaining -= take;
+    if (frac >= 1 - 1e-12) { frac = 0; f = nextFrame(rt, f); }
+  }
+  s[LAYER_FRAME + i] = f;
+  s[LAYER_FRACTION + i] = frac;
+}
+
+/**
+ * Crossfade over one step: the newest of `layers` layers fades in and the others out (each weight
+ * moves by dt / crossfadeTime, within [0, 1]) while every layer plays on. The blended root increment
+ * goes to `out`. The step is split wherever a layer crosses a frame boundary (its velocity changes)
+ * or a weight reaches 0 or 1 (its slope changes); over each piece velocities are constant and
+ * weights linear, so blending the pieces' displacements with the weights' means over the piece is
+ * exact (the contract's "integrate with sub-steps"; one mean weight for the whole step would
+ * under- or over-count a layer that speeds up while its weight changes). Retires layers that have
+ * faded out and returns the new layer count.
  */
 export function advanceCrossfade(s: Float64Array, rt: DatabaseRuntime, o: ControllerOptions, layers: number, out: Float64Array): number {
-  const rate = s[STEP_DT] / Math.max(o.crossfadeTime, 1e-6);
+  const fps = rt.fps, V = rt.rootVelocity, W = rt.rootYawRate;
+  const playRate = s[PLAY_RATE], framesPerSecond = fps * playRate;
+  const fade = 1 / Math.max(o.crossfadeTime, 1e-6);
   const newest = layers - 1;
-  const mean = LAYER_MEAN;
-  let total = 0;
-  for (let i = 0; i < layers; i++) {
-    const w0 = s[LAYER_WEIGHT + i];
-    const w1 = i === newest ? Math.min(1, w0 + rate) : Math.max(0, w0 - rate);
-    s[LAYER_WEIGHT + i] = w1;
-    mean[i] = 0.5 * (w0 + w1);
-    total += mean[i];
-  }
-  out.fill(0);
-  for (let i = 0; i < layers; i++) {
-    advanceLayer(s, rt, i, LAYER_STEP);
-    const w = total > 0 ? mean[i] / total : 0;
-    for (let d = 0; d < 4; d++) out[d] += w * LAYER_STEP[d];
+  out[0] = 0; out[1] = 0; out[2] = 0; out[3] = 0;
+  let remaining = s[STEP_DT];
+  while (remaining > 1e-12) {
+    // The piece ends at the step's end, the next frame boundary of a playing layer, or a weight limit.
+    let piece = remaining;
+    for (let i = 0; i < layers; i++) {
+      const f = s[LAYER_FRAME + i] | 0;
+      if (!heldAtEnd(rt, f) && framesPerSecond > 0) piece = Math.min(piece, (1 - s[LAYER_FRACTION + i]) / framesPerSecond);
+      const w = s[LAYER_WEIGHT + i];
+      if (i === newest ? w < 1 : w > 0) piece = Math.min(piece, (i === newest ? 1 - w : w) / fade);
+    }
+    for (let i = 0; i < layers; i++) {
+      const f = s[LAYER_FRAME + i] | 0, w0 = s[LAYER_WEIGHT + i];
+      const w1 = i === newest ? Math.min(1, w0 + fade * piece) : Math.max(0, w0 - fade * piece);
+      s[LAYER_WEIGHT + i] = w1;
+      LAYER_MEAN[i] = 0.5 * (w0 + w1);
+      const held = heldAtEnd(rt, f);
+      LAYER_VELOCITY[4 * i] = held ? 0 : V[3 * f]; LAYER_VELOCITY[4 * i + 1] = held ? 0 : V[3 * f + 1];
+      LAYER_VELOCITY[4 * i + 2] = held ? 0 : V[3 * f + 2]; LAYER_VELOCITY[4 * i + 3] = held ? 0 : W[f];
+      if (held) { s[LAYER_FRACTION + i] = 0; continue; }
+      const frac = s[LAYER_FRACTION + i] + piece * framesPerSecond;
+      if (frac >= 1 - 1e-12) { s[LAYER_FRACTION + i] = 0; s[LAYER_FRAME + i] = nextFrame(rt, f); }
+      else s[LAYER_FRACTION + i] = frac;
+    }
+    appendBlendedPieces(out, 0, layers, LAYER_VELOCITY, LAYER_MEAN, piece * playRate);
+    remaining -= piece;
   }
   let k = 0;
   for (let i = 0; i < layers; i++) {

@@ -5,7 +5,8 @@
  * Works on the controller's state block `s` (controller-state.ts).
  */
 import type { ControllerOptions } from './controller-options.js';
-import { quatFromYaw, quatMultiply, quatNormalize, quatRotateVec3, quatYaw } from '../math/quat.js';
+import { quatFromYaw, quatMultiply, quatYaw } from '../math/quat.js';
+import { SPACE_3D } from './root-motion/spaces.js';
 import { wrapAngle } from '../math/angle.js';
 import { ADJUST_DT, ADJUST_POS_K, ADJUST_ROT_K, ROOT_POS, ROOT_ROT, ROOT_VEL_OFFSET, SIM_POS, SIM_ROT, STEP_DT } from './controller-state.js';
 
@@ -13,6 +14,8 @@ import { ADJUST_DT, ADJUST_POS_K, ADJUST_ROT_K, ROOT_POS, ROOT_ROT, ROOT_VEL_OFF
 const STEP_LOCAL = new Float64Array(3);
 const PROPOSED = new Float64Array(3);
 const TURN = new Float64Array(4);
+const INCREMENT = new Float64Array(7);
+const MOVED = new Float64Array(7);
 
 /**
  * Applies `step` (local x, y, z, yaw increment of the playing clip(s)) to the root in `s`, then the
@@ -25,12 +28,15 @@ export function moveRoot(s: Float64Array, o: ControllerOptions, step: Float64Arr
   v[1] = 0; // the character stays on the ground plane; vertical root motion lives in the pose
   v[2] = step[2] + (inertial ? s[ROOT_VEL_OFFSET + 2] * dt : 0);
   const yawStep = step[3] + (inertial ? s[ROOT_VEL_OFFSET + 3] * dt : 0);
+  // The increment applied to the root transform [ROOT_POS 3 | ROOT_ROT 4] (the 3D root-motion
+  // space's compose, as applyRootDeltaLocal): proposed position = root + rootRot·v, rotation =
+  // rootRot·turn. The position is committed below, after the constraints; the rotation now.
+  INCREMENT[0] = v[0]; INCREMENT[1] = v[1]; INCREMENT[2] = v[2];
+  quatFromYaw(INCREMENT, 3, yawStep);
+  SPACE_3D.compose(MOVED, 0, s, ROOT_POS, INCREMENT, 0);
   const p = PROPOSED;
-  quatRotateVec3(p, 0, s, ROOT_ROT, v, 0);
-  p[0] += s[ROOT_POS]; p[1] = s[ROOT_POS + 1]; p[2] += s[ROOT_POS + 2];
-  quatFromYaw(TURN, 0, yawStep);
-  quatMultiply(s, ROOT_ROT, s, ROOT_ROT, TURN, 0);
-  quatNormalize(s, ROOT_ROT, s, ROOT_ROT);
+  p[0] = MOVED[0]; p[1] = s[ROOT_POS + 1]; p[2] = MOVED[2];
+  for (let k = 0; k < 4; k++) s[ROOT_ROT + k] = MOVED[3 + k];
   const moved = Math.sqrt(v[0] * v[0] + v[2] * v[2]);
 
   // Adjustment towards the simulation, limited by how far the animation itself moved this step
