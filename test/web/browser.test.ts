@@ -18,7 +18,7 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { REPO_ROOT, HAS_MOCAP, MOCAP_DIR } from '../helpers/cli.js';
-import { startDemoServer, type DemoServer } from '../../src/apps/cmd-demo.js';
+import { startDemoServer, type DemoServer } from '../../src/web/serve-node.js';
 import { generateBuiltinClips } from '../../src/builtin/index.js';
 import { buildDatabase } from '../../src/database/build.js';
 import { encodeDatabase } from '../../src/database/mmdb.js';
