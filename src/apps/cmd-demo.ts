@@ -3,12 +3,11 @@
  * with the cross-origin isolation headers (src/web/serve-node.ts), optionally on the user's own
  * database (--db FILE, checked before anything is built or served).
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { basename, isAbsolute, join, resolve } from 'node:path';
 import { parseCommandArgs, integerOption, UsageError } from './args.js';
+import { readDatabaseArgument } from './database-file.js';
 import { nodePackageRoot } from '../search/wasm.js';
-import { readDatabaseFile } from '../database/mmdb-node.js';
-import { FileAccessError } from '../util/files-node.js';
 import { buildWebBundle } from '../web/bundle-node.js';
 import { startDemoServer, type ServedDatabase } from '../web/serve-node.js';
 
@@ -39,23 +38,6 @@ export function userPath(path: string, env: NodeJS.ProcessEnv = process.env): st
   return resolve(typedIn, path);
 }
 
-/**
- * Refuses a FIFO, device or socket before anything reads it (reading a FIFO blocks until a writer
- * appears); a missing file or a folder is left to readDatabaseFile's own messages.
- */
-function requireRegularOrMissing(file: string): void {
-  let st;
-  try {
-    st = statSync(file);
-  } catch {
-    return;
-  }
-  if (!st.isFile() && !st.isDirectory()) {
-    const kind = st.isFIFO() ? 'a FIFO (named pipe)' : st.isSocket() ? 'a socket' : 'a device';
-    throw new FileAccessError(file, `cannot read database file '${file}': it is ${kind}, not a regular file`, 'ENOTREG');
-  }
-}
-
 export async function demoCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, {
     db: { type: 'string' },
@@ -84,8 +66,7 @@ export async function demoCommand(argv: string[]): Promise<number> {
   let database: (ServedDatabase & { frames: number; clips: number }) | undefined;
   if (values.db !== undefined) {
     const file = userPath(values.db);
-    requireRegularOrMissing(file);
-    const db = readDatabaseFile(file);
+    const db = readDatabaseArgument(file);
     database = { file, name: basename(file), frames: db.frameCount, clips: db.clips.length };
   }
 
