@@ -35,7 +35,8 @@ export const QUALITY_USAGE = `usage: motionmatch quality [DB] [--db FILE] [--age
   --agents N       agents per scenario (default ${QUALITY_DEFAULTS.agents})
   --seconds S      simulated seconds per scenario (default ${QUALITY_DEFAULTS.seconds}, at least ${MIN_SECONDS}), stepped at ${QUALITY_DEFAULTS.hz} Hz
   --seed K         seed of the scripted inputs (default ${QUALITY_DEFAULTS.seed}); the same seed gives the same figures
-  --workers W      threads per simulation (default 1; the figures do not depend on it)
+  --workers W      threads per simulation (default 1); more is faster and gives the same hashes
+                   (figures equal up to the order of floating-point sums)
   --json           print one JSON object: settings, targets, and each scenario's full quality report
   --svg FILE       also draw the figures as an SVG chart: one bar per scenario for each measure,
                    the targets marked`;
