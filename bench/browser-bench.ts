@@ -22,7 +22,8 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
-import { buildWebBundle, startDemoServer } from '../src/apps/cmd-demo.js';
+import { buildWebBundle } from '../src/web/bundle-node.js';
+import { startDemoServer } from '../src/web/serve-node.js';
 import { nodePackageRoot } from '../src/search/wasm.js';
 
 export interface Summary { median: number; mean: number; p95: number; min: number; max: number }

@@ -10,6 +10,7 @@ commands:
   search     answer feature queries against a database
   bench      benchmark the search methods and backends (WASM SIMD / scalar / JS)
   simulate   run headless agents (server-side simulation)
+  quality    measure foot skate, transitions, trajectory error per scenario (table, JSON, SVG)
   demo       serve the browser demo (what npm start runs)
 
 Run "motionmatch <command> --help" for a command's options.`;
@@ -23,6 +24,7 @@ async function loadCommand(name: string): Promise<Command | undefined> {
     case 'search': return (await import('./cmd-search.js')).searchCommand;
     case 'bench': return (await import('./cmd-bench.js')).benchCommand;
     case 'simulate': return (await import('./cmd-simulate.js')).simulateCommand;
+    case 'quality': return (await import('./cmd-quality.js')).qualityCommand;
     case 'demo': return (await import('./cmd-demo.js')).demoCommand;
     default: return undefined;
   }

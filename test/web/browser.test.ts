@@ -13,12 +13,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { REPO_ROOT, HAS_MOCAP, MOCAP_DIR } from '../helpers/cli.js';
-import { startDemoServer, type DemoServer } from '../../src/apps/cmd-demo.js';
+import { startDemoServer, type DemoServer } from '../../src/web/serve-node.js';
 import { generateBuiltinClips } from '../../src/builtin/generate.js';
 import { buildDatabase } from '../../src/database/build.js';
 import { encodeDatabase } from '../../src/database/mmdb.js';
@@ -301,4 +302,60 @@ describe.skipIf(!HAVE_CHROMIUM)('browser demo (headless Chromium)', () => {
       await plain?.close();
     }
   }, 60_000);
+
+  it('starts on the database given with --db (demo --db FILE), and can still go back to the built-in one', async () => {
+    // A small database unlike the built-in one: three clips, one of them mirrored.
+    const { skeleton, clips } = generateBuiltinClips();
+    const pick = ['walk_1.2', 'run_3.5', 'idle'].map((n) => clips.find((c) => c.name === n) ?? clips[0]);
+    const db = buildDatabase(pick.map((clip) => ({ skeleton, clip })), { mirror: true });
+    const dir = mkdtempSync(join(tmpdir(), 'mm-demo-db-'));
+    const file = join(dir, 'my crowd.mmdb');
+    writeFileSync(file, encodeDatabase(db));
+    const served = await startCli(['--db', file]);
+    try {
+      const { page, errors } = await openPage(browser, served.url);
+      try {
+        const seen = await page.evaluate(() => {
+          const m = (window as unknown as W).motionmatch;
+          return { db: m.database, clip: m.player.clip, name: document.getElementById('db-name')!.textContent, error: m.error };
+        });
+        expect(seen.error).toBeNull();
+        expect(seen.db).toEqual({ name: 'my crowd.mmdb', frames: db.frameCount, clips: db.clips.length });
+        expect(seen.name).toBe('my crowd.mmdb');
+        expect(db.clips.map((c) => c.name)).toContain(seen.clip);
+        // It runs on it: frames come, and the player plays clips of this database only.
+        await page.evaluate(() => (window as unknown as W).motionmatch.setAgents(20));
+        await page.focus('#viewport');
+        await page.keyboard.down('w');
+        expect(await framesDuring(page, 1500)).toBeGreaterThan(0);
+        const playing = await page.evaluate(() => (window as unknown as W).motionmatch.player.clip);
+        await page.keyboard.up('w');
+        expect(db.clips.map((c) => c.name)).toContain(playing);
+        // The built-in database is one click away.
+        const back = await page.evaluate(() => (window as unknown as W).motionmatch.loadBuiltin());
+        expect(back.ok, back.message).toBe(true);
+        const builtin = await page.evaluate(() => (window as unknown as W).motionmatch.database);
+        expect(builtin.name).toBe('built-in locomotion');
+        expect(builtin.frames).toBeGreaterThan(db.frameCount);
+        expect(errors).toEqual([]);
+      } finally {
+        await page.close();
+      }
+      // A database that changed into garbage after the server started: the page says so and runs the built-in one.
+      writeFileSync(file, 'not a database any more');
+      const { page: page2, errors: errors2 } = await openPage(browser, served.url);
+      try {
+        const after = await page2.evaluate(() => ({ db: (window as unknown as W).motionmatch.database, error: (window as unknown as W).motionmatch.error, banner: document.getElementById('banner')!.textContent ?? '' }));
+        expect(after.db.name).toBe('built-in locomotion');
+        expect(after.error).toMatch(/could not load my crowd\.mmdb/);
+        expect(after.banner).toMatch(/built-in database instead/);
+        expect(errors2).toEqual([]);
+      } finally {
+        await page2.close();
+      }
+    } finally {
+      expect(await stopCli(served.child)).toBe(0);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

@@ -10,14 +10,15 @@ import type { Database } from '../../src/database/database.js';
 import type { Backend, SearchMethod } from '../../src/search/matcher.js';
 import { quatYaw } from '../../src/math/quat.js';
 import { CrowdMesh, PlayerMesh, boneSegments, type CrowdView } from './characters.js';
-import { DatabaseLoader, describeDatabase, type LoadedDatabase } from './database.js';
+import { servedDatabaseRef, type ServedDatabaseRef } from '../../src/web/served-database.js';
+import { DatabaseLoader, describeDatabase, type LoadedDatabase } from './load-database.js';
 import { CostBars, DatabaseTimeline, SearchHistogram, describePlayback } from './debug-panels.js';
 import { DebugScene } from './debug-scene.js';
 import { createEngine, type CrowdEngine, type EngineConfig, type EngineMode } from './engines.js';
 import { installHandle, type MotionmatchHandle } from './handle.js';
 import { PlayerInput } from './input.js';
 import { SceneView } from './scene.js';
-import { backendLabel, canShareMemory, defaultSearchConfig, type WorkerPolicy } from './search.js';
+import { backendLabel, canShareMemory, defaultSearchConfig, type WorkerPolicy } from './search-backend.js';
 import { FrameStats } from './stats.js';
 import { Ui } from './ui.js';
 
@@ -115,9 +116,10 @@ export class App {
 
   static async start(): Promise<App> {
     const app = new App();
-    app.ui.status.textContent = 'building the built-in database…';
+    const served = servedDatabaseRef(document);
+    app.ui.status.textContent = served ? `loading ${served.name}…` : 'building the built-in database…';
     try {
-      const loaded = await app.loader.builtin((f, label) => app.ui.setProgress(f, label));
+      const loaded = served ? await app.loadServedOrBuiltin(served) : await app.loader.builtin((f, label) => app.ui.setProgress(f, label));
       await app.exclusive(() => app.install(loaded));
     } catch (e) {
       app.fail(`could not start: ${(e as Error).message}`);
@@ -127,6 +129,22 @@ export class App {
     }
     requestAnimationFrame((t) => app.loop(t));
     return app;
+  }
+
+  /**
+   * The database the server was started with (`motionmatch demo --db FILE`). The CLI checked it
+   * before serving, so a failure here means it changed since: say so and run the built-in one.
+   */
+  private async loadServedOrBuiltin(served: ServedDatabaseRef): Promise<LoadedDatabase> {
+    const progress = (f: number, label: string): void => this.ui.setProgress(f, label);
+    try {
+      return await this.loader.served(served, progress);
+    } catch (e) {
+      this.error = `could not load ${served.name}: ${(e as Error).message}`;
+      this.ui.message(`${this.error}\nRunning the built-in database instead.`, 'error');
+      this.ui.status.textContent = 'building the built-in database…';
+      return await this.loader.builtin(progress);
+    }
   }
 
   // ---------------------------------------------------------------------------------------------

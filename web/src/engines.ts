@@ -15,7 +15,7 @@ import type { ControllerInput, MotionMatchingController } from '../../src/runtim
 import type { Backend, SearchMethod } from '../../src/search/matcher.js';
 import { Crowd, crowdRadius, type CrowdOptions, type PoseChunk } from './crowd.js';
 import type { AgentWorkerReply, AgentWorkerRequest } from './crowd-worker.js';
-import { SearchService, canShareMemory, type SearchConfig } from './search.js';
+import { SearchService, canShareMemory, type SearchConfig } from './search-backend.js';
 import type { StepTiming } from './stats.js';
 
 export type EngineMode = 'batched' | 'split';

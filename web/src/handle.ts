@@ -7,7 +7,7 @@
  *   window.motionmatch.player.position        // [x, y, z] metres, live
  */
 import type { Backend, SearchMethod } from '../../src/search/matcher.js';
-import type { WorkerPolicy } from './search.js';
+import type { WorkerPolicy } from './search-backend.js';
 import type { EngineMode } from './engines.js';
 
 export interface MotionmatchStats {

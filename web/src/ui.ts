@@ -4,7 +4,7 @@
  * reports what the user asked for; the App decides.
  */
 import type { Backend, SearchMethod } from '../../src/search/matcher.js';
-import type { WorkerPolicy } from './search.js';
+import type { WorkerPolicy } from './search-backend.js';
 import type { EngineMode } from './engines.js';
 
 export interface UiHandlers {

@@ -1,0 +1,130 @@
+/**
+ * `motionmatch quality`: how well the engine animates on a database, per scripted scenario
+ * (src/sim/quality-run.ts), as a table, one JSON object, and/or an SVG chart with the targets.
+ */
+import { statSync } from 'node:fs';
+import { basename, dirname, resolve } from 'node:path';
+import { tuneJitForCrowds } from '../util/jit-node.js';
+import { createProgress } from '../util/progress.js';
+import { FileAccessError, requireWritableRegularPath, writeFileAtomic } from '../util/files-node.js';
+import { buildDatabase } from '../database/build.js';
+import { builtinSources } from '../database/sources-node.js';
+import type { Database } from '../database/database.js';
+import { QUALITY_COLUMNS } from '../sim/quality-columns.js';
+import { QUALITY_TARGETS } from '../sim/quality-targets.js';
+import { QUALITY_SCENARIOS, runQualityScenarios, type ScenarioQuality } from '../sim/quality-run.js';
+import { formatQualityTable, qualityVerdictLines } from '../sim/quality-table.js';
+import { qualitySvg } from '../sim/quality-svg.js';
+import { parseCommandArgs, integerOption, numberOption, UsageError } from './args.js';
+import { readDatabaseArgument } from './database-file.js';
+
+/** Defaults that keep a run on a ~50,000-frame database well under a minute on two cores. */
+export const QUALITY_DEFAULTS = { agents: 200, seconds: 20, hz: 30, seed: 1 } as const;
+/** The 1 s trajectory error needs predictions made at least a second before the end. */
+const MIN_SECONDS = 2;
+
+export const QUALITY_USAGE = `usage: motionmatch quality [DB] [--db FILE] [--agents N] [--seconds S] [--seed K] [--workers W]
+                           [--json] [--svg FILE]
+
+  Measures the animation quality on a database: one deterministic simulation per scripted
+  scenario (${QUALITY_SCENARIOS.join(', ')}), the same crowd, length and seed for each, then one
+  row per scenario: foot skate mean and 95th percentile (cm/s), transitions per agent-second,
+  1 s trajectory error (cm), largest velocity jump across a transition (m/s), searches per
+  agent-second. Values that miss their target are marked '*'. Default database: the built-in one.
+  DB, --db FILE    a .mmdb database (from \`motionmatch build\`)
+  --agents N       agents per scenario (default ${QUALITY_DEFAULTS.agents})
+  --seconds S      simulated seconds per scenario (default ${QUALITY_DEFAULTS.seconds}, at least ${MIN_SECONDS}), stepped at ${QUALITY_DEFAULTS.hz} Hz
+  --seed K         seed of the scripted inputs (default ${QUALITY_DEFAULTS.seed}); the same seed gives the same figures
+  --workers W      threads per simulation (default 1); more is faster and gives the same hashes
+                   (figures equal up to the order of floating-point sums)
+  --json           print one JSON object: settings, targets, and each scenario's full quality report
+  --svg FILE       also draw the figures as an SVG chart: one bar per scenario for each measure,
+                   the targets marked`;
+
+/** Refuses an output path that cannot be written before the run, not after it. */
+function checkOutputPath(path: string): void {
+  requireWritableRegularPath(path, 'SVG chart');
+  const folder = dirname(resolve(path));
+  let isFolder = false;
+  try {
+    isFolder = statSync(folder).isDirectory();
+  } catch { /* missing */ }
+  if (!isFolder) throw new FileAccessError(path, `cannot write SVG chart '${path}': folder '${folder}' does not exist`, 'ENOENT');
+}
+
+function describeSettings(o: { agents: number; seconds: number; hz: number; seed: number }): string {
+  return `${o.agents} agents x ${o.seconds} s per scenario at ${o.hz} Hz, seed ${o.seed}`;
+}
+
+export async function qualityCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs(argv, {
+    db: { type: 'string' },
+    agents: { type: 'string' },
+    seconds: { type: 'string' },
+    seed: { type: 'string' },
+    workers: { type: 'string' },
+    json: { type: 'boolean' },
+    svg: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  }, QUALITY_USAGE);
+  if (values.help) { process.stdout.write(QUALITY_USAGE + '\n'); return 0; }
+  if (positionals.length > 1) throw new UsageError(`one database at a time (got ${positionals.length}: ${positionals.join(', ')})`, QUALITY_USAGE);
+  if (positionals.length === 1 && values.db !== undefined) throw new UsageError('give the database either as DB or with --db, not both', QUALITY_USAGE);
+  const dbPath = values.db ?? positionals[0];
+  if (dbPath === '') throw new UsageError('--db needs a file name', QUALITY_USAGE);
+  if (values.svg === '') throw new UsageError('--svg needs a file name', QUALITY_USAGE);
+  const agents = integerOption(values.agents, 'agents', QUALITY_USAGE, 1, 100_000) ?? QUALITY_DEFAULTS.agents;
+  // Shorter runs would judge no 1 s prediction at all and print 0 for the trajectory error.
+  const seconds = numberOption(values.seconds, 'seconds', QUALITY_USAGE, MIN_SECONDS, 3600) ?? QUALITY_DEFAULTS.seconds;
+  const seed = integerOption(values.seed, 'seed', QUALITY_USAGE, 0, 2 ** 32 - 1) ?? QUALITY_DEFAULTS.seed;
+  const workers = integerOption(values.workers, 'workers', QUALITY_USAGE, 1, 64) ?? 1;
+  const hz = QUALITY_DEFAULTS.hz;
+  const json = !!values.json;
+  if (values.svg !== undefined) checkOutputPath(values.svg);
+
+  tuneJitForCrowds(); // as `simulate` runs (src/util/jit-node.ts)
+  const t0 = performance.now();
+  const db: Database = dbPath !== undefined ? readDatabaseArgument(dbPath) : buildDatabase(builtinSources());
+  const source = dbPath ?? 'builtin';
+  const bar = createProgress('quality', !json && !!process.stderr.isTTY);
+  let rows: ScenarioQuality[];
+  try {
+    rows = await runQualityScenarios(db, {
+      agents, seconds, hz, seed, workers,
+      onProgress: (i, n, done, total) => bar.update(i * total + done, n * total, `${QUALITY_SCENARIOS[i]} (${i + 1}/${n})`),
+    });
+  } finally {
+    bar.done();
+  }
+  const totalSeconds = (performance.now() - t0) / 1000;
+  const name = dbPath !== undefined ? basename(dbPath) : 'built-in database';
+  const dbText = `${name} (${db.frameCount.toLocaleString('en-US')} frames, ${db.clips.length} clips)`;
+  const settings = { agents, seconds, hz, seed };
+
+  if (values.svg !== undefined) {
+    writeFileAtomic(values.svg, qualitySvg(rows, { title: `motionmatch quality: ${dbText}`, subtitle: describeSettings(settings) }), 'SVG chart');
+  }
+  if (json) {
+    process.stdout.write(JSON.stringify({
+      db: { source, frames: db.frameCount, clips: db.clips.length },
+      settings: { ...settings, workers, method: 'kdtree' },
+      targets: QUALITY_TARGETS,
+      columns: QUALITY_COLUMNS.map((c) => ({ key: c.key, label: c.label, unit: c.unit, target: c.target ?? null })),
+      scenarios: rows,
+      allTargetsMet: rows.every((r) => Object.values(r.meetsTargets).every(Boolean)),
+      svg: values.svg ?? null,
+      seconds: totalSeconds,
+    }) + '\n');
+    return 0;
+  }
+  process.stdout.write([
+    `quality on ${dbText}: ${describeSettings(settings)}`,
+    '',
+    ...formatQualityTable(rows),
+    '',
+    ...qualityVerdictLines(rows),
+    ...(values.svg !== undefined ? [`chart written to ${values.svg}`] : []),
+    `(${rows.length} scenarios in ${totalSeconds.toFixed(1)} s)`,
+  ].join('\n') + '\n');
+  return 0;
+}
