@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli, tempDir } from '../helpers/cli.js';
-import { generateBuiltinClips } from '../../src/builtin/index.js';
+import { generateBuiltinClips } from '../../src/builtin/generate.js';
 import { buildDatabase } from '../../src/database/build.js';
 import { encodeDatabase } from '../../src/database/mmdb.js';
 import type { QualityReport } from '../../src/runtime/metrics.js';
