@@ -19,6 +19,7 @@ import {
   describeNumber,
   describeValue,
   fmt,
+  quoted,
   sectionLabel,
   type DatabaseFormatErrorCode,
   type SectionTag,
@@ -155,7 +156,7 @@ function checkSkeleton(c: Checker, db: Database): number {
   }
   if (!db.roles || typeof db.roles !== 'object') c.fail('inconsistent', 'SKEL', 'roles are missing');
   for (const key of Object.keys(db.roles)) {
-    if (!(BONE_ROLES as readonly string[]).includes(key)) c.fail('inconsistent', 'SKEL', `unknown bone role '${key}'`);
+    if (!(BONE_ROLES as readonly string[]).includes(key)) c.fail('inconsistent', 'SKEL', `unknown bone role ${quoted(key)}`);
   }
   for (const role of BONE_ROLES) c.integer('SKEL', `roles.${role}`, db.roles[role], -1, J - 1);
   return J;
@@ -169,7 +170,7 @@ function checkTags(c: Checker, db: Database, N: number): Set<string> {
   const tagSet = new Set<string>();
   for (const t of db.tagNames) {
     if (typeof t !== 'string') c.fail('inconsistent', 'TAGS', `tag name ${describeValue(t)} is not a string`);
-    if (tagSet.has(t)) c.fail('inconsistent', 'TAGS', `duplicate tag name '${t}'`);
+    if (tagSet.has(t)) c.fail('inconsistent', 'TAGS', `duplicate tag name ${quoted(t)}`);
     tagSet.add(t);
   }
   c.length('TAGS', 'tagBits', db.tagBits, N, 'one per frame');
@@ -185,7 +186,7 @@ function checkClips(c: Checker, db: Database, N: number, tagSet: ReadonlySet<str
   if (!Array.isArray(db.clips)) c.fail('inconsistent', 'CLIP', 'clip list is missing');
   let prevEnd = 0;
   db.clips.forEach((clip, i) => {
-    const what = `clip ${i}${clip && typeof clip.name === 'string' ? ` '${clip.name}'` : ''}`;
+    const what = `clip ${i}${clip && typeof clip.name === 'string' ? ` ${quoted(clip.name)}` : ''}`;
     if (!clip || typeof clip !== 'object') c.fail('inconsistent', 'CLIP', `${what} is not an object`);
     if (typeof clip.name !== 'string') c.fail('inconsistent', 'CLIP', `${what}: name is ${describeValue(clip.name)}, expected a string`);
     if (typeof clip.source !== 'string') c.fail('inconsistent', 'CLIP', `${what}: source is ${describeValue(clip.source)}, expected a string`);
@@ -252,12 +253,12 @@ function checkSchema(c: Checker, db: Database): void {
   for (const g of schema.groups) {
     for (const b of g.bones ?? []) {
       if (roles.includes(b)) {
-        if (db.roles[b as (typeof BONE_ROLES)[number]] < 0) c.fail('inconsistent', 'SCHM', `group '${g.name}': feature schema uses bone role "${b}", which this skeleton lacks`);
+        if (db.roles[b as (typeof BONE_ROLES)[number]] < 0) c.fail('inconsistent', 'SCHM', `group ${quoted(g.name)}: feature schema uses bone role "${b}", which this skeleton lacks`);
       } else if (!joints.has(b)) {
-        c.fail('inconsistent', 'SCHM', `group '${g.name}': bone ${describeValue(b)} is neither a bone role (${BONE_ROLES.join(', ')}) nor a joint of the skeleton`);
+        c.fail('inconsistent', 'SCHM', `group ${quoted(g.name)}: bone ${describeValue(b)} is neither a bone role (${BONE_ROLES.join(', ')}) nor a joint of the skeleton`);
       } else if (b in db.roles) {
         // resolveSchemaBone tests `bone in roles`, which inherited names ("toString") also pass.
-        c.fail('inconsistent', 'SCHM', `group '${g.name}': joint ${describeValue(b)} cannot be a schema bone: the name is a built-in property of JavaScript objects`);
+        c.fail('inconsistent', 'SCHM', `group ${quoted(g.name)}: joint ${describeValue(b)} cannot be a schema bone: the name is a built-in property of JavaScript objects`);
       }
     }
   }

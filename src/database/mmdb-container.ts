@@ -23,6 +23,7 @@ import {
   fmt,
   hexBytes,
   isKnownTag,
+  quoted,
   sectionLabel,
   sectionName,
   tagText,
@@ -289,7 +290,7 @@ export class FieldReader {
   object(v: unknown, what: string, keys: readonly string[]): Record<string, unknown> {
     if (v === null || typeof v !== 'object' || Array.isArray(v)) this.fail('bad-section', `${what} is ${describeValue(v)}, expected an object`);
     const o = v as Record<string, unknown>;
-    for (const k of Object.keys(o)) if (!keys.includes(k)) this.fail('bad-section', `${what} has an unknown key '${k}'`);
+    for (const k of Object.keys(o)) if (!keys.includes(k)) this.fail('bad-section', `${what} has an unknown key ${quoted(k)}`);
     for (const k of keys) if (!Object.prototype.hasOwnProperty.call(o, k)) this.fail('bad-section', `${what} has no '${k}'`);
     return o;
   }

@@ -116,7 +116,9 @@ export class DatabaseFormatError extends Error {
   readonly source: string;
 
   constructor(code: DatabaseFormatErrorCode, source: string, detail: string, section?: string) {
-    super(`${source}: ${detail}`);
+    // Names from the file end up in messages: a newline or a terminal escape in one must not
+    // turn the one-line message into several lines or into terminal commands.
+    super(escapeControls(`${source}: ${detail}`));
     this.code = code;
     this.source = source;
     this.section = section;
@@ -184,6 +186,16 @@ export function hexBytes(bytes: Uint8Array, start: number, end: number): string 
   const out: string[] = [];
   for (let i = start; i < Math.min(end, bytes.length); i++) out.push(bytes[i].toString(16).padStart(2, '0'));
   return out.join(' ');
+}
+
+/** `s` with control characters (C0, DEL, C1, line/paragraph separators) written as \uXXXX escapes. */
+export function escapeControls(s: string): string {
+  return s.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
+}
+
+/** A name from the file, for a message: 'name', shortened past `max` characters, controls escaped. */
+export function quoted(s: string, max = 60): string {
+  return `'${escapeControls(s.length > max ? s.slice(0, max) + '...' : s)}'`;
 }
 
 export function describeNumber(v: number): string {
