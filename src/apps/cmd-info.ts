@@ -1,7 +1,7 @@
 import { parseCommandArgs, UsageError } from './args.js';
 import { readDatabaseBytes } from '../database/mmdb-node.js';
 import { decodeDatabase } from '../database/mmdb-decode.js';
-import { MMDB_FORMAT_VERSION } from '../database/mmdb-format.js';
+import { MMDB_FORMAT_VERSION, escapeControls } from '../database/mmdb-format.js';
 import type { ClipRange } from '../database/database.js';
 import { groupColumns } from '../features/schema.js';
 
@@ -64,6 +64,7 @@ export async function infoCommand(argv: string[]): Promise<number> {
     return 0;
   }
   const clipNotes = [info.mirroredClips ? `${info.mirroredClips} mirrored` : '', info.loopingClips ? `${info.loopingClips} looping` : ''].filter(Boolean);
+  // Names come from the file: a newline or a terminal escape in one must not reach the terminal.
   const lines = [
     `${file}  (.mmdb v${info.formatVersion}, ${info.bytes} bytes)`,
     `  frames      ${info.frames} (${info.candidates} search candidates), ${info.seconds} s at ${info.fps} fps`,
@@ -75,6 +76,6 @@ export async function infoCommand(argv: string[]): Promise<number> {
     ...info.groups.map((g) => `    ${g.name.padEnd(22)} ${g.kind.padEnd(20)} weight ${String(g.weight).padEnd(5)} cols ${g.columns[0]}..${g.columns[1] - 1}`),
     `  tags        ${info.tags.length ? info.tags.join(', ') : '(none)'}`,
   ];
-  process.stdout.write(lines.join('\n') + '\n');
+  process.stdout.write(lines.map(escapeControls).join('\n') + '\n');
   return 0;
 }
