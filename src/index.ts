@@ -35,8 +35,11 @@ export { mirrorClip, mirrorSetup } from './features/mirror.js';
 export type { Database, ClipRange } from './database/database.js';
 export { CONTACT_LEFT, CONTACT_RIGHT } from './features/contacts.js';
 export { buildDatabase, DatabaseBuildError, type BuildOptions, type SourceMotion } from './database/build.js';
-export { encodeDatabase, decodeDatabase, DatabaseFormatError, MMDB_FORMAT_VERSION } from './database/mmdb.js';
-export { readDatabaseFile, writeDatabaseFile } from './database/mmdb-node.js';
+export {
+  encodeDatabase, decodeDatabase, inspectDatabase, checkDatabaseConsistency, checkSearchableDatabase,
+  DatabaseFormatError, MMDB_FORMAT_VERSION, MIN_FPS, MAX_FPS, type MmdbInfo,
+} from './database/mmdb.js';
+export { readDatabaseFile, readDatabaseBytes, writeDatabaseFile, DatabaseFileError } from './database/mmdb-node.js';
 export { loadBvhSources, builtinSources } from './database/sources-node.js';
 
 // search
@@ -51,11 +54,14 @@ export {
 } from './runtime/root-motion.js';
 export { createInertializationState, inertializeTransition, inertializeUpdate, inertializeApplyPose } from './runtime/inertialize.js';
 export { InertializationDecay, type InertializationDecayOptions } from './runtime/inertialize-decay.js';
-export { MotionMatchingController, createInput, DEFAULT_CONTROLLER_OPTIONS, type ControllerInput, type ControllerOptions } from './runtime/controller.js';
+export { MotionMatchingController, createInput, DEFAULT_CONTROLLER_OPTIONS, MAX_DESIRED_SPEED, type ControllerInput, type ControllerOptions } from './runtime/controller.js';
 export { MatcherSearchPort } from './runtime/matcher-port.js';
+export { CrowdSearchBatch, type BatchSearcher } from './runtime/crowd-batch.js';
+export { resolveControllerOptions, validateControllerOptions } from './runtime/controller-options.js';
 export { QualityMeter, QualityStats, type QualityReport } from './runtime/metrics.js';
 export { FootIK, DEFAULT_FOOT_IK_OPTIONS } from './runtime/foot-ik.js';
 
 // simulation
 export { runSimulation, type SimulationOptions, type SimulationResult } from './sim/simulation.js';
+export { ScriptedDriver, SCENARIOS, QUALITY_SCENARIOS, type ScenarioName } from './sim/scenarios.js';
 export { raiseInliningBudget, tuneJitForCrowds, INLINING_FLAGS, CROWD_JIT_FLAGS } from './util/jit-node.js';

@@ -82,18 +82,21 @@ export function groupColumns(schema: FeatureSchema): Array<[number, number]> {
 export type BoneRoles = Record<BoneRole, number>;
 
 /** Resolves a schema bone (a role such as "leftFoot", or a joint name) to a joint index. */
-export function resolveSchemaBone(bone: string, skeleton: Skeleton, roles: BoneRoles): number {
-  if (bone in roles) {
+export function resolveSchemaBone(bone: string, skeleton: Skeleton, roles: BoneRoles, jointIndex?: ReadonlyMap<string, number>): number {
+  // Own properties only: a joint named "toString" is a joint, not a role.
+  if (Object.hasOwn(roles, bone)) {
     const j = roles[bone as keyof BoneRoles];
     if (j < 0) throw new RangeError(`feature schema uses bone role "${bone}", which this skeleton lacks`);
     return j;
   }
-  const j = skeleton.names.indexOf(bone);
+  const j = jointIndex ? (jointIndex.get(bone) ?? -1) : skeleton.names.indexOf(bone);
   if (j < 0) throw new RangeError(`feature schema names bone "${bone}", which is neither a role (${Object.keys(roles).join(', ')}) nor a joint of this skeleton`);
   return j;
 }
 
 /** Per-group joint lists for a schema (empty for trajectory groups). */
 export function schemaGroupBones(schema: FeatureSchema, skeleton: Skeleton, roles: BoneRoles): number[][] {
-  return schema.groups.map((g) => (g.bones ?? []).map((b) => resolveSchemaBone(b, skeleton, roles)));
+  const index = new Map<string, number>();
+  skeleton.names.forEach((n, i) => { if (!index.has(n)) index.set(n, i); });
+  return schema.groups.map((g) => (g.bones ?? []).map((b) => resolveSchemaBone(b, skeleton, roles, index)));
 }

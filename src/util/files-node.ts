@@ -35,11 +35,12 @@ function kindOf(st: { isDirectory(): boolean; isFIFO(): boolean; isCharacterDevi
   return 'not a regular file';
 }
 
+/** A size in words; the exact byte count too when the rounded figure would hide it (e.g. 2^32 − 1 vs 2^32). */
 function formatBytes(n: number): string {
-  if (n >= 2 ** 30) return `${(n / 2 ** 30).toFixed(1)} GiB`;
-  if (n >= 2 ** 20) return `${(n / 2 ** 20).toFixed(1)} MiB`;
-  if (n >= 2 ** 10) return `${(n / 2 ** 10).toFixed(1)} KiB`;
-  return `${n} bytes`;
+  const unit = n >= 2 ** 30 ? ['GiB', 2 ** 30] as const : n >= 2 ** 20 ? ['MiB', 2 ** 20] as const : n >= 2 ** 10 ? ['KiB', 2 ** 10] as const : null;
+  if (!unit) return `${n} bytes`;
+  const rounded = (n / unit[1]).toFixed(1);
+  return Number(rounded) * unit[1] === n ? `${rounded} ${unit[0]}` : `${rounded} ${unit[0]} (${n.toLocaleString('en-US')} bytes)`;
 }
 
 export interface ReadRegularFileOptions {
