@@ -1,4 +1,5 @@
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { parseCommandArgs, numberOption, UsageError } from './args.js';
 import { buildDatabase, type TagRule } from '../database/build.js';
 import { loadBvhSources, builtinSources } from '../database/sources-node.js';
@@ -6,6 +7,15 @@ import { writeDatabaseFile } from '../database/mmdb-node.js';
 import { parseSchemaJson } from '../features/schema-validate.js';
 import { parseBoneOverrides } from '../features/roles.js';
 import { createProgress } from '../util/progress.js';
+import { readRegularTextFile, requireWritableRegularPath, FileAccessError } from '../util/files-node.js';
+import { MAX_FPS, MIN_FPS } from '../anim/frame-rate.js';
+import type { SkippedBvhEntry } from '../import/bvh-node.js';
+
+/** Largest schema file read (a schema is a few hundred bytes of JSON). */
+const MAX_SCHEMA_BYTES = 1024 * 1024;
+
+/** Skipped folder entries listed one per line on stderr; the rest are counted. */
+const MAX_SKIPPED_SHOWN = 10;
 
 export const BUILD_USAGE = `usage: motionmatch build <files or folders...> --out FILE [--mirror] [--schema FILE]
                          [--bones hips=NAME,leftFoot=NAME,...] [--scale S] [--fps F]
@@ -19,11 +29,31 @@ export const BUILD_USAGE = `usage: motionmatch build <files or folders...> --out
   --schema FILE    feature schema (JSON); default: foot positions/velocities, hip velocity, trajectory
   --bones SPEC     bone roles by joint name, e.g. hips=Hips,leftFoot=Foot_L,rightFoot=Foot_R
   --scale S        metres per file unit (default: detected from the skeleton's height)
-  --fps F          resample every clip to F frames per second (default: the clips' common rate)
+  --fps F          resample every clip to F frames per second, ${MIN_FPS} to ${MAX_FPS}
+                   (default: the clips' common rate, else the highest)
   --tag TAG=GLOB[@FROM-TO]
                    tag clips whose name matches GLOB (* and ?), or only seconds FROM..TO of
                    them (e.g. --tag stand=walk_*@0-0.5), repeatable
   --json           print one JSON object with the result on stdout`;
+
+/**
+ * Refuses an output path that cannot end as a regular file (a device, a FIFO, a link, a folder)
+ * or whose folder does not exist, before any work is done.
+ */
+function checkOutputPath(out: string): void {
+  requireWritableRegularPath(out, 'database file');
+  const folder = dirname(out);
+  let isFolder = false;
+  try { isFolder = statSync(folder).isDirectory(); } catch { /* reported below */ }
+  if (!isFolder) throw new FileAccessError(out, `cannot write database file '${out}': folder '${folder}' does not exist`, 'ENOENT');
+}
+
+/** Lines for stderr about the folder entries the import left out. */
+function skippedLines(skipped: readonly SkippedBvhEntry[]): string {
+  const shown = skipped.slice(0, MAX_SKIPPED_SHOWN).map((s) => `motionmatch build: skipped ${s.path}: ${s.reason}\n`);
+  const more = skipped.length - shown.length;
+  return shown.join('') + (more > 0 ? `motionmatch build: ... and ${more.toLocaleString('en-US')} more skipped entries\n` : '');
+}
 
 function parseTagRules(specs: string[]): TagRule[] {
   return specs.map((spec) => {
@@ -56,18 +86,21 @@ export async function buildCommand(argv: string[]): Promise<number> {
   if (values.builtin && positionals.length > 0) throw new UsageError('give either --builtin or files, not both', BUILD_USAGE);
   if (!values.builtin && positionals.length === 0) throw new UsageError('no input: give BVH files or folders, or --builtin', BUILD_USAGE);
   const scale = numberOption(values.scale, 'scale', BUILD_USAGE, 1e-9, 1e9);
-  const fps = numberOption(values.fps, 'fps', BUILD_USAGE, 1, 1000);
-  const schema = values.schema ? parseSchemaJson(readFileSync(values.schema, 'utf8'), values.schema) : undefined;
+  const fps = numberOption(values.fps, 'fps', BUILD_USAGE, MIN_FPS, MAX_FPS);
+  checkOutputPath(values.out);
+  const schema = values.schema ? parseSchemaJson(readRegularTextFile(values.schema, { what: 'schema file', maxBytes: MAX_SCHEMA_BYTES }), values.schema) : undefined;
   const bones = values.bones ? parseBoneOverrides(values.bones) : undefined;
   const tagRules = parseTagRules(values.tag ?? []);
   const json = !!values.json;
   const t0 = performance.now();
 
   const importBar = createProgress('import  ', !json && !!process.stderr.isTTY);
+  const skipped: SkippedBvhEntry[] = [];
   const sources = values.builtin
     ? builtinSources()
-    : loadBvhSources(positionals, { scale, onProgress: (d, t, l) => importBar.update(d, t, l) });
+    : loadBvhSources(positionals, { scale, onProgress: (d, t, l) => importBar.update(d, t, l), onSkip: (s) => skipped.push(s) });
   importBar.done();
+  if (skipped.length > 0) process.stderr.write(skippedLines(skipped));
   const tImport = performance.now();
 
   const buildBar = createProgress('features', !json && !!process.stderr.isTTY);
@@ -87,6 +120,7 @@ export async function buildCommand(argv: string[]): Promise<number> {
     mirrored: !!values.mirror,
     candidates: db.candidates.reduce((n, c) => n + c, 0),
     tags: db.tagNames,
+    skipped,
     bytes,
     seconds: { import: +((tImport - t0) / 1000).toFixed(3), total: +((t1 - t0) / 1000).toFixed(3) },
   };

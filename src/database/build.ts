@@ -11,6 +11,7 @@ import { mirrorClip, mirrorSetup } from '../features/mirror.js';
 import { symmetrizeJointFrames } from '../features/symmetric-frames.js';
 import { validateSchema } from '../features/schema-validate.js';
 import type { ClipRange, Database } from './database.js';
+import { isSupportedFrameRate, MAX_FPS, MIN_FPS } from '../anim/frame-rate.js';
 
 export interface SourceMotion {
   skeleton: Skeleton;
@@ -106,8 +107,11 @@ export function buildDatabase(sources: readonly SourceMotion[], options: BuildOp
   const schema = options.schema ?? DEFAULT_SCHEMA;
   validateSchema(schema);
   const J = sources[0].skeleton.names.length;
+  for (const s of sources) {
+    if (!isSupportedFrameRate(s.clip.fps)) throw new DatabaseBuildError(`${s.clip.source}: clip '${s.clip.name}' runs at ${s.clip.fps} fps; supported rates are ${MIN_FPS} to ${MAX_FPS} fps`);
+  }
   const fps = options.fps ?? chooseDatabaseFps(sources.map((s) => s.clip));
-  if (!(fps > 0 && Number.isFinite(fps))) throw new DatabaseBuildError(`invalid database rate ${fps}`);
+  if (!isSupportedFrameRate(fps)) throw new DatabaseBuildError(`invalid database rate ${fps} fps: supported rates are ${MIN_FPS} to ${MAX_FPS} fps`);
   const contactOpts = options.contacts ?? DEFAULT_CONTACT_OPTIONS;
   const progress = options.onProgress ?? (() => {});
 
@@ -117,7 +121,7 @@ export function buildDatabase(sources: readonly SourceMotion[], options: BuildOp
   const sym = options.mirror ? symmetrizeJointFrames(sources[0].skeleton, resampled) : null;
   const skeleton = sym ? sym.skeleton : sources[0].skeleton;
   const base = sym ? sym.clips : resampled;
-  const roles: BoneRoles = findBoneRoles(skeleton, options.bones);
+  const roles: BoneRoles = findBoneRoles(skeleton, options.bones, sources[0].clip.source);
   const groupBones = schemaGroupBones(schema, skeleton, roles);
   const setup = options.mirror ? mirrorSetup(skeleton, base) : null;
   const all: Array<{ clip: Clip; mirrored: boolean }> = base.map((clip) => ({ clip, mirrored: false }));

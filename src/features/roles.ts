@@ -7,12 +7,25 @@ const REQUIRED_ROLES: readonly BoneRole[] = ['hips', 'leftFoot', 'rightFoot'];
 export type { BoneRoles } from './schema.js';
 import type { BoneRoles } from './schema.js';
 
-/** A role that could not be resolved: lists the joints and shows the override option. */
+/** Joint names listed in a message at most; the rest are counted. */
+const MAX_JOINTS_LISTED = 8;
+
+/** "A, B, C, ... and 2,345 more": a few joint names for a one-line message. */
+export function listJointsBriefly(names: readonly string[], max = MAX_JOINTS_LISTED): string {
+  const shown = names.slice(0, max).join(', ');
+  const more = names.length - Math.min(max, names.length);
+  return more > 0 ? `${shown}, ... and ${more.toLocaleString('en-US')} more` : shown;
+}
+
+/**
+ * A role that could not be resolved. The message is one line: the file (when known), what failed,
+ * a few of the skeleton's joints and the --bones option that settles it.
+ */
 export class BoneRoleError extends Error {
-  constructor(readonly role: string, readonly jointNames: readonly string[], detail: string) {
+  constructor(readonly role: string, readonly jointNames: readonly string[], detail: string, readonly source?: string) {
     super(
-      `${detail}\n  joints: ${jointNames.join(', ')}\n` +
-      `  name the bones explicitly, e.g. --bones hips=${jointNames[0] ?? 'Hips'},leftFoot=NAME,rightFoot=NAME,leftToe=NAME,rightToe=NAME`,
+      `${source !== undefined ? `${source}: ` : ''}${detail} (joints: ${listJointsBriefly(jointNames)}); ` +
+      `name the bones explicitly, e.g. --bones hips=${jointNames[0] ?? 'Hips'},leftFoot=NAME,rightFoot=NAME`,
     );
     this.name = 'BoneRoleError';
   }
@@ -109,15 +122,16 @@ export function parseBoneOverrides(spec: string): Partial<Record<BoneRole, strin
 /**
  * Finds the hips, feet and (when present) toes by name, for the common conventions:
  * Left/Right/L/R/l/r as prefix or suffix, foot/ankle, toe/toebase, hips/pelvis/root.
- * Overrides win; a missing required role throws BoneRoleError listing the joints.
+ * Overrides win; a missing required role throws BoneRoleError naming `source` (the file, for
+ * messages) and a few of the joints.
  */
-export function findBoneRoles(s: Skeleton, overrides: Partial<Record<BoneRole, string>> = {}): BoneRoles {
+export function findBoneRoles(s: Skeleton, overrides: Partial<Record<BoneRole, string>> = {}, source?: string): BoneRoles {
   const roles: BoneRoles = { hips: -1, leftFoot: -1, rightFoot: -1, leftToe: -1, rightToe: -1 };
   for (const role of BONE_ROLES) {
     const name = overrides[role];
     if (name === undefined) continue;
     const j = s.names.indexOf(name);
-    if (j < 0) throw new BoneRoleError(role, s.names, `--bones: ${role}=${name} names no joint of this skeleton`);
+    if (j < 0) throw new BoneRoleError(role, s.names, `--bones: ${role}=${name} names no joint of this skeleton`, source);
     roles[role] = j;
   }
   if (roles.hips < 0) roles.hips = findHips(s);
@@ -126,9 +140,9 @@ export function findBoneRoles(s: Skeleton, overrides: Partial<Record<BoneRole, s
   if (roles.leftToe < 0 && roles.leftFoot >= 0) roles.leftToe = findSided(s, 'left', TOE_WORDS, roles.leftFoot);
   if (roles.rightToe < 0 && roles.rightFoot >= 0) roles.rightToe = findSided(s, 'right', TOE_WORDS, roles.rightFoot);
   for (const role of REQUIRED_ROLES) {
-    if (roles[role] < 0) throw new BoneRoleError(role, s.names, `cannot find the ${role} bone by name`);
+    if (roles[role] < 0) throw new BoneRoleError(role, s.names, `cannot find the ${role} bone by name`, source);
   }
-  if (roles.leftFoot === roles.rightFoot) throw new BoneRoleError('leftFoot', s.names, 'left and right foot resolve to the same joint');
+  if (roles.leftFoot === roles.rightFoot) throw new BoneRoleError('leftFoot', s.names, 'left and right foot resolve to the same joint', source);
   return roles;
 }
 

@@ -2,6 +2,7 @@
  * The header of a BVH file's MOTION section: the MOTION keyword, "Frames: <n>" and
  * "Frame Time: <seconds>". The frame values that follow are read by bvh-frames.ts.
  */
+import { MAX_FPS, MIN_FPS, isSupportedFrameRate } from '../anim/frame-rate.js';
 import { type BvhFail, type BvhScanner, isBvhBlank, isBvhSpace, parseBvhNumber, quoteToken as q } from './bvh-tokens.js';
 
 export interface BvhMotionHeader {
@@ -9,8 +10,10 @@ export interface BvhMotionHeader {
   frames: number;
   /** Line of the 'Frames:' header. */
   framesLine: number;
-  /** Seconds per frame exactly as written (> 0, finite, with a finite reciprocal). */
+  /** Seconds per frame exactly as written (the rate it gives lies within MIN_FPS..MAX_FPS). */
   frameTime: number;
+  /** Frames per second: 1 / frameTime, snapped to a whole rate when within rounding (see snapFrameRate). */
+  fps: number;
   /** Line of the 'Frame Time:' header. */
   frameTimeLine: number;
 }
@@ -24,7 +27,7 @@ export function parseBvhMotionHeader(sc: BvhScanner, fail: BvhFail): BvhMotionHe
   const frames = readHeaderValue(sc, 'frames', motionLine, fail, (vs, ve, line) => frameCountValue(sc.text, vs, ve, line, fail));
   const framesLine = sc.lastLine;
   const frameTime = readHeaderValue(sc, 'frametime', framesLine, fail, (vs, ve, line) => frameTimeValue(sc.text, vs, ve, line, fail));
-  return { frames, framesLine, frameTime, frameTimeLine: sc.lastLine };
+  return { frames, framesLine, frameTime, fps: snapFrameRate(1 / frameTime), frameTimeLine: sc.lastLine };
 }
 
 /** The MOTION keyword; what else stands there usually says how the hierarchy went wrong. */
@@ -50,10 +53,31 @@ function frameCountValue(text: string, vs: number, ve: number, line: number, fai
   return n;
 }
 
+/** Seconds per frame; refused unless positive, finite, and at a supported rate (MIN_FPS..MAX_FPS). */
 function frameTimeValue(text: string, vs: number, ve: number, line: number, fail: BvhFail): number {
   const v = parseBvhNumber(text, vs, ve);
   if (!(v > 0 && v < Infinity && 1 / v < Infinity)) fail(line, `invalid frame time ${q(text.slice(vs, ve))} in 'Frame Time:': expected a positive, finite number of seconds`);
+  const fps = snapFrameRate(1 / v);
+  if (!isSupportedFrameRate(fps)) {
+    fail(line, `frame time ${q(text.slice(vs, ve))} in 'Frame Time:' means ${formatRate(fps)} frames per second: ` +
+      `supported rates are ${MIN_FPS} to ${MAX_FPS} fps (a frame time from ${1 / MAX_FPS} to ${1 / MIN_FPS} s)`);
+  }
   return v;
+}
+
+/** A rate for a message, to 4 significant digits ("1000000000", "1e-300", "1001"). */
+function formatRate(fps: number): string {
+  return String(+fps.toPrecision(4));
+}
+
+/**
+ * Frame times are usually written rounded ("0.0333333"), which makes 1 / frameTime 30.00003: snap a
+ * rate within 1e-4 (relative) of a whole number of frames per second to it, so that clips from
+ * different files share one rate and nothing is resampled for a rounding artefact.
+ */
+export function snapFrameRate(fps: number): number {
+  const whole = Math.round(fps);
+  return whole > 0 && Math.abs(fps - whole) <= 1e-4 * whole ? whole : fps;
 }
 
 /**

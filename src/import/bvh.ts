@@ -37,6 +37,7 @@ import { type BvhUnit, BVH_UNIT_SCALES, standingHeight, unitForHeight, scaleToMe
 
 export { parseBvhNumber, BVH_CHANNEL_NAMES, type BvhChannelName } from './bvh-tokens.js';
 export { BVH_MAX_ABS_VALUE } from './bvh-hierarchy.js';
+export { snapFrameRate } from './bvh-motion.js';
 export { BVH_UNIT_SCALES, BVH_REFERENCE_HEIGHT, type BvhUnit } from './bvh-units.js';
 
 export type BvhTranslationMode = 'replace' | 'add';
@@ -69,7 +70,7 @@ export interface BvhImport {
   scale: number;
   /** The unit chosen by 'auto', or 'given' when a numeric scale was passed. */
   detectedUnit: BvhUnit | 'given';
-  /** Seconds per frame exactly as written in the file (clip.fps = 1 / frameTime, snapped; see snapFrameRate). */
+  /** Seconds per frame exactly as written in the file (clip.fps = 1 / frameTime, snapped; see snapFrameRate), at a rate within MIN_FPS..MAX_FPS (anim/frame-rate.ts). */
   frameTime: number;
   /** Per joint (skeleton order, which is file order), its channels. */
   channels: BvhJointChannels[];
@@ -119,7 +120,7 @@ export function parseBvh(text: string, options: BvhParseOptions = {}): BvhImport
   const clip: Clip = {
     name: options.file !== undefined ? bvhClipName(options.file) : 'untitled',
     source: file,
-    fps: snapFrameRate(1 / header.frameTime),
+    fps: header.fps,
     frameCount: header.frames,
     rotations: poses.rotations,
     translations: poses.translations,
@@ -153,14 +154,4 @@ function jointChannels(h: BvhHierarchy, layout: BvhChannelLayout): BvhJointChann
     rotationOrder: codes.filter((c) => c >= 3).map((c) => 'XYZ'[c - 3]).join(''),
     hasPosition: codes.some((c) => c < 3),
   }));
-}
-
-/**
- * Frame times are usually written rounded ("0.0333333"), which makes 1 / frameTime 30.00003: snap a
- * rate within 1e-4 (relative) of a whole number of frames per second to it, so that clips from
- * different files share one rate and nothing is resampled for a rounding artefact.
- */
-export function snapFrameRate(fps: number): number {
-  const whole = Math.round(fps);
-  return whole > 0 && Math.abs(fps - whole) <= 1e-4 * whole ? whole : fps;
 }

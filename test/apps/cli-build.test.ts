@@ -1,7 +1,21 @@
 import { describe, it, expect, beforeAll } from 'vitest';
-import { readFileSync, writeFileSync, statSync } from 'node:fs';
+import { readFileSync, writeFileSync, statSync, lstatSync, mkdirSync, readdirSync, symlinkSync, existsSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { runCli, tempDir, HAS_MOCAP, MOCAP_DIR } from '../helpers/cli.js';
+import { runCli, tempDir, HAS_MOCAP, MOCAP_DIR, type CliResult } from '../helpers/cli.js';
+import { bipedBvh } from '../import/bvh-fixtures.js';
+
+/** runCli, timed: every refusal below must come well within 10 s. */
+function runTimed(args: string[]): CliResult & { ms: number } {
+  const t0 = performance.now();
+  const r = runCli(args, { timeoutMs: 20_000 });
+  return { ...r, ms: performance.now() - t0 };
+}
+
+/** Files (recursively, names relative to dir) present in dir. */
+function listing(dir: string): string[] {
+  return (readdirSync(dir, { recursive: true }) as string[]).sort();
+}
 
 describe('motionmatch build / info (built-in data)', () => {
   const dir = tempDir();
@@ -71,6 +85,91 @@ describe('motionmatch build / info (built-in data)', () => {
     expect(runCli(['build', '--builtin']).code).toBe(2);
     expect(runCli(['build', '--builtin', '--out', join(dir, 'x.mmdb'), '--scale', 'abc']).code).toBe(2);
     expect(runCli(['frobnicate']).code).toBe(2);
+  });
+});
+
+describe('motionmatch build refuses hostile input with one line, exit 1, nothing left behind', () => {
+  const dir = tempDir();
+  const walk = join(dir, 'walk.bvh');
+  writeFileSync(walk, bipedBvh(40));
+
+  /** Runs a build expected to fail; checks exit 1, the time, one stderr line, and that no file appeared. */
+  function refused(args: string[], message: RegExp): string {
+    const before = listing(dir);
+    const r = runTimed(['build', ...args]);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.ms).toBeLessThan(10_000);
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).not.toMatch(/at .*\.js:\d+/);
+    expect(listing(dir)).toEqual(before);
+    return r.stderr;
+  }
+
+  it('the fixture builds (so the refusals below are about the hostile part)', () => {
+    const r = runCli(['build', walk, '--out', join(dir, 'ok.mmdb'), '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).clips).toBe(1);
+  });
+
+  it('frame times that mean absurd rates, at the file and line', () => {
+    for (const ft of ['1e-7', '1e-9', '1e-300', '1e300']) {
+      const bad = join(dir, `ft-${ft}.bvh`);
+      const text = bipedBvh(40).replace(/Frame Time:[^\n]*/, `Frame Time: ${ft}`);
+      writeFileSync(bad, text);
+      const line = text.split('\n').findIndex((l) => l.startsWith('Frame Time:')) + 1;
+      refused([bad, '--out', join(dir, 'x.mmdb')], new RegExp(`ft-${ft.replace(/[.-]/g, '\\$&')}\\.bvh:${line}: .*supported rates are 1 to 1000 fps`));
+    }
+  });
+
+  it('a FIFO or a device named as a BVH file', () => {
+    const fifo = join(dir, 'pipe.bvh');
+    if (spawnSync('mkfifo', [fifo]).status === 0) refused([fifo, '--out', join(dir, 'x.mmdb')], /pipe\.bvh': it is a FIFO/);
+    if (existsSync('/dev/zero')) {
+      const link = join(dir, 'zero.bvh');
+      symlinkSync('/dev/zero', link);
+      refused([link, '--out', join(dir, 'x.mmdb')], /zero\.bvh': it is a device/);
+    }
+  });
+
+  it('--out onto a device, a link or into a missing folder is refused before any work', () => {
+    if (existsSync('/dev/null')) {
+      refused([walk, '--out', '/dev/null'], /cannot write database file '\/dev\/null': it exists and is a device/);
+      expect(statSync('/dev/null').isCharacterDevice()).toBe(true);
+    }
+    const link = join(dir, 'link.mmdb');
+    symlinkSync(join(dir, 'target.mmdb'), link);
+    refused([walk, '--out', link], /link\.mmdb': it exists and is a symbolic link/);
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(existsSync(join(dir, 'target.mmdb'))).toBe(false);
+    refused([walk, '--out', join(dir, 'no', 'such', 'x.mmdb')], /folder '.*no\/such' does not exist/);
+  });
+
+  it('a skeleton without hips: the file and a handful of joints, not all of them', () => {
+    const parts = ['HIERARCHY', 'ROOT j0', '{', 'OFFSET 0 0 0', 'CHANNELS 3 Xposition Yposition Zposition'];
+    const depth = 2000;
+    for (let i = 1; i < depth; i++) parts.push(`JOINT j${i}`, '{', 'OFFSET 0 0.1 0', 'CHANNELS 1 Zrotation');
+    for (let i = 0; i < depth; i++) parts.push('}');
+    parts.push('MOTION', 'Frames: 2', 'Frame Time: 0.0333333', ...[0, 1].map(() => ['0 0 0', ...new Array(depth - 1).fill('1')].join(' ')));
+    const deep = join(dir, 'deep.bvh');
+    writeFileSync(deep, parts.join('\n') + '\n');
+    const msg = refused([deep, '--out', join(dir, 'x.mmdb')], /deep\.bvh: cannot find the hips bone/);
+    expect(msg).toMatch(/\.\.\. and 1,99\d more/);
+    expect(msg.length).toBeLessThan(400);
+  });
+
+  it("a folder link to '..' is skipped with a warning: the build reads only the named folder", () => {
+    const inner = join(dir, 'inner');
+    mkdirSync(inner);
+    writeFileSync(join(inner, 'walk.bvh'), bipedBvh(40));
+    symlinkSync('..', join(inner, 'up'));
+    writeFileSync(join(dir, 'broken.bvh'), 'not a BVH file'); // would fail the build if it were read
+    const r = runCli(['build', inner, '--out', join(dir, 'inner.mmdb'), '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe(`motionmatch build: skipped ${join(inner, 'up')}: a link leading outside '${inner}'\n`);
+    const out = JSON.parse(r.stdout);
+    expect(out.clips).toBe(1);
+    expect(out.skipped).toEqual([{ path: join(inner, 'up'), reason: `a link leading outside '${inner}'` }]);
   });
 });
 
