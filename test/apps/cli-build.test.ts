@@ -4,6 +4,8 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { runCli, tempDir, HAS_MOCAP, MOCAP_DIR, type CliResult } from '../helpers/cli.js';
 import { bipedBvh } from '../import/bvh-fixtures.js';
+import { RIG_CONVENTIONS, skeletonOfRows, walkClip } from '../features/rig-conventions.js';
+import { writeBvh } from '../../src/import/bvh-write.js';
 
 /** runCli, timed: every refusal below must come well within 10 s. */
 function runTimed(args: string[]): CliResult & { ms: number } {
@@ -173,6 +175,61 @@ describe('motionmatch build refuses hostile input with one line, exit 1, nothing
   });
 });
 
+describe('motionmatch build: rates, loops and rigs without options', () => {
+  const dir = tempDir();
+
+  it('resamples files at other rates to one rate and says so (text and --json)', () => {
+    const folder = join(dir, 'rates');
+    mkdirSync(folder);
+    writeFileSync(join(folder, 'a30.bvh'), bipedBvh(61, 30));
+    writeFileSync(join(folder, 'b60.bvh'), bipedBvh(121, 60));
+    writeFileSync(join(folder, 'c24.bvh'), bipedBvh(49, 24));
+    writeFileSync(join(folder, 'd24.bvh'), bipedBvh(49, 24));
+    const text = runCli(['build', folder, '--out', join(dir, 'rates.mmdb'), '--fps', '30']);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toContain('resampled 1 clip from 60 fps to 30 fps\nresampled 2 clips from 24 fps to 30 fps\n');
+    const json = runCli(['build', folder, '--out', join(dir, 'rates.mmdb'), '--json']);
+    expect(json.code, json.stderr).toBe(0);
+    const r = JSON.parse(json.stdout);
+    expect(r.fps).toBe(60);
+    expect(r.resampled).toEqual([{ from: 30, to: 60, clips: 1 }, { from: 24, to: 60, clips: 2 }]);
+    const same = JSON.parse(runCli(['build', join(folder, 'a30.bvh'), '--out', join(dir, 'one.mmdb'), '--json']).stdout);
+    expect(same.resampled).toEqual([]);
+  });
+
+  it('--loop GLOB marks looping clips (every frame a candidate) and warns about a glob that matches nothing', () => {
+    const folder = join(dir, 'loops');
+    mkdirSync(folder);
+    writeFileSync(join(folder, 'walk_loop.bvh'), bipedBvh(40));
+    writeFileSync(join(folder, 'stop.bvh'), bipedBvh(40));
+    const r = runCli(['build', folder, '--out', join(dir, 'loops.mmdb'), '--loop', '*_loop', '--loop', 'nothing*', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe('motionmatch build: --loop nothing* matches no clip name\n');
+    const out = JSON.parse(r.stdout);
+    expect(out.loops).toBe(1);
+    expect(out.candidates).toBe(40 + 40 - 10); // the loop keeps all 40, the other loses 1/3 s
+    const plain = JSON.parse(runCli(['build', folder, '--out', join(dir, 'loops.mmdb'), '--json']).stdout);
+    expect([plain.loops, plain.candidates]).toEqual([0, 60]);
+    const text = runCli(['build', folder, '--out', join(dir, 'loops.mmdb'), '--loop', 'WALK*']);
+    expect(text.stdout).toContain('1 looping clip\n');
+    expect(runCli(['build', '--help']).stdout).toContain('--loop GLOB');
+    expect(runCli(['build', folder, '--out', join(dir, 'x.mmdb'), '--loop', '']).code).toBe(2);
+  });
+
+  it('a file in every naming convention builds mirrored without --bones', () => {
+    const folder = join(dir, 'rigs');
+    mkdirSync(folder);
+    RIG_CONVENTIONS.forEach((c, i) => {
+      const file = join(folder, `rig${i}.bvh`);
+      const s = skeletonOfRows(c.rows);
+      writeFileSync(file, writeBvh(s, walkClip(s, `rig${i}`)));
+      const r = runCli(['build', file, '--mirror', '--out', join(dir, `rig${i}.mmdb`), '--json']);
+      expect(r.code, `${c.label}: ${r.stderr}`).toBe(0);
+      expect(JSON.parse(r.stdout).clips, c.label).toBe(2);
+    });
+  });
+});
+
 describe.skipIf(!HAS_MOCAP)('motionmatch build on the real bench set', () => {
   const dir = tempDir();
   it('counts 137 clips and 20,464 frames, 40,928 mirrored, and info agrees', () => {
@@ -187,5 +244,13 @@ describe.skipIf(!HAS_MOCAP)('motionmatch build on the real bench set', () => {
     const info = JSON.parse(runCli(['info', join(dir, 'bm.mmdb'), '--json']).stdout);
     expect([info.clips, info.frames, info.bytes]).toEqual([274, 40928, m.bytes]);
     console.log(`bench set build: ${p.seconds.total} s plain, ${m.seconds.total} s mirrored`);
+  });
+
+  it('bench plus locomotion, mirrored, without --bones: one skeleton, 169 clips, 338 with mirrors', () => {
+    const r = runCli(['build', join(MOCAP_DIR, 'bench'), join(MOCAP_DIR, 'locomotion'), '--mirror', '--out', join(dir, 'bl.mmdb'), '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect([out.clips, out.frames, out.fps, out.joints]).toEqual([338, 2 * (20464 + 4819), 30, 22]);
+    expect(out.resampled).toEqual([]);
   });
 });
