@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseCommandArgs, numberOption, UsageError } from './args.js';
 import { buildDatabase, globToRegExp, type TagRule } from '../database/build.js';
@@ -53,6 +53,17 @@ function checkOutputPath(out: string): void {
   let isFolder = false;
   try { isFolder = statSync(folder).isDirectory(); } catch { /* reported below */ }
   if (!isFolder) throw new FileAccessError(out, `cannot write database file '${out}': folder '${folder}' does not exist`, 'ENOENT');
+}
+
+/** Refuses an --out that is one of the input files (the build would replace the user's capture). */
+function refuseInputAsOutput(out: string, inputs: readonly string[]): void {
+  let real: string;
+  try { real = realpathSync(out); } catch { return; } // does not exist yet
+  for (const input of inputs) {
+    let r: string;
+    try { r = realpathSync(input); } catch { continue; }
+    if (r === real) throw new FileAccessError(out, `cannot write database file '${out}': it is the input file '${input}'; choose another --out`, 'EEXIST');
+  }
 }
 
 /** Lines for stderr about the folder entries the import left out. */
@@ -118,6 +129,7 @@ export async function buildCommand(argv: string[]): Promise<number> {
     : loadBvhSources(positionals, { scale, onProgress: (d, t, l) => importBar.update(d, t, l), onSkip: (s) => skipped.push(s) });
   importBar.done();
   if (skipped.length > 0) process.stderr.write(skippedLines(skipped));
+  refuseInputAsOutput(values.out, sources.map((s) => s.clip.source));
   for (const glob of loops) {
     const re = globToRegExp(glob);
     if (!sources.some((s) => re.test(s.clip.name))) process.stderr.write(`motionmatch build: --loop ${glob} matches no clip name\n`);

@@ -145,6 +145,9 @@ describe('motionmatch build refuses hostile input with one line, exit 1, nothing
     expect(lstatSync(link).isSymbolicLink()).toBe(true);
     expect(existsSync(join(dir, 'target.mmdb'))).toBe(false);
     refused([walk, '--out', join(dir, 'no', 'such', 'x.mmdb')], /folder '.*no\/such' does not exist/);
+    const before = readFileSync(walk, 'utf8');
+    refused([walk, '--out', walk], /walk\.bvh': it is the input file/);
+    expect(readFileSync(walk, 'utf8')).toBe(before);
   });
 
   it('a skeleton without hips: the file and a handful of joints, not all of them', () => {
