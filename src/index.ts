@@ -14,13 +14,14 @@ export { solveTwoBoneIk, createTwoBoneIkScratch, TWO_BONE_IK_EPS } from './math/
 export type { Skeleton } from './anim/skeleton.js';
 export { validateSkeleton, jointIndex, jointCount } from './anim/skeleton.js';
 export type { Clip } from './anim/clip.js';
+export { MIN_FPS, MAX_FPS, isSupportedFrameRate } from './anim/frame-rate.js';
 export { sampleClipPose, forwardKinematics, worldPositionsOfFrames, worldTransformsOfFrames } from './anim/pose.js';
 
 // import
 export { parseBvh, snapFrameRate, type BvhImport, type BvhParseOptions } from './import/bvh.js';
 export { BvhError } from './import/errors.js';
 export { writeBvh } from './import/bvh-write.js';
-export { readBvhFile, listBvhFiles } from './import/bvh-node.js';
+export { readBvhFile, listBvhFiles, BVH_MAX_FILE_BYTES, type SkippedBvhEntry, type ListBvhFilesOptions, type ReadBvhFileOptions } from './import/bvh-node.js';
 
 // built-in data
 export { generateBuiltinClips } from './builtin/generate.js';
@@ -37,10 +38,13 @@ export { CONTACT_LEFT, CONTACT_RIGHT } from './features/contacts.js';
 export { buildDatabase, DatabaseBuildError, type BuildOptions, type SourceMotion } from './database/build.js';
 export {
   encodeDatabase, decodeDatabase, inspectDatabase, checkDatabaseConsistency, checkSearchableDatabase,
-  DatabaseFormatError, MMDB_FORMAT_VERSION, MIN_FPS, MAX_FPS, type MmdbInfo,
+  DatabaseFormatError, MMDB_FORMAT_VERSION, type MmdbInfo,
 } from './database/mmdb.js';
 export { readDatabaseFile, readDatabaseBytes, writeDatabaseFile, DatabaseFileError } from './database/mmdb-node.js';
 export { loadBvhSources, builtinSources } from './database/sources-node.js';
+export { alignToFirstSkeleton } from './database/skeleton-match.js';
+export { resampleLoop } from './database/resample.js';
+export { openLoop } from './database/loops.js';
 
 // search
 export { Matcher, EmptyCandidateSetError, type SearchMethod, type Backend, type SearchOptions, type SearchResult } from './search/matcher.js';

@@ -1,6 +1,6 @@
 import type { Skeleton } from '../anim/skeleton.js';
 import type { Clip } from '../anim/clip.js';
-import { sampleClipPose, worldTransformsOfFrames, finiteDifferenceVelocities } from '../anim/pose.js';
+import { worldTransformsOfFrames, finiteDifferenceVelocities } from '../anim/pose.js';
 import { DEFAULT_SCHEMA, type BoneRole, type FeatureSchema, paddedStride, schemaDims } from '../features/schema.js';
 import { findBoneRoles, type BoneRoles } from '../features/roles.js';
 import { estimateHipsForwardAxis, computeRootTrack, legRootJoint } from '../features/root.js';
@@ -11,10 +11,20 @@ import { mirrorClip, mirrorSetup } from '../features/mirror.js';
 import { symmetrizeJointFrames } from '../features/symmetric-frames.js';
 import { validateSchema } from '../features/schema-validate.js';
 import type { ClipRange, Database } from './database.js';
+import { isSupportedFrameRate, MAX_FPS, MIN_FPS } from '../anim/frame-rate.js';
+import { DatabaseBuildError } from './build-error.js';
+import { alignToFirstSkeleton } from './skeleton-match.js';
+import { chooseDatabaseFps, resampleClip, sameRate } from './resample.js';
+import { openLoop } from './loops.js';
+
+export { DatabaseBuildError } from './build-error.js';
+export { chooseDatabaseFps, resampleClip } from './resample.js';
 
 export interface SourceMotion {
   skeleton: Skeleton;
   clip: Clip;
+  /** Marks the clip as looping (true) or not (false), overriding clip.loop and BuildOptions.loops. */
+  loop?: boolean;
 }
 
 /**
@@ -36,55 +46,19 @@ export interface BuildOptions {
   fps?: number;
   contacts?: ContactOptions;
   tagRules?: TagRule[];
+  /**
+   * Globs (* and ?, case-insensitive) over clip names: matching clips loop. A looping clip's last
+   * frame flows into its first: its frames stay search candidates to the end, and features that
+   * look ahead continue into the next cycle. A loop that repeats its first pose as its last frame
+   * loses that frame (see loops.ts). SourceMotion.loop overrides.
+   */
+  loops?: string[];
   /** Called as work proceeds (done of total steps), e.g. for a progress bar. */
   onProgress?: (done: number, total: number, label: string) => void;
 }
 
-export class DatabaseBuildError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'DatabaseBuildError';
-  }
-}
-
-/** Throws unless every source uses the first source's joint names and hierarchy. */
-export function checkSameSkeleton(sources: readonly SourceMotion[]): void {
-  const ref = sources[0].skeleton;
-  for (const s of sources) {
-    const sk = s.skeleton;
-    const same = sk.names.length === ref.names.length && sk.names.every((n, i) => n === ref.names[i] && sk.parents[i] === ref.parents[i]);
-    if (!same) {
-      throw new DatabaseBuildError(
-        `${s.clip.source}: its skeleton (${sk.names.length} joints: ${sk.names.slice(0, 6).join(', ')}...) differs from ${sources[0].clip.source} ` +
-        `(${ref.names.length} joints: ${ref.names.slice(0, 6).join(', ')}...): a database holds one skeleton; build separate databases or retarget first`,
-      );
-    }
-  }
-}
-
-/** The rate every clip shares, else the highest (clips are resampled to it). */
-export function chooseDatabaseFps(clips: readonly Clip[]): number {
-  const rates = clips.map((c) => c.fps);
-  const first = rates[0];
-  if (rates.every((r) => Math.abs(r - first) < 1e-9 * first)) return first;
-  return Math.max(...rates);
-}
-
-/** Resamples a clip to `fps` by pose sampling (slerp/lerp); returns the clip itself when already there. */
-export function resampleClip(clip: Clip, fps: number, joints: number): Clip {
-  if (Math.abs(clip.fps - fps) < 1e-9 * fps) return clip;
-  const duration = (clip.frameCount - 1) / clip.fps;
-  const frames = Math.max(1, Math.floor(duration * fps + 1e-9) + 1);
-  const rot = new Float64Array(frames * joints * 4), pos = new Float64Array(frames * joints * 3);
-  const r = new Float64Array(joints * 4), p = new Float64Array(joints * 3);
-  for (let f = 0; f < frames; f++) {
-    sampleClipPose(clip, f / fps, 'clamp', r, p);
-    rot.set(r, f * joints * 4); pos.set(p, f * joints * 3);
-  }
-  return { ...clip, fps, frameCount: frames, rotations: rot, translations: pos };
-}
-
-function globToRegExp(glob: string): RegExp {
+/** A case-insensitive matcher for a clip-name glob (* any run, ? one character). */
+export function globToRegExp(glob: string): RegExp {
   const esc = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
   return new RegExp(`^${esc}$`, 'i');
 }
@@ -92,46 +66,63 @@ function globToRegExp(glob: string): RegExp {
 interface WorkClip {
   clip: Clip;
   mirrored: boolean;
+  /** The source's own rate when it was resampled. */
+  sourceFps: number | undefined;
   worldRot: Float64Array;
   worldPos: Float64Array;
 }
 
+/** Each source's clip with its loop flag: SourceMotion.loop, else clip.loop or a matching glob. */
+function markLoops(sources: readonly SourceMotion[], globs: readonly string[]): Clip[] {
+  const res = globs.map(globToRegExp);
+  return sources.map((s) => {
+    const loop = s.loop ?? (s.clip.loop || res.some((re) => re.test(s.clip.name)));
+    return loop === s.clip.loop ? s.clip : { ...s.clip, loop };
+  });
+}
+
 /**
- * Builds a motion matching database from clips that share one skeleton: forward kinematics,
- * root track, features, contacts, candidate flags, tags, normalisation.
+ * Builds a motion matching database from clips that share one skeleton (files listing the joints
+ * in another order are matched by name): loops, one frame rate (resampling the others), forward
+ * kinematics, root track, features, contacts, candidate flags, tags, normalisation.
  */
 export function buildDatabase(sources: readonly SourceMotion[], options: BuildOptions = {}): Database {
   if (sources.length === 0) throw new DatabaseBuildError('no clips to build from');
-  checkSameSkeleton(sources);
+  for (const s of sources) {
+    if (!isSupportedFrameRate(s.clip.fps)) throw new DatabaseBuildError(`${s.clip.source}: clip '${s.clip.name}' runs at ${s.clip.fps} fps; supported rates are ${MIN_FPS} to ${MAX_FPS} fps`);
+  }
+  const aligned = alignToFirstSkeleton(sources);
   const schema = options.schema ?? DEFAULT_SCHEMA;
   validateSchema(schema);
   const J = sources[0].skeleton.names.length;
-  const fps = options.fps ?? chooseDatabaseFps(sources.map((s) => s.clip));
-  if (!(fps > 0 && Number.isFinite(fps))) throw new DatabaseBuildError(`invalid database rate ${fps}`);
+  const roles: BoneRoles = findBoneRoles(sources[0].skeleton, options.bones, sources[0].clip.source);
+  const clips = markLoops(aligned, options.loops ?? []).map((c) => openLoop(c, sources[0].skeleton, roles.hips));
+  const fps = options.fps ?? chooseDatabaseFps(clips);
+  if (!isSupportedFrameRate(fps)) throw new DatabaseBuildError(`invalid database rate ${fps} fps: supported rates are ${MIN_FPS} to ${MAX_FPS} fps`);
   const contactOpts = options.contacts ?? DEFAULT_CONTACT_OPTIONS;
   const progress = options.onProgress ?? (() => {});
 
-  const resampled = sources.map((s) => resampleClip(s.clip, fps, J));
+  const resampled = clips.map((c) => resampleClip(c, fps, J));
+  const sourceFps = clips.map((c) => (sameRate(c.fps, fps) ? undefined : c.fps));
   // Mirrored copies are only blendable with the originals when left and right joint frames mirror
   // each other; re-express the right side first where the rig does not (world poses unchanged).
   const sym = options.mirror ? symmetrizeJointFrames(sources[0].skeleton, resampled) : null;
   const skeleton = sym ? sym.skeleton : sources[0].skeleton;
   const base = sym ? sym.clips : resampled;
-  const roles: BoneRoles = findBoneRoles(skeleton, options.bones);
   const groupBones = schemaGroupBones(schema, skeleton, roles);
   const setup = options.mirror ? mirrorSetup(skeleton, base) : null;
-  const all: Array<{ clip: Clip; mirrored: boolean }> = base.map((clip) => ({ clip, mirrored: false }));
-  if (setup) for (const clip of base) all.push({ clip: mirrorClip(skeleton, clip, setup), mirrored: true });
+  const all: Array<{ clip: Clip; mirrored: boolean; sourceFps: number | undefined }> = base.map((clip, i) => ({ clip, mirrored: false, sourceFps: sourceFps[i] }));
+  if (setup) base.forEach((clip, i) => all.push({ clip: mirrorClip(skeleton, clip, setup), mirrored: true, sourceFps: sourceFps[i] }));
   const total = 2 * all.length;
   let done = 0;
 
   // Pass 1: forward kinematics of every clip.
-  const work: WorkClip[] = all.map(({ clip, mirrored }) => {
+  const work: WorkClip[] = all.map(({ clip, mirrored, sourceFps }) => {
     const worldRot = new Float64Array(clip.frameCount * J * 4);
     const worldPos = new Float64Array(clip.frameCount * J * 3);
     worldTransformsOfFrames(skeleton.parents, clip.rotations, clip.translations, clip.frameCount, worldRot, worldPos);
     progress(++done, total, clip.name);
-    return { clip, mirrored, worldRot, worldPos };
+    return { clip, mirrored, sourceFps, worldRot, worldPos };
   });
 
   // The hips' forward axis, estimated once per handedness over all frames so that every clip's
@@ -191,7 +182,9 @@ export function buildDatabase(sources: readonly SourceMotion[], options: BuildOp
     db.translations.set(w.clip.translations, start * J * 3);
     db.rootPositions.set(rootPos, start * 3);
     db.rootRotations.set(rootRot, start * 4);
-    for (let f = 0; f < F; f++) db.candidates[start + f] = f < F - margin ? 1 : 0;
+    // A loop has no end to avoid: its last frames flow into its first.
+    const endMargin = w.clip.loop ? 0 : margin;
+    for (let f = 0; f < F; f++) db.candidates[start + f] = f < F - endMargin ? 1 : 0;
     const matching = rules.filter((r) => r.re.test(w.clip.name));
     const tags = [...new Set([...w.clip.tags, ...matching.filter((r) => !r.ranged).map((r) => r.tag)])];
     for (const r of matching.filter((m) => m.ranged)) {
@@ -199,6 +192,7 @@ export function buildDatabase(sources: readonly SourceMotion[], options: BuildOp
       if (b > a) rangeTags.push({ tag: r.tag, start: start + a, end: start + b });
     }
     const range: ClipRange = { name: w.clip.name, source: w.clip.source, start, count: F, loop: w.clip.loop, mirrored: w.mirrored, tags };
+    if (w.sourceFps !== undefined) range.sourceFps = w.sourceFps;
     db.clips.push(range);
     start += F;
     progress(++done, total, w.clip.name);

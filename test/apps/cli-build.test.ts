@@ -1,7 +1,23 @@
 import { describe, it, expect, beforeAll } from 'vitest';
-import { readFileSync, writeFileSync, statSync } from 'node:fs';
+import { readFileSync, writeFileSync, statSync, lstatSync, mkdirSync, readdirSync, symlinkSync, existsSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { runCli, tempDir, HAS_MOCAP, MOCAP_DIR } from '../helpers/cli.js';
+import { runCli, tempDir, HAS_MOCAP, MOCAP_DIR, type CliResult } from '../helpers/cli.js';
+import { bipedBvh } from '../import/bvh-fixtures.js';
+import { RIG_CONVENTIONS, skeletonOfRows, walkClip } from '../features/rig-conventions.js';
+import { writeBvh } from '../../src/import/bvh-write.js';
+
+/** runCli, timed: every refusal below must come well within 10 s. */
+function runTimed(args: string[]): CliResult & { ms: number } {
+  const t0 = performance.now();
+  const r = runCli(args, { timeoutMs: 20_000 });
+  return { ...r, ms: performance.now() - t0 };
+}
+
+/** Files (recursively, names relative to dir) present in dir. */
+function listing(dir: string): string[] {
+  return (readdirSync(dir, { recursive: true }) as string[]).sort();
+}
 
 describe('motionmatch build / info (built-in data)', () => {
   const dir = tempDir();
@@ -74,6 +90,149 @@ describe('motionmatch build / info (built-in data)', () => {
   });
 });
 
+describe('motionmatch build refuses hostile input with one line, exit 1, nothing left behind', () => {
+  const dir = tempDir();
+  const walk = join(dir, 'walk.bvh');
+  writeFileSync(walk, bipedBvh(40));
+
+  /** Runs a build expected to fail; checks exit 1, the time, one stderr line, and that no file appeared. */
+  function refused(args: string[], message: RegExp): string {
+    const before = listing(dir);
+    const r = runTimed(['build', ...args]);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.ms).toBeLessThan(10_000);
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).not.toMatch(/at .*\.js:\d+/);
+    expect(listing(dir)).toEqual(before);
+    return r.stderr;
+  }
+
+  it('the fixture builds (so the refusals below are about the hostile part)', () => {
+    const r = runCli(['build', walk, '--out', join(dir, 'ok.mmdb'), '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).clips).toBe(1);
+  });
+
+  it('frame times that mean absurd rates, at the file and line', () => {
+    for (const ft of ['1e-7', '1e-9', '1e-300', '1e300']) {
+      const bad = join(dir, `ft-${ft}.bvh`);
+      const text = bipedBvh(40).replace(/Frame Time:[^\n]*/, `Frame Time: ${ft}`);
+      writeFileSync(bad, text);
+      const line = text.split('\n').findIndex((l) => l.startsWith('Frame Time:')) + 1;
+      refused([bad, '--out', join(dir, 'x.mmdb')], new RegExp(`ft-${ft.replace(/[.-]/g, '\\$&')}\\.bvh:${line}: .*supported rates are 1 to 1000 fps`));
+    }
+  });
+
+  it('a FIFO or a device named as a BVH file', () => {
+    const fifo = join(dir, 'pipe.bvh');
+    if (spawnSync('mkfifo', [fifo]).status === 0) refused([fifo, '--out', join(dir, 'x.mmdb')], /pipe\.bvh': it is a FIFO/);
+    if (existsSync('/dev/zero')) {
+      const link = join(dir, 'zero.bvh');
+      symlinkSync('/dev/zero', link);
+      refused([link, '--out', join(dir, 'x.mmdb')], /zero\.bvh': it is a device/);
+    }
+  });
+
+  it('--out onto a device, a link or into a missing folder is refused before any work', () => {
+    if (existsSync('/dev/null')) {
+      refused([walk, '--out', '/dev/null'], /cannot write database file '\/dev\/null': it exists and is a device/);
+      expect(statSync('/dev/null').isCharacterDevice()).toBe(true);
+    }
+    const link = join(dir, 'link.mmdb');
+    symlinkSync(join(dir, 'target.mmdb'), link);
+    refused([walk, '--out', link], /link\.mmdb': it exists and is a symbolic link/);
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(existsSync(join(dir, 'target.mmdb'))).toBe(false);
+    refused([walk, '--out', join(dir, 'no', 'such', 'x.mmdb')], /folder '.*no\/such' does not exist/);
+    const before = readFileSync(walk, 'utf8');
+    refused([walk, '--out', walk], /walk\.bvh': it is the input file/);
+    expect(readFileSync(walk, 'utf8')).toBe(before);
+  });
+
+  it('a skeleton without hips: the file and a handful of joints, not all of them', () => {
+    const parts = ['HIERARCHY', 'ROOT j0', '{', 'OFFSET 0 0 0', 'CHANNELS 3 Xposition Yposition Zposition'];
+    const depth = 2000;
+    for (let i = 1; i < depth; i++) parts.push(`JOINT j${i}`, '{', 'OFFSET 0 0.1 0', 'CHANNELS 1 Zrotation');
+    for (let i = 0; i < depth; i++) parts.push('}');
+    parts.push('MOTION', 'Frames: 2', 'Frame Time: 0.0333333', ...[0, 1].map(() => ['0 0 0', ...new Array(depth - 1).fill('1')].join(' ')));
+    const deep = join(dir, 'deep.bvh');
+    writeFileSync(deep, parts.join('\n') + '\n');
+    const msg = refused([deep, '--out', join(dir, 'x.mmdb')], /deep\.bvh: cannot find the hips bone/);
+    expect(msg).toMatch(/\.\.\. and 1,99\d more/);
+    expect(msg.length).toBeLessThan(400);
+  });
+
+  it("a folder link to '..' is skipped with a warning: the build reads only the named folder", () => {
+    const inner = join(dir, 'inner');
+    mkdirSync(inner);
+    writeFileSync(join(inner, 'walk.bvh'), bipedBvh(40));
+    symlinkSync('..', join(inner, 'up'));
+    writeFileSync(join(dir, 'broken.bvh'), 'not a BVH file'); // would fail the build if it were read
+    const r = runCli(['build', inner, '--out', join(dir, 'inner.mmdb'), '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe(`motionmatch build: skipped ${join(inner, 'up')}: a link leading outside '${inner}'\n`);
+    const out = JSON.parse(r.stdout);
+    expect(out.clips).toBe(1);
+    expect(out.skipped).toEqual([{ path: join(inner, 'up'), reason: `a link leading outside '${inner}'` }]);
+  });
+});
+
+describe('motionmatch build: rates, loops and rigs without options', () => {
+  const dir = tempDir();
+
+  it('resamples files at other rates to one rate and says so (text and --json)', () => {
+    const folder = join(dir, 'rates');
+    mkdirSync(folder);
+    writeFileSync(join(folder, 'a30.bvh'), bipedBvh(61, 30));
+    writeFileSync(join(folder, 'b60.bvh'), bipedBvh(121, 60));
+    writeFileSync(join(folder, 'c24.bvh'), bipedBvh(49, 24));
+    writeFileSync(join(folder, 'd24.bvh'), bipedBvh(49, 24));
+    const text = runCli(['build', folder, '--out', join(dir, 'rates.mmdb'), '--fps', '30']);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toContain('resampled 1 clip from 60 fps to 30 fps\nresampled 2 clips from 24 fps to 30 fps\n');
+    const json = runCli(['build', folder, '--out', join(dir, 'rates.mmdb'), '--json']);
+    expect(json.code, json.stderr).toBe(0);
+    const r = JSON.parse(json.stdout);
+    expect(r.fps).toBe(60);
+    expect(r.resampled).toEqual([{ from: 30, to: 60, clips: 1 }, { from: 24, to: 60, clips: 2 }]);
+    const same = JSON.parse(runCli(['build', join(folder, 'a30.bvh'), '--out', join(dir, 'one.mmdb'), '--json']).stdout);
+    expect(same.resampled).toEqual([]);
+  });
+
+  it('--loop GLOB marks looping clips (every frame a candidate) and warns about a glob that matches nothing', () => {
+    const folder = join(dir, 'loops');
+    mkdirSync(folder);
+    writeFileSync(join(folder, 'walk_loop.bvh'), bipedBvh(40));
+    writeFileSync(join(folder, 'stop.bvh'), bipedBvh(40));
+    const r = runCli(['build', folder, '--out', join(dir, 'loops.mmdb'), '--loop', '*_loop', '--loop', 'nothing*', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe('motionmatch build: --loop nothing* matches no clip name\n');
+    const out = JSON.parse(r.stdout);
+    expect(out.loops).toBe(1);
+    expect(out.candidates).toBe(40 + 40 - 10); // the loop keeps all 40, the other loses 1/3 s
+    const plain = JSON.parse(runCli(['build', folder, '--out', join(dir, 'loops.mmdb'), '--json']).stdout);
+    expect([plain.loops, plain.candidates]).toEqual([0, 60]);
+    const text = runCli(['build', folder, '--out', join(dir, 'loops.mmdb'), '--loop', 'WALK*']);
+    expect(text.stdout).toContain('1 looping clip\n');
+    expect(runCli(['build', '--help']).stdout).toContain('--loop GLOB');
+    expect(runCli(['build', folder, '--out', join(dir, 'x.mmdb'), '--loop', '']).code).toBe(2);
+  });
+
+  it('a file in every naming convention builds mirrored without --bones', () => {
+    const folder = join(dir, 'rigs');
+    mkdirSync(folder);
+    RIG_CONVENTIONS.forEach((c, i) => {
+      const file = join(folder, `rig${i}.bvh`);
+      const s = skeletonOfRows(c.rows);
+      writeFileSync(file, writeBvh(s, walkClip(s, `rig${i}`)));
+      const r = runCli(['build', file, '--mirror', '--out', join(dir, `rig${i}.mmdb`), '--json']);
+      expect(r.code, `${c.label}: ${r.stderr}`).toBe(0);
+      expect(JSON.parse(r.stdout).clips, c.label).toBe(2);
+    });
+  });
+});
+
 describe.skipIf(!HAS_MOCAP)('motionmatch build on the real bench set', () => {
   const dir = tempDir();
   it('counts 137 clips and 20,464 frames, 40,928 mirrored, and info agrees', () => {
@@ -88,5 +247,13 @@ describe.skipIf(!HAS_MOCAP)('motionmatch build on the real bench set', () => {
     const info = JSON.parse(runCli(['info', join(dir, 'bm.mmdb'), '--json']).stdout);
     expect([info.clips, info.frames, info.bytes]).toEqual([274, 40928, m.bytes]);
     console.log(`bench set build: ${p.seconds.total} s plain, ${m.seconds.total} s mirrored`);
+  });
+
+  it('bench plus locomotion, mirrored, without --bones: one skeleton, 169 clips, 338 with mirrors', () => {
+    const r = runCli(['build', join(MOCAP_DIR, 'bench'), join(MOCAP_DIR, 'locomotion'), '--mirror', '--out', join(dir, 'bl.mmdb'), '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect([out.clips, out.frames, out.fps, out.joints]).toEqual([338, 2 * (20464 + 4819), 30, 22]);
+    expect(out.resampled).toEqual([]);
   });
 });

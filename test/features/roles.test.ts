@@ -84,6 +84,20 @@ describe('bone roles by name', () => {
     expect(msg).toContain('--bones');
   });
 
+  it('a deep skeleton without hips: one line naming the file and only a few joints', () => {
+    const rows: Array<[string, string | null]> = [['j0', null]];
+    for (let i = 1; i < 3000; i++) rows.push([`j${i}`, `j${i - 1}`]);
+    let err: unknown;
+    try { findBoneRoles(skeletonFrom(rows), {}, 'deep.bvh'); } catch (e) { err = e; }
+    expect(err).toBeInstanceOf(BoneRoleError);
+    const msg = (err as Error).message;
+    expect(msg).toMatch(/^deep\.bvh: cannot find the hips bone/);
+    expect(msg).not.toContain('\n');
+    expect(msg).toContain('j0, j1, j2, j3, j4, j5, j6, j7, ... and 2,992 more');
+    expect(msg).toContain('--bones hips=');
+    expect(msg.length).toBeLessThan(300);
+  });
+
   it('takes overrides, and rejects overrides naming no joint', () => {
     const s = skeletonFrom([['Body', null], ['LegA', 'Body'], ['LegB', 'Body']]);
     const roles = findBoneRoles(s, parseBoneOverrides('hips=Body,leftFoot=LegA,rightFoot=LegB'));

@@ -1,91 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, writeFileSync, rmSync, symlinkSync, existsSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join, relative } from 'node:path';
 import { parseBvh, parseBvhNumber, bvhClipName, BVH_UNIT_SCALES } from '../../src/import/bvh.js';
-import type { BvhImport, BvhParseOptions } from '../../src/import/bvh.js';
 import { BvhError } from '../../src/import/errors.js';
-import { readBvhFile, listBvhFiles } from '../../src/import/bvh-node.js';
+import { readBvhFile, listBvhFiles, BVH_MAX_FILE_BYTES, type SkippedBvhEntry } from '../../src/import/bvh-node.js';
+import { FileAccessError } from '../../src/util/files-node.js';
 import { validateSkeleton } from '../../src/anim/skeleton.js';
 import { worldPositionsOfFrames } from '../../src/anim/pose.js';
 import { quatFromEulerOrder, quatMultiply } from '../../src/math/quat.js';
-
-// A small valid file. Line numbers (1-based) used by the error tests:
-//  1 HIERARCHY, 2 ROOT Hips, 5 root CHANNELS, 6 JOINT Spine, 8 Spine OFFSET, 9 Spine CHANNELS,
-// 10 End Site, 12 its OFFSET, 13 its '}', 19 JOINT LeftLeg, 29 root '}', 30 MOTION, 31 Frames,
-// 32 Frame Time, 33-34 frames (15 values each).
-const MINI_LINES = [
-  'HIERARCHY',
-  'ROOT Hips',
-  '{',
-  '  OFFSET 0 90 0',
-  '  CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation',
-  '  JOINT Spine',
-  '  {',
-  '    OFFSET 0 10 0',
-  '    CHANNELS 3 Zrotation Xrotation Yrotation',
-  '    End Site',
-  '    {',
-  '      OFFSET 0 60 0',
-  '    }',
-  '  }',
-  '  JOINT LeftUpLeg',
-  '  {',
-  '    OFFSET 10 0 0',
-  '    CHANNELS 3 Zrotation Xrotation Yrotation',
-  '    JOINT LeftLeg',
-  '    {',
-  '      OFFSET 0 -45 0',
-  '      CHANNELS 3 Zrotation Xrotation Yrotation',
-  '      End Site',
-  '      {',
-  '        OFFSET 0 -45 0',
-  '      }',
-  '    }',
-  '  }',
-  '}',
-  'MOTION',
-  'Frames: 2',
-  'Frame Time: 0.0333333',
-  '1 90 2 10 20 30 0 0 0 5 -5 15 90 0 0',
-  '1.5 91 2.5 -10 -20 -30 1 2 3 4 5 6 0 90 0',
-];
-const MINI = MINI_LINES.join('\n') + '\n';
-
-/** MINI with line `n` (1-based) replaced by `text` (undefined deletes it; an array inserts several). */
-function withLine(n: number, text: string | string[] | undefined): string {
-  const lines = MINI_LINES.slice();
-  if (text === undefined) lines.splice(n - 1, 1);
-  else lines.splice(n - 1, 1, ...(Array.isArray(text) ? text : [text]));
-  return lines.join('\n') + '\n';
-}
-
-function expectBvhError(text: string, line: number, reason: RegExp, options: BvhParseOptions = {}): BvhError {
-  let caught: unknown;
-  try {
-    parseBvh(text, { file: 'bad.bvh', ...options });
-  } catch (e) {
-    caught = e;
-  }
-  expect(caught, 'expected a BvhError').toBeInstanceOf(BvhError);
-  const err = caught as BvhError;
-  expect(err.reason).toMatch(reason);
-  expect(err.line).toBe(line);
-  expect(err.file).toBe('bad.bvh');
-  expect(err.message).toBe(`bad.bvh:${line}: ${err.reason}`);
-  return err;
-}
-
-/** All rotations unit length and finite, all translations finite. */
-function expectFinitePose(r: BvhImport): void {
-  const { rotations, translations } = r.clip;
-  for (let i = 0; i < translations.length; i++) expect(Number.isFinite(translations[i])).toBe(true);
-  for (let i = 0; i < rotations.length; i += 4) {
-    const n = Math.hypot(rotations[i], rotations[i + 1], rotations[i + 2], rotations[i + 3]);
-    expect(Math.abs(n - 1)).toBeLessThan(1e-12);
-  }
-}
+import { MINI, MINI_LINES, withLine, expectBvhError, expectFinitePose } from './bvh-fixtures.js';
 
 const DEG = Math.PI / 180;
 
@@ -580,67 +506,6 @@ describe('parseBvhNumber', () => {
   });
 });
 
-describe('parseBvh: fuzz (random mutations never crash, never yield NaN)', () => {
-  const tokens = MINI.split(/(\s+)/);
-  const vocabulary = ['{', '}', 'JOINT', 'ROOT', 'End', 'Site', 'OFFSET', 'CHANNELS', 'MOTION', 'Frames:', 'Frame', 'Time:', '6', '3', '0', '-1', '1e308', '1e9', 'Xrotation', 'Yposition', 'nan', '\n', '\r', ' ', '\t', '.', 'x'];
-  const flipChars = ['0', '1', '9', '.', '-', '+', 'e', 'E', 'x', ' ', '\n', '\r', '\t', '{', '}', ':', 'n', 'a', '\u0000', '\ufeff'];
-
-  const mutation = fc.oneof(
-    fc.nat(MINI.length).map((n) => MINI.slice(0, n)),
-    fc.array(fc.tuple(fc.nat(MINI.length - 1), fc.constantFrom(...flipChars)), { minLength: 1, maxLength: 6 }).map((flips) => {
-      const a = [...MINI];
-      for (const [i, c] of flips) a[i] = c;
-      return a.join('');
-    }),
-    fc.array(fc.tuple(fc.nat(MINI.length - 1), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 4 }).map((flips) => {
-      const a = [...MINI];
-      for (const [i, c] of flips) a[i] = String.fromCharCode(c);
-      return a.join('');
-    }),
-    fc.array(fc.nat(tokens.length - 1), { minLength: 1, maxLength: 4 }).map((dels) => {
-      const t = tokens.slice();
-      for (const d of dels) t[d] = '';
-      return t.join('');
-    }),
-    fc.array(fc.tuple(fc.nat(tokens.length - 1), fc.constantFrom(...vocabulary)), { minLength: 1, maxLength: 4 }).map((ins) => {
-      const t = tokens.slice();
-      for (const [i, w] of ins) t[i] = `${t[i]} ${w} `;
-      return t.join('');
-    }),
-    fc.tuple(fc.nat(MINI.length), fc.nat(MINI.length)).map(([a, b]) => MINI.slice(0, Math.min(a, b)) + MINI.slice(Math.max(a, b))),
-  );
-
-  it('either parses to a finite pose or throws BvhError', () => {
-    let parsed = 0, rejected = 0;
-    fc.assert(fc.property(mutation, fc.constantFrom<'replace' | 'add'>('replace', 'add'), fc.constantFrom<number | 'auto'>('auto', 0.01), (text, translationMode, scale) => {
-      let r: BvhImport;
-      try {
-        r = parseBvh(text, { file: 'fuzz.bvh', translationMode, scale });
-      } catch (e) {
-        if (!(e instanceof BvhError)) throw e;
-        const lines = text.split(/\r\n|\r|\n/).length;
-        expect(e.line).toBeGreaterThanOrEqual(1);
-        expect(e.line).toBeLessThanOrEqual(lines);
-        expect(e.reason.length).toBeGreaterThan(0);
-        rejected++;
-        return;
-      }
-      parsed++;
-      validateSkeleton(r.skeleton);
-      expectFinitePose(r);
-      const J = r.skeleton.names.length;
-      expect(r.clip.rotations.length).toBe(r.clip.frameCount * J * 4);
-      expect(r.clip.translations.length).toBe(r.clip.frameCount * J * 3);
-      expect(Number.isFinite(r.clip.fps) && r.clip.fps > 0).toBe(true);
-      const w = new Float64Array(r.clip.frameCount * J * 3);
-      worldPositionsOfFrames(r.skeleton.parents, r.clip.rotations, r.clip.translations, r.clip.frameCount, w);
-      for (let i = 0; i < w.length; i++) expect(Number.isFinite(w[i])).toBe(true);
-    }), { numRuns: 4000 });
-    expect(parsed).toBeGreaterThan(0);
-    expect(rejected).toBeGreaterThan(0);
-  });
-});
-
 describe('bvh-node: readBvhFile and listBvhFiles', () => {
   it('reads files with the path in errors, lists .bvh files recursively and sorted', () => {
     const dir = mkdtempSync(join(tmpdir(), 'mm-bvh-'));
@@ -661,7 +526,95 @@ describe('bvh-node: readBvhFile and listBvhFiles', () => {
       expect(() => readBvhFile(files[2])).toThrow(`${files[2]}:33: non-numeric motion value 'oops'`);
       expect(() => listBvhFiles([join(dir, 'missing')])).toThrow(/no such file or folder: .*missing/);
       expect(() => listBvhFiles([join(dir, 'notes.txt')])).toThrow(/not a .bvh file/);
-      expect(() => readBvhFile(join(dir, 'missing.bvh'))).toThrow(/BVH file not found/);
+      expect(() => readBvhFile(join(dir, 'missing.bvh'))).toThrow(`cannot read BVH file '${join(dir, 'missing.bvh')}': no such file`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('readBvhFile refuses FIFOs, devices, folders and oversized files before reading', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mm-bvh-'));
+    try {
+      const fifo = join(dir, 'pipe.bvh');
+      const made = spawnSync('mkfifo', [fifo]).status === 0;
+      const t0 = performance.now();
+      if (made) expect(() => readBvhFile(fifo)).toThrow(`cannot read BVH file '${fifo}': it is a FIFO (named pipe), not a regular file`);
+      expect(performance.now() - t0).toBeLessThan(1000);
+      if (existsSync('/dev/zero')) expect(() => readBvhFile('/dev/zero')).toThrow(/it is a device, not a regular file/);
+      mkdirSync(join(dir, 'folder.bvh'));
+      expect(() => readBvhFile(join(dir, 'folder.bvh'))).toThrow(/it is a directory/);
+      writeFileSync(join(dir, 'big.bvh'), MINI);
+      const err = (() => { try { readBvhFile(join(dir, 'big.bvh'), { maxBytes: 100 }); } catch (e) { return e; } })();
+      expect(err).toBeInstanceOf(FileAccessError);
+      expect((err as FileAccessError).message).toMatch(/big\.bvh'.*larger than the 100 bytes/);
+      expect(readBvhFile(join(dir, 'big.bvh'), { maxBytes: MINI.length, scale: 0.01 }).clip.frameCount).toBe(2);
+      expect(BVH_MAX_FILE_BYTES).toBeGreaterThanOrEqual(64 * 1024 * 1024);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('bvh-node: listBvhFiles never leaves the folder it was given', () => {
+  /** dir/inner: a.bvh, sub/b.bvh, plus links; dir/outside.bvh lies outside `inner`. */
+  function tree(): { dir: string; inner: string } {
+    const dir = mkdtempSync(join(tmpdir(), 'mm-bvh-links-'));
+    const inner = join(dir, 'inner');
+    mkdirSync(join(inner, 'sub'), { recursive: true });
+    writeFileSync(join(inner, 'a.bvh'), MINI);
+    writeFileSync(join(inner, 'sub', 'b.bvh'), MINI);
+    writeFileSync(join(dir, 'outside.bvh'), MINI);
+    return { dir, inner };
+  }
+
+  it("skips links to '..', to '/' and to files outside, and reports each", () => {
+    const { dir, inner } = tree();
+    try {
+      symlinkSync('..', join(inner, 'up'));
+      symlinkSync('/', join(inner, 'fsroot'));
+      symlinkSync(join(dir, 'outside.bvh'), join(inner, 'outside-link.bvh'));
+      const skipped: SkippedBvhEntry[] = [];
+      const files = listBvhFiles([inner], { onSkip: (s) => skipped.push(s) });
+      expect(files).toEqual([join(inner, 'a.bvh'), join(inner, 'sub', 'b.bvh')]);
+      expect(skipped.map((s) => [basename(s.path), s.reason]).sort()).toEqual([
+        ['fsroot', `a link leading outside '${inner}'`],
+        ['outside-link.bvh', `a link leading outside '${inner}'`],
+        ['up', `a link leading outside '${inner}'`],
+      ]);
+      // Without a callback the links are still left out.
+      expect(listBvhFiles([inner])).toEqual(files);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('follows links that stay inside, lists each file once, survives loops and broken links', () => {
+    const { dir, inner } = tree();
+    try {
+      symlinkSync('sub', join(inner, 'alias'));            // a folder link inside: followed once
+      symlinkSync('.', join(inner, 'sub', 'loop'));        // a loop back up
+      symlinkSync('a.bvh', join(inner, 'again.bvh'));      // a second name for a.bvh
+      symlinkSync('missing.bvh', join(inner, 'broken.bvh'));
+      const skipped: SkippedBvhEntry[] = [];
+      const files = listBvhFiles([inner], { onSkip: (s) => skipped.push(s) });
+      // 'alias' sorts before 'sub', so b.bvh is listed under the alias and once only.
+      expect(files).toEqual([join(inner, 'a.bvh'), join(inner, 'alias', 'b.bvh')]);
+      expect(skipped.map((s) => [basename(s.path), s.reason])).toEqual([
+        ['again.bvh', `the same file as '${join(inner, 'a.bvh')}'`],
+        ['broken.bvh', 'a broken link'],
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a named folder that is itself a link is followed (its target is the boundary)', () => {
+    const { dir, inner } = tree();
+    try {
+      symlinkSync(inner, join(dir, 'named'));
+      expect(listBvhFiles([join(dir, 'named')])).toEqual([join(dir, 'named', 'a.bvh'), join(dir, 'named', 'sub', 'b.bvh')]);
+      // Naming the outer folder covers everything below it, inner links included.
+      expect(listBvhFiles([dir]).map((f) => relative(dir, f))).toEqual([join('inner', 'a.bvh'), join('inner', 'sub', 'b.bvh'), 'outside.bvh']);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
