@@ -3,7 +3,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli, tempDir, HAS_MOCAP, MOCAP_DIR, MOCAP_SKIP_REASON } from '../helpers/cli.js';
 import { retimeSchedule, retimeClip, enlargeSources, resolveMocapDir } from '../../src/bench/datasets.js';
-import { candidateRuns, costsAgree, median, percentile } from '../../src/bench/search-bench.js';
+import { candidateRuns, costsAgree, median, percentile, MIN_QUERIES } from '../../src/bench/search-bench.js';
 import { escapeXml } from '../../src/bench/svg-chart.js';
 import type { Clip } from '../../src/anim/clip.js';
 import type { Skeleton } from '../../src/anim/skeleton.js';
@@ -123,8 +123,13 @@ describe('motionmatch bench --quick (built-in database)', () => {
       const ref = report.rows.filter((r) => r.sigma === sigma && r.reference);
       expect(ref.map((r) => [r.backend, r.method, r.speedupVsJsBrute])).toEqual([['js', 'brute', 1]]);
     }
-    // quick: every row covers all 30 queries and is checked against all of them
-    for (const r of report.rows) expect([r.queries, r.checked]).toEqual([30, 30]);
+    // quick: every row times at least MIN_QUERIES of the 30 queries (its time budget may end it early on a
+    // loaded machine) and checks every query it timed against the reference
+    for (const r of report.rows) {
+      expect(r.queries).toBeGreaterThanOrEqual(MIN_QUERIES);
+      expect(r.queries).toBeLessThanOrEqual(30);
+      expect(r.checked).toBe(r.queries);
+    }
     const b = report.build.builtin;
     expect(b.frames).toBe(report.rows[0].frames);
     expect(b.kdtreeMs).toBeGreaterThan(0);

@@ -121,7 +121,7 @@ describe('checkDatabaseConsistency on hostile shapes', () => {
     const ms = performance.now() - t0;
     expect(back.schema.groups[0].bones!.length).toBe(J - 1);
     console.log(`[check] ${J} joints x ${J - 1} schema bones: check + encode + decode ${ms.toFixed(0)} ms`);
-    expect(ms).toBeLessThan(5000); // a quadratic lookup takes minutes here
+    expect(ms).toBeLessThan(60_000); // a hang guard, not a speed target: a quadratic lookup takes many minutes here
   });
 
   it('refuses a joint whose name JavaScript objects already have as a schema bone', () => {

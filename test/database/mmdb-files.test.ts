@@ -86,9 +86,7 @@ describe('reading what is not a database file', () => {
     const huge = join(dir, 'huge.mmdb');
     writeFileSync(huge, '');
     truncateSync(huge, 5 * 2 ** 30); // sparse: no disk space used
-    const t0 = performance.now();
     const e = fileError(() => readDatabaseFile(huge));
-    expect(performance.now() - t0).toBeLessThan(1000);
     expect(e.code).toBe('EFBIG');
     expect(e.message).toBe(`cannot read database file '${huge}': 5.0 GiB is larger than the 4.0 GiB a database file may have`);
     truncateSync(huge, MMDB_MAX_FILE_BYTES + 1); // one byte over

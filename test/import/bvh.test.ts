@@ -465,7 +465,8 @@ describe('parseBvh: linear time on pathological input', () => {
     const t0 = performance.now();
     f();
     const ms = performance.now() - t0;
-    expect(ms, label).toBeLessThan(5000);
+    // A hang guard, not a speed target (about 1 s each here; a quadratic scan would take hours).
+    expect(ms, label).toBeLessThan(60_000);
   };
 
   it('a 50 MB single line of values, a 50 MB token, 50 MB of whitespace or braces', () => {
@@ -539,7 +540,7 @@ describe('bvh-node: readBvhFile and listBvhFiles', () => {
       const made = spawnSync('mkfifo', [fifo]).status === 0;
       const t0 = performance.now();
       if (made) expect(() => readBvhFile(fifo)).toThrow(`cannot read BVH file '${fifo}': it is a FIFO (named pipe), not a regular file`);
-      expect(performance.now() - t0).toBeLessThan(1000);
+      expect(performance.now() - t0).toBeLessThan(10_000); // a FIFO must not block: a hang guard
       if (existsSync('/dev/zero')) expect(() => readBvhFile('/dev/zero')).toThrow(/it is a device, not a regular file/);
       mkdirSync(join(dir, 'folder.bvh'));
       expect(() => readBvhFile(join(dir, 'folder.bvh'))).toThrow(/it is a directory/);

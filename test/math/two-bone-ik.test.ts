@@ -188,18 +188,18 @@ describe('two-bone IK', () => {
     expect(() => solveTwoBoneIk(p.local, p.wp, p.wr, parents, 0, 2, 3, new Float64Array(3), scratch)).toThrow(RangeError);
   });
 
-  it('is fast (allocation-free inner loop)', () => {
+  it('solves 100,000 changing poses in a row with finite results (its speed is in `motionmatch bench --sections runtime`)', () => {
     const p = makePose(rng(8), 0.44, 0.43);
     const target = new Float64Array([p.wp[3] + 0.1, p.wp[4] - 0.7, p.wp[5] + 0.2]);
     const pole = new Float64Array([0, 0, 1]);
     const q = new Float64Array(4);
-    const t0 = performance.now();
     for (let i = 0; i < 100_000; i++) {
       quatFromAxisAngle(q, 0, 1, 0, 0, 0.001 * (i % 100));
       quatNormalize(p.local, 4, q, 0);
       solveTwoBoneIk(p.local, p.wp, p.wr, parents, 1, 2, 3, target, scratch, pole);
     }
-    expect(performance.now() - t0).toBeLessThan(2000);
+    expect(Array.from(p.local).every(Number.isFinite)).toBe(true);
+    expect(Array.from(p.wp).every(Number.isFinite)).toBe(true);
   });
 });
 
