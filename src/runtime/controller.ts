@@ -266,7 +266,8 @@ export class MotionMatchingController {
     }
     this.s[SEARCH_TIMER] -= dt;
     const clip = this.db.clips[this.rt.clipOf[this.frame]];
-    const atEnd = !this.db.candidates[this.frame] || this.frame + 1 >= clip.start + clip.count;
+    // A clip that does not loop is searched away from before it runs out; a looping one plays on.
+    const atEnd = !this.db.candidates[this.frame] || (!clip.loop && this.frame + 1 >= clip.start + clip.count);
     // (a tolerance: three 1/30 s steps must use up a 0.1 s interval despite rounding)
     this.wantsSearch = this.forceSearch || this.s[SEARCH_TIMER] <= 1e-6 || atEnd;
     if (!this.wantsSearch) return false;
