@@ -57,9 +57,15 @@ function queryValueError(raw: number, normalised: number, index: number, dim: nu
   const label = queryValueLabel(index, dim);
   if (!Number.isFinite(raw)) return new RangeError(`${label} is ${raw}: queries must be finite`);
   return new RangeError(
-    `${label} is ${raw}, which normalises to ${normalised.toPrecision(4)}: outside the float32 range (±${FLOAT32_MAX.toPrecision(3)}); ` +
-    'queries must stay within float32 range once normalised',
+    `${label} is ${short(raw)}${normalised === raw ? '' : `, which normalises to ${short(normalised)}`}: outside the float32 range ` +
+    `(±${short(FLOAT32_MAX)}); normalised query values must be float32 numbers`,
   );
+}
+
+/** A value in a message: 7 significant digits (a float32 1e38 reads 1e+38, not 9.999999680285692e+37). */
+function short(v: number): string {
+  const r = Number(v.toPrecision(7));
+  return Math.abs(r) >= 1e7 ? r.toExponential() : String(r);
 }
 
 /**
@@ -90,14 +96,14 @@ export function costOverflowError(
   if (bias !== 0 && sum <= FLOAT32_MAX) {
     return new RangeError(
       `${index < 0 ? 'query' : `query ${index}`}: its cost plus bias overflows float32 at every allowed frame ` +
-      `(frame ${frame}: distance ${sum.toPrecision(4)} + bias ${bias.toPrecision(4)}); costs must stay below ${FLOAT32_MAX.toPrecision(3)}`,
+      `(frame ${frame}: distance ${short(sum)} + bias ${short(bias)}); costs must stay below ${short(FLOAT32_MAX)}`,
     );
   }
   const normalised = f32[q + worst];
-  const value = raw === undefined ? `${normalised}` : `${raw(worst)} (normalised ${normalised.toPrecision(4)})`;
+  const value = raw === undefined ? short(normalised) : `${short(raw(worst))} (normalised ${short(normalised)})`;
   return new RangeError(
     `${label} is ${value}: the query is too far from every allowed frame for a float32 cost ` +
-    `(at frame ${frame} this dimension alone adds ${worstTerm.toPrecision(4)}; costs must stay below ${FLOAT32_MAX.toPrecision(3)}, ` +
-    'i.e. normalised values within about 1.8e19 of the data)',
+    `(at frame ${frame} this dimension alone adds ${short(worstTerm)}; costs must stay below ${short(FLOAT32_MAX)}, ` +
+    'so normalised values must stay within about 1.8e19 of the data)',
   );
 }
