@@ -23,7 +23,7 @@
 import type { Database } from '../database/database.js';
 import { createJsKernels } from './kernels-js.js';
 import { Heap, type SearchKernels, type DatabaseRegions, type SlotRegions, type SlotShape, planSlot, reserve, slotShapeFor, CTX_ROWS, CTX_STRIDE } from './memory-layout.js';
-import { resolveMatcherOptions, checkBestCost, DEFAULT_KD_LEAF_SIZE, type Backend, type MatcherOptions, type SearchOptions, type BatchSearchOptions } from './options.js';
+import { resolveMatcherOptions, checkBestCost, integerOption, DEFAULT_KD_LEAF_SIZE, type Backend, type MatcherOptions, type SearchOptions, type BatchSearchOptions } from './options.js';
 import { writeQueryRows } from './query.js';
 import type { SearchResult, BatchResult } from './results.js';
 import { checkSearchableDatabase, checkSearchStructure } from './searchable.js';
@@ -123,7 +123,7 @@ export class Matcher implements HasStaging {
    */
   shareSlot(batchCapacity = this.batchCapacity): SharedMatcherHandle {
     if (!this.wasmModule || !isSharedMemory(this.memory)) throw new Error('shareSlot needs a WASM backend on a shared WebAssembly.Memory');
-    const shape = this.slotShape(batchCapacity);
+    const shape = this.slotShape(integerOption('batchCapacity', batchCapacity, this.batchCapacity));
     const slot = planSlot(reserve(this.memory, planSlot(0, shape).end, this.kernels.heapBase()), shape);
     this.heap.ensure(slot.end);
     return { backend: this.backend, module: this.wasmModule, memory: this.memory, regions: this.regions, slot, kdNodes: this.kdNodes };
