@@ -1,5 +1,5 @@
 // Byte offsets of the structs the host writes into linear memory. Mirrored in
-// src/search/memory-layout.ts (test/search-layout.test.ts checks the two agree).
+// src/search/memory-layout.ts (test/search/search-memory.test.ts checks the two agree).
 
 /** Search methods understood by `search` / `searchBatch`. */
 export const METHOD_BRUTE: i32 = 0;

@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { parseCommandArgs, integerOption, UsageError } from './args.js';
+import { readRegularFile } from '../util/files-node.js';
 import { readDatabaseFile } from '../database/mmdb-node.js';
 import type { Database } from '../database/database.js';
 import { Matcher, type Backend, type FrameRange, type SearchMethod } from '../search/matcher.js';
@@ -19,7 +19,14 @@ export const SEARCH_USAGE = `usage: motionmatch search DB --queries FILE [--norm
   --require-tags L frames must carry every tag in the comma-separated list
   --exclude-tags L frames must carry none of these tags
   --row-floats N   floats per row when the file size fits both dims and stride rows
-  --json           print { results: [{ frame, cost, clip, clipTime }], method, backend, queries, ms }`;
+  --json           print { results: [{ frame, cost, clip, clipTime }], method, backend, queries, ms }
+
+  The query file must be a regular file of at most 64 MiB (about 600,000 queries of 27 floats);
+  FIFOs, devices and directories are refused. Every query value must be finite, and a query so far
+  from the data that its float32 cost overflows at every allowed frame is an error (exit 1).`;
+
+/** Largest query file accepted: 64 MiB (a bound, so /dev/zero or a runaway file cannot exhaust memory). */
+export const MAX_QUERY_FILE_BYTES = 64 * 2 ** 20;
 
 const METHODS: readonly SearchMethod[] = ['brute', 'early', 'window', 'aabb', 'kdtree'];
 const BACKENDS: ReadonlyArray<Backend | 'auto'> = ['wasm-simd', 'wasm-scalar', 'js', 'auto'];
@@ -54,18 +61,11 @@ export interface QueryFile {
 
 /**
  * Reads a query file: little-endian float32 rows of db.dims or db.stride floats. Throws with a
- * message naming the file when its size fits no row width or a row holds NaN / Infinity.
+ * message naming the file when it is not a regular file, is larger than MAX_QUERY_FILE_BYTES, its
+ * size fits no row width, or a row holds NaN / Infinity.
  */
 export function readQueryFile(path: string, db: Database, rowFloats?: number): QueryFile {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(path);
-  } catch (e) {
-    const code = (e as { code?: string }).code;
-    if (code === 'ENOENT') throw new Error(`cannot read query file '${path}': no such file`);
-    if (code === 'EISDIR') throw new Error(`cannot read query file '${path}': it is a directory`);
-    throw new Error(`cannot read query file '${path}': ${(e as Error).message}`);
-  }
+  const bytes = readRegularFile(path, { what: 'query file', maxBytes: MAX_QUERY_FILE_BYTES });
   const { dims, stride } = db;
   const widths = dims === stride ? [dims] : [dims, stride];
   const describe = widths.map((w) => `${w} floats (${w === dims ? 'dims' : 'stride'}) = ${w * 4} bytes`).join(' or ');
@@ -146,7 +146,14 @@ export async function searchCommand(argv: string[]): Promise<number> {
     excludeTags: tagList(values['exclude-tags']),
   };
   const t0 = performance.now();
-  const res = matcher.searchBatch(q.values, q.rows, opts);
+  let res;
+  try {
+    res = matcher.searchBatch(q.values, q.rows, opts);
+  } catch (e) {
+    // "query 3 [5] is ...": say which file the row is in.
+    if (e instanceof RangeError && e.message.startsWith('query ')) throw new RangeError(`query file '${values.queries}': ${e.message}`);
+    throw e;
+  }
   const ms = performance.now() - t0;
 
   const results = Array.from({ length: q.rows }, (_, i) => {

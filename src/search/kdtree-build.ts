@@ -2,16 +2,15 @@
  * Offline KD-tree build for the exact KD search (assembly/kdtree.ts).
  *
  * Only candidate rows enter the tree (a search can never return the others). Each node splits its
- * rows at the median of the dimension with the largest spread (estimated on a sample of its rows); halving by count bounds the depth by
- * ceil(log2(rows / leafSize)) even with duplicate rows. Nodes are stored in preorder (left child =
+ * rows at the median of the dimension with the largest spread (estimated on a sample of its rows);
+ * halving by count bounds the depth by ceil(log2(rows / leafSize)) even with duplicate rows. Nodes are stored in preorder (left child =
  * node + 1), each with the bounding box of its rows, the OR / AND of their tag bits and their lowest
  * original frame. Rows are reordered into leaf order (`order[k]` = original frame of leaf row k).
  */
 import {
   NODE_INTS, NODE_DIM, NODE_SPLIT, NODE_RIGHT, NODE_START, NODE_COUNT, NODE_TAG_OR, NODE_TAG_AND, NODE_MIN_ORIG,
 } from './memory-layout.js';
-
-export const DEFAULT_LEAF_SIZE = 16;
+import { DEFAULT_KD_LEAF_SIZE } from './options.js';
 
 export interface KdTree {
   /** Original frame of each leaf-order row (candidate rows only). */
@@ -26,19 +25,53 @@ export interface KdTree {
   leafSize: number;
 }
 
-/** Nodes a tree over `count` rows will have. */
+/**
+ * Nodes a tree over `count` rows will have, in O(log count) without recursion. Halving by count
+ * (a node of s rows has children of floor(s / 2) and s - floor(s / 2)) leaves at most two sizes per
+ * level, h and h + 1, so each level is two sizes with a multiplicity each.
+ */
 export function kdNodeCount(count: number, leafSize: number): number {
+  checkLeafSize(leafSize);
   if (count === 0) return 0;
-  if (count <= leafSize) return 1;
-  const half = count >> 1;
-  return 1 + kdNodeCount(half, leafSize) + kdNodeCount(count - half, leafSize);
+  let total = 0;
+  let size = count; // this level holds `small` nodes of `size` rows and `large` nodes of size + 1
+  let small = 1;
+  let large = 0;
+  while (small + large > 0) {
+    total += small + large;
+    // Only nodes above the leaf size split; size + 1 may split while size does not.
+    const splitSmall = size > leafSize ? small : 0;
+    const splitLarge = size + 1 > leafSize ? large : 0;
+    const h = size >> 1;
+    if ((size & 1) === 0) {
+      // 2h -> h, h; 2h + 1 -> h, h + 1
+      small = 2 * splitSmall + splitLarge;
+      large = splitLarge;
+    } else {
+      // 2h + 1 -> h, h + 1; 2h + 2 -> h + 1, h + 1
+      small = splitSmall;
+      large = splitSmall + 2 * splitLarge;
+    }
+    size = h;
+  }
+  return total;
 }
 
+function checkLeafSize(leafSize: number): void {
+  if (!(Number.isInteger(leafSize) && leafSize >= 1)) throw new RangeError(`kd leafSize must be a positive integer, got ${leafSize}`);
+}
+
+/**
+ * Builds the tree without recursion: nodes are numbered in preorder from an explicit stack (the
+ * right child's index is known in advance from kdNodeCount of the left half), leaves are summarised
+ * when created and inner nodes in one reverse sweep afterwards (children follow their parent in
+ * preorder). The stack never holds more than depth + 1 entries.
+ */
 export function buildKdTree(
   features: Float32Array, rows: number, stride: number, dims: number,
-  candidates: Uint8Array, tagBits: Uint32Array, leafSize: number = DEFAULT_LEAF_SIZE,
+  candidates: Uint8Array, tagBits: Uint32Array, leafSize: number = DEFAULT_KD_LEAF_SIZE,
 ): KdTree {
-  if (!(leafSize >= 1 && Number.isInteger(leafSize))) throw new RangeError(`kd leafSize must be a positive integer, got ${leafSize}`);
+  checkLeafSize(leafSize);
   let m = 0;
   for (let i = 0; i < rows; i++) if (candidates[i] !== 0) m++;
   const order = new Int32Array(m);
@@ -49,80 +82,94 @@ export function buildKdTree(
   const boxes = new Float32Array(nodeCount * 2 * stride);
   const splitBits = new Float32Array(1);
   const splitInt = new Int32Array(splitBits.buffer);
-  let next = 0;
   let depth = 0;
 
-  // Returns the index of the node built over order[start, start + count). Boxes, tags and minOrig
-  // are filled bottom-up (leaves from rows, parents from children), so each row is read once.
-  const build = (start: number, count: number, level: number): number => {
-    const node = next++;
-    depth = Math.max(depth, level);
+  // Pending subtrees: (first row, row count, level, node index it must get).
+  const pending: number[] = [];
+  if (m > 0) pending.push(0, m, 0, 0);
+  let next = 0;
+  while (pending.length > 0) {
+    const node = pending.pop()!;
+    const level = pending.pop()!;
+    const count = pending.pop()!;
+    const start = pending.pop()!;
+    if (node !== next) throw new Error(`internal: kd node numbered ${next}, expected ${node}`);
+    next++;
+    if (level > depth) depth = level;
     const np = node * NODE_INTS;
     nodes[np + (NODE_START >> 2)] = start;
     nodes[np + (NODE_COUNT >> 2)] = count;
     if (count <= leafSize) {
       nodes[np + (NODE_DIM >> 2)] = -1;
       nodes[np + (NODE_RIGHT >> 2)] = -1;
-      leafSummary(node, start, count);
-      return node;
+      summarizeLeaf(nodes, boxes, node, order, start, count, features, stride, tagBits);
+      continue;
     }
     const dim = widestDim(order, start, count, features, stride, dims);
     const half = count >> 1;
     selectKth(order, start, start + count - 1, start + half, features, stride, dim);
     splitBits[0] = features[order[start + half] * stride + dim];
+    const right = node + 1 + kdNodeCount(half, leafSize);
     nodes[np + (NODE_DIM >> 2)] = dim;
     nodes[np + (NODE_SPLIT >> 2)] = splitInt[0];
-    const left = build(start, half, level + 1);
-    const right = build(start + half, count - half, level + 1);
     nodes[np + (NODE_RIGHT >> 2)] = right;
-    mergeSummary(node, left, right);
-    return node;
-  };
-
-  const leafSummary = (node: number, start: number, count: number): void => {
-    const np = node * NODE_INTS;
-    const lo = node * 2 * stride;
-    const hi = lo + stride;
-    let tagOr = 0;
-    let tagAnd = -1;
-    let minOrig = 0x7fffffff;
-    boxes.fill(Infinity, lo, hi);
-    boxes.fill(-Infinity, hi, hi + stride);
-    for (let k = start; k < start + count; k++) {
-      const f = order[k];
-      tagOr |= tagBits[f];
-      tagAnd &= tagBits[f];
-      if (f < minOrig) minOrig = f;
-      const r = f * stride;
-      for (let j = 0; j < stride; j++) {
-        const v = features[r + j];
-        if (v < boxes[lo + j]) boxes[lo + j] = v;
-        if (v > boxes[hi + j]) boxes[hi + j] = v;
-      }
-    }
-    nodes[np + (NODE_TAG_OR >> 2)] = tagOr;
-    nodes[np + (NODE_TAG_AND >> 2)] = tagAnd;
-    nodes[np + (NODE_MIN_ORIG >> 2)] = minOrig;
-  };
-
-  const mergeSummary = (node: number, a: number, b: number): void => {
-    const np = node * NODE_INTS;
-    const na = a * NODE_INTS;
-    const nb = b * NODE_INTS;
-    nodes[np + (NODE_TAG_OR >> 2)] = nodes[na + (NODE_TAG_OR >> 2)] | nodes[nb + (NODE_TAG_OR >> 2)];
-    nodes[np + (NODE_TAG_AND >> 2)] = nodes[na + (NODE_TAG_AND >> 2)] & nodes[nb + (NODE_TAG_AND >> 2)];
-    nodes[np + (NODE_MIN_ORIG >> 2)] = Math.min(nodes[na + (NODE_MIN_ORIG >> 2)], nodes[nb + (NODE_MIN_ORIG >> 2)]);
-    const o = node * 2 * stride;
-    const x = a * 2 * stride;
-    const y = b * 2 * stride;
-    for (let j = 0; j < stride; j++) {
-      boxes[o + j] = Math.min(boxes[x + j], boxes[y + j]);
-      boxes[o + stride + j] = Math.max(boxes[x + stride + j], boxes[y + stride + j]);
-    }
-  };
-
-  if (m > 0) build(0, m, 0);
+    // Right first, so the left subtree is numbered next (preorder).
+    pending.push(start + half, count - half, level + 1, right);
+    pending.push(start, half, level + 1, node + 1);
+  }
+  if (next !== nodeCount) throw new Error(`internal: kd tree has ${next} nodes, expected ${nodeCount}`);
+  for (let node = nodeCount - 1; node >= 0; node--) {
+    const right = nodes[node * NODE_INTS + (NODE_RIGHT >> 2)];
+    if (right >= 0) mergeSummaries(nodes, boxes, node, node + 1, right, stride);
+  }
   return { order, nodes, boxes, nodeCount, depth, leafSize };
+}
+
+/** A leaf's bounding box over its rows, the OR / AND of their tag bits and their lowest frame. */
+function summarizeLeaf(
+  nodes: Int32Array, boxes: Float32Array, node: number, order: Int32Array, start: number, count: number,
+  features: Float32Array, stride: number, tagBits: Uint32Array,
+): void {
+  const np = node * NODE_INTS;
+  const lo = node * 2 * stride;
+  const hi = lo + stride;
+  let tagOr = 0;
+  let tagAnd = -1;
+  let minOrig = 0x7fffffff;
+  boxes.fill(Infinity, lo, hi);
+  boxes.fill(-Infinity, hi, hi + stride);
+  for (let k = start; k < start + count; k++) {
+    const f = order[k];
+    tagOr |= tagBits[f];
+    tagAnd &= tagBits[f];
+    if (f < minOrig) minOrig = f;
+    const r = f * stride;
+    for (let j = 0; j < stride; j++) {
+      const v = features[r + j];
+      if (v < boxes[lo + j]) boxes[lo + j] = v;
+      if (v > boxes[hi + j]) boxes[hi + j] = v;
+    }
+  }
+  nodes[np + (NODE_TAG_OR >> 2)] = tagOr;
+  nodes[np + (NODE_TAG_AND >> 2)] = tagAnd;
+  nodes[np + (NODE_MIN_ORIG >> 2)] = minOrig;
+}
+
+/** An inner node's summary from its two children's. */
+function mergeSummaries(nodes: Int32Array, boxes: Float32Array, node: number, a: number, b: number, stride: number): void {
+  const np = node * NODE_INTS;
+  const na = a * NODE_INTS;
+  const nb = b * NODE_INTS;
+  nodes[np + (NODE_TAG_OR >> 2)] = nodes[na + (NODE_TAG_OR >> 2)] | nodes[nb + (NODE_TAG_OR >> 2)];
+  nodes[np + (NODE_TAG_AND >> 2)] = nodes[na + (NODE_TAG_AND >> 2)] & nodes[nb + (NODE_TAG_AND >> 2)];
+  nodes[np + (NODE_MIN_ORIG >> 2)] = Math.min(nodes[na + (NODE_MIN_ORIG >> 2)], nodes[nb + (NODE_MIN_ORIG >> 2)]);
+  const o = node * 2 * stride;
+  const x = a * 2 * stride;
+  const y = b * 2 * stride;
+  for (let j = 0; j < stride; j++) {
+    boxes[o + j] = Math.min(boxes[x + j], boxes[y + j]);
+    boxes[o + stride + j] = Math.max(boxes[x + stride + j], boxes[y + stride + j]);
+  }
 }
 
 /** Rows sampled per node to choose its split dimension. */

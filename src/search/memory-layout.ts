@@ -1,5 +1,6 @@
 /**
- * Host-owned layout of the search kernels' linear memory.
+ * Host-owned layout of the search kernels' linear memory: the region planners (planDatabase,
+ * planSlot), the struct offsets the kernels read, the per-memory bump allocator and the Heap views.
  *
  * The kernels (assembly/) never allocate: the host reserves every region once per database, grows
  * the memory before writing, and re-derives its typed-array views after growth (growth detaches a
@@ -95,10 +96,23 @@ export class Heap {
     if (this.u8.byteLength !== this.memory.buffer.byteLength) this.derive();
   }
 
-  /** Grows the memory so that bytes [0, end) exist, then refreshes the views. */
+  /**
+   * Grows the memory so that bytes [0, end) exist, then refreshes the views. A memory that cannot
+   * grow that far (a shared memory's maximum, the engine's 4 GiB) gets an error with the figures.
+   */
   ensure(end: number): void {
     const have = this.memory.buffer.byteLength;
-    if (end > have) this.memory.grow(Math.ceil((end - have) / PAGE_BYTES));
+    if (end > have) {
+      const pages = Math.ceil((end - have) / PAGE_BYTES);
+      try {
+        this.memory.grow(pages);
+      } catch (e) {
+        throw new RangeError(
+          `search memory cannot grow from ${formatBytes(have)} to ${formatBytes(end)} (${pages} more pages of 64 KiB): ${(e as Error).message}. ` +
+          'A shared memory cannot grow past its maximum (MatcherPool: maximumPages, at most 65536 = 4 GiB); use a smaller database or fewer threads',
+        );
+      }
+    }
     this.refresh();
   }
 
@@ -268,6 +282,26 @@ export function planSlot(base: number, s: SlotShape): SlotRegions {
  */
 export function maxRanges(rows: number): number {
   return Math.ceil(rows / 2) + 1;
+}
+
+/**
+ * KD traversal stack entries per slot. A depth-first walk holds at most one pending sibling per
+ * level plus the two children just pushed, and halving by count bounds the depth by 31 for any
+ * 32-bit row count, so 64 is never exceeded.
+ */
+export const KD_STACK_CAPACITY = 64;
+
+/** Shape of one thread slot for a database of `rows` x `stride` with `kdNodes` tree nodes. */
+export function slotShapeFor(rows: number, stride: number, kdNodes: number, batchCapacity: number): SlotShape {
+  return { rows, stride, kdRows: 0, kdNodes, batchCapacity, rangeCapacity: maxRanges(rows), stackCapacity: KD_STACK_CAPACITY };
+}
+
+/** "12.5 MiB": byte counts in messages. */
+export function formatBytes(n: number): string {
+  if (n >= 2 ** 30) return `${(n / 2 ** 30).toFixed(2)} GiB`;
+  if (n >= 2 ** 20) return `${(n / 2 ** 20).toFixed(1)} MiB`;
+  if (n >= 2 ** 10) return `${(n / 2 ** 10).toFixed(1)} KiB`;
+  return `${n} bytes`;
 }
 
 /**

@@ -12,28 +12,16 @@
  *   await pool.close();
  */
 import type { Database } from '../database/database.js';
-import { Matcher, CallScratch, type MatcherOptions, type BatchSearchOptions, type BatchResult } from './matcher.js';
-import { planSlot, reserve, type SlotRegions } from './memory-layout.js';
+import { Matcher, type BatchSearchOptions, type BatchResult } from './matcher.js';
+import { planSlot, reserve, formatBytes, type SlotRegions } from './memory-layout.js';
+import { resolvePoolOptions, DEFAULT_WORKER_BATCH_CAPACITY, type PoolOptions } from './options.js';
+import { estimatePoolMemory, checkPoolMemory } from './pool-budget.js';
+import { checkSearchStructure } from './searchable.js';
+import { CallScratch, STAGING, type SearchStaging } from './staging.js';
 import { createSearchMemory, nodePackageRoot, sharedMemorySupported } from './wasm.js';
 import type { InitMessage, RunMessage, WorkerReply } from './pool-worker.js';
 
-export interface PoolOptions extends Omit<MatcherOptions, 'memory'> {
-  /** Worker threads; default: hardware concurrency (at least 1). 0 runs on the calling thread. */
-  threads?: number;
-  /** Queries per worker kernel call. */
-  workerBatchCapacity?: number;
-  /** The worker script (compiled pool-worker.js). Default: next to this module, or dist/ when running from sources. */
-  workerUrl?: URL | string;
-  /** Maximum pages of the shared memory (it cannot grow past this). */
-  maximumPages?: number;
-  /**
-   * The calling thread answers a share of every batch too, while the workers answer theirs (so
-   * `threads: 1, callerShare: true` uses two threads). Waking a worker costs tens of microseconds;
-   * for fast methods on small batches that is most of a share's work, and doing one share at home
-   * hides it.
-   */
-  callerShare?: boolean;
-}
+export type { PoolOptions } from './options.js';
 
 /** A thread behind a minimal interface (Node worker_threads or a browser Worker). */
 interface ThreadHandle {
@@ -50,8 +38,6 @@ interface Lane {
   slot: SlotRegions;
   pending: Map<number, { resolve(): void; reject(e: Error): void }>;
 }
-
-const DEFAULT_WORKER_BATCH = 1024;
 
 export class MatcherPool {
   readonly matcher: Matcher;
@@ -74,16 +60,20 @@ export class MatcherPool {
   }
 
   static async create(db: Database, opts: PoolOptions = {}): Promise<MatcherPool> {
-    const wanted = opts.threads ?? (await defaultThreads());
-    if (!(Number.isInteger(wanted) && wanted >= 0)) throw new RangeError(`threads must be a non-negative integer, got ${opts.threads}`);
-    const parallel = wanted > 0 && opts.backend !== 'js' && sharedMemorySupported();
-    const memory = parallel ? createSearchMemory({ shared: true, maximumPages: opts.maximumPages }) : undefined;
-    const matcher = await Matcher.create(db, { ...opts, memory });
+    const o = resolvePoolOptions(opts, await defaultThreads());
+    checkSearchStructure(db); // what the estimate reads; Matcher.create checks the rest
+    const parallel = o.threads > 0 && o.backend !== 'js' && sharedMemorySupported();
+    if (parallel) {
+      const budget = await memoryBudget();
+      checkPoolMemory(estimatePoolMemory(db, o), budget.bytes, budget.label);
+    }
+    const memory = parallel ? createSearchMemory({ shared: true, maximumPages: o.maximumPages }) : undefined;
+    const matcher = await Matcher.create(db, { backend: o.backend, wasm: opts.wasm, kdLeafSize: o.kdLeafSize, batchCapacity: o.batchCapacity, memory });
     if (!parallel || matcher.wasmModule === undefined) return new MatcherPool(matcher, [], false);
 
+    const wanted = o.threads;
     const url = opts.workerUrl ?? (await defaultWorkerUrl());
-    const capacity = opts.workerBatchCapacity ?? DEFAULT_WORKER_BATCH;
-    const shape = matcher.slotShape(capacity);
+    const shape = matcher.slotShape(o.workerBatchCapacity);
     const bytes = planSlot(0, shape).end;
     const lanes: Lane[] = [];
     try {
@@ -107,33 +97,42 @@ export class MatcherPool {
         lane.pending.clear();
       });
     }
-    return new MatcherPool(matcher, lanes, opts.callerShare ?? false);
+    return new MatcherPool(matcher, lanes, o.callerShare);
   }
 
   /**
    * Same results as matcher.searchBatch, computed by the workers (contiguous shares of the batch).
-   * One batch at a time per pool: the staging regions belong to it until the promise settles.
+   * One batch at a time per pool: the staging regions belong to it until the promise settles, which
+   * it does only once every share has finished (even when one of them failed).
    */
   async searchBatch(queries: ArrayLike<number> & { length: number }, k: number, opts: BatchSearchOptions = {}, out?: BatchResult): Promise<BatchResult> {
     if (this.lanes.length === 0) return this.matcher.searchBatch(queries, k, opts, out);
     if (this.busy) throw new Error('MatcherPool.searchBatch: a batch is already running on this pool');
-    const m = this.matcher;
-    const width = m.batchWidth(queries.length, k);
+    const st = this.staging();
+    const width = st.batchWidth(queries.length, k);
     const res = out ?? { frames: new Int32Array(k), costs: new Float32Array(k) };
     if (res.frames.length < k || res.costs.length < k) throw new RangeError(`searchBatch: out arrays need ${k} entries`);
     if (k === 0) return res;
     this.busy = true;
     for (const lane of this.lanes) lane.thread.hold(true);
     try {
-      m.heap.refresh();
-      const method = m.prepareCall(this.scratch, opts, this.reserveBiasSlot());
+      st.heap.refresh();
+      const method = st.prepareCall(this.scratch, opts, this.reserveBiasSlot());
       const first = this.callerShare ? 1 : 0;
       const share = Math.ceil(k / (this.lanes.length + first));
       // Workers are staged and woken first (runShare posts before its first await), then the
       // calling thread answers share 0 while they work.
-      const pending = this.lanes.map((lane, i) => this.runShare(lane, method, queries, width, k, Math.min(k, (i + first) * share), Math.min(k, (i + first + 1) * share), opts, res));
-      if (first) this.runLocalShare(method, queries, width, k, 0, Math.min(k, share), opts, res);
-      await Promise.all(pending);
+      const pending = this.lanes.map((lane, i) => this.runShare(st, lane, method, queries, width, k, Math.min(k, (i + first) * share), Math.min(k, (i + first + 1) * share), opts, res));
+      let localError: unknown;
+      try {
+        if (first) this.runLocalShare(st, method, queries, width, k, 0, Math.min(k, share), opts, res);
+      } catch (e) {
+        localError = e;
+      }
+      // Wait for every share before releasing the slots, then report the first failure.
+      const settled = await Promise.allSettled(pending);
+      if (localError !== undefined) throw localError;
+      for (const s of settled) if (s.status === 'rejected') throw s.reason;
     } finally {
       for (const lane of this.lanes) lane.thread.hold(false);
       this.busy = false;
@@ -146,7 +145,7 @@ export class MatcherPool {
     if (this.busy) throw new Error('MatcherPool.load: a batch is running');
     this.matcher.load(db);
     this.biasSlot = null;
-    const shape = this.matcher.slotShape(this.lanes[0]?.slot.batchCapacity ?? DEFAULT_WORKER_BATCH);
+    const shape = this.matcher.slotShape(this.lanes[0]?.slot.batchCapacity ?? DEFAULT_WORKER_BATCH_CAPACITY);
     const bytes = planSlot(0, shape).end;
     for (const lane of this.lanes) {
       lane.slot = planSlot(reserve(this.matcher.memory, bytes, this.matcher.kernels.heapBase()), shape);
@@ -158,6 +157,11 @@ export class MatcherPool {
   async close(): Promise<void> {
     await Promise.all(this.lanes.map((l) => l.thread.terminate()));
     this.lanes.length = 0;
+  }
+
+  /** The matcher's staging of the loaded database (it changes on load). */
+  private staging(): SearchStaging {
+    return this.matcher[STAGING];
   }
 
   /** A slot whose bias regions hold the pool's per-call bias (workers read it during a batch). */
@@ -172,30 +176,28 @@ export class MatcherPool {
   }
 
   /** The calling thread's share, in the matcher's own slot. */
-  private runLocalShare(method: number, queries: ArrayLike<number>, width: number, k: number, from: number, to: number, opts: BatchSearchOptions, res: BatchResult): void {
-    const m = this.matcher;
-    const slot = m.slots[0];
+  private runLocalShare(st: SearchStaging, method: number, queries: ArrayLike<number>, width: number, k: number, from: number, to: number, opts: BatchSearchOptions, res: BatchResult): void {
+    const slot = this.matcher.slots[0];
     while (from < to) {
-      const n = m.stageChunk(this.scratch, slot, queries, width, k, from, to, opts);
-      m.kernels.searchBatch(method, m.regions.ctx, slot.req, slot.queries, n, slot.bestCosts, slot.results);
-      m.collectChunk(slot, from, n, opts, res);
+      const n = st.stageChunk(this.scratch, slot, queries, width, k, from, to, opts);
+      st.kernels.searchBatch(method, st.regions.ctx, slot.req, slot.queries, n, slot.bestCosts, slot.results);
+      st.collectChunk(slot, from, n, opts, res, queries, width);
       from += n;
     }
   }
 
-  private async runShare(lane: Lane, method: number, queries: ArrayLike<number>, width: number, k: number, from: number, to: number, opts: BatchSearchOptions, res: BatchResult): Promise<void> {
-    const m = this.matcher;
+  private async runShare(st: SearchStaging, lane: Lane, method: number, queries: ArrayLike<number>, width: number, k: number, from: number, to: number, opts: BatchSearchOptions, res: BatchResult): Promise<void> {
     const slot = lane.slot;
     while (from < to) {
-      const n = m.stageChunk(this.scratch, slot, queries, width, k, from, to, opts);
+      const n = st.stageChunk(this.scratch, slot, queries, width, k, from, to, opts);
       const id = this.nextId++;
       const done = new Promise<void>((resolve, reject) => lane.pending.set(id, { resolve, reject }));
       lane.thread.post({
-        type: 'run', id, method, ctx: m.regions.ctx, req: slot.req,
+        type: 'run', id, method, ctx: st.regions.ctx, req: slot.req,
         queries: slot.queries, count: n, bestCosts: slot.bestCosts, out: slot.results,
       });
       await done;
-      m.collectChunk(slot, from, n, opts, res);
+      st.collectChunk(slot, from, n, opts, res, queries, width);
       from += n;
     }
   }
@@ -212,6 +214,16 @@ function settle(lane: Lane, msg: WorkerReply): void {
 
 function isNode(): boolean {
   return typeof process !== 'undefined' && typeof process.versions?.node === 'string';
+}
+
+/**
+ * What a pool may use: half of the machine's physical memory in Node (the rest belongs to the
+ * process's own heap and everything else running); unknown (Infinity) in browsers.
+ */
+async function memoryBudget(): Promise<{ bytes: number; label: string }> {
+  if (!isNode()) return { bytes: Infinity, label: 'the available memory' };
+  const total = (await import('node:os')).totalmem();
+  return { bytes: total / 2, label: `half of this machine's ${formatBytes(total)} of memory` };
 }
 
 async function defaultThreads(): Promise<number> {

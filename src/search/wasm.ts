@@ -22,6 +22,9 @@ export type WasmSource = BufferSource | WebAssembly.Module | Response | PromiseL
 /** The largest memory (pages) the shared builds declare; a shared memory must not exceed it. */
 export const WASM_MAX_PAGES = 65536;
 
+/** Default maximum of a shared search memory: 16384 pages = 1 GiB of address space reserved up front. */
+export const DEFAULT_SHARED_MAXIMUM_PAGES = 16384;
+
 // (module (func (result v128) (v128.const i32x4 0 0 0 0)))
 const SIMD_PROBE = new Uint8Array([
   0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
@@ -69,7 +72,7 @@ export function createSearchMemory(opts: { shared?: boolean; initialPages?: numb
   const initial = opts.initialPages ?? 16;
   const shared = opts.shared ?? sharedMemorySupported();
   if (shared) {
-    const maximum = Math.max(initial, Math.min(opts.maximumPages ?? 16384, WASM_MAX_PAGES));
+    const maximum = Math.max(initial, Math.min(opts.maximumPages ?? DEFAULT_SHARED_MAXIMUM_PAGES, WASM_MAX_PAGES));
     return new WebAssembly.Memory({ initial, maximum, shared: true });
   }
   return opts.maximumPages === undefined

@@ -1,10 +1,12 @@
 import { describe, it, expect, beforeAll } from 'vitest';
-import { writeFileSync } from 'node:fs';
+import { existsSync, truncateSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { runCli, tempDir, HAS_MOCAP, MOCAP_DIR, MOCAP_SKIP_REASON } from '../helpers/cli.js';
 import { seededRandom } from '../helpers/random-database.js';
 import { readDatabaseFile } from '../../src/database/mmdb-node.js';
 import type { Database } from '../../src/database/database.js';
+import { MAX_QUERY_FILE_BYTES } from '../../src/apps/cmd-search.js';
 
 interface SearchJson {
   results: Array<{ frame: number; cost: number; clip: string | null; clipTime: number | null }>;
@@ -237,6 +239,72 @@ describe('motionmatch search (built-in database)', () => {
     const outside = runCli(['search', dbFile, '--queries', rawFile, '--method', 'window', '--window', `${db.frameCount + 10}:${db.frameCount + 20}`]);
     expect(outside.code).toBe(1);
     expect(outside.stderr).toMatch(/candidate set is empty/);
+  });
+});
+
+describe('motionmatch search (hostile query files)', () => {
+  const dir = tempDir('mm-search-hostile-');
+  const dbFile = join(dir, 'builtin.mmdb');
+  let db: Database;
+  const fast = { timeout: 10_000 };
+  const run = (args: string[]) => runCli(['search', dbFile, ...args], { timeoutMs: 10_000 });
+
+  beforeAll(() => {
+    const b = runCli(['build', '--builtin', '--out', dbFile, '--json']);
+    if (b.code !== 0) throw new Error(`build failed: ${b.stderr}`);
+    db = readDatabaseFile(dbFile);
+  });
+
+  it('refuses huge finite values with exit 1 and a message naming the dimension, never frame -1 and cost null', fast, () => {
+    const raw = new Float32Array(2 * db.dims).fill(0);
+    for (let j = 0; j < db.dims; j++) raw[db.dims + j] = db.mean[j];
+    raw[db.dims + 4] = 1e38;
+    const r = run(['--queries', writeF32(join(dir, 'huge.f32'), raw), '--json']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/query file '.*huge\.f32': query 1 \[4\] is 1e\+38/);
+    expect(JSON.parse(r.stdout).error.type).toBe('RangeError');
+    // Within float32 once normalised, but every cost overflows.
+    const norm = new Float32Array(db.stride);
+    norm[2] = 3e19;
+    for (const backend of ['js', 'wasm-simd']) {
+      const o = run(['--queries', writeF32(join(dir, 'far.f32'), norm), '--normalized', '--backend', backend]);
+      expect(o.code).toBe(1);
+      expect(o.stderr).toMatch(/query 0 \[2\] is 3e\+19: the query is too far from every allowed frame for a float32 cost/);
+    }
+    // Near the limit there is still an answer: a frame and a finite cost.
+    norm[2] = 1e19;
+    const ok = search([dbFile, '--queries', writeF32(join(dir, 'near.f32'), norm), '--normalized']);
+    expect(ok.results[0].frame).toBeGreaterThanOrEqual(0);
+    expect(ok.results[0].cost).toBeGreaterThan(9e37);
+  });
+
+  it('refuses devices, FIFOs and directories as query files without blocking', fast, () => {
+    if (existsSync('/dev/zero')) {
+      const z = run(['--queries', '/dev/zero']);
+      expect(z.code).toBe(1);
+      expect(z.stderr).toMatch(/cannot read query file '\/dev\/zero': it is a device, not a regular file/);
+    }
+    const fifo = join(dir, 'queries.fifo');
+    const made = spawnSync('mkfifo', [fifo]);
+    if (made.status === 0) {
+      const f = run(['--queries', fifo]);
+      expect(f.code).toBe(1);
+      expect(f.stderr).toMatch(/it is a FIFO \(named pipe\), not a regular file/);
+    } else {
+      console.log('mkfifo unavailable; FIFO case skipped');
+    }
+    const d = run(['--queries', dir]);
+    expect(d.code).toBe(1);
+    expect(d.stderr).toMatch(/it is a directory/);
+  });
+
+  it('refuses a query file above the size limit before reading it', fast, () => {
+    const big = join(dir, 'big.f32');
+    writeFileSync(big, '');
+    truncateSync(big, MAX_QUERY_FILE_BYTES + db.dims * 4); // sparse: nothing is written
+    const r = run(['--queries', big]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/is larger than the 64.0 MiB a query file may have/);
   });
 });
 

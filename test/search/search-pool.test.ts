@@ -94,6 +94,19 @@ describe('MatcherPool', () => {
     expect(got.costs).toEqual(want.costs);
   });
 
+  it('a batch that fails in one share settles after every share, and the next batch is exact', async () => {
+    const r = rng(9);
+    const k = 1200;
+    const queries = new Float32Array(k * 28).map((_, i) => (i % 28 < 27 ? gauss(r) : 0));
+    queries[5 * 28 + 3] = 3e19; // query 5 (first share): its cost overflows at every frame
+    await expect(pool.searchBatch(queries, k, { method: 'brute', normalized: true })).rejects.toThrow(/^query 5 \[3\] is 3e\+19: the query is too far/);
+    queries[5 * 28 + 3] = 0;
+    const want = single.searchBatch(queries, k, { method: 'brute', normalized: true });
+    const got = await pool.searchBatch(queries, k, { method: 'brute', normalized: true });
+    expect(got.frames).toEqual(want.frames);
+    expect(got.costs).toEqual(want.costs);
+  });
+
   it('reloads a database', async () => {
     const db2 = smoothDb(5000, 27, 3);
     await pool.load(db2);

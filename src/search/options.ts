@@ -1,0 +1,162 @@
+/**
+ * Every option the search accepts, with its valid range. Construction options (Matcher, MatcherPool)
+ * are checked once, in full; per-search options are checked where they are read (staging.ts), with
+ * checks that cost nothing when the value is good.
+ */
+import type { WasmSource } from './wasm.js';
+import type { FrameRange } from './ranges.js';
+
+export type SearchMethod = 'brute' | 'early' | 'window' | 'aabb' | 'kdtree';
+export type Backend = 'wasm-simd' | 'wasm-scalar' | 'js';
+
+export const SEARCH_METHODS: readonly SearchMethod[] = ['brute', 'early', 'window', 'aabb', 'kdtree'];
+export const BACKENDS: ReadonlyArray<Backend | 'auto'> = ['auto', 'wasm-simd', 'wasm-scalar', 'js'];
+
+/** Inclusive [min, max] of each integer option. */
+export const OPTION_RANGES = {
+  /** Rows per KD-tree leaf: 1 is a full binary tree, large values approach brute force. */
+  kdLeafSize: [1, 65536],
+  /** Queries per kernel call (searchBatch splits larger batches). */
+  batchCapacity: [1, 65536],
+  workerBatchCapacity: [1, 65536],
+  /** Worker threads of a MatcherPool (0: the calling thread answers everything). */
+  threads: [0, 64],
+  /** Pages (64 KiB) of a pool's shared memory: a WebAssembly memory has at most 65536 (4 GiB). */
+  maximumPages: [1, 65536],
+} as const satisfies Record<string, readonly [number, number]>;
+
+export type IntegerOption = keyof typeof OPTION_RANGES;
+
+export const DEFAULT_KD_LEAF_SIZE = 16;
+export const DEFAULT_BATCH_CAPACITY = 256;
+export const DEFAULT_WORKER_BATCH_CAPACITY = 1024;
+
+export interface MatcherOptions {
+  /** 'auto' (default): SIMD WASM when the engine supports it, else scalar WASM. */
+  backend?: Backend | 'auto';
+  /** Memory to place the database in (shared memories enable MatcherPool). Default: a new one, shared when possible. */
+  memory?: WebAssembly.Memory;
+  /** Where the WASM build comes from (browser: URL / Response / bytes). Node default: build/ in the package. */
+  wasm?: WasmSource;
+  /** KD-tree leaf size (rows), 1..65536, default 16. */
+  kdLeafSize?: number;
+  /** Queries per kernel call in searchBatch (larger batches are split), 1..65536, default 256. */
+  batchCapacity?: number;
+}
+
+export interface PoolOptions extends Omit<MatcherOptions, 'memory'> {
+  /** Worker threads, 0..64; default: hardware concurrency (at least 1). 0 runs on the calling thread. */
+  threads?: number;
+  /** Queries per worker kernel call, 1..65536, default 1024. */
+  workerBatchCapacity?: number;
+  /** The worker script (compiled pool-worker.js). Default: next to this module, or dist/ when running from sources. */
+  workerUrl?: URL | string;
+  /** Maximum pages of the shared memory (it cannot grow past this), 1..65536, default 16384 (1 GiB). */
+  maximumPages?: number;
+  /**
+   * The calling thread answers a share of every batch too, while the workers answer theirs (so
+   * `threads: 1, callerShare: true` uses two threads). Waking a worker costs tens of microseconds;
+   * for fast methods on small batches that is most of a share's work, and doing one share at home
+   * hides it.
+   */
+  callerShare?: boolean;
+}
+
+export interface SearchOptions {
+  /** Default 'kdtree'. 'window' is a brute-force scan of `ranges` (required). */
+  method?: SearchMethod;
+  /** True when the query is already normalised (db.features space); default false: raw features. */
+  normalized?: boolean;
+  /** Restrict the search to these frame ranges [start, end) (clamped to the database). */
+  ranges?: ReadonlyArray<FrameRange>;
+  /** Only return a frame whose cost is strictly below this (e.g. the continuing pose's cost). */
+  bestCost?: number;
+  /** Frames must carry every one of these tags. */
+  requireTags?: ReadonlyArray<string>;
+  /** Frames must carry none of these tags. */
+  excludeTags?: ReadonlyArray<string>;
+  /** Frames never returned (e.g. around the current frame). */
+  excludeRanges?: ReadonlyArray<FrameRange>;
+  /**
+   * Per-frame cost added to each row (may be negative). undefined: the persistent bias set with
+   * setBias (if any); null: none; an array: this bias for this call only (copied, O(frames)).
+   */
+  bias?: Float32Array | null;
+}
+
+export interface BatchSearchOptions extends Omit<SearchOptions, 'bestCost'> {
+  /** One best cost for all queries, or one per query. */
+  bestCost?: number | Float32Array;
+  /** Per-query excluded ranges (in addition to excludeRanges), e.g. each character's current frame. */
+  excludeRangesPerQuery?: ReadonlyArray<ReadonlyArray<FrameRange> | null | undefined>;
+}
+
+/** `value` (default `fallback`) as an integer option, or a RangeError naming the option and its range. */
+export function integerOption(name: IntegerOption, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  const [min, max] = OPTION_RANGES[name];
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw new RangeError(`${name} must be an integer in [${min}, ${max}], got ${describe(value)}`);
+  }
+  return value;
+}
+
+export interface ResolvedMatcherOptions {
+  backend: Backend | 'auto';
+  kdLeafSize: number;
+  batchCapacity: number;
+}
+
+/** Checks every Matcher option (before anything is allocated) and fills in the defaults. */
+export function resolveMatcherOptions(opts: MatcherOptions): ResolvedMatcherOptions {
+  if (opts === null || typeof opts !== 'object') throw new TypeError(`Matcher options must be an object, got ${describe(opts)}`);
+  const backend = opts.backend ?? 'auto';
+  if (!BACKENDS.includes(backend)) throw new RangeError(`unknown backend '${String(backend)}' (expected ${BACKENDS.join(', ')})`);
+  if (opts.memory !== undefined && !(opts.memory instanceof WebAssembly.Memory)) {
+    throw new TypeError(`memory must be a WebAssembly.Memory, got ${describe(opts.memory)}`);
+  }
+  return {
+    backend,
+    kdLeafSize: integerOption('kdLeafSize', opts.kdLeafSize, DEFAULT_KD_LEAF_SIZE),
+    batchCapacity: integerOption('batchCapacity', opts.batchCapacity, DEFAULT_BATCH_CAPACITY),
+  };
+}
+
+export interface ResolvedPoolOptions extends ResolvedMatcherOptions {
+  threads: number;
+  workerBatchCapacity: number;
+  maximumPages: number | undefined;
+  callerShare: boolean;
+}
+
+/** Checks every MatcherPool option; `defaultThreads` is used when `threads` is absent. */
+export function resolvePoolOptions(opts: PoolOptions, defaultThreads: number): ResolvedPoolOptions {
+  const base = resolveMatcherOptions(opts);
+  if ((opts as { memory?: unknown }).memory !== undefined) throw new TypeError('MatcherPool creates its own shared memory: the memory option is not accepted');
+  if (opts.callerShare !== undefined && typeof opts.callerShare !== 'boolean') throw new TypeError(`callerShare must be a boolean, got ${describe(opts.callerShare)}`);
+  return {
+    ...base,
+    threads: integerOption('threads', opts.threads, Math.min(defaultThreads, OPTION_RANGES.threads[1])),
+    workerBatchCapacity: integerOption('workerBatchCapacity', opts.workerBatchCapacity, DEFAULT_WORKER_BATCH_CAPACITY),
+    maximumPages: opts.maximumPages === undefined ? undefined : integerOption('maximumPages', opts.maximumPages, 0),
+    callerShare: opts.callerShare ?? false,
+  };
+}
+
+/** Throws unless `c` is a usable best cost (any number but NaN; +Infinity means "no bound"). */
+export function checkBestCost(c: number): void {
+  if (typeof c !== 'number') throw new TypeError(`bestCost must be a number, got ${describe(c)}`);
+  if (c !== c) throw new RangeError('bestCost is NaN');
+}
+
+/** Throws unless `normalized` is a boolean or absent (a truthy string must not silently mean false). */
+export function checkNormalizedFlag(normalized: unknown): void {
+  if (normalized !== undefined && typeof normalized !== 'boolean') throw new TypeError(`normalized must be a boolean, got ${describe(normalized)}`);
+}
+
+function describe(v: unknown): string {
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (typeof v === 'number' || typeof v === 'boolean' || v === null || v === undefined) return String(v);
+  if (Array.isArray(v)) return 'an array';
+  return typeof v === 'object' ? (v.constructor?.name ?? 'an object') : typeof v;
+}

@@ -1,0 +1,129 @@
+/**
+ * Putting a database into kernel memory: reserve its regions (reusing a previous reservation when
+ * the new database fits), copy rows, candidate flags and tag bits, build the box-pruning bounds and
+ * the KD-tree, and write the context struct the kernels start from.
+ */
+import type { Database } from '../database/database.js';
+import { buildBlockBounds } from './aabb-build.js';
+import { buildKdTree, kdNodeCount } from './kdtree-build.js';
+import {
+  type Heap, type DatabaseRegions, type SlotRegions,
+  planDatabase, planSlot, reserve, extendReservation, slotShapeFor, coarseBlocks, fineBlocks,
+  CTX_FEAT, CTX_ROWS, CTX_STRIDE, CTX_MASK, CTX_TAGS, CTX_COARSE_BOUNDS, CTX_FINE_BOUNDS, CTX_COARSE_INFO,
+  CTX_FINE_INFO, CTX_KD_FEAT, CTX_KD_ORIG, CTX_KD_NODES, CTX_KD_BOXES, CTX_KD_NODE_COUNT, CTX_KD_ROWS, CTX_SIZE,
+  COARSE_SHIFT, FINE_SHIFT, BLOCK_INFO_SIZE,
+} from './memory-layout.js';
+
+/** A matcher's block of memory: the database regions followed by its own thread slot. */
+export interface Reservation {
+  /** First byte, or -1 before the first load. */
+  base: number;
+  bytes: number;
+}
+
+export interface UploadedDatabase {
+  regions: DatabaseRegions;
+  /** The loading matcher's own slot (slot 0), right after the database. */
+  slot: SlotRegions;
+  kdNodes: number;
+  kdDepth: number;
+  /** Milliseconds building the box bounds (both levels) and the KD-tree (with the leaf-order copy). */
+  aabbMs: number;
+  kdtreeMs: number;
+}
+
+/** Candidate rows (the rows the KD-tree holds). */
+export function countCandidates(candidates: Uint8Array, rows: number): number {
+  let n = 0;
+  for (let i = 0; i < rows; i++) if (candidates[i] !== 0) n++;
+  return n;
+}
+
+/**
+ * Uploads `db` (already checked by checkSearchableDatabase) into `heap`'s memory, growing it first,
+ * and returns where everything went. `reservation` is updated in place.
+ */
+export function uploadDatabase(
+  heap: Heap, heapBase: number, db: Database, kdLeafSize: number, batchCapacity: number, reservation: Reservation,
+): UploadedDatabase {
+  const rows = db.frameCount;
+  const stride = db.stride;
+  const kdRows = countCandidates(db.candidates, rows);
+  const kdNodes = kdNodeCount(kdRows, kdLeafSize);
+  const shape = { rows, stride, kdRows, kdNodes };
+
+  // Plan relative to 0 to learn the size, then place it.
+  const slotShape = slotShapeFor(rows, stride, kdNodes, batchCapacity);
+  const total = planDatabase(0, shape).end + planSlot(0, slotShape).end;
+  place(heap.memory, reservation, total, heapBase);
+  const regions = planDatabase(reservation.base, shape);
+  const slot = planSlot(regions.end, slotShape);
+  heap.ensure(slot.end);
+
+  heap.f32.set(db.features.subarray(0, rows * stride), regions.features >> 2);
+  heap.u8.set(db.candidates.subarray(0, rows), regions.mask);
+  heap.u32.set(db.tagBits.subarray(0, rows), regions.tags >> 2);
+
+  const tA = now();
+  const cb = coarseBlocks(rows);
+  const fb = fineBlocks(rows);
+  buildBlockBounds(db.features, rows, stride, db.candidates, db.tagBits, COARSE_SHIFT,
+    heap.f32.subarray(regions.coarseBounds >> 2, (regions.coarseBounds >> 2) + cb * 2 * stride),
+    heap.i32.subarray(regions.coarseInfo >> 2, (regions.coarseInfo >> 2) + cb * (BLOCK_INFO_SIZE >> 2)));
+  buildBlockBounds(db.features, rows, stride, db.candidates, db.tagBits, FINE_SHIFT,
+    heap.f32.subarray(regions.fineBounds >> 2, (regions.fineBounds >> 2) + fb * 2 * stride),
+    heap.i32.subarray(regions.fineInfo >> 2, (regions.fineInfo >> 2) + fb * (BLOCK_INFO_SIZE >> 2)));
+  const tK = now();
+  const tree = buildKdTree(db.features, rows, stride, db.dims, db.candidates, db.tagBits, kdLeafSize);
+  if (tree.nodeCount !== kdNodes) throw new Error(`internal: kd node count ${tree.nodeCount} != planned ${kdNodes}`);
+  if (tree.depth + 2 > slotShape.stackCapacity) throw new Error(`internal: kd depth ${tree.depth} exceeds the traversal stack`);
+  heap.i32.set(tree.order, regions.kdOrig >> 2);
+  heap.i32.set(tree.nodes, regions.kdNodes >> 2);
+  heap.f32.set(tree.boxes, regions.kdBoxes >> 2);
+  const kdFeat = regions.kdFeatures >> 2;
+  for (let k = 0; k < tree.order.length; k++) {
+    const src = tree.order[k] * stride;
+    const dst = kdFeat + k * stride;
+    for (let j = 0; j < stride; j++) heap.f32[dst + j] = db.features[src + j];
+  }
+  const tEnd = now();
+
+  writeContext(heap.i32, regions, rows, stride, kdNodes, kdRows);
+  return { regions, slot, kdNodes, kdDepth: tree.depth, aabbMs: tK - tA, kdtreeMs: tEnd - tK };
+}
+
+/** Reuses the reservation when `total` fits, extends it when it is the topmost one, else moves it. */
+function place(memory: WebAssembly.Memory, r: Reservation, total: number, floor: number): void {
+  if (r.base >= 0 && total <= r.bytes) return;
+  if (r.base >= 0 && extendReservation(memory, r.base, r.bytes, total)) {
+    r.bytes = total;
+    return;
+  }
+  r.base = reserve(memory, total, floor);
+  r.bytes = total;
+}
+
+/** The context struct (CTX_*): where the kernels find every database region. */
+function writeContext(i32: Int32Array, regions: DatabaseRegions, rows: number, stride: number, kdNodes: number, kdRows: number): void {
+  const c = regions.ctx >> 2;
+  i32.fill(0, c, c + (CTX_SIZE >> 2));
+  i32[c + (CTX_FEAT >> 2)] = regions.features;
+  i32[c + (CTX_ROWS >> 2)] = rows;
+  i32[c + (CTX_STRIDE >> 2)] = stride;
+  i32[c + (CTX_MASK >> 2)] = regions.mask;
+  i32[c + (CTX_TAGS >> 2)] = regions.tags;
+  i32[c + (CTX_COARSE_BOUNDS >> 2)] = regions.coarseBounds;
+  i32[c + (CTX_FINE_BOUNDS >> 2)] = regions.fineBounds;
+  i32[c + (CTX_COARSE_INFO >> 2)] = regions.coarseInfo;
+  i32[c + (CTX_FINE_INFO >> 2)] = regions.fineInfo;
+  i32[c + (CTX_KD_FEAT >> 2)] = regions.kdFeatures;
+  i32[c + (CTX_KD_ORIG >> 2)] = regions.kdOrig;
+  i32[c + (CTX_KD_NODES >> 2)] = regions.kdNodes;
+  i32[c + (CTX_KD_BOXES >> 2)] = regions.kdBoxes;
+  i32[c + (CTX_KD_NODE_COUNT >> 2)] = kdNodes;
+  i32[c + (CTX_KD_ROWS >> 2)] = kdRows;
+}
+
+export function now(): number {
+  return typeof performance !== 'undefined' ? performance.now() : Date.now();
+}
