@@ -48,7 +48,9 @@ export { openLoop } from './database/loops.js';
 
 // search
 export { Matcher, EmptyCandidateSetError, type SearchMethod, type Backend, type SearchOptions, type SearchResult } from './search/matcher.js';
-export { MatcherPool } from './search/pool.js';
+export { MatcherPool, type PoolOptions } from './search/pool.js';
+export type { MatcherOptions, BatchSearchOptions, BatchResult } from './search/matcher.js';
+export { OPTION_RANGES } from './search/options.js';
 
 // runtime
 export {

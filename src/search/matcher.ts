@@ -26,7 +26,7 @@ import { Heap, type SearchKernels, type DatabaseRegions, type SlotRegions, type 
 import { resolveMatcherOptions, checkBestCost, integerOption, DEFAULT_KD_LEAF_SIZE, type Backend, type MatcherOptions, type SearchOptions, type BatchSearchOptions } from './options.js';
 import { writeQueryRows } from './query.js';
 import type { SearchResult, BatchResult } from './results.js';
-import { checkSearchableDatabase, checkSearchStructure } from './searchable.js';
+import { requireSearchableDatabase, checkSearchStructure } from './searchable.js';
 import { CallScratch, SearchStaging, STAGING, type HasStaging } from './staging.js';
 import { uploadDatabase, now, type Reservation } from './upload.js';
 import { compileSearchModule, createSearchMemory, instantiateKernels, isSharedMemory, simdSupported } from './wasm.js';
@@ -165,7 +165,7 @@ export class Matcher implements HasStaging {
    */
   load(db: Database): void {
     const t0 = now();
-    checkSearchableDatabase(db);
+    requireSearchableDatabase(db);
     const up = uploadDatabase(this.heap, this.kernels.heapBase(), db, this.kdLeafSize, this.batchCapacity, this.reservation);
     this.bind(db, up.regions, up.slot, up.kdNodes);
     this.buildStats = {

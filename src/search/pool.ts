@@ -249,7 +249,8 @@ async function defaultWorkerUrl(): Promise<URL> {
 async function spawn(url: URL | string): Promise<ThreadHandle> {
   if (isNode()) {
     const { Worker } = await import('node:worker_threads');
-    const w = new Worker(url);
+    const { workerExecArgv } = await import('../util/worker-node.js');
+    const w = new Worker(url, { execArgv: workerExecArgv() });
     w.unref(); // an idle pool must not keep the process alive
     return {
       hold: (on) => (on ? w.ref() : w.unref()),

@@ -5,21 +5,24 @@
  * stride, array types and lengths, tag count, clip ranges, fps). Cheap, and specific to the search:
  * it never looks at skeletons, poses or the schema.
  *
- * checkSearchValues: the values the exactness rules depend on (finite features, zero padding,
- * finite mean, finite non-zero scale). These repeat the NORM and FEAT checks of
- * checkDatabaseConsistency (src/database/mmdb.ts), which every decoded .mmdb file already passed;
- * they stay here, marked for replacement, until src/database/ exports one implementation that the
- * search can call for databases built in memory.
+ * The values the exactness rules depend on (finite features, zero padding, finite mean, finite
+ * non-zero scale, candidate flags, tag bits) are checked by the database's own
+ * checkSearchableDatabase (src/database/database-check.ts): one implementation for files and for
+ * databases built in memory.
  */
 import type { Database } from '../database/database.js';
+import { checkSearchableDatabase } from '../database/database-check.js';
 
 /** Tags fit one u32 of bits per frame. */
 export const MAX_SEARCH_TAGS = 32;
 
-/** Throws RangeError (TypeError for a wrong array type) when `db` cannot be searched. */
-export function checkSearchableDatabase(db: Database): void {
+/**
+ * Throws when `db` cannot be searched: the search's own structure checks (TypeError for a wrong
+ * array type, RangeError otherwise), then the database's value checks (DatabaseFormatError).
+ */
+export function requireSearchableDatabase(db: Database): void {
   checkSearchStructure(db);
-  checkSearchValues(db);
+  checkSearchableDatabase(db);
 }
 
 /** Shapes, types and lengths: O(clips), no per-row work. */
@@ -42,27 +45,6 @@ export function checkSearchStructure(db: Database): void {
       throw new RangeError(`database clip ${i}: start ${clip?.start} and count ${clip?.count} must be non-negative integers`);
     }
   });
-}
-
-// REPLACE when src/database/ exports its one implementation of these checks: delete this function
-// and call that export from checkSearchableDatabase instead (see the module comment).
-/** Finite features with zero padding, finite mean, finite non-zero scale: O(rows x stride). */
-export function checkSearchValues(db: Database): void {
-  const { frameCount: rows, stride, dims } = db;
-  for (let j = 0; j < dims; j++) {
-    if (!Number.isFinite(db.mean[j])) throw new RangeError(`database mean[${j}] is ${db.mean[j]}`);
-    if (!Number.isFinite(db.scale[j]) || db.scale[j] === 0) throw new RangeError(`database scale[${j}] is ${db.scale[j]}`);
-  }
-  const f = db.features;
-  for (let i = 0; i < rows; i++) {
-    const r = i * stride;
-    for (let j = 0; j < dims; j++) {
-      if (!Number.isFinite(f[r + j])) throw new RangeError(`database features[frame ${i}][${j}] is ${f[r + j]}`);
-    }
-    for (let j = dims; j < stride; j++) {
-      if (f[r + j] !== 0) throw new RangeError(`database features[frame ${i}] padding [${j}] is ${f[r + j]}, must be 0`);
-    }
-  }
 }
 
 function requireArray(a: unknown, type: Float32ArrayConstructor | Uint8ArrayConstructor | Uint32ArrayConstructor, name: string, length: number, what: string): void {

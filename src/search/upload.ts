@@ -40,7 +40,7 @@ export function countCandidates(candidates: Uint8Array, rows: number): number {
 }
 
 /**
- * Uploads `db` (already checked by checkSearchableDatabase) into `heap`'s memory, growing it first,
+ * Uploads `db` (already checked by requireSearchableDatabase) into `heap`'s memory, growing it first,
  * and returns where everything went. `reservation` is updated in place.
  */
 export function uploadDatabase(

@@ -87,7 +87,7 @@ describe('database validation', () => {
   it('rejects non-finite features, non-zero padding and inconsistent arrays', async () => {
     const db = makeFakeDb(new Float32Array(30), 3);
     db.features[4] = NaN;
-    await expect(Matcher.create(db)).rejects.toThrow(/features\[frame 1\]\[0\]/);
+    await expect(Matcher.create(db)).rejects.toThrow(/features' value at frame 1, column 0 is NaN/);
     db.features[4] = 0;
     db.features[3] = 1; // padding of frame 0
     await expect(Matcher.create(db)).rejects.toThrow(/padding/);

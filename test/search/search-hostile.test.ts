@@ -185,7 +185,7 @@ describe('database checks the search relies on', () => {
     await expect(Matcher.create({ ...db, tagNames: Array.from({ length: 33 }, (_, i) => `t${i}`) })).rejects.toThrow(/at most 32/);
     const scale = db.scale.slice();
     scale[2] = 0;
-    await expect(Matcher.create({ ...db, scale })).rejects.toThrow(/scale\[2\] is 0/);
+    await expect(Matcher.create({ ...db, scale })).rejects.toThrow(/scale of column 2 is 0/);
   });
 
   it('an oracle check: a value near the overflow limit is costed like the documented lane order', FAST, async () => {
