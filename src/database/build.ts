@@ -6,7 +6,7 @@ import { findBoneRoles, type BoneRoles } from '../features/roles.js';
 import { estimateHipsForwardAxis, computeRootTrack, legRootJoint } from '../features/root.js';
 import { extractClipFeatures, computeNormalization, normalizeRows } from '../features/extract.js';
 import { schemaGroupBones } from '../features/schema.js';
-import { footContacts, DEFAULT_CONTACT_OPTIONS, type ContactOptions } from '../features/contacts.js';
+import { footContacts, contactJoints, DEFAULT_CONTACT_OPTIONS, type ContactOptions } from '../features/contacts.js';
 import { mirrorClip, mirrorSetup } from '../features/mirror.js';
 import { symmetrizeJointFrames } from '../features/symmetric-frames.js';
 import { validateSchema } from '../features/schema-validate.js';
@@ -158,9 +158,9 @@ export function buildDatabase(sources: readonly SourceMotion[], options: BuildOp
     mean: new Float32Array(stride), scale: new Float32Array(stride),
   };
   const smoothFrames = Math.round(schema.facingSmoothingSeconds * fps);
+  const positionSmoothFrames = Math.round((schema.positionSmoothingSeconds ?? schema.facingSmoothingSeconds) * fps);
   const margin = Math.round(schema.endMarginSeconds * fps);
-  const leftContactJoint = roles.leftToe >= 0 ? roles.leftToe : roles.leftFoot;
-  const rightContactJoint = roles.rightToe >= 0 ? roles.rightToe : roles.rightFoot;
+  const [leftContactJoint, rightContactJoint] = contactJoints(roles);
   const rules = (options.tagRules ?? []).map((r) => ({ ...r, re: globToRegExp(r.pattern), ranged: r.from !== undefined || r.to !== undefined }));
   for (const r of rules) {
     if (!/^[A-Za-z0-9_.-]+$/.test(r.tag)) throw new DatabaseBuildError(`tag "${r.tag}": use letters, digits, '_', '-' and '.'`);
@@ -175,9 +175,9 @@ export function buildDatabase(sources: readonly SourceMotion[], options: BuildOp
     const worldVel = new Float64Array(F * J * 3);
     finiteDifferenceVelocities(w.worldPos, J * 3, F, fps, worldVel);
     const rootPos = new Float64Array(F * 3), rootRot = new Float64Array(F * 4);
-    computeRootTrack(w.worldRot, w.worldPos, J, F, hips, axes[`${w.mirrored}`], smoothFrames, rootPos, rootRot);
+    computeRootTrack(w.worldRot, w.worldPos, J, F, hips, axes[`${w.mirrored}`], smoothFrames, rootPos, rootRot, positionSmoothFrames);
     extractClipFeatures({ frames: F, fps, joints: J, worldPos: w.worldPos, worldVel, rootPos, rootRot, loop: w.clip.loop }, schema, groupBones, stride, db.rawFeatures, start);
-    footContacts(worldVel, J, F, leftContactJoint, rightContactJoint, contactOpts, db.contacts, start);
+    footContacts(worldVel, J, F, fps, leftContactJoint, rightContactJoint, contactOpts, db.contacts, start);
     db.rotations.set(w.clip.rotations, start * J * 4);
     db.translations.set(w.clip.translations, start * J * 3);
     db.rootPositions.set(rootPos, start * 3);

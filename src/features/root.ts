@@ -40,15 +40,47 @@ export function estimateHipsForwardAxis(
 }
 
 /**
+ * Savitzky-Golay smoothing (a least-squares quadratic over a window of 2*half+1 samples, evaluated at
+ * each sample) of `src[0..n)` into `out`. At the ends the window keeps its length and slides inside
+ * the signal (the polynomial of the first / last full window is evaluated there, like SciPy's
+ * "interp" mode): the edge samples are smoothed as much as the interior instead of being returned
+ * raw, which matters because features extrapolate a clip's future from its last frames.
+ * A quadratic follows a steady turn or acceleration without lag or bias; what it removes is what
+ * varies within a window, such as the hips' sway at every step.
+ */
+export function savitzkyGolay(src: Float64Array, n: number, half: number, out: Float64Array): void {
+  const h = Math.max(0, Math.min(half, (n - 1) >> 1));
+  if (h === 0 || n < 3) { for (let i = 0; i < n; i++) out[i] = src[i]; return; }
+  const len = 2 * h + 1;
+  for (let i = 0; i < n; i++) {
+    // Window [a, a + len) containing i, centred where possible.
+    const a = Math.min(Math.max(0, i - h), n - len);
+    // Normal equations of y ~ c0 + c1 t + c2 t^2 with t = k - i (small numbers: well conditioned).
+    let s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, y0 = 0, y1 = 0, y2 = 0;
+    for (let k = a; k < a + len; k++) {
+      const t = k - i, t2 = t * t, y = src[k];
+      s0 += 1; s1 += t; s2 += t2; s3 += t2 * t; s4 += t2 * t2;
+      y0 += y; y1 += y * t; y2 += y * t2;
+    }
+    // c0 by Cramer's rule on [[s0 s1 s2][s1 s2 s3][s2 s3 s4]] c = [y0 y1 y2].
+    const det = s0 * (s2 * s4 - s3 * s3) - s1 * (s1 * s4 - s3 * s2) + s2 * (s1 * s3 - s2 * s2);
+    const d0 = y0 * (s2 * s4 - s3 * s3) - s1 * (y1 * s4 - s3 * y2) + s2 * (y1 * s3 - s2 * y2);
+    out[i] = d0 / det;
+  }
+}
+
+/**
  * Root track of one clip: hips projected to the ground, facing = the hips' forward axis projected
- * to the ground, both smoothed with a centred window of +-`smoothFrames` (shrunk symmetrically at
- * the clip ends so that the first and last samples stay put).
+ * to the ground. Both are smoothed with savitzkyGolay, positions over +-`positionHalfWindow` frames
+ * and facing over +-`facingHalfWindow` frames: real hips sway sideways and yaw at every step, and a
+ * root that follows them makes root velocity oscillate and every trajectory feature wobble with the
+ * gait (as in Holden's controller: the simulation bone smoothed over ~0.5 s, its facing over ~1 s).
  * Writes positions (frames*3, y = 0) and yaw rotations (frames*4).
  */
 export function computeRootTrack(
   worldRot: Float64Array, worldPos: Float64Array, J: number, frames: number,
-  hips: number, hipsForwardLocal: Float64Array, smoothFrames: number,
-  outPos: Float64Array, outRot: Float64Array,
+  hips: number, hipsForwardLocal: Float64Array, facingHalfWindow: number,
+  outPos: Float64Array, outRot: Float64Array, positionHalfWindow = facingHalfWindow,
 ): void {
   const dirX = new Float64Array(frames), dirZ = new Float64Array(frames);
   const px = new Float64Array(frames), pz = new Float64Array(frames);
@@ -63,13 +95,14 @@ export function computeRootTrack(
     px[f] = worldPos[(f * J + hips) * 3];
     pz[f] = worldPos[(f * J + hips) * 3 + 2];
   }
+  const sx = new Float64Array(frames), sz = new Float64Array(frames), spx = new Float64Array(frames), spz = new Float64Array(frames);
+  savitzkyGolay(dirX, frames, facingHalfWindow, sx);
+  savitzkyGolay(dirZ, frames, facingHalfWindow, sz);
+  savitzkyGolay(px, frames, positionHalfWindow, spx);
+  savitzkyGolay(pz, frames, positionHalfWindow, spz);
   for (let f = 0; f < frames; f++) {
-    const w = Math.min(smoothFrames, f, frames - 1 - f);
-    let sx = 0, sz = 0, spx = 0, spz = 0;
-    for (let k = f - w; k <= f + w; k++) { sx += dirX[k]; sz += dirZ[k]; spx += px[k]; spz += pz[k]; }
-    const n = 2 * w + 1;
-    outPos[3 * f] = spx / n; outPos[3 * f + 1] = 0; outPos[3 * f + 2] = spz / n;
-    const yaw = Math.hypot(sx, sz) > 1e-9 ? Math.atan2(sx, sz) : Math.atan2(dirX[f], dirZ[f]);
+    outPos[3 * f] = spx[f]; outPos[3 * f + 1] = 0; outPos[3 * f + 2] = spz[f];
+    const yaw = Math.hypot(sx[f], sz[f]) > 1e-9 ? Math.atan2(sx[f], sz[f]) : Math.atan2(dirX[f], dirZ[f]);
     quatFromYaw(outRot, 4 * f, yaw);
   }
 }

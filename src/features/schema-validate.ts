@@ -31,8 +31,9 @@ export function validateSchema(s: FeatureSchema, where = 'schema'): void {
       throw new SchemaError(`${at}: "offsets" must be a non-empty array of finite times in seconds (|t| <= 60)`);
     }
   });
-  for (const key of ['endMarginSeconds', 'facingSmoothingSeconds'] as const) {
+  for (const key of ['endMarginSeconds', 'facingSmoothingSeconds', 'positionSmoothingSeconds'] as const) {
     const v = s[key];
+    if (key === 'positionSmoothingSeconds' && v === undefined) continue;
     if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || v > 10) throw new SchemaError(`${where}: "${key}" must be a number of seconds in [0, 10], got ${JSON.stringify(v)}`);
   }
 }
@@ -51,6 +52,7 @@ export function parseSchemaJson(text: string, where = 'schema'): FeatureSchema {
     groups: (d.groups ?? DEFAULT_SCHEMA.groups) as FeatureGroup[],
     endMarginSeconds: d.endMarginSeconds ?? DEFAULT_SCHEMA.endMarginSeconds,
     facingSmoothingSeconds: d.facingSmoothingSeconds ?? DEFAULT_SCHEMA.facingSmoothingSeconds,
+    positionSmoothingSeconds: d.positionSmoothingSeconds ?? (d.facingSmoothingSeconds !== undefined ? d.facingSmoothingSeconds : DEFAULT_SCHEMA.positionSmoothingSeconds),
   };
   validateSchema(schema, where);
   return schema;

@@ -21,7 +21,7 @@ import {
   ROOT_VEL_OFFSET, ROOT_VEL_OFFSET_RATE, LAYER_FRACTION, LAYER_WEIGHT, LAYER_FRAME, FRAME_FRACTION,
   LAST_COST, LAST_SEARCH_COST, PLAY_RATE, SEARCH_TIMER, LAST_DESIRED_VX, LAST_DESIRED_VZ,
   LAST_DESIRED_FACING, STEP_DT, ADJUST_DT, COUNT_STEPS, COUNT_SEARCHES, COUNT_TRANSITIONS,
-  COUNT_SECONDS, RESULT_COST, DESIRED_ROT_YAW, STATE_SIZE, blockSize, CounterView, type ControllerCounters,
+  COUNT_SECONDS, RESULT_COST, DESIRED_ROT_YAW, SINCE_TRANSITION, STATE_SIZE, blockSize, CounterView, type ControllerCounters,
 } from './controller-state.js';
 import { trajectoryLayout, type TrajectoryLayout } from './trajectory-layout.js';
 import { poseScratch, sampleFramePose, blendLayerPoses, type Pose64 } from './frame-pose.js';
@@ -217,6 +217,7 @@ export class MotionMatchingController {
     this.s.fill(0, ROOT_VEL_OFFSET, ROOT_VEL_OFFSET + 8);
     this.layerCount = 1; this.s[LAYER_FRAME] = frame; this.s[LAYER_FRACTION] = 0; this.s[LAYER_WEIGHT] = 1;
     this.s[SEARCH_TIMER] = 0;
+    this.s[SINCE_TRANSITION] = Number.POSITIVE_INFINITY;
     this.forceSearch = true;
     this.samplePlaying();
     this.rotations.set(this.playing.rotations);
@@ -266,13 +267,20 @@ export class MotionMatchingController {
     }
     this.s[SEARCH_TIMER] -= dt;
     const clip = this.db.clips[this.rt.clipOf[this.frame]];
-    // A clip that does not loop is searched away from before it runs out; a looping one plays on.
-    const atEnd = !this.db.candidates[this.frame] || (!clip.loop && this.frame + 1 >= clip.start + clip.count);
+    // Continuing is possible while the clip can play until the next regular search (a looping clip
+    // always can). Frames near a clip's end are not landing targets (db.candidates), but a clip that
+    // was landed on plays through them at its own, real continuing cost: treating them as dead ends
+    // forced a transition on the very next step after landing on the last candidate frame, where
+    // extrapolated futures make frames attractive for queries nothing in the data matches, and chained
+    // such one-step transitions (measured on real captures: 25-76% of all transitions).
+    const framesLeft = clip.loop ? Infinity : clip.start + clip.count - 1 - this.frame - this.s[FRAME_FRACTION];
+    const atEnd = framesLeft < Math.max(1, o.searchInterval * this.db.fps * this.s[PLAY_RATE]);
     // (a tolerance: three 1/30 s steps must use up a 0.1 s interval despite rounding)
-    this.wantsSearch = this.forceSearch || this.s[SEARCH_TIMER] <= 1e-6 || atEnd;
+    const dwelling = this.s[SINCE_TRANSITION] < o.minDwell - 1e-6;
+    this.wantsSearch = this.forceSearch || (this.s[SEARCH_TIMER] <= 1e-6 && !dwelling) || atEnd;
     if (!this.wantsSearch) return false;
     this.predictForQuery();
-    this.buildQuery(input, clip.start, clip.start + clip.count);
+    this.buildQuery(input, clip.start, clip.start + clip.count, atEnd);
     return true;
   }
 
@@ -347,6 +355,7 @@ export class MotionMatchingController {
     if (o.footIK) this.footIK.apply(this, dt);
     this.s[COUNT_STEPS]++;
     this.s[COUNT_SECONDS] += dt;
+    this.s[SINCE_TRANSITION] = this.transitioned ? dt : this.s[SINCE_TRANSITION] + dt;
   }
 
   /** The decay spring (decaySpringUpdate) on the root velocity offset of the last transition, over this step. */
@@ -356,7 +365,7 @@ export class MotionMatchingController {
   }
 
   /** Raw features of the query: the playing frame's pose features and the predicted trajectory. */
-  private buildQuery(input: ControllerInput, clipStart: number, clipEnd: number): void {
+  private buildQuery(input: ControllerInput, clipStart: number, clipEnd: number, atEnd: boolean): void {
     const db = this.db, S = db.stride, q = this.rawQuery, f = this.frame;
     // Pose features come from the playing frame (as in Holden's controller): they describe where
     // the feet are now; the trajectory part comes from the simulation.
@@ -384,11 +393,13 @@ export class MotionMatchingController {
     // Continuing sets the bound a transition must beat. Its cost is the playing frame's own: the
     // query copies that frame's pose features, so every candidate is compared as "the frame to be
     // at now" (judging the next frame instead would favour any lookalike of the current pose).
+    // A transition must save continuingBias and minRelativeGain of that cost (UE's minimum percent
+    // improvement): smaller gains are within what the playing clip's own cost varies by over a step.
     let c = 0;
-    if (db.candidates[f]) {
+    if (!atEnd) {
       for (let d = 0; d < S; d++) { const e = db.features[f * S + d] - nq[d]; c += e * e; }
       this.s[LAST_COST] = c;
-      this.request.bestCost = c - this.options.continuingBias;
+      this.request.bestCost = Math.min(c - this.options.continuingBias, c * (1 - this.options.minRelativeGain));
     } else {
       this.s[LAST_COST] = Infinity;
       this.request.bestCost = Infinity;
@@ -413,11 +424,22 @@ export class MotionMatchingController {
       if (o.inertialization) {
         // The playing pose's velocities are only needed here (the per-frame path skips them).
         sampleFramePose(this.rt, this.s[LAYER_FRAME + this.layerCount - 1], this.s[LAYER_FRACTION + this.layerCount - 1], this.playing, true);
+        const rt = this.rt, f0 = this.frame, S = this.s, V = ROOT_VEL_OFFSET;
+        if (o.rootVelocityInertialization === 'pose') {
+          // The joint carrying the body (hips) takes the root's velocity change, so that its world
+          // velocity stays what it was: source velocity += old root velocity (and any offset still
+          // decaying) − new root velocity, in the root frame; the yaw rate likewise about +Y.
+          const m = 3 * rt.rootRelativeJoint, P = this.playing;
+          for (let d = 0; d < 3; d++) P.velocities[m + d] += S[V + d] + rt.rootVelocity[3 * f0 + d] - rt.rootVelocity[3 * frame + d];
+          P.angularVelocities[m + 1] += S[V + 3] + rt.rootYawRate[f0] - rt.rootYawRate[frame];
+          S.fill(0, ROOT_VEL_OFFSET, ROOT_VEL_OFFSET + 8);
+        }
         // Both poses come from the validated database: no finite-value scan per transition.
         this.inert.transition(this.playing, this.destination, o.inertializationHalfLife, false);
-        const rt = this.rt, f0 = this.frame, S = this.s, V = ROOT_VEL_OFFSET;
-        for (let d = 0; d < 3; d++) S[V + d] = S[V + d] + rt.rootVelocity[3 * f0 + d] - rt.rootVelocity[3 * frame + d];
-        S[V + 3] = S[V + 3] + rt.rootYawRate[f0] - rt.rootYawRate[frame];
+        if (o.rootVelocityInertialization === 'root') {
+          for (let d = 0; d < 3; d++) S[V + d] = S[V + d] + rt.rootVelocity[3 * f0 + d] - rt.rootVelocity[3 * frame + d];
+          S[V + 3] = S[V + 3] + rt.rootYawRate[f0] - rt.rootYawRate[frame];
+        }
       }
       this.layerCount = 1; this.s[LAYER_WEIGHT] = 1;
     }

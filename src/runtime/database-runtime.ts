@@ -30,6 +30,8 @@ export interface DatabaseRuntime {
    * inertializing their translations is a no-op the per-frame path skips.
    */
   readonly movingTranslations: Int32Array;
+  /** The joint that carries the pose relative to the root track (the hips, or joint 0; see rebaseOnRoot). */
+  readonly rootRelativeJoint: number;
 }
 
 const cache = new WeakMap<Database, DatabaseRuntime>();
@@ -48,7 +50,7 @@ export function computeDatabaseRuntime(db: Database): DatabaseRuntime {
   // Work in float64 (the math helpers take Float64Array only), store float32 for the frame loop.
   const rot = Float64Array.from(db.rotations), pos = Float64Array.from(db.translations);
   const rootRot = Float64Array.from(db.rootRotations), rootPos = Float64Array.from(db.rootPositions);
-  rebaseOnRoot(db, rot, pos, rootPos, rootRot);
+  const rootRelativeJoint = rebaseOnRoot(db, rot, pos, rootPos, rootRot);
   const velocities = new Float32Array(N * J * 3);
   const angularVelocities = new Float32Array(N * J * 3);
   const rootVelocity = new Float32Array(N * 3);
@@ -78,7 +80,7 @@ export function computeDatabaseRuntime(db: Database): DatabaseRuntime {
   const translations = Float32Array.from(pos);
   return {
     db, joints: J, fps, clipOf, rotations: Float32Array.from(rot), translations,
-    velocities, angularVelocities, rootVelocity, rootYawRate, movingTranslations: movingJoints(translations, N, J),
+    velocities, angularVelocities, rootVelocity, rootYawRate, movingTranslations: movingJoints(translations, N, J), rootRelativeJoint,
   };
 }
 
@@ -105,7 +107,7 @@ export function movingJoints(translations: Float32Array, frames: number, joints:
  * holds the asset's world origin, so blending or inertializing two frames from different clips
  * never mixes world positions.
  */
-export function rebaseOnRoot(db: Database, rotations: Float64Array, translations: Float64Array, rootPos: Float64Array, rootRot: Float64Array): void {
+export function rebaseOnRoot(db: Database, rotations: Float64Array, translations: Float64Array, rootPos: Float64Array, rootRot: Float64Array): number {
   const N = db.frameCount, J = db.skeleton.names.length, parents = db.skeleton.parents;
   const hips = db.roles.hips;
   const chain: number[] = [];
@@ -138,6 +140,7 @@ export function rebaseOnRoot(db: Database, rotations: Float64Array, translations
     quatInvRotateVec3(translations, jt + 3 * moving, rootRot, 4 * f, v, 0);
     quatInvMultiply(rotations, jr + 4 * moving, rootRot, 4 * f, wr, 0);
   }
+  return moving;
 }
 
 /** Registers a runtime computed elsewhere (e.g. received from the main thread) for `db`. */

@@ -1,20 +1,32 @@
 import type { Database } from '../database/database.js';
-import { CONTACT_LEFT, CONTACT_RIGHT } from '../features/contacts.js';
+import { CONTACT_LEFT, CONTACT_RIGHT, contactJoints } from '../features/contacts.js';
 import { quatInvMultiply, quatInvRotateVec3 } from '../math/quat.js';
 import { solveTwoBoneIkInto, createTwoBoneIkScratch } from '../math/two-bone-ik.js';
 
 export interface FootIKOptions {
-  /** Release a locked foot when the animated foot drifts further than this (m). */
-  unlockDistance: number;
+  /**
+   * Release a locked foot while its contact lasts only when the animated contact point drifts further
+   * from the lock than this many leg lengths (hip to knee plus knee to ankle, of the rig: a limit in
+   * the rig's own scale, not in metres). 1 holds the lock for as long as the leg could possibly reach
+   * it, i.e. to the end of the contact in practice: the gap then blends out while the foot is in the
+   * air, where it does not show as sliding. (Measured on real captures: releasing at a fixed 0.3 m
+   * while the label was still on caused 90-94% of all skate — the foot moved ~2.3 m/s at the release
+   * and relocked at once with most of the gap left, over and over.)
+   */
+  unlockLegLengths: number;
   /** Half-life of the target offset that blends IK in and out (s). */
   blendHalfLife: number;
   /** Largest lowering of the hips (m) so that a locked foot stays within the leg's reach (0 = off). */
   maxHipsDrop: number;
+  /**
+   * How much faster than its spring the hips may be lowered when a locked leg needs it (m/s; 0 = the
+   * spring alone). The spring lags ~0.1 s, during which the leg cannot reach its lock and the planted
+   * foot is dragged; lowering at once without a bound jerks the body (knee jumps of 11 m/s).
+   */
+  hipsDropSpeed: number;
 }
 
-// 0.3 m rather than the usual 0.2: measured on the scripted scenarios, 0.2 releases feet during
-// sharp turns and strafes that are still in contact (1.3 cm/s skate), 0.3 keeps them (0.4 cm/s).
-export const DEFAULT_FOOT_IK_OPTIONS: FootIKOptions = { unlockDistance: 0.3, blendHalfLife: 0.05, maxHipsDrop: 0.12 };
+export const DEFAULT_FOOT_IK_OPTIONS: FootIKOptions = { unlockLegLengths: 1, blendHalfLife: 0.05, maxHipsDrop: 0.12, hipsDropSpeed: 1 };
 
 /** What FootIK needs from the controller: the output pose it may edit, and its world transforms. */
 export interface FootIKHost {
@@ -56,6 +68,12 @@ interface LegJoints {
   readonly knee: number;
   readonly foot: number;
   readonly bit: number;
+  /**
+   * The point held still while the foot is in contact: the joint the contact label came from (the
+   * toe where the rig has one, else the foot itself). Holding the ankle instead would drag the toe
+   * round it while the heel rolls off.
+   */
+  readonly contact: number;
   /** Joints below the foot (toes, end joints), parents first: moved along after a solve. */
   readonly below: Int32Array;
 }
@@ -73,15 +91,18 @@ function footRig(db: Database): FootRig {
   let rig = rigs.get(db);
   if (rig) return rig;
   const parents = db.skeleton.parents;
-  const leg = (foot: number, bit: number): LegJoints => {
+  const [contactL, contactR] = contactJoints(db.roles);
+  const leg = (foot: number, bit: number, contactJoint: number): LegJoints => {
     const knee = parents[foot], hip = knee >= 0 ? parents[knee] : -1;
     if (knee < 0 || hip < 0) throw new RangeError(`foot IK needs a hip and a knee above the foot "${db.skeleton.names[foot]}"`);
     const below: number[] = [];
     for (let j = foot + 1; j < parents.length; j++) if (parents[j] === foot || below.includes(parents[j])) below.push(j);
-    return { hip, knee, foot, bit, below: Int32Array.from(below) };
+    // A contact joint that does not hang below the foot cannot be moved by bending the leg: hold the foot.
+    const contact = contactJoint === foot || below.includes(contactJoint) ? contactJoint : foot;
+    return { hip, knee, foot, bit, contact, below: Int32Array.from(below) };
   };
   rig = {
-    legs: [leg(db.roles.leftFoot, CONTACT_LEFT), leg(db.roles.rightFoot, CONTACT_RIGHT)],
+    legs: [leg(db.roles.leftFoot, CONTACT_LEFT, contactL), leg(db.roles.rightFoot, CONTACT_RIGHT, contactR)],
     hips: db.roles.hips,
     hipsSubtree: subtree(parents, db.roles.hips),
   };
@@ -106,6 +127,7 @@ class LegView implements FootIKLeg {
   readonly knee: number;
   readonly foot: number;
   readonly bit: number;
+  readonly contact: number;
   readonly below: Int32Array;
   readonly lock: Float64Array;
   readonly offset: Float64Array;
@@ -113,7 +135,7 @@ class LegView implements FootIKLeg {
   readonly target: Float64Array;
 
   constructor(joints: LegJoints, private readonly S: Float64Array, private readonly at: number) {
-    this.hip = joints.hip; this.knee = joints.knee; this.foot = joints.foot; this.bit = joints.bit; this.below = joints.below;
+    this.hip = joints.hip; this.knee = joints.knee; this.foot = joints.foot; this.bit = joints.bit; this.contact = joints.contact; this.below = joints.below;
     const view = (o: number) => S.subarray(at + o, at + o + 3);
     this.lock = view(LOCK); this.offset = view(OFFSET); this.offsetVel = view(OFFSET_VEL); this.target = view(TARGET);
   }
@@ -137,7 +159,7 @@ export class FootIK {
   /** `storage` (optional, >= FOOT_IK_STATE_SIZE values) holds the state; see the layout above. */
   constructor(private readonly db: Database, options: FootIKOptions, storage?: Float64Array) {
     this.opts = options;
-    if (!(options.unlockDistance > 0 && options.blendHalfLife > 0)) throw new RangeError('foot IK options must be positive');
+    validateFootIKOptions(options);
     if (storage !== undefined && !(storage instanceof Float64Array && storage.length >= FOOT_IK_STATE_SIZE)) {
       throw new RangeError(`foot IK storage must be a Float64Array of at least ${FOOT_IK_STATE_SIZE} values`);
     }
@@ -153,11 +175,12 @@ export class FootIK {
     S[HIPS_DROP] = 0;
     S[HIPS_DROP_VEL] = 0;
     for (let i = 0; i < 2; i++) {
-      const at = i * LEG_SIZE, f = 3 * this.rig.legs[i].foot;
+      const at = i * LEG_SIZE, f = 3 * this.rig.legs[i].foot, c = 3 * this.rig.legs[i].contact;
       S[at + LOCKED] = 0;
       for (let k = 0; k < 3; k++) {
         S[at + OFFSET + k] = 0; S[at + OFFSET_VEL + k] = 0;
-        S[at + LOCK + k] = S[at + TARGET + k] = worldPositions[f + k];
+        S[at + LOCK + k] = worldPositions[c + k];
+        S[at + TARGET + k] = worldPositions[f + k];
       }
     }
   }
@@ -183,32 +206,44 @@ export class FootIK {
     const wp = host.worldPositions;
     S[NEEDED_DROP] = 0;
     for (let i = 0; i < 2; i++) {
-      const leg = legs[i], at = i * LEG_SIZE, f = 3 * leg.foot;
+      const leg = legs[i], at = i * LEG_SIZE, f = 3 * leg.foot, c = 3 * leg.contact;
       const contact = (contacts & leg.bit) !== 0;
       if (contact && S[at + LOCKED] === 0) {
-        // Plant the foot where it is shown now (animation + any offset still blending out), so that
-        // nothing slides once it is down.
-        for (let k = 0; k < 3; k++) { S[at + LOCK + k] = wp[f + k] + S[at + OFFSET + k]; S[at + OFFSET + k] = 0; S[at + OFFSET_VEL + k] = 0; }
+        // Plant the contact point where it is shown now (animation + any offset still blending out),
+        // so that nothing slides once it is down.
+        for (let k = 0; k < 3; k++) { S[at + LOCK + k] = wp[c + k] + S[at + OFFSET + k]; S[at + OFFSET + k] = 0; S[at + OFFSET_VEL + k] = 0; }
         S[at + LOCKED] = 1;
       } else if (S[at + LOCKED] !== 0) {
-        const dx = S[at + LOCK] - wp[f], dz = S[at + LOCK + 2] - wp[f + 2];
-        if (!contact || dx * dx + dz * dz > this.opts.unlockDistance * this.opts.unlockDistance) {
-          // Hand over from the lock to the animation without a jump: offset = old target - new desired.
-          for (let k = 0; k < 3; k++) S[at + OFFSET + k] = S[at + LOCK + k] + S[at + OFFSET + k] - wp[f + k];
+        const dx = S[at + LOCK] - wp[c], dz = S[at + LOCK + 2] - wp[c + 2];
+        const limit = this.opts.unlockLegLengths * (dist3(wp, 3 * leg.hip, 3 * leg.knee) + dist3(wp, 3 * leg.knee, f));
+        if (!contact || dx * dx + dz * dz > limit * limit) {
+          // Hand over from the lock to the animation without a jump: offset = old target - new desired
+          // (the foot moves as a whole, so the contact point's gap is the ankle's).
+          for (let k = 0; k < 3; k++) S[at + OFFSET + k] = S[at + LOCK + k] + S[at + OFFSET + k] - wp[c + k];
           S[at + LOCKED] = 0;
         }
       }
       this.decayOffset(at);
       const locked = S[at + LOCKED] !== 0;
-      for (let k = 0; k < 3; k++) S[at + TARGET + k] = (locked ? S[at + LOCK + k] : wp[f + k]) + S[at + OFFSET + k];
+      // The ankle's target: the animated ankle, shifted (when locked) by what puts the animated contact
+      // point on the lock. The foot keeps its animated orientation, so a heel rolling off a planted toe
+      // still rolls.
+      for (let k = 0; k < 3; k++) S[at + TARGET + k] = wp[f + k] + (locked ? S[at + LOCK + k] - wp[c + k] : 0) + S[at + OFFSET + k];
       if (locked) this.dropToReach(leg, at, wp);
     }
+    const hipsY = wp[3 * this.rig.hips + 1];
     this.lowerHips(host);
+    // How far lowerHips moved the body (and every free foot with it) this step.
+    const bodyDy = wp[3 * this.rig.hips + 1] - hipsY;
     for (let i = 0; i < 2; i++) {
       const leg = legs[i], at = i * LEG_SIZE, f = 3 * leg.foot, o = at + OFFSET;
       // A free leg with nothing left to blend out just follows the body (down with the hips too):
       // pulling a swinging, nearly straight leg back to its old height would snap its knee.
       if (S[at + LOCKED] === 0 && S[o] * S[o] + S[o + 1] * S[o + 1] + S[o + 2] * S[o + 2] < 1e-10) continue;
+      // A free leg still blending out an offset follows the body down too: its target was taken before
+      // the hips were lowered. (Held at the old height while any offset was left, it dropped with the
+      // hips the step the offset ran out: knee jumps of 10-18 m/s with a 0.12 m drop.)
+      if (S[at + LOCKED] === 0) S[at + TARGET + 1] += bodyDy;
       let error = 0;
       for (let k = 0; k < 3; k++) { const e = S[at + TARGET + k] - wp[f + k]; error += e * e; }
       // Within 0.05 mm the solve would not show: skip it (most planted frames of clean data).
@@ -263,9 +298,17 @@ export class FootIK {
     if (dt > 0) {
       const y = HIPS_DROP_DAMPING, e = dt === S[HIPS_DT] ? S[HIPS_E] : Math.exp(-y * dt);
       S[HIPS_DT] = dt; S[HIPS_E] = e;
-      const x = S[HIPS_DROP] - want, j = S[HIPS_DROP_VEL] + x * y;
-      S[HIPS_DROP] = want + e * (x + j * dt);
-      S[HIPS_DROP_VEL] = e * (S[HIPS_DROP_VEL] - j * y * dt);
+      const before = S[HIPS_DROP], x = before - want, j = S[HIPS_DROP_VEL] + x * y;
+      let drop = want + e * (x + j * dt), vel = e * (S[HIPS_DROP_VEL] - j * y * dt);
+      if (this.opts.hipsDropSpeed > 0 && drop < want) {
+        // Lower by what is needed at once, but at most hipsDropSpeed (m/s) beyond the spring: a bounded
+        // velocity change, so the leg reaches its lock without the spring's lag and the body never jerks.
+        const fast = Math.min(want, before + this.opts.hipsDropSpeed * dt);
+        if (fast > drop) { drop = fast; if (vel < 0) vel = 0; }
+      }
+      // Never beyond the limit, whatever the spring's momentum.
+      if (drop > max) { drop = max; if (vel > 0) vel = 0; }
+      S[HIPS_DROP] = drop; S[HIPS_DROP_VEL] = vel;
     }
     if (S[HIPS_DROP] < 1e-5 && Math.abs(S[HIPS_DROP_VEL]) < 1e-4 && want === 0) { S[HIPS_DROP] = 0; S[HIPS_DROP_VEL] = 0; return; }
     const hips = this.rig.hips, parent = this.db.skeleton.parents[hips];
@@ -294,4 +337,15 @@ function subtree(parents: Int32Array, root: number): Int32Array {
     if (j === root || (parents[j] >= 0 && inside[parents[j]])) { inside[j] = 1; out.push(j); }
   }
   return Int32Array.from(out);
+}
+
+/** Throws RangeError naming the first foot IK option outside its range. */
+export function validateFootIKOptions(o: FootIKOptions): void {
+  const check = (name: keyof FootIKOptions, ok: boolean, range: string) => {
+    if (!ok) throw new RangeError(`foot IK option ${name} must be ${range}, got ${String(o[name])}`);
+  };
+  check('unlockLegLengths', Number.isFinite(o.unlockLegLengths) && o.unlockLegLengths > 0, 'a finite number > 0');
+  check('blendHalfLife', Number.isFinite(o.blendHalfLife) && o.blendHalfLife > 0, 'a finite number > 0 (seconds)');
+  check('maxHipsDrop', Number.isFinite(o.maxHipsDrop) && o.maxHipsDrop >= 0, 'a finite number >= 0 (metres)');
+  check('hipsDropSpeed', Number.isFinite(o.hipsDropSpeed) && o.hipsDropSpeed >= 0, 'a finite number >= 0 (m/s)');
 }

@@ -1,16 +1,24 @@
 import { springCharacterPredict } from '../math/spring.js';
 import type { MotionMatchingController, ControllerInput } from './controller.js';
 import { wrapAngle } from '../math/angle.js';
-import { CONTACT_LEFT, CONTACT_RIGHT } from '../features/contacts.js';
+import { CONTACT_LEFT, CONTACT_RIGHT, contactJoints } from '../features/contacts.js';
+import { SKATE_BINS, SKATE_BIN, percentile } from './histogram.js';
 
 /** Summary figures (docs/runtime.md, "Quality metrics"). */
 export interface QualityReport {
   /** Agent-seconds observed. */
   seconds: number;
   steps: number;
-  /** Mean horizontal speed of feet in contact over a whole step (database contact labels of the playing frame), cm/s; and its 95th percentile. */
+  /**
+   * Mean horizontal speed of the contact point (the joint the contact label came from: the toe where
+   * the rig has one, else the ankle) of feet in contact over a whole step (database contact labels
+   * of the playing frame), cm/s; and its 95th percentile.
+   */
   footSkateCmPerSec: number;
   footSkateP95CmPerSec: number;
+  /** The same at the ankle (a heel rolling off a planted toe moves it: secondary figure). */
+  ankleSkateCmPerSec: number;
+  ankleSkateP95CmPerSec: number;
   /** Mean distance between where the input asked the root to be 0.5 s / 1 s ahead and where it went (cm). */
   trajectoryError05Cm: number;
   trajectoryError1Cm: number;
@@ -22,8 +30,6 @@ export interface QualityReport {
   transitionsPerSec: number;
 }
 
-const SKATE_BINS = 1000; // 0.1 cm/s bins up to 100 cm/s
-const SKATE_BIN = 0.1;
 const JUMP_BINS = 500; // 0.02 m/s bins up to 10 m/s
 const JUMP_BIN = 0.02;
 const HORIZONS = new Float64Array([0.5, 1]);
@@ -44,6 +50,8 @@ export class QualityStats {
   skateSum = 0;
   skateCount = 0;
   skateHist = new Float64Array(SKATE_BINS + 1);
+  ankleSkateSum = 0;
+  ankleSkateHist = new Float64Array(SKATE_BINS + 1);
   maxJump = 0;
   jumpHist = new Float64Array(JUMP_BINS + 1);
   errSum = new Float64Array(2);
@@ -55,6 +63,8 @@ export class QualityStats {
     this.seconds += o.seconds; this.steps += o.steps;
     this.skateSum += o.skateSum; this.skateCount += o.skateCount;
     for (let i = 0; i < this.skateHist.length; i++) this.skateHist[i] += o.skateHist[i];
+    this.ankleSkateSum += o.ankleSkateSum;
+    for (let i = 0; i < this.ankleSkateHist.length; i++) this.ankleSkateHist[i] += o.ankleSkateHist[i];
     this.maxJump = Math.max(this.maxJump, o.maxJump);
     for (let i = 0; i < this.jumpHist.length; i++) this.jumpHist[i] += o.jumpHist[i];
     for (let h = 0; h < 2; h++) { this.errSum[h] += o.errSum[h]; this.errCount[h] += o.errCount[h]; }
@@ -75,6 +85,8 @@ export class QualityStats {
       steps: this.steps,
       footSkateCmPerSec: this.skateCount ? this.skateSum / this.skateCount : 0,
       footSkateP95CmPerSec: percentile(this.skateHist, 0.95) * SKATE_BIN,
+      ankleSkateCmPerSec: this.skateCount ? this.ankleSkateSum / this.skateCount : 0,
+      ankleSkateP95CmPerSec: percentile(this.ankleSkateHist, 0.95) * SKATE_BIN,
       trajectoryError05Cm: this.errCount[0] ? this.errSum[0] / this.errCount[0] : 0,
       trajectoryError1Cm: this.errCount[1] ? this.errSum[1] / this.errCount[1] : 0,
       maxTransitionJump: this.maxJump,
@@ -97,6 +109,9 @@ const SCALARS = 8;
 export class QualityMeter {
   readonly stats: QualityStats;
   private readonly J: number;
+  /** Contact point (toe, else ankle) and ankle of each foot. */
+  private readonly contactL: number;
+  private readonly contactR: number;
   /** Offset in `M` of the previous step's world joint positions (J*3; the other slot of the two holds the step before). */
   private prevSlot = SCALARS;
   private hasPrev = 0;
@@ -143,6 +158,7 @@ export class QualityMeter {
   constructor(private readonly controller: MotionMatchingController, stats: QualityStats = new QualityStats(), minDt = 1 / 240, private readonly predictEvery = 1, storage?: Float64Array) {
     this.stats = stats;
     this.J = controller.joints;
+    [this.contactL, this.contactR] = contactJoints(controller.db.roles);
     this.ring = ringLength(minDt, predictEvery);
     const n = this.J * 3, R = 2 * this.ring, size = SCALARS + 2 * n + 4 * R;
     if (storage !== undefined && !(storage instanceof Float64Array && storage.length >= size)) {
@@ -209,8 +225,8 @@ export class QualityMeter {
       // A foot counts when it is in contact at both ends of the step: the landing step's speed
       // belongs to the swing that ends in it.
       const contacts = c.contacts & this.prevContacts;
-      if (contacts & CONTACT_LEFT) this.recordSkate(wp, c.db.roles.leftFoot);
-      if (contacts & CONTACT_RIGHT) this.recordSkate(wp, c.db.roles.rightFoot);
+      if (contacts & CONTACT_LEFT) { this.recordSkate(wp, this.contactL); this.recordAnkleSkate(wp, c.db.roles.leftFoot); }
+      if (contacts & CONTACT_RIGHT) { this.recordSkate(wp, this.contactR); this.recordAnkleSkate(wp, c.db.roles.rightFoot); }
     }
     // This step becomes the previous one, over the older slot.
     for (let i = 0; i < n; i++) H[p2 + i] = wp[i];
@@ -228,6 +244,16 @@ export class QualityMeter {
     this.stats.skateSum += speed;
     this.stats.skateCount++;
     this.stats.skateHist[Math.min(SKATE_BINS, Math.floor(speed / SKATE_BIN))]++;
+  }
+
+  /** Horizontal speed of the ankle `foot` over the step just taken (cm/s), into the secondary figure. */
+  private recordAnkleSkate(wp: Float64Array, foot: number): void {
+    const dt = this.M[M_STEP_DT];
+    const i = this.prevSlot + 3 * foot, H = this.M;
+    const vx = wp[3 * foot] - H[i], vz = wp[3 * foot + 2] - H[i + 2];
+    const speed = (Math.sqrt(vx * vx + vz * vz) / dt) * 100;
+    this.stats.ankleSkateSum += speed;
+    this.stats.ankleSkateHist[Math.min(SKATE_BINS, Math.floor(speed / SKATE_BIN))]++;
   }
 
   private trackTrajectory(input: ControllerInput): void {
@@ -288,17 +314,4 @@ export class QualityMeter {
 /** Prediction ring length per horizon: predictions made every `predictEvery` steps of at least minDt, alive for the longest horizon. */
 function ringLength(minDt: number, predictEvery: number): number {
   return Math.ceil(HORIZONS[1] / minDt / predictEvery) + 4;
-}
-
-/** The bin index below which `q` of the histogram's mass lies (upper edge of that bin). */
-function percentile(hist: Float64Array, q: number): number {
-  let total = 0;
-  for (let i = 0; i < hist.length; i++) total += hist[i];
-  if (total === 0) return 0;
-  let acc = 0;
-  for (let i = 0; i < hist.length; i++) {
-    acc += hist[i];
-    if (acc >= q * total) return i + 1;
-  }
-  return hist.length;
 }

@@ -1,7 +1,8 @@
 /**
  * Moving the character's root by one step: the animation's root increment (plus the decaying
  * velocity offset of the last transition), then the constraints — adjustment towards the simulated
- * trajectory, the clamp, the application's collision hook — and one commit after all of them.
+ * trajectory, the clamp (which pulls the simulation or the character, see clampMoves), the
+ * application's collision hook — and one commit after all of them.
  * Works on the controller's state block `s` (controller-state.ts).
  */
 import type { ControllerOptions } from './controller-options.js';
@@ -66,12 +67,17 @@ export function moveRoot(s: Float64Array, o: ControllerOptions, step: Float64Arr
     rootYaw += turn;
   }
   // Clamp: never let the character fall further than clampDistance / clampAngle behind the simulation.
+  // 'simulation' moves the simulation to within the clamp of the character (planted feet stay
+  // planted); 'character' moves the character to within the clamp of the simulation (it slides).
   const gx = p[0] - s[SIM_POS], gz = p[2] - s[SIM_POS + 2];
   const gap = Math.sqrt(gx * gx + gz * gz);
-  if (gap > o.clampDistance) { p[0] = s[SIM_POS] + gx * (o.clampDistance / gap); p[2] = s[SIM_POS + 2] + gz * (o.clampDistance / gap); }
   const angGap = wrapAngle(rootYaw - simYaw);
-  if (Math.abs(angGap) > o.clampAngle) {
-    quatFromYaw(s, ROOT_ROT, simYaw + Math.sign(angGap) * o.clampAngle);
+  if (o.clampMoves === 'simulation') {
+    if (gap > o.clampDistance) { s[SIM_POS] = p[0] - gx * (o.clampDistance / gap); s[SIM_POS + 2] = p[2] - gz * (o.clampDistance / gap); }
+    if (Math.abs(angGap) > o.clampAngle) quatFromYaw(s, SIM_ROT, rootYaw - Math.sign(angGap) * o.clampAngle);
+  } else {
+    if (gap > o.clampDistance) { p[0] = s[SIM_POS] + gx * (o.clampDistance / gap); p[2] = s[SIM_POS + 2] + gz * (o.clampDistance / gap); }
+    if (Math.abs(angGap) > o.clampAngle) quatFromYaw(s, ROOT_ROT, simYaw + Math.sign(angGap) * o.clampAngle);
   }
   if (o.constrain) o.constrain(p);
   // Commit once, after every constraint.

@@ -18,6 +18,7 @@ beforeAll(async () => {
   port = new MatcherSearchPort(await Matcher.create(db), 'kdtree');
 });
 
+/** Per leg and step: locked or not, the contact point's world position (toe, else ankle), the lock; and the hips drop. */
 interface Trace { locked: boolean[][]; foot: number[][][]; lock: number[][][]; drop: number[] }
 
 /** Walks a U-turn course with a no-IK controller and applies a separate FootIK after each step. */
@@ -35,7 +36,7 @@ function trace(steps: number, options = DEFAULT_FOOT_IK_OPTIONS): Trace {
     for (let i = 0; i < 2; i++) {
       const leg = ik.legs[i];
       out.locked[i].push(leg.locked);
-      out.foot[i].push(Array.from(c.worldPositions.subarray(3 * leg.foot, 3 * leg.foot + 3)));
+      out.foot[i].push(Array.from(c.worldPositions.subarray(3 * leg.contact, 3 * leg.contact + 3)));
       out.lock[i].push(Array.from(leg.lock));
     }
     out.drop.push(ik.hipsDrop);
@@ -65,7 +66,7 @@ describe('FootIK', () => {
     // Exact (to rounding) where the leg reaches the lock; a locked foot beyond the leg's reach (the hips
     // drop at most maxHipsDrop) follows the leg until the lock is released.
     expect(errors[errors.length >> 1]).toBeLessThan(1e-4);
-    expect(errors[Math.floor(0.95 * errors.length)]).toBeLessThan(0.01);
+    expect(errors[Math.floor(0.95 * errors.length)]).toBeLessThan(1e-3);
   });
 
   it('releases without a pop: the foot moves no faster at a release than while swinging', () => {
@@ -90,7 +91,8 @@ describe('FootIK', () => {
   });
 
   it('refuses bad options and too small storage', () => {
-    expect(() => new FootIK(db, { ...DEFAULT_FOOT_IK_OPTIONS, unlockDistance: 0 })).toThrow(RangeError);
+    expect(() => new FootIK(db, { ...DEFAULT_FOOT_IK_OPTIONS, unlockLegLengths: 0 })).toThrow(/unlockLegLengths/);
+    expect(() => new FootIK(db, { ...DEFAULT_FOOT_IK_OPTIONS, hipsDropSpeed: NaN })).toThrow(/hipsDropSpeed/);
     expect(() => new FootIK(db, { ...DEFAULT_FOOT_IK_OPTIONS, blendHalfLife: -1 })).toThrow(RangeError);
     expect(() => new FootIK(db, DEFAULT_FOOT_IK_OPTIONS, new Float64Array(FOOT_IK_STATE_SIZE - 1))).toThrow(/storage/);
   });
