@@ -50,7 +50,8 @@ const DROP_LOCAL = new Float64Array(3);
 // The state block: per leg a locked flag (0/1) and four vectors, then the hips drop spring and the
 // cached decay factor. Plain numbers at fixed offsets so that a crowd keeps it next to the rest of a
 // character's state (see MotionMatchingController's storage).
-const LOCKED = 0, LOCK = 1, OFFSET = 4, OFFSET_VEL = 7, TARGET = 10, LEG_SIZE = 13;
+// SHOWN: where the contact point was displayed at the end of the last step (after IK and the hips drop).
+const LOCKED = 0, LOCK = 1, OFFSET = 4, OFFSET_VEL = 7, TARGET = 10, SHOWN = 13, LEG_SIZE = 16;
 const HIPS_DROP = 2 * LEG_SIZE, HIPS_DROP_VEL = HIPS_DROP + 1, DECAY_DT = HIPS_DROP + 2, DECAY_E = HIPS_DROP + 3;
 // This step's dt and the hips drop the locked legs need: passed between the step's methods through
 // the block, since number arguments and results of calls that are not inlined get boxed.
@@ -74,6 +75,8 @@ interface LegJoints {
    * round it while the heel rolls off.
    */
   readonly contact: number;
+  /** Hip to knee plus knee to ankle, in the rest pose (m): the rig's own scale for distances. */
+  readonly length: number;
   /** Joints below the foot (toes, end joints), parents first: moved along after a solve. */
   readonly below: Int32Array;
 }
@@ -99,7 +102,8 @@ function footRig(db: Database): FootRig {
     for (let j = foot + 1; j < parents.length; j++) if (parents[j] === foot || below.includes(parents[j])) below.push(j);
     // A contact joint that does not hang below the foot cannot be moved by bending the leg: hold the foot.
     const contact = contactJoint === foot || below.includes(contactJoint) ? contactJoint : foot;
-    return { hip, knee, foot, bit, contact, below: Int32Array.from(below) };
+    const off = db.skeleton.offsets, norm = (j: number) => Math.hypot(off[3 * j], off[3 * j + 1], off[3 * j + 2]);
+    return { hip, knee, foot, bit, contact, length: norm(knee) + norm(foot), below: Int32Array.from(below) };
   };
   rig = {
     legs: [leg(db.roles.leftFoot, CONTACT_LEFT, contactL), leg(db.roles.rightFoot, CONTACT_RIGHT, contactR)],
@@ -128,6 +132,7 @@ class LegView implements FootIKLeg {
   readonly foot: number;
   readonly bit: number;
   readonly contact: number;
+  readonly length: number;
   readonly below: Int32Array;
   readonly lock: Float64Array;
   readonly offset: Float64Array;
@@ -135,7 +140,7 @@ class LegView implements FootIKLeg {
   readonly target: Float64Array;
 
   constructor(joints: LegJoints, private readonly S: Float64Array, private readonly at: number) {
-    this.hip = joints.hip; this.knee = joints.knee; this.foot = joints.foot; this.bit = joints.bit; this.contact = joints.contact; this.below = joints.below;
+    this.hip = joints.hip; this.knee = joints.knee; this.foot = joints.foot; this.bit = joints.bit; this.contact = joints.contact; this.length = joints.length; this.below = joints.below;
     const view = (o: number) => S.subarray(at + o, at + o + 3);
     this.lock = view(LOCK); this.offset = view(OFFSET); this.offsetVel = view(OFFSET_VEL); this.target = view(TARGET);
   }
@@ -179,7 +184,7 @@ export class FootIK {
       S[at + LOCKED] = 0;
       for (let k = 0; k < 3; k++) {
         S[at + OFFSET + k] = 0; S[at + OFFSET_VEL + k] = 0;
-        S[at + LOCK + k] = worldPositions[c + k];
+        S[at + LOCK + k] = S[at + SHOWN + k] = worldPositions[c + k];
         S[at + TARGET + k] = worldPositions[f + k];
       }
     }
@@ -209,13 +214,20 @@ export class FootIK {
       const leg = legs[i], at = i * LEG_SIZE, f = 3 * leg.foot, c = 3 * leg.contact;
       const contact = (contacts & leg.bit) !== 0;
       if (contact && S[at + LOCKED] === 0) {
-        // Plant the contact point where it is shown now (animation + any offset still blending out),
-        // so that nothing slides once it is down.
-        for (let k = 0; k < 3; k++) { S[at + LOCK + k] = wp[c + k] + S[at + OFFSET + k]; S[at + OFFSET + k] = 0; S[at + OFFSET_VEL + k] = 0; }
+        // Plant the contact point where the animation (plus any offset still blending out) puts it, so
+        // that nothing slides once it is down. Its height starts from where it was displayed: a free
+        // foot lowered with the hips reaches the lock's height through the decaying offset, not in
+        // one step (a free leg lowered 12 cm with the hips and locked at the animation's height popped
+        // its knee by 6-7 m/s). Vertical motion of a planted foot is not sliding.
+        for (let k = 0; k < 3; k++) {
+          S[at + LOCK + k] = wp[c + k] + S[at + OFFSET + k];
+          S[at + OFFSET + k] = k === 1 ? S[at + SHOWN + 1] - S[at + LOCK + 1] : 0;
+          S[at + OFFSET_VEL + k] = 0;
+        }
         S[at + LOCKED] = 1;
       } else if (S[at + LOCKED] !== 0) {
         const dx = S[at + LOCK] - wp[c], dz = S[at + LOCK + 2] - wp[c + 2];
-        const limit = this.opts.unlockLegLengths * (dist3(wp, 3 * leg.hip, 3 * leg.knee) + dist3(wp, 3 * leg.knee, f));
+        const limit = this.opts.unlockLegLengths * leg.length;
         if (!contact || dx * dx + dz * dz > limit * limit) {
           // Hand over from the lock to the animation without a jump: offset = old target - new desired
           // (the foot moves as a whole, so the contact point's gap is the ankle's).
@@ -255,6 +267,10 @@ export class FootIK {
       quatInvMultiply(host.rotations, 4 * leg.foot, host.worldRotations, 4 * leg.knee, FOOT_WORLD_ROT, 0);
       for (let k = 0; k < 4; k++) host.worldRotations[4 * leg.foot + k] = FOOT_WORLD_ROT[k];
       for (let b = 0; b < leg.below.length; b++) host.updateWorldJoint(leg.below[b]);
+    }
+    for (let i = 0; i < 2; i++) {
+      const at = i * LEG_SIZE, c = 3 * legs[i].contact;
+      for (let k = 0; k < 3; k++) S[at + SHOWN + k] = wp[c + k];
     }
   }
 
