@@ -70,6 +70,14 @@ export interface ControllerOptions {
    * the simulation (it slides, its planted feet with it, but tracks the input within the clamp).
    */
   clampMoves: 'simulation' | 'character';
+  /**
+   * Orientation warping, for requests the data has no motion for: when the database has nothing
+   * that travels at the requested angle to its facing (a sidestep, from data without sidesteps),
+   * the legs face so that the nearest motion it has travels the requested way and the upper body
+   * turns towards the requested facing, by at most this angle (radians). 0 = off: the search gets
+   * the requested facing as it is.
+   */
+  orientationWarp: number;
   /** Foot locking and two-bone IK. */
   footIK: boolean;
   footIKOptions: FootIKOptions;
@@ -115,6 +123,7 @@ export const DEFAULT_CONTROLLER_OPTIONS: ControllerOptions = {
   clampDistance: 0.5,
   clampAngle: 0.5 * Math.PI,
   clampMoves: 'simulation',
+  orientationWarp: Math.PI / 3,
   footIK: true,
   footIKOptions: DEFAULT_FOOT_IK_OPTIONS,
   inertialization: true,
@@ -146,7 +155,7 @@ export function validateControllerOptions(o: ControllerOptions): void {
   for (const k of positive) {
     if (!(Number.isFinite(o[k]) && o[k] > 0)) throw new RangeError(`controller option ${k} must be a finite number > 0, got ${o[k]}`);
   }
-  const nonNegative = ['continuingBias', 'minRelativeGain', 'minDwell', 'sameClipWindow', 'sharpVelocityChange', 'sharpFacingChange', 'adjustPositionHalfLife', 'adjustRotationHalfLife', 'adjustMaxRatio'] as const;
+  const nonNegative = ['continuingBias', 'minRelativeGain', 'minDwell', 'sameClipWindow', 'sharpVelocityChange', 'sharpFacingChange', 'adjustPositionHalfLife', 'adjustRotationHalfLife', 'adjustMaxRatio', 'orientationWarp'] as const;
   for (const k of nonNegative) {
     if (!(Number.isFinite(o[k]) && o[k] >= 0)) throw new RangeError(`controller option ${k} must be a finite number >= 0, got ${o[k]}`);
   }

@@ -7,7 +7,7 @@
  *
  * Fixed part, at the constant offsets below (L = MAX_LAYERS):
  *   root pos 3 | root rot 4 | sim pos 3, vel 3, acc 3, rot 4, ang vel 3 | desired vel 3, rot 4 |
- *   root vel offset 4, rate 4 | layer fraction L, weight L | scalars | layer frame L | counters 4 | result cost, desired yaw, since transition
+ *   root vel offset 4, rate 4 | layer fraction L, weight L | scalars | layer frame L | counters 4 | result cost, desired yaw, since transition, upper twist 3
  * then the variable part, in the order a step touches it (see blockSize):
  *   rotations J*4 | translations J*3 | world positions J*3 | world rotations J*4 | inertialization |
  *   foot IK | trajectory times T, positions T*3, rotations T*4 | raw query | normalised query (float32 each)
@@ -75,6 +75,10 @@ export const RESULT_COST = field(1);
 export const DESIRED_ROT_YAW = field(1);
 /** Seconds since the last transition (Infinity before the first). */
 export const SINCE_TRANSITION = field(1);
+/** Orientation warping: the upper body's turn about +Y towards the requested facing (target, value, rate; radians). */
+export const UPPER_TWIST_TARGET = field(1);
+export const UPPER_TWIST = field(1);
+export const UPPER_TWIST_VEL = field(1);
 /** Values in the fixed part. */
 export const STATE_SIZE = field(0);
 

@@ -21,12 +21,14 @@ import {
   ROOT_VEL_OFFSET, ROOT_VEL_OFFSET_RATE, LAYER_FRACTION, LAYER_WEIGHT, LAYER_FRAME, FRAME_FRACTION,
   LAST_COST, LAST_SEARCH_COST, PLAY_RATE, SEARCH_TIMER, LAST_DESIRED_VX, LAST_DESIRED_VZ,
   LAST_DESIRED_FACING, STEP_DT, ADJUST_DT, COUNT_STEPS, COUNT_SEARCHES, COUNT_TRANSITIONS,
-  COUNT_SECONDS, RESULT_COST, DESIRED_ROT_YAW, SINCE_TRANSITION, STATE_SIZE, blockSize, CounterView, type ControllerCounters,
+  COUNT_SECONDS, RESULT_COST, DESIRED_ROT_YAW, SINCE_TRANSITION, UPPER_TWIST_TARGET, UPPER_TWIST, UPPER_TWIST_VEL, STATE_SIZE, blockSize, CounterView, type ControllerCounters,
 } from './controller-state.js';
 import { trajectoryLayout, type TrajectoryLayout } from './trajectory-layout.js';
 import { poseScratch, sampleFramePose, blendLayerPoses, type Pose64 } from './frame-pose.js';
 import { advanceCrossfade, advanceLayer, pushLayer, updatePlayRate } from './playback.js';
 import { moveRoot } from './root-adjustment.js';
+import { travelCoverage, nearestCoveredTravel } from './travel-coverage.js';
+import { twistUpperBody, upperBodyRig } from './upper-body-twist.js';
 
 export { createInput, DEFAULT_CONTROLLER_OPTIONS, type ControllerInput, type ControllerOptions } from './controller-options.js';
 export type { ControllerCounters } from './controller-state.js';
@@ -218,6 +220,7 @@ export class MotionMatchingController {
     this.layerCount = 1; this.s[LAYER_FRAME] = frame; this.s[LAYER_FRACTION] = 0; this.s[LAYER_WEIGHT] = 1;
     this.s[SEARCH_TIMER] = 0;
     this.s[SINCE_TRANSITION] = Number.POSITIVE_INFINITY;
+    this.s[UPPER_TWIST_TARGET] = 0; this.s[UPPER_TWIST] = 0; this.s[UPPER_TWIST_VEL] = 0;
     this.forceSearch = true;
     this.samplePlaying();
     this.rotations.set(this.playing.rotations);
@@ -249,7 +252,9 @@ export class MotionMatchingController {
     this.s[STEP_DT] = dt;
     const o = this.options;
     const speed = Math.sqrt(input.velocityX * input.velocityX + input.velocityZ * input.velocityZ);
-    const facing = Number.isNaN(input.facing) ? (speed > 0.1 ? Math.atan2(input.velocityX, input.velocityZ) : this.s[LAST_DESIRED_FACING]) : input.facing;
+    let facing = Number.isNaN(input.facing) ? (speed > 0.1 ? Math.atan2(input.velocityX, input.velocityZ) : this.s[LAST_DESIRED_FACING]) : input.facing;
+    this.s[UPPER_TWIST_TARGET] = 0;
+    if (!Number.isNaN(input.facing) && speed > 0.3 && o.orientationWarp > 0) facing = this.locomotionFacing(facing, Math.atan2(input.velocityX, input.velocityZ));
     // Sharp input changes trigger a search at once rather than at the next tick.
     const dvx = input.velocityX - this.s[LAST_DESIRED_VX], dvz = input.velocityZ - this.s[LAST_DESIRED_VZ];
     const dv = Math.sqrt(dvx * dvx + dvz * dvz);
@@ -282,6 +287,24 @@ export class MotionMatchingController {
     this.predictForQuery();
     this.buildQuery(input, clip.start, clip.start + clip.count, atEnd);
     return true;
+  }
+
+  /**
+   * The facing the legs take for a requested `facing` while travelling along `travel` (world yaws):
+   * the facing itself when the database has motion that travels that way relative to its facing;
+   * else the facing from which the nearest motion it has travels along `travel` (a forward walk
+   * heading sideways for a sidestep the data lacks), with the upper body to turn the rest of the
+   * way, up to orientationWarp (UPPER_TWIST_TARGET). Tracking the requested path comes first: the
+   * alternative, a clip that neither faces nor travels as asked, leaves the character behind its
+   * trajectory and its planted feet dragged.
+   */
+  private locomotionFacing(facing: number, travel: number): number {
+    const beta = wrapAngle(travel - facing);
+    const covered = nearestCoveredTravel(travelCoverage(this.db), beta);
+    if (Number.isNaN(covered) || covered === beta) { this.s[UPPER_TWIST_TARGET] = 0; return facing; }
+    const legs = travel - covered, max = this.options.orientationWarp;
+    this.s[UPPER_TWIST_TARGET] = Math.max(-max, Math.min(max, wrapAngle(facing - legs)));
+    return legs;
   }
 
   /**
@@ -353,9 +376,24 @@ export class MotionMatchingController {
     moveRoot(this.s, o, rootDelta, o.inertialization && o.blendMode === 'inertialize');
     this.computeWorldPose();
     if (o.footIK) this.footIK.apply(this, dt);
+    if (o.orientationWarp > 0) this.turnUpperBody();
     this.s[COUNT_STEPS]++;
     this.s[COUNT_SECONDS] += dt;
     this.s[SINCE_TRANSITION] = this.transitioned ? dt : this.s[SINCE_TRANSITION] + dt;
+  }
+
+  /**
+   * Orientation warping's upper-body turn: a critically damped spring (the facing's half-life) moves
+   * the turn towards its target, continuous in angle and rate when the target changes; the pose is
+   * edited only while the turn is not (close to) zero.
+   */
+  private turnUpperBody(): void {
+    const S = this.s, target = S[UPPER_TWIST_TARGET];
+    S[UPPER_TWIST] -= target;
+    decaySpringUpdate(S, UPPER_TWIST, S, UPPER_TWIST_VEL, this.options.facingHalfLife, S[STEP_DT], 1);
+    S[UPPER_TWIST] += target;
+    if (Math.abs(S[UPPER_TWIST]) < 1e-6 && Math.abs(S[UPPER_TWIST_VEL]) < 1e-6) { S[UPPER_TWIST] = 0; S[UPPER_TWIST_VEL] = 0; return; }
+    twistUpperBody(this, this.db.skeleton.parents, upperBodyRig(this.db), S[UPPER_TWIST]);
   }
 
   /** The decay spring (decaySpringUpdate) on the root velocity offset of the last transition, over this step. */
