@@ -64,6 +64,27 @@ export function quatFromAxisAngle(out: Buf, oo: number, ax: number, ay: number, 
 }
 
 /** Rotation about +Y (yaw); a positive angle turns +Z towards +X. */
+/**
+ * The shortest rotation taking unit vector a onto unit vector b: (a × b, 1 + a·b) normalised. For
+ * opposite vectors (no unique shortest rotation) a half turn about an axis perpendicular to a.
+ */
+export function quatFromTo(out: Buf, oo: number, a: Buf, ao: number, b: Buf, bo: number): Buf {
+  const ax = a[ao], ay = a[ao + 1], az = a[ao + 2], bx = b[bo], by = b[bo + 1], bz = b[bo + 2];
+  const w = 1 + ax * bx + ay * by + az * bz;
+  if (w < 1e-12) {
+    // Half turn: about a × x, or a × y when a is along x.
+    let px = 0, py = -az, pz = ay;
+    if (py * py + pz * pz < 1e-12) { px = az; py = 0; pz = -ax; }
+    const n = Math.sqrt(px * px + py * py + pz * pz);
+    out[oo] = px / n; out[oo + 1] = py / n; out[oo + 2] = pz / n; out[oo + 3] = 0;
+    return out;
+  }
+  const x = ay * bz - az * by, y = az * bx - ax * bz, z = ax * by - ay * bx;
+  const n = Math.sqrt(x * x + y * y + z * z + w * w);
+  out[oo] = x / n; out[oo + 1] = y / n; out[oo + 2] = z / n; out[oo + 3] = w / n;
+  return out;
+}
+
 export function quatFromYaw(out: Buf, oo: number, yaw: number): Buf {
   const h = 0.5 * yaw;
   out[oo] = 0; out[oo + 1] = Math.sin(h); out[oo + 2] = 0; out[oo + 3] = Math.cos(h);

@@ -1,6 +1,7 @@
 import type { Database } from '../database/database.js';
 import { CONTACT_LEFT, CONTACT_RIGHT, contactJoints } from '../features/contacts.js';
-import { quatInvMultiply, quatInvRotateVec3 } from '../math/quat.js';
+import { quatFromScaledAngleAxis, quatFromTo, quatInvMultiply, quatInvRotateVec3, quatMultiply, quatToScaledAngleAxis } from '../math/quat.js';
+import { decaySpringUpdate } from '../math/spring.js';
 import { solveTwoBoneIkInto, createTwoBoneIkScratch } from '../math/two-bone-ik.js';
 
 export interface FootIKOptions {
@@ -26,7 +27,7 @@ export interface FootIKOptions {
   hipsDropSpeed: number;
 }
 
-export const DEFAULT_FOOT_IK_OPTIONS: FootIKOptions = { unlockLegLengths: 1, blendHalfLife: 0.05, maxHipsDrop: 0.12, hipsDropSpeed: 1 };
+export const DEFAULT_FOOT_IK_OPTIONS: FootIKOptions = { unlockLegLengths: 1, blendHalfLife: 0.08, maxHipsDrop: 0.12, hipsDropSpeed: 1 };
 
 /** What FootIK needs from the controller: the output pose it may edit, and its world transforms. */
 export interface FootIKHost {
@@ -44,6 +45,13 @@ export interface FootIKHost {
 const IK_SCRATCH = createTwoBoneIkScratch();
 const FOOT_WORLD_ROT = new Float64Array(4);
 const IK_TARGET = new Float64Array(3);
+const PIVOT_FROM = new Float64Array(3);
+const PIVOT_TO = new Float64Array(3);
+const PIVOT_TURN = new Float64Array(4);
+/** The share of the leg's length it reaches to (the two-bone solve clamps at full extension). */
+const REACH_FRACTION = 0.995;
+/** The most a planted toe's heel is raised to keep the toe in the leg's reach (radians). */
+const MAX_HEEL_RAISE = Math.PI / 3;
 const DROP_VEC = new Float64Array(3);
 const DROP_LOCAL = new Float64Array(3);
 
@@ -51,7 +59,13 @@ const DROP_LOCAL = new Float64Array(3);
 // cached decay factor. Plain numbers at fixed offsets so that a crowd keeps it next to the rest of a
 // character's state (see MotionMatchingController's storage).
 // SHOWN: where the contact point was displayed at the end of the last step (after IK and the hips drop).
-const LOCKED = 0, LOCK = 1, OFFSET = 4, OFFSET_VEL = 7, TARGET = 10, SHOWN = 13, LEG_SIZE = 16;
+// HEEL, HEEL_VEL: the foot's turn about its planted toe (scaled angle-axis, world) and its rate;
+// HEEL_SHIFT: how far that turn moved the ankle target this step.
+const LOCKED = 0, LOCK = 1, OFFSET = 4, OFFSET_VEL = 7, TARGET = 10, SHOWN = 13, HEEL = 16, HEEL_VEL = 19, HEEL_SHIFT = 22, LEG_SIZE = 25;
+/** LOCKED: 0 free, 1 locked, RELEASED released while its contact lasts (planted again at the next one). */
+const RELEASED = 2;
+/** A foot displayed higher than this above its animated height (in leg lengths) has not landed yet. */
+const LANDED_LEG_LENGTHS = 0.1;
 const HIPS_DROP = 2 * LEG_SIZE, HIPS_DROP_VEL = HIPS_DROP + 1, DECAY_DT = HIPS_DROP + 2, DECAY_E = HIPS_DROP + 3;
 // This step's dt and the hips drop the locked legs need: passed between the step's methods through
 // the block, since number arguments and results of calls that are not inlined get boxed.
@@ -146,7 +160,7 @@ class LegView implements FootIKLeg {
   }
 
   get locked(): boolean {
-    return this.S[this.at + LOCKED] !== 0;
+    return this.S[this.at + LOCKED] === 1;
   }
 }
 
@@ -184,6 +198,7 @@ export class FootIK {
       S[at + LOCKED] = 0;
       for (let k = 0; k < 3; k++) {
         S[at + OFFSET + k] = 0; S[at + OFFSET_VEL + k] = 0;
+        S[at + HEEL + k] = 0; S[at + HEEL_VEL + k] = 0; S[at + HEEL_SHIFT + k] = 0;
         S[at + LOCK + k] = S[at + SHOWN + k] = worldPositions[c + k];
         S[at + TARGET + k] = worldPositions[f + k];
       }
@@ -191,7 +206,7 @@ export class FootIK {
   }
 
   isLocked(i: number): boolean {
-    return this.S[i * LEG_SIZE + LOCKED] !== 0;
+    return this.S[i * LEG_SIZE + LOCKED] === 1;
   }
 
   /** Current lowering of the hips (m) applied to keep locked feet reachable. */
@@ -213,30 +228,39 @@ export class FootIK {
     for (let i = 0; i < 2; i++) {
       const leg = legs[i], at = i * LEG_SIZE, f = 3 * leg.foot, c = 3 * leg.contact;
       const contact = (contacts & leg.bit) !== 0;
-      if (contact && S[at + LOCKED] === 0) {
-        // Plant the contact point where the animation (plus any offset still blending out) puts it, so
-        // that nothing slides once it is down. Its height starts from where it was displayed: a free
-        // foot lowered with the hips reaches the lock's height through the decaying offset, not in
-        // one step (a free leg lowered 12 cm with the hips and locked at the animation's height popped
-        // its knee by 6-7 m/s). Vertical motion of a planted foot is not sliding.
+      if (S[at + LOCKED] === RELEASED && !contact) S[at + LOCKED] = 0;
+      // A foot still coming down from a release (displayed well above where the animation has it)
+      // is not planted yet: locking it in the air and stopping its fall at once would pop the leg.
+      const landed = S[at + SHOWN + 1] - wp[c + 1] < LANDED_LEG_LENGTHS * leg.length;
+      if (contact && S[at + LOCKED] === 0 && landed) {
+        // Plant the contact point where it is displayed horizontally (animation plus any offset still
+        // blending out), so that nothing slides once it is down, at the height the animation has it
+        // (the ground). It reaches that height from where it was displayed through the decaying
+        // offset, not in one step (a free leg lowered 12 cm with the hips and locked at the
+        // animation's height popped its knee by 6-7 m/s). Vertical motion of a planted foot is not sliding.
         for (let k = 0; k < 3; k++) {
-          S[at + LOCK + k] = wp[c + k] + S[at + OFFSET + k];
-          S[at + OFFSET + k] = k === 1 ? S[at + SHOWN + 1] - S[at + LOCK + 1] : 0;
+          S[at + LOCK + k] = k === 1 ? wp[c + 1] : wp[c + k] + S[at + OFFSET + k];
+          S[at + OFFSET + k] = k === 1 ? S[at + SHOWN + 1] - wp[c + 1] : 0;
           S[at + OFFSET_VEL + k] = 0;
         }
         S[at + LOCKED] = 1;
-      } else if (S[at + LOCKED] !== 0) {
+      } else if (S[at + LOCKED] === 1) {
         const dx = S[at + LOCK] - wp[c], dz = S[at + LOCK + 2] - wp[c + 2];
         const limit = this.opts.unlockLegLengths * leg.length;
         if (!contact || dx * dx + dz * dz > limit * limit) {
           // Hand over from the lock to the animation without a jump: offset = old target - new desired
           // (the foot moves as a whole, so the contact point's gap is the ankle's).
-          for (let k = 0; k < 3; k++) S[at + OFFSET + k] = S[at + LOCK + k] + S[at + OFFSET + k] - wp[c + k];
-          S[at + LOCKED] = 0;
+          // A raised heel stays raised and blends down like the offset: the ankle starts where it was.
+          for (let k = 0; k < 3; k++) S[at + OFFSET + k] = S[at + LOCK + k] + S[at + OFFSET + k] - wp[c + k] + S[at + HEEL_SHIFT + k];
+          // Released while the contact lasts (the animation planted the foot a leg length away, e.g.
+          // after a transition): the foot blends over to the animation and is planted again at its
+          // next contact. Relocking at once stopped it dead in mid-blend (jumps of 6-7 m/s).
+          S[at + LOCKED] = contact ? RELEASED : 0;
         }
       }
       this.decayOffset(at);
-      const locked = S[at + LOCKED] !== 0;
+      const locked = S[at + LOCKED] === 1;
+      if (!locked) this.decayHeel(at);
       // The ankle's target: the animated ankle, shifted (when locked) by what puts the animated contact
       // point on the lock. The foot keeps its animated orientation, so a heel rolling off a planted toe
       // still rolls.
@@ -251,18 +275,30 @@ export class FootIK {
       const leg = legs[i], at = i * LEG_SIZE, f = 3 * leg.foot, o = at + OFFSET;
       // A free leg with nothing left to blend out just follows the body (down with the hips too):
       // pulling a swinging, nearly straight leg back to its old height would snap its knee.
-      if (S[at + LOCKED] === 0 && S[o] * S[o] + S[o + 1] * S[o + 1] + S[o + 2] * S[o + 2] < 1e-10) continue;
+      const heel = S[at + HEEL] * S[at + HEEL] + S[at + HEEL + 1] * S[at + HEEL + 1] + S[at + HEEL + 2] * S[at + HEEL + 2];
+      if (S[at + LOCKED] === 1) {
+        // Recomputed below when the leg needs its heel raised to reach the lock.
+        for (let k = 0; k < 3; k++) { S[at + HEEL + k] = 0; S[at + HEEL_VEL + k] = 0; S[at + HEEL_SHIFT + k] = 0; }
+      } else if (S[o] * S[o] + S[o + 1] * S[o + 1] + S[o + 2] * S[o + 2] < 1e-10 && heel < 1e-12) continue;
       // A free leg still blending out an offset follows the body down too: its target was taken before
       // the hips were lowered. (Held at the old height while any offset was left, it dropped with the
       // hips the step the offset ran out: knee jumps of 10-18 m/s with a 0.12 m drop.)
-      if (S[at + LOCKED] === 0) S[at + TARGET + 1] += bodyDy;
+      if (S[at + LOCKED] !== 1) S[at + TARGET + 1] += bodyDy;
       let error = 0;
       for (let k = 0; k < 3; k++) { const e = S[at + TARGET + k] - wp[f + k]; error += e * e; }
       // Within 0.05 mm the solve would not show: skip it (most planted frames of clean data).
-      if (error < 2.5e-9) continue;
+      if (error < 2.5e-9 && heel < 1e-12) continue;
       // Keep the foot's world orientation: remember it, bend the leg, then restore it locally.
       for (let k = 0; k < 4; k++) FOOT_WORLD_ROT[k] = host.worldRotations[4 * leg.foot + k];
       for (let k = 0; k < 3; k++) IK_TARGET[k] = S[at + TARGET + k];
+      if (S[at + LOCKED] === 1) {
+        if (leg.contact !== leg.foot) this.pivotAboutContact(leg, at, wp);
+      } else if (heel >= 1e-12) {
+        // = quatMultiply(FOOT_WORLD_ROT, quatFromScaledAngleAxis(heel), FOOT_WORLD_ROT): a heel raised
+        // while the foot was planted comes down as it blends onto the animation.
+        quatFromScaledAngleAxis(PIVOT_TURN, 0, S, at + HEEL);
+        quatMultiply(FOOT_WORLD_ROT, 0, PIVOT_TURN, 0, FOOT_WORLD_ROT, 0);
+      }
       solveTwoBoneIkInto(host.rotations, host.worldPositions, host.worldRotations, this.db.skeleton.parents, leg.hip, leg.knee, leg.foot, IK_TARGET, IK_SCRATCH);
       quatInvMultiply(host.rotations, 4 * leg.foot, host.worldRotations, 4 * leg.knee, FOOT_WORLD_ROT, 0);
       for (let k = 0; k < 4; k++) host.worldRotations[4 * leg.foot + k] = FOOT_WORLD_ROT[k];
@@ -272,6 +308,54 @@ export class FootIK {
       const at = i * LEG_SIZE, c = 3 * legs[i].contact;
       for (let k = 0; k < 3; k++) S[at + SHOWN + k] = wp[c + k];
     }
+  }
+
+  /**
+   * A locked toe the leg cannot reach with the foot as animated is still reached by raising the heel:
+   * the ankle target (IK_TARGET) moves on the sphere of foot length around the toe target, from
+   * where the animation has it towards the hip, just far enough for the leg to reach it (at most
+   * MAX_HEEL_RAISE), and the foot's world rotation (FOOT_WORLD_ROT) turns with it, so the toe stays
+   * on its lock. Without it a stretched leg dragged its planted toe along (most of the remaining
+   * skate on real captures). With d = |hip − toe|, r = foot length and φ the angle at the toe
+   * between ankle and hip, the ankle is at the leg's reach ℓ after turning by θ = φ − acos((r² + d² − ℓ²) / (2 r d)).
+   */
+  private pivotAboutContact(leg: LegJoints, at: number, wp: Float64Array): void {
+    const S = this.S, h = 3 * leg.hip;
+    const reach = leg.length * REACH_FRACTION;
+    const tx = IK_TARGET[0] - wp[h], ty = IK_TARGET[1] - wp[h + 1], tz = IK_TARGET[2] - wp[h + 2];
+    if (tx * tx + ty * ty + tz * tz <= reach * reach) return;
+    // Toe target P, and from it the ankle target (u, length r) and the hip (dH, length d).
+    const ankleX = IK_TARGET[0], ankleY = IK_TARGET[1], ankleZ = IK_TARGET[2];
+    const px = S[at + LOCK] + S[at + OFFSET], py = S[at + LOCK + 1] + S[at + OFFSET + 1], pz = S[at + LOCK + 2] + S[at + OFFSET + 2];
+    let ux = IK_TARGET[0] - px, uy = IK_TARGET[1] - py, uz = IK_TARGET[2] - pz;
+    const r = Math.sqrt(ux * ux + uy * uy + uz * uz);
+    const hx = wp[h] - px, hy = wp[h + 1] - py, hz = wp[h + 2] - pz, d = Math.sqrt(hx * hx + hy * hy + hz * hz);
+    if (!(r > 1e-6 && d > 1e-6)) return;
+    ux /= r; uy /= r; uz /= r;
+    const a = hx * ux + hy * uy + hz * uz;
+    let wx = hx - a * ux, wy = hy - a * uy, wz = hz - a * uz;
+    const b = Math.sqrt(wx * wx + wy * wy + wz * wz);
+    if (!(b > 1e-9)) return;
+    wx /= b; wy /= b; wz /= b;
+    const phi = Math.atan2(b, a), k = (r * r + d * d - reach * reach) / (2 * r * d);
+    const theta = Math.min(MAX_HEEL_RAISE, k >= 1 ? phi : Math.max(0, phi - Math.acos(Math.max(-1, k))));
+    const c = Math.cos(theta), sn = Math.sin(theta);
+    PIVOT_FROM[0] = ux; PIVOT_FROM[1] = uy; PIVOT_FROM[2] = uz;
+    PIVOT_TO[0] = c * ux + sn * wx; PIVOT_TO[1] = c * uy + sn * wy; PIVOT_TO[2] = c * uz + sn * wz;
+    IK_TARGET[0] = px + r * PIVOT_TO[0]; IK_TARGET[1] = py + r * PIVOT_TO[1]; IK_TARGET[2] = pz + r * PIVOT_TO[2];
+    // = quatMultiply(FOOT_WORLD_ROT, quatFromTo(u, new u), FOOT_WORLD_ROT): the foot turns about the toe.
+    quatFromTo(PIVOT_TURN, 0, PIVOT_FROM, 0, PIVOT_TO, 0);
+    quatMultiply(FOOT_WORLD_ROT, 0, PIVOT_TURN, 0, FOOT_WORLD_ROT, 0);
+    // Remembered for a release: the turn (to blend out) and the ankle's shift (to start from).
+    quatToScaledAngleAxis(S, at + HEEL, PIVOT_TURN, 0);
+    S[at + HEEL_SHIFT] = IK_TARGET[0] - ankleX; S[at + HEEL_SHIFT + 1] = IK_TARGET[1] - ankleY; S[at + HEEL_SHIFT + 2] = IK_TARGET[2] - ankleZ;
+  }
+
+  /** The decay spring (as decaySpringUpdate) on a released foot's heel turn, with the offset's half-life. */
+  private decayHeel(at: number): void {
+    const S = this.S, o = at + HEEL, v = at + HEEL_VEL, dt = S[STEP_DT];
+    if (S[o] === 0 && S[o + 1] === 0 && S[o + 2] === 0 && S[v] === 0 && S[v + 1] === 0 && S[v + 2] === 0) return;
+    decaySpringUpdate(S, o, S, v, this.opts.blendHalfLife, dt, 3);
   }
 
   /** The decay spring (as decaySpringUpdate) on a leg's target offset, with e^(-y dt) cached per dt. */

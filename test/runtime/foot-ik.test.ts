@@ -45,9 +45,11 @@ function trace(steps: number, options = DEFAULT_FOOT_IK_OPTIONS): Trace {
 }
 
 const dist = (a: number[], b: number[]) => Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
+/** Horizontal distance: a planted foot may settle vertically onto its lock, it must not slide. */
+const slide = (a: number[], b: number[]) => Math.hypot(a[0] - b[0], a[2] - b[2]);
 
 describe('FootIK', () => {
-  it('holds a locked foot where it was planted for as long as the lock lasts (exactly where the leg reaches)', () => {
+  it('holds a locked foot where it was planted for as long as the lock lasts (raising the heel where the leg is short)', () => {
     const t = trace(400);
     let lockedSteps = 0;
     const errors: number[] = [];
@@ -56,7 +58,7 @@ describe('FootIK', () => {
         // Steps just after a lock starts still blend out the previous offset: compare settled locks.
         if (!(t.locked[i][s] && t.locked[i][s - 1] && t.locked[i][Math.max(0, s - 6)])) continue;
         lockedSteps++;
-        errors.push(dist(t.foot[i][s], t.lock[i][s]));
+        errors.push(slide(t.foot[i][s], t.lock[i][s]));
         expect(dist(t.lock[i][s], t.lock[i][s - 1])).toBe(0);
       }
     }
