@@ -4,18 +4,20 @@
  * rows per pass with SSE, 8 with AVX2, and Holden's box pruning (blocks of 64 and 16) with SSE / AVX2
  * row scans; all compiled here with the same flags. Project: WASM SIMD brute force, box pruning
  * (`aabb`) and KD-tree, through Matcher.search. Same database, candidates and queries; every result is
- * checked against the JS brute force (index and cost). Rounds alternate native and WASM, and the table
- * shows the median over rounds of each round's per-query median (the machine is shared: single runs
- * swing by tens of per cent).
+ * checked against the JS brute force (index and cost). Native and WASM alternate in chunks of 250
+ * queries; the table shows the median over rounds of each round's per-query median, and the ratios
+ * are taken chunk by chunk (the machine is shared: its speed swings by several times within minutes).
  *
  * Usage: node dist/bench/native-compare.js [--db FILE] [--mocap DIR] [--queries N] [--rounds R]
- *                                          [--sigmas 0.1,0.5] [--seed K] [--json FILE]
+ *                                          [--sigmas 0.1,0.5] [--seed K] [--json FILE] [--candidate-wasm FILE]
  * Default database: the real bench set, mirrored (../shared/data/mocap/bench), else the built-in one.
+ * --candidate-wasm FILE: also time another build of the kernels (a build/search.simd.wasm of a change
+ * under test) in the same rounds, so that a kernel change is measured under the same machine load.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { buildDatabase } from '../src/database/build.js';
 import { builtinSources } from '../src/database/sources-node.js';
 import { readDatabaseFile } from '../src/database/mmdb-node.js';
@@ -29,7 +31,9 @@ import { makeQueries, mixSeed, seededRandom, median, percentile } from '../src/b
 const FLAGS = ['-O3', '-march=native', '-ffp-contract=off', '-std=gnu11'];
 const NATIVE_METHODS = ['sse-1row', 'sse', 'sse-generic', 'avx2', 'boxes-sse', 'boxes-avx2'] as const;
 const WASM_METHODS: readonly SearchMethod[] = ['brute', 'aabb', 'kdtree'];
-const WARMUP_QUERIES = 64;
+const WARMUP_QUERIES = 8;
+/** Queries per chunk: native and WASM alternate chunk by chunk, so that both see the same machine load. */
+const CHUNK = 250;
 
 const LABEL: Record<string, string> = {
   'native sse-1row': 'native brute, SSE, 1 row per iteration (the old loop)',
@@ -43,18 +47,24 @@ const LABEL: Record<string, string> = {
   'wasm kdtree': 'project WASM SIMD kdtree',
 };
 
-interface RoundResult {
-  medianUs: number;
-  p99Us: number;
-  meanUs: number;
-  mismatches: number;
+/** The comparisons the issue asks for (first / second; > 1: the first is slower). */
+const PAIRS: ReadonlyArray<[string, string]> = [
+  ['wasm brute', 'native sse'], ['wasm brute', 'native avx2'], ['wasm brute', 'native sse-1row'], ['wasm brute', 'native sse-generic'],
+  ['native boxes-sse', 'wasm aabb'], ['native boxes-sse', 'wasm kdtree'], ['native boxes-avx2', 'wasm kdtree'],
+];
+
+/** Per-query results of one implementation over one chunk of queries. */
+interface ChunkRun {
+  index: Int32Array;
+  cost: Float32Array;
+  us: Float64Array;
 }
 
 interface Row {
   sigma: number;
   impl: string;
   label: string;
-  rounds: RoundResult[];
+  /** Median over rounds of the round's per-query median (range: fastest and slowest round). */
   medianUs: number;
   minRoundUs: number;
   maxRoundUs: number;
@@ -109,12 +119,6 @@ async function reference(db: Database, queries: Float32Array, n: number): Promis
   return { index, cost };
 }
 
-function mismatches(index: Int32Array, cost: Float32Array, ref: { index: Int32Array; cost: Float32Array }): number {
-  let bad = 0;
-  for (let k = 0; k < index.length; k++) if (index[k] !== ref.index[k] || cost[k] !== ref.cost[k]) bad++;
-  return bad;
-}
-
 /** The native program's input: header, rows, candidate mask (padded to 4 bytes), queries. */
 function nativeData(db: Database, queries: Float32Array, n: number): Buffer {
   const header = Buffer.alloc(16);
@@ -159,14 +163,49 @@ function runWasm(m: Matcher, method: SearchMethod, queries: Float32Array, n: num
   return { index, cost, us };
 }
 
-function summarise(sigma: number, impl: string, rounds: RoundResult[], n: number): Row {
-  const medians = rounds.map((r) => r.medianUs);
-  return {
-    sigma, impl, label: LABEL[impl] ?? impl, rounds,
-    medianUs: median(medians), minRoundUs: Math.min(...medians), maxRoundUs: Math.max(...medians),
-    p99Us: median(rounds.map((r) => r.p99Us)), meanUs: median(rounds.map((r) => r.meanUs)),
-    mismatches: rounds.reduce((s, r) => s + r.mismatches, 0), checked: rounds.length * n,
-  };
+/** Per (σ, implementation): every round's per-query times (chunks appended in order) and chunk medians. */
+class Timings {
+  readonly rounds = new Map<string, number[][]>();
+  readonly chunkMedians = new Map<string, number[]>();
+  readonly mismatches = new Map<string, number>();
+  readonly checked = new Map<string, number>();
+
+  add(key: string, round: number, r: ChunkRun, ref: { index: Int32Array; cost: Float32Array }, offset: number): void {
+    const rounds = this.rounds.get(key) ?? [];
+    (rounds[round] ??= []).push(...r.us);
+    this.rounds.set(key, rounds);
+    const chunks = this.chunkMedians.get(key) ?? [];
+    chunks.push(median(r.us));
+    this.chunkMedians.set(key, chunks);
+    let bad = 0;
+    for (let k = 0; k < r.index.length; k++) if (r.index[k] !== ref.index[offset + k] || r.cost[k] !== ref.cost[offset + k]) bad++;
+    this.mismatches.set(key, (this.mismatches.get(key) ?? 0) + bad);
+    this.checked.set(key, (this.checked.get(key) ?? 0) + r.index.length);
+  }
+
+  row(sigma: number, impl: string): Row | null {
+    const key = `${sigma}|${impl}`, rounds = this.rounds.get(key);
+    if (!rounds) return null;
+    const per = rounds.map((us) => stats(Float64Array.from(us)));
+    const medians = per.map((p) => p.medianUs);
+    return {
+      sigma, impl, label: LABEL[impl] ?? impl,
+      medianUs: median(medians), minRoundUs: Math.min(...medians), maxRoundUs: Math.max(...medians),
+      p99Us: median(per.map((p) => p.p99Us)), meanUs: median(per.map((p) => p.meanUs)),
+      mismatches: this.mismatches.get(key) ?? 0, checked: this.checked.get(key) ?? 0,
+    };
+  }
+
+  /**
+   * a's time over b's, chunk by chunk (the two ran within a second of each other, so under the same
+   * machine load): the median of those ratios and their interquartile range.
+   */
+  ratio(sigma: number, a: string, b: string): { sigma: number; a: string; b: string; median: number; q25: number; q75: number } | null {
+    const ca = this.chunkMedians.get(`${sigma}|${a}`), cb = this.chunkMedians.get(`${sigma}|${b}`);
+    if (!ca || !cb) return null;
+    const r = ca.map((x, i) => x / cb[i]);
+    return { sigma, a, b, median: median(r), q25: percentile(r, 25), q75: percentile(r, 75) };
+  }
 }
 
 function table(rows: Row[]): string {
@@ -177,21 +216,6 @@ function table(rows: Row[]): string {
     lines.push(`| ${r.sigma} | ${r.label} | ${f(r.medianUs)} (${f(r.minRoundUs)}–${f(r.maxRoundUs)}) | ${f(r.p99Us)} | ${(r.medianUs / base.medianUs).toFixed(2)}x | ${r.mismatches}/${r.checked} |`);
   }
   return lines.join('\n');
-}
-
-/** The comparisons the issue asks for, as ratios of medians (> 1: the first is slower). */
-function ratios(rows: Row[], sigmas: number[]): Record<string, number> {
-  const get = (s: number, impl: string) => rows.find((r) => r.sigma === s && r.impl === impl)?.medianUs ?? NaN;
-  const out: Record<string, number> = {};
-  for (const s of sigmas) {
-    out[`σ${s} wasm brute / native sse brute`] = get(s, 'wasm brute') / get(s, 'native sse');
-    out[`σ${s} wasm brute / native avx2 brute`] = get(s, 'wasm brute') / get(s, 'native avx2');
-    out[`σ${s} wasm brute / native sse-1row brute`] = get(s, 'wasm brute') / get(s, 'native sse-1row');
-    out[`σ${s} native boxes-sse / wasm aabb`] = get(s, 'native boxes-sse') / get(s, 'wasm aabb');
-    out[`σ${s} native boxes-sse / wasm kdtree`] = get(s, 'native boxes-sse') / get(s, 'wasm kdtree');
-    out[`σ${s} native boxes-avx2 / wasm kdtree`] = get(s, 'native boxes-avx2') / get(s, 'wasm kdtree');
-  }
-  return out;
 }
 
 async function loadDatabase(args: string[], root: string): Promise<{ db: Database; what: string }> {
@@ -214,8 +238,8 @@ async function main(): Promise<void> {
   const root = await nodePackageRoot();
   const { db, what } = await loadDatabase(args, root);
   const S = db.stride;
-  let candidates = 0;
-  for (const c of db.candidates) candidates += c;
+  let candidateRows = 0;
+  for (const c of db.candidates) candidateRows += c;
 
   const { cc, version } = findCompiler();
   const dir = mkdtempSync(join(tmpdir(), 'mm-native-'));
@@ -225,48 +249,56 @@ async function main(): Promise<void> {
     const src = ['main.c', 'brute.c', 'boxes.c'].map((f) => join(root, 'bench', 'native', f));
     execFileSync(cc, [...FLAGS, '-o', exe, ...src]);
     const wasm = await Matcher.create(db, { backend: 'wasm-simd' });
+    const candidateFiles = option(args, '--candidate-wasm')?.split(',') ?? [];
+    const candidates = await Promise.all(candidateFiles.map(async (file) => ({
+      name: `candidate ${basename(file)}`, matcher: await Matcher.create(db, { backend: 'wasm-simd', wasm: readFileSync(file) }),
+    })));
     const sets = [];
     for (const sigma of sigmas) {
       const { queries } = makeQueries(db, n, sigma, seededRandom(mixSeed(seed, `native-compare:${sigma}`)));
-      const data = join(dir, `queries-${sigma}.bin`);
-      writeFileSync(data, nativeData(db, queries, n));
+      const chunks = [];
+      for (let from = 0; from < n; from += CHUNK) {
+        const count = Math.min(CHUNK, n - from);
+        const data = join(dir, `queries-${sigma}-${from}.bin`);
+        const part = queries.subarray(from * S, (from + count) * S);
+        writeFileSync(data, nativeData(db, part, count));
+        chunks.push({ from, count, data, queries: part });
+      }
       process.stderr.write(`native-compare: JS brute-force reference, σ ${sigma} (${n} queries)...\n`);
-      sets.push({ sigma, queries, data, ref: await reference(db, queries, n) });
+      sets.push({ sigma, chunks, ref: await reference(db, queries, n) });
     }
-    const rounds = new Map<string, RoundResult[]>();
-    const record = (key: string, r: { index: Int32Array; cost: Float32Array; us: Float64Array }, ref: { index: Int32Array; cost: Float32Array }) => {
-      const list = rounds.get(key) ?? [];
-      list.push({ ...stats(r.us), mismatches: mismatches(r.index, r.cost, ref) });
-      rounds.set(key, list);
-    };
+    const timings = new Timings();
     for (let round = 0; round < roundCount; round++) {
       process.stderr.write(`native-compare: round ${round + 1}/${roundCount}\n`);
       for (const set of sets) {
-        for (const [m, r] of runNative(exe, set.data, join(dir, 'out.bin'), n)) record(`${set.sigma}|native ${m}`, r, set.ref);
-        for (const m of WASM_METHODS) record(`${set.sigma}|wasm ${m}`, runWasm(wasm, m, set.queries, n, S), set.ref);
+        for (const c of set.chunks) {
+          for (const [m, r] of runNative(exe, c.data, join(dir, 'out.bin'), c.count)) timings.add(`${set.sigma}|native ${m}`, round, r, set.ref, c.from);
+          for (const m of WASM_METHODS) timings.add(`${set.sigma}|wasm ${m}`, round, runWasm(wasm, m, c.queries, c.count, S), set.ref, c.from);
+          for (const cand of candidates) {
+            for (const m of WASM_METHODS) timings.add(`${set.sigma}|${cand.name} ${m}`, round, runWasm(cand.matcher, m, c.queries, c.count, S), set.ref, c.from);
+          }
+        }
       }
     }
-    const rows: Row[] = [];
-    for (const set of sets) {
-      for (const impl of [...NATIVE_METHODS.map((m) => `native ${m}`), ...WASM_METHODS.map((m) => `wasm ${m}`)]) {
-        const r = rounds.get(`${set.sigma}|${impl}`);
-        if (r) rows.push(summarise(set.sigma, impl, r, n));
-      }
-    }
+    const impls = [...NATIVE_METHODS.map((m) => `native ${m}`), ...WASM_METHODS.map((m) => `wasm ${m}`), ...candidates.flatMap((c) => WASM_METHODS.map((m) => `${c.name} ${m}`))];
+    const rows = sets.flatMap((set) => impls.map((impl) => timings.row(set.sigma, impl)).filter((r): r is Row => r !== null));
+    const pairs = [...PAIRS, ...candidates.flatMap((c) => [[`${c.name} brute`, 'native sse'], [`${c.name} brute`, 'wasm brute'], [`${c.name} aabb`, 'wasm aabb'], [`${c.name} kdtree`, 'wasm kdtree']] as Array<[string, string]>)];
+    const ratios = sets.flatMap((set) => pairs.map(([a, b]) => timings.ratio(set.sigma, a, b)).filter((r) => r !== null));
     const report = {
-      database: { what, rows: db.frameCount, candidates, stride: S, dims: db.dims, featureBytes: db.frameCount * S * 4 },
-      queries: n, rounds: roundCount, sigmas, seed,
+      database: { what, rows: db.frameCount, candidates: candidateRows, stride: S, dims: db.dims, featureBytes: db.frameCount * S * 4 },
+      queries: n, rounds: roundCount, chunk: CHUNK, sigmas, seed,
       compiler: { command: cc, version, flags: FLAGS },
       machine: { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, node: process.version, loadAverageStart: loadStart, loadAverageEnd: loadavg()[0] },
-      timing: 'per query (clock_gettime / performance.now around each call, after a warm-up over 64 queries); per round the median and p99 over the queries; shown: the median over rounds (range: fastest and slowest round median); native and WASM rounds alternate',
-      rows: rows.map(({ rounds: _r, ...rest }) => rest),
-      ratios: ratios(rows, sigmas),
+      candidateWasm: candidateFiles,
+      timing: `each query timed on its own (clock_gettime / performance.now around the call); queries go in chunks of ${CHUNK}, native and WASM alternating chunk by chunk; per round (all queries once) the median and p99 over the queries; shown: the median over rounds, with the fastest and slowest round; ratios: per chunk, the ratio of the two chunk medians, then their median and interquartile range`,
+      rows,
+      ratios,
     };
     const failed = rows.filter((r) => r.mismatches > 0);
-    console.log(`${what}: ${db.frameCount} rows (${candidates} candidates) x ${S} floats, ${n} queries per σ, ${roundCount} rounds; ${cc} ${FLAGS.join(' ')} (${version}); load average ${loadStart.toFixed(1)} → ${loadavg()[0].toFixed(1)} on ${cpus().length} cores\n`);
+    console.log(`${what}: ${db.frameCount} rows (${candidateRows} candidates) x ${S} floats, ${n} queries per σ, ${roundCount} rounds; ${cc} ${FLAGS.join(' ')} (${version}); load average ${loadStart.toFixed(1)} → ${loadavg()[0].toFixed(1)} on ${cpus().length} cores\n`);
     console.log(table(rows));
-    console.log('');
-    for (const [k, v] of Object.entries(report.ratios)) console.log(`${k}: ${v.toFixed(2)}`);
+    console.log('\n| σ | ratio of times, chunk by chunk | median (interquartile range) |\n|---|---|---|');
+    for (const r of ratios) console.log(`| ${r.sigma} | ${LABEL[r.a] ?? r.a} / ${LABEL[r.b] ?? r.b} | ${r.median.toFixed(2)} (${r.q25.toFixed(2)}–${r.q75.toFixed(2)}) |`);
     if (jsonFile) writeFileSync(jsonFile, JSON.stringify(report, null, 2) + '\n');
     else console.log(JSON.stringify(report));
     if (failed.length > 0) {

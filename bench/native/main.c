@@ -7,7 +7,7 @@
  * DATA: "MMNB", int32 rows, stride, queries; rows*stride float32 (normalised features, padding 0);
  *       rows bytes of candidate mask, padded to a multiple of 4; queries*stride float32.
  * OUT:  per method, in the order asked: int32 index[queries], float32 cost[queries], float64 us[queries]
- *       (each query timed on its own, after a warm-up pass over the first 64 queries).
+ *       (each query timed on its own, after a warm-up pass over the first 8 queries).
  * stdout: one JSON line: the methods run and whether AVX2 was compiled in.
  * Methods: sse-1row, sse, sse-generic, avx2, boxes-sse, boxes-avx2 (the avx2 ones only when the
  * compiler targets AVX2, i.e. -march=native on a machine that has it).
@@ -92,7 +92,7 @@ int main(int argc, char **argv) {
     for (size_t k = 0; k < sizeof METHODS / sizeof METHODS[0]; k++) if (strcmp(METHODS[k].name, name) == 0) m = &METHODS[k];
     if (!m) continue; /* not compiled in (no AVX2): the caller sees it missing from the list */
     float c;
-    for (int k = 0; k < nq && k < 64; k++) index[k] = run(m, &d, &x, qs + (size_t)k * stride, &c);
+    for (int k = 0; k < nq && k < 8; k++) index[k] = run(m, &d, &x, qs + (size_t)k * stride, &c);
     for (int k = 0; k < nq; k++) {
       const double t0 = now_us();
       index[k] = run(m, &d, &x, qs + (size_t)k * stride, &cost[k]);
