@@ -241,6 +241,7 @@ async function main(): Promise<void> {
   let candidateRows = 0;
   for (const c of db.candidates) candidateRows += c;
 
+  if (process.arch !== 'x64') throw new Error(`the native reference uses SSE/AVX2 intrinsics and needs an x86-64 machine (this is ${process.arch})`);
   const { cc, version } = findCompiler();
   const dir = mkdtempSync(join(tmpdir(), 'mm-native-'));
   const loadStart = loadavg()[0];
