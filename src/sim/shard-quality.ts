@@ -35,18 +35,29 @@ function isTypedArray(v: unknown): v is TypedArray {
   return ArrayBuffer.isView(v) && !(v instanceof DataView) && !(typeof BigInt64Array === 'function' && (v instanceof BigInt64Array || v instanceof BigUint64Array));
 }
 
+/**
+ * Objects that travel field by field: plain objects and the QualityStats itself. Anything else (a
+ * Map, a Set, a class instance) would lose its contents or its type as JSON, so it is refused by
+ * name instead: a new kind of field needs a line here, not a silently wrong merge.
+ */
+function isPlainOrStats(v: object): boolean {
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null || v instanceof QualityStats;
+}
+
 /** One value in its JSON form. */
 export function encodeField(v: unknown, where: string): EncodedField {
   if (typeof v === 'number') return encodeNumber(v);
   if (typeof v === 'boolean' || typeof v === 'string' || v === null) return v;
   if (isTypedArray(v)) return { typedArray: v.constructor.name, values: Array.from(v, encodeNumber) };
   if (Array.isArray(v)) return v.map((x, i) => encodeField(x, `${where}[${i}]`));
-  if (typeof v === 'object' && v !== undefined) {
+  if (typeof v === 'object' && v !== undefined && isPlainOrStats(v)) {
     const out: Record<string, EncodedField> = {};
     for (const [k, x] of Object.entries(v)) out[k] = encodeField(x, `${where}.${k}`);
     return out;
   }
-  throw new Error(`${where}: a ${typeof v} cannot go into a partial report`);
+  const kind = typeof v === 'object' && v !== null ? (v.constructor?.name ?? 'object') : typeof v;
+  throw new Error(`${where}: a ${kind} cannot go into a partial report (only numbers, booleans, strings, typed arrays, lists and plain objects)`);
 }
 
 /**
@@ -78,13 +89,14 @@ export function decodeField(template: unknown, encoded: unknown, where: string):
     const element = template.length > 0 ? template[0] : 0;
     return encoded.map((x, i) => decodeField(element, x, `${where}[${i}]`));
   }
-  if (typeof template === 'object' && template !== undefined) {
+  if (typeof template === 'object' && template !== undefined && isPlainOrStats(template)) {
     if (!encoded || typeof encoded !== 'object' || Array.isArray(encoded)) throw new Error(`${where} must be an object`);
     const out: Record<string, unknown> = {};
     decodeFieldsInto(template as Record<string, unknown>, encoded as Record<string, unknown>, where, out);
     return out;
   }
-  throw new Error(`${where}: this version keeps a ${typeof template} here, which a partial report cannot carry`);
+  const kind = typeof template === 'object' && template !== null ? (template.constructor?.name ?? 'object') : typeof template;
+  throw new Error(`${where}: this version keeps a ${kind} here, which a partial report cannot carry`);
 }
 
 /** Every own field of `template` decoded from `encoded` into `out`; missing and unknown fields are errors. */

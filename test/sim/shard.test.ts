@@ -119,6 +119,12 @@ describe('QualityStats in a partial report', () => {
     expect(decodeField(template, JSON.parse(JSON.stringify(encodeField(o, 'o'))), 'o')).toEqual(o);
   });
 
+  it('refuses, by name, a kind of field that JSON would not carry intact', () => {
+    expect(() => encodeField({ seen: new Map([[1, 2]]) }, 'quality')).toThrow('quality.seen: a Map cannot go into a partial report');
+    expect(() => encodeField({ when: () => 1 }, 'quality')).toThrow('quality.when: a function cannot go into a partial report');
+    expect(() => decodeField({ seen: new Set() }, { seen: {} }, 'quality')).toThrow('quality.seen: this version keeps a Set here');
+  });
+
   it('refuses a report whose fields are not this version\'s, naming the field', () => {
     const enc = JSON.parse(JSON.stringify(encodeQualityStats(filledStats(3)))) as Record<string, unknown>;
     const first = Object.keys(enc)[0];
