@@ -10,6 +10,7 @@ commands:
   search     answer feature queries against a database
   bench      benchmark the search methods and backends (WASM SIMD / scalar / JS)
   simulate   run headless agents (server-side simulation)
+  merge      combine the partial reports of simulate --shard I/N into the whole run's report
   quality    measure foot skate, transitions, trajectory error per scenario (table, JSON, SVG)
   demo       serve the browser demo (what npm start runs)
 
@@ -24,6 +25,7 @@ async function loadCommand(name: string): Promise<Command | undefined> {
     case 'search': return (await import('./cmd-search.js')).searchCommand;
     case 'bench': return (await import('./cmd-bench.js')).benchCommand;
     case 'simulate': return (await import('./cmd-simulate.js')).simulateCommand;
+    case 'merge': return (await import('./cmd-merge.js')).mergeCommand;
     case 'quality': return (await import('./cmd-quality.js')).qualityCommand;
     case 'demo': return (await import('./cmd-demo.js')).demoCommand;
     default: return undefined;

@@ -1,10 +1,18 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { hostname } from 'node:os';
 import { tuneJitForCrowds } from '../util/jit-node.js';
 import { parseCommandArgs, integerOption, numberOption, UsageError } from './args.js';
 import { readDatabaseFile } from '../database/mmdb-node.js';
 import { buildDatabase } from '../database/build.js';
 import { builtinSources } from '../database/sources-node.js';
-import { runSimulation } from '../sim/simulation.js';
+import { runAgentGroups, runSimulation, type SimulationOptions, type SimulationResult } from '../sim/simulation.js';
+import { stepCount } from '../sim/agents.js';
+import { parseShardSpec, shardAgentRange, ShardSpecError, type ShardSpec } from '../sim/shard-plan.js';
+import { partialReport, partialReportText, runIdentity } from '../sim/shard-report.js';
+import { nodePackageRoot } from '../search/wasm.js';
+import { requireWritableRegularPath, writeFileAtomic } from '../util/files-node.js';
+import type { Database } from '../database/database.js';
 import { SCENARIOS, type ScenarioName } from '../sim/scenarios.js';
 import { recordingToClip } from '../sim/export.js';
 import { writeBvh } from '../import/bvh-write.js';
@@ -14,7 +22,8 @@ import type { SearchMethod, Backend } from '../search/matcher.js';
 export const SIMULATE_USAGE = `usage: motionmatch simulate [--db FILE] [--agents N] [--seconds S] [--hz H] [--seed K]
                             [--workers W] [--scenario wander|path|stop-go|strafe|mixed]
                             [--method kdtree|aabb|brute] [--backend auto|wasm-simd|wasm-scalar|js]
-                            [--no-ik] [--no-warmup] [--export-bvh FILE --agent I] [--json]
+                            [--no-ik] [--no-warmup] [--export-bvh FILE --agent I]
+                            [--shard I/N | --shard auto/N] [--out FILE] [--json]
 
   Runs N headless agents, each with its own motion matching controller, driven by seeded scripted
   inputs, stepped at H Hz with every step's searches answered in one batch. Deterministic: the same
@@ -23,7 +32,12 @@ export const SIMULATE_USAGE = `usage: motionmatch simulate [--db FILE] [--agents
   --no-warmup        time the first steps too: by default every thread first steps 128 throwaway
                      agents for one simulated second, so that the timed steps run optimised code
                      (its time is reported as warmupSeconds, inside setupSeconds)
-  --export-bvh FILE  write agent I's motion as BVH (with --agent I, default 0)`;
+  --export-bvh FILE  write agent I's motion as BVH (with --agent I, default 0)
+  --shard I/N        run only shard I (0..N-1) of the agents (a contiguous, balanced range) and write a
+                     partial report (--json on stdout, or --out FILE); \`motionmatch merge\` combines the
+                     N partial reports into the whole run's report, with the same hash as without --shard
+  --shard auto/N     the same, with I from $JOB_COMPLETION_INDEX (set by Kubernetes Indexed Jobs)
+  --out FILE         write the JSON report (with --shard: the partial report) to FILE, atomically`;
 
 const METHODS: readonly SearchMethod[] = ['kdtree', 'aabb', 'brute', 'early'];
 const BACKENDS: ReadonlyArray<Backend | 'auto'> = ['auto', 'wasm-simd', 'wasm-scalar', 'js'];
@@ -44,6 +58,8 @@ export async function simulateCommand(argv: string[]): Promise<number> {
     'no-warmup': { type: 'boolean' },
     'export-bvh': { type: 'string' },
     agent: { type: 'string' },
+    shard: { type: 'string' },
+    out: { type: 'string' },
     json: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   }, SIMULATE_USAGE);
@@ -60,38 +76,112 @@ export async function simulateCommand(argv: string[]): Promise<number> {
   const backend = (values.backend ?? 'auto') as Backend | 'auto';
   if (!BACKENDS.includes(backend)) throw new UsageError(`--backend must be one of ${BACKENDS.join(', ')}`, SIMULATE_USAGE);
   const exportPath = values['export-bvh'];
-  const recordAgent = exportPath ? (integerOption(values.agent, 'agent', SIMULATE_USAGE, 0, agents - 1) ?? 0) : -1;
+  let recordAgent = exportPath ? (integerOption(values.agent, 'agent', SIMULATE_USAGE, 0, agents - 1) ?? 0) : -1;
   if (!exportPath && values.agent !== undefined) throw new UsageError('--agent goes with --export-bvh', SIMULATE_USAGE);
   const json = !!values.json;
+  const shard = values.shard === undefined ? null : shardOption(values.shard, agents);
+  const range = shard ? shardAgentRange(agents, shard) : null;
+  if (shard && !json && values.out === undefined) {
+    throw new UsageError('--shard writes a partial report: add --json (report on stdout) or --out FILE', SIMULATE_USAGE);
+  }
+  // Every shard of a job runs the same command line: only the shard holding the agent exports it.
+  if (range && recordAgent >= 0 && (recordAgent < range.first || recordAgent >= range.first + range.count)) {
+    process.stderr.write(`simulate: agent ${recordAgent} is not in shard ${shard!.index}/${shard!.count} (agents ${range.first}..${range.first + range.count - 1}); --export-bvh skipped\n`);
+    recordAgent = -1;
+  }
+  // Refuse an unwritable --out before a run that may take hours, not after it.
+  if (values.out !== undefined) requireOutputPath(values.out);
 
   const db = values.db ? readDatabaseFile(values.db) : buildDatabase(builtinSources());
   const bar = createProgress('simulate', !json && !!process.stderr.isTTY);
-  const result = await runSimulation(db, {
+  const label = range ? `${range.count} agents (shard ${shard!.index}/${shard!.count})` : `${agents} agents`;
+  const options: SimulationOptions = {
     agents, seconds, hz, seed, workers, scenario, method, backend, footIK: !values['no-ik'], recordAgent, warmup: !values['no-warmup'],
-    onProgress: (d, t) => bar.update(d, t, `${agents} agents`),
-  });
-  bar.done();
-  let exported: { file: string; frames: number } | null = null;
-  if (exportPath && result.recording) {
-    const clip = recordingToClip(db, result.recording, hz);
-    writeFileSync(exportPath, writeBvh(db.skeleton, clip));
-    exported = { file: exportPath, frames: clip.frameCount };
+    agentRange: range ?? undefined,
+    onProgress: (d, t) => bar.update(d, t, label),
+  };
+  if (shard && range) {
+    const startedAt = new Date();
+    const run = await runAgentGroups(db, options);
+    bar.done();
+    const partial = partialReport({
+      run: runIdentity(db, options, stepCount(options), shard.count, await packageVersion()),
+      shard, source: values.db ?? 'builtin', host: hostname(), startedAt, finishedAt: new Date(), workers,
+    }, run);
+    const exported = exportRecording(db, run.groups.find((g) => g.recording)?.recording ?? null, exportPath, hz);
+    const text = partialReportText(partial);
+    if (values.out !== undefined) writeFileAtomic(values.out, text, 'partial report');
+    if (json) {
+      process.stdout.write(text);
+      return 0;
+    }
+    const r = partial.result;
+    const f = (x: number, d = 1) => x.toFixed(d);
+    process.stdout.write([
+      `simulated shard ${shard.index}/${shard.count}: agents ${range.first}..${range.first + range.count - 1} of ${agents} for ${seconds} s at ${hz} Hz (${run.steps} steps, scenario ${scenario}, seed ${seed}) on ${workers} thread(s), ${r.backend} ${method}`,
+      `  speed        ${Math.round((range.count * run.steps) / Math.max(r.wallSeconds, 1e-9)).toLocaleString('en-US')} agent-steps/s (${f(r.wallSeconds, 2)} s stepping; ${f(r.setupSeconds, 2)} s setup)`,
+      `  searches     ${r.searches.toLocaleString('en-US')}`,
+      `  shard hash   ${r.shardHash} (the whole run's hash comes from motionmatch merge)`,
+      `  partial      ${values.out}`,
+      ...(exported ? [`  exported     agent ${recordAgent} to ${exported.file} (${exported.frames} frames)`] : []),
+    ].join('\n') + '\n');
+    return 0;
   }
+  const result = await runSimulation(db, options);
+  bar.done();
+  const exported = exportRecording(db, result.recording, exportPath, hz);
   const { recording: _omit, ...report } = result;
   const out = { ...report, db: { source: values.db ?? 'builtin', frames: db.frameCount, clips: db.clips.length }, exported };
+  if (values.out !== undefined) writeFileAtomic(values.out, JSON.stringify(out) + '\n', 'simulation report');
   if (json) {
     process.stdout.write(JSON.stringify(out) + '\n');
     return 0;
   }
+  process.stdout.write(formatSimulationText(report, `simulated ${agents} agents for ${seconds} s at ${hz} Hz (${report.steps} steps, scenario ${scenario}, seed ${seed}) on ${workers} thread(s), ${report.backend} ${method}`) +
+    (exported ? `  exported     agent ${recordAgent} to ${exported.file} (${exported.frames} frames)\n` : ''));
+  return 0;
+}
+
+/** --shard's value, or a usage error naming what is wrong with it. */
+function shardOption(text: string, agents: number): ShardSpec {
+  try {
+    const spec = parseShardSpec(text, process.env);
+    shardAgentRange(agents, spec);
+    return spec;
+  } catch (e) {
+    if (e instanceof ShardSpecError) throw new UsageError(e.message, SIMULATE_USAGE);
+    throw e;
+  }
+}
+
+/** Throws unless `path` can be written as a report: its folder exists, and it is absent or a regular file. */
+function requireOutputPath(path: string): void {
+  if (!existsSync(dirname(path))) throw new Error(`cannot write report '${path}': folder '${dirname(path)}' does not exist`);
+  requireWritableRegularPath(path, 'report');
+}
+
+function exportRecording(db: Database, recording: SimulationResult['recording'], path: string | undefined, hz: number): { file: string; frames: number } | null {
+  if (!path || !recording) return null;
+  const clip = recordingToClip(db, recording, hz);
+  writeFileSync(path, writeBvh(db.skeleton, clip));
+  return { file: path, frames: clip.frameCount };
+}
+
+/** The installed motionmatch version (package.json), which a partial report records. */
+async function packageVersion(): Promise<string> {
+  const pkg = JSON.parse(readFileSync(join(await nodePackageRoot(), 'package.json'), 'utf8')) as { version?: unknown };
+  return typeof pkg.version === 'string' ? pkg.version : 'unknown';
+}
+
+/** The text report of a whole run (simulate, merge): `header` then the figures. */
+export function formatSimulationText(report: Omit<SimulationResult, 'recording'>, header: string): string {
   const f = (x: number, d = 1) => x.toFixed(d);
-  process.stdout.write([
-    `simulated ${agents} agents for ${seconds} s at ${hz} Hz (${report.steps} steps, scenario ${scenario}, seed ${seed}) on ${workers} thread(s), ${report.backend} ${method}`,
+  return [
+    header,
     `  speed        ${Math.round(report.agentStepsPerSec).toLocaleString('en-US')} agent-steps/s (${f(report.wallSeconds, 2)} s stepping; ${f(report.setupSeconds, 2)} s setup, of which ${f(report.warmupSeconds, 2)} s JIT warm-up)`,
     `  searches     ${report.searches.toLocaleString('en-US')} (${Math.round(report.searchesPerSec).toLocaleString('en-US')}/s), ${f(report.searchUsMedian, 2)} us median, ${f(report.searchUsP99, 2)} us p99 per query; ${f(100 * report.searchShare)}% of thread time`,
     `  quality      foot skate ${f(report.footSkateCmPerSec, 2)} cm/s, trajectory error ${f(report.quality.trajectoryError05Cm)} cm at 0.5 s / ${f(report.trajectoryErrorCm)} cm at 1 s`,
     `               ${f(report.transitionsPerSec, 2)} transitions/s per agent, max transition jump ${f(report.maxTransitionJump, 2)} m/s (typical p95 ${f(report.quality.typicalJumpP95, 2)})`,
     `  hash         ${report.hash}`,
-    ...(exported ? [`  exported     agent ${recordAgent} to ${exported.file} (${exported.frames} frames)`] : []),
-  ].join('\n') + '\n');
-  return 0;
+  ].join('\n') + '\n';
 }

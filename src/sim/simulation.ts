@@ -19,6 +19,12 @@ export interface SimulationOptions extends SimulationConfig {
    */
   warmup?: boolean;
   onProgress?: (stepsDone: number, stepsTotal: number) => void;
+  /**
+   * Step only agents [first, first + count) of the `agents` (one shard of a run split over
+   * processes or machines, see src/sim/shard-report.ts); default: all of them. An agent's motion
+   * depends only on the seed and its index, so a shard's agents move exactly as in the whole run.
+   */
+  agentRange?: { first: number; count: number };
 }
 
 export interface SimulationResult {
@@ -55,12 +61,29 @@ export interface SimulationResult {
   recording: Recording | null;
 }
 
+/** What runAgentGroups returns: every group's result (in agent order) and the run's timings. */
+export interface AgentGroupsRun {
+  groups: GroupResult[];
+  steps: number;
+  wallSeconds: number;
+  setupSeconds: number;
+  warmupSeconds: number;
+  backend: string;
+}
+
 /** Runs a crowd of scripted agents against a database; deterministic for a given seed, any worker count. */
 export async function runSimulation(db: Database, o: SimulationOptions): Promise<SimulationResult> {
+  const run = await runAgentGroups(db, o);
+  return summarize(o, run.groups, run.steps, run.wallSeconds, run.setupSeconds, run.warmupSeconds, run.backend);
+}
+
+/** Steps the agents of `o` (all, or o.agentRange) and returns the groups' raw results, not summarised. */
+export async function runAgentGroups(db: Database, o: SimulationOptions): Promise<AgentGroupsRun> {
   validate(o);
   const t0 = performance.now();
   const steps = stepCount(o);
-  requireSimulationFits(estimateSimulationMemory(db, o.agents, steps, o.hz, o.workers, o.recordAgent >= 0), o.agents);
+  const { first, count } = o.agentRange ?? { first: 0, count: o.agents };
+  requireSimulationFits(estimateSimulationMemory(db, count, steps, o.hz, o.workers, o.recordAgent >= 0), count);
   const parallel = o.workers > 1 && o.backend !== 'js' && sharedMemorySupported();
   if (o.workers > 1 && !parallel) throw new RangeError(`--workers ${o.workers} needs a WASM backend and SharedArrayBuffer`);
   const matcher = await Matcher.create(db, { backend: o.backend, memory: parallel ? createSearchMemory({ shared: true }) : undefined });
@@ -69,7 +92,7 @@ export async function runSimulation(db: Database, o: SimulationOptions): Promise
   let warmupSeconds = 0;
   if (!parallel) {
     if (o.warmup !== false) warmupSeconds = warmUpSteps(db, matcher, o);
-    const group = new AgentGroup(db, matcher, 0, o.agents, o);
+    const group = new AgentGroup(db, matcher, first, count, o);
     tStart = performance.now();
     for (let s = 0; s < steps; s++) {
       group.step();
@@ -77,13 +100,14 @@ export async function runSimulation(db: Database, o: SimulationOptions): Promise
     }
     groups = [group.result()];
   } else {
-    ({ groups, tStart, warmupSeconds } = await runInWorkers(db, matcher, o, steps));
+    ({ groups, tStart, warmupSeconds } = await runInWorkers(db, matcher, o, steps, first, count));
   }
   const tEnd = performance.now();
-  return summarize(o, groups, steps, (tEnd - tStart) / 1000, (tStart - t0) / 1000, warmupSeconds, matcher.backend);
+  groups.sort((a, b) => a.first - b.first);
+  return { groups, steps, wallSeconds: (tEnd - tStart) / 1000, setupSeconds: (tStart - t0) / 1000, warmupSeconds, backend: matcher.backend };
 }
 
-async function runInWorkers(db: Database, matcher: Matcher, o: SimulationOptions, steps: number): Promise<{ groups: GroupResult[]; tStart: number; warmupSeconds: number }> {
+async function runInWorkers(db: Database, matcher: Matcher, o: SimulationOptions, steps: number, firstAgent: number, agentCount: number): Promise<{ groups: GroupResult[]; tStart: number; warmupSeconds: number }> {
   const { Worker } = await import('node:worker_threads');
   const { join } = await import('node:path');
   const { existsSync } = await import('node:fs');
@@ -92,9 +116,10 @@ async function runInWorkers(db: Database, matcher: Matcher, o: SimulationOptions
   const script = import.meta.url.endsWith('.ts') ? pathToFileURL(join(await nodePackageRoot(), 'dist', 'src', 'sim', 'sim-worker.js')) : here;
   if (script.protocol === 'file:' && !existsSync(script)) throw new Error(`simulate: ${script.pathname} not found; run \`npm run build\` (workers run the compiled JavaScript)`);
   const shared = shareDatabase(db, databaseRuntime(db));
-  const per = Math.ceil(o.agents / o.workers);
+  const per = Math.ceil(agentCount / o.workers);
+  const end = firstAgent + agentCount;
   const ranges: Array<[number, number]> = [];
-  for (let first = 0; first < o.agents; first += per) ranges.push([first, Math.min(per, o.agents - first)]);
+  for (let first = firstAgent; first < end; first += per) ranges.push([first, Math.min(per, end - first)]);
   const progress = new Array(ranges.length).fill(0);
   const workers = ranges.map(() => new Worker(script, { execArgv: workerExecArgv() }));
   try {
@@ -153,7 +178,7 @@ function summarize(o: SimulationOptions, groups: GroupResult[], steps: number, w
   return {
     agents: o.agents, seconds: o.seconds, hz: o.hz, steps, workers: o.workers, scenario: o.scenario, seed: o.seed, method: o.method, backend,
     wallSeconds, setupSeconds, warmupSeconds,
-    agentStepsPerSec: (o.agents * steps) / Math.max(wallSeconds, 1e-9),
+    agentStepsPerSec: (groups.reduce((n, g) => n + g.count, 0) * steps) / Math.max(wallSeconds, 1e-9),
     searches,
     searchesPerSec: searches / Math.max(wallSeconds, 1e-9),
     searchUsMedian: quantile(0.5),
@@ -179,4 +204,12 @@ function validate(o: SimulationOptions): void {
   if (!(Number.isFinite(o.seconds) && o.seconds > 0 && o.seconds <= 86_400)) throw new RangeError(`seconds must be in (0, 86400], got ${o.seconds}`);
   if (!(Number.isFinite(o.hz) && o.hz >= 1 && o.hz <= 1000)) throw new RangeError(`hz must be in [1, 1000], got ${o.hz}`);
   if (o.recordAgent >= o.agents) throw new RangeError(`agent ${o.recordAgent} does not exist (agents 0..${o.agents - 1})`);
+  if (o.agentRange) {
+    const { first, count } = o.agentRange;
+    int(first, 'agentRange.first', 0, o.agents - 1);
+    int(count, 'agentRange.count', 1, o.agents - first);
+    if (o.recordAgent >= 0 && (o.recordAgent < first || o.recordAgent >= first + count)) {
+      throw new RangeError(`agent ${o.recordAgent} is not among the agents run (${first}..${first + count - 1})`);
+    }
+  }
 }

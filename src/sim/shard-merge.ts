@@ -1,0 +1,142 @@
+/**
+ * Partial reports of the shards of one simulation combined into the report of the whole run: the
+ * same fields as `simulate --json`, the same hash as the run without --shard, plus one entry per
+ * shard. Shards of different runs, duplicates and gaps are refused with a one-line reason.
+ */
+import { QualityStats } from '../runtime/metrics.js';
+import type { SimulationResult } from './simulation.js';
+import { digestOfAgentHashes, PartialReportError, type ParsedPartial, type RunIdentity } from './shard-report.js';
+import { addTimingHistograms, timingQuantile } from './shard-timing.js';
+
+export interface ShardSummary {
+  index: number;
+  /** Agents [firstAgent, firstAgent + agents). */
+  firstAgent: number;
+  agents: number;
+  file: string;
+  host: string;
+  backend: string;
+  workers: number;
+  wallSeconds: number;
+  setupSeconds: number;
+  agentStepsPerSec: number;
+  startedAt: string;
+  finishedAt: string;
+}
+
+export type MergedReport = Omit<SimulationResult, 'recording'> & {
+  db: { source: string; frames: number; clips: number; fingerprint: string };
+  exported: null;
+  /** motionmatch version that ran the shards. */
+  motionmatch: string;
+  /** Sum over shards of their stepping time (the machine time the run took, setup excluded). */
+  shardWallSecondsTotal: number;
+  shards: ShardSummary[];
+};
+
+/** The first path at which two JSON-like values differ, with both values, or null when equal. */
+function firstDifference(a: unknown, b: unknown, path: string): { path: string; a: unknown; b: unknown } | null {
+  if (a === b) return null;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return { path, a, b };
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  for (const k of keys) {
+    const d = firstDifference((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], Array.isArray(a) ? `${path}[${k}]` : `${path}.${k}`);
+    if (d) return d;
+  }
+  return null;
+}
+
+const WHAT: Partial<Record<string, string>> = {
+  'run.motionmatch': 'motionmatch versions', 'run.seed': 'seeds', 'run.agents': 'agent counts', 'run.shards': 'shard counts',
+  'run.scenario': 'scenarios', 'run.seconds': 'durations', 'run.hz': 'step rates', 'run.db.fingerprint': 'databases',
+};
+
+/** Throws unless every partial is a shard of the same run, each shard exactly once. */
+export function requireCompleteRun(parts: readonly ParsedPartial[]): void {
+  if (parts.length === 0) throw new PartialReportError('no partial reports to merge');
+  const first = parts[0];
+  for (const p of parts.slice(1)) {
+    const d = firstDifference(first.report.run, p.report.run, 'run');
+    if (d) {
+      const what = WHAT[d.path] ?? d.path;
+      throw new PartialReportError(`${p.file} and ${first.file} are shards of different runs (${what}: ${JSON.stringify(d.b)} vs ${JSON.stringify(d.a)})`);
+    }
+  }
+  const count = first.report.run.shards;
+  const byIndex = new Map<number, ParsedPartial>();
+  for (const p of parts) {
+    const other = byIndex.get(p.report.shard.index);
+    if (other) throw new PartialReportError(`${other.file} and ${p.file} are both shard ${p.report.shard.index}/${count}`);
+    byIndex.set(p.report.shard.index, p);
+  }
+  const missing: number[] = [];
+  for (let i = 0; i < count; i++) if (!byIndex.has(i)) missing.push(i);
+  if (missing.length > 0) {
+    const list = missing.length > 10 ? `${missing.slice(0, 10).join(', ')}, ... (${missing.length} in all)` : missing.join(', ');
+    throw new PartialReportError(`shard${missing.length > 1 ? 's' : ''} ${list} of ${count} missing (got ${parts.length} partial report${parts.length > 1 ? 's' : ''})`);
+  }
+}
+
+/** The backend(s) the shards ran on: one name, or the distinct names joined with '+'. */
+function backends(parts: readonly ParsedPartial[]): string {
+  return [...new Set(parts.map((p) => p.report.result.backend))].sort().join('+');
+}
+
+/**
+ * The report of the whole run. Timings: `wallSeconds` is the slowest shard's (the run's duration
+ * when all shards run at once) and `agentStepsPerSec` the whole run's agent-steps over it;
+ * `shardWallSecondsTotal` sums them. Quality statistics add up in shard order, so floating-point
+ * sums may differ from an unsharded run's in the last digits; counts and the hash are exact.
+ */
+export function mergePartialReports(parts: readonly ParsedPartial[]): MergedReport {
+  requireCompleteRun(parts);
+  const ordered = [...parts].sort((a, b) => a.report.shard.index - b.report.shard.index);
+  const run: RunIdentity = ordered[0].report.run;
+  const stats = new QualityStats();
+  const hashes: string[] = [];
+  let searches = 0, controllerMs = 0, searchMs = 0, wallSeconds = 0, setupSeconds = 0, warmupSeconds = 0, wallTotal = 0, workers = 0;
+  const shards: ShardSummary[] = [];
+  for (const p of ordered) {
+    const r = p.report.result;
+    stats.merge(p.quality);
+    for (const h of p.report.agentHashes) hashes.push(h);
+    searches += r.searches;
+    controllerMs += r.controllerMs;
+    searchMs += r.searchMs;
+    wallSeconds = Math.max(wallSeconds, r.wallSeconds);
+    setupSeconds = Math.max(setupSeconds, r.setupSeconds);
+    warmupSeconds = Math.max(warmupSeconds, r.warmupSeconds);
+    wallTotal += r.wallSeconds;
+    workers += r.workers;
+    shards.push({
+      index: p.report.shard.index, firstAgent: p.report.shard.firstAgent, agents: p.report.shard.agents, file: p.file, host: r.host,
+      backend: r.backend, workers: r.workers, wallSeconds: r.wallSeconds, setupSeconds: r.setupSeconds,
+      agentStepsPerSec: (p.report.shard.agents * run.steps) / Math.max(r.wallSeconds, 1e-9),
+      startedAt: r.startedAt, finishedAt: r.finishedAt,
+    });
+  }
+  const histogram = addTimingHistograms(ordered.map((p) => p.report.result.searchUsHistogram));
+  const q = stats.report();
+  return {
+    agents: run.agents, seconds: run.seconds, hz: run.hz, steps: run.steps, workers, scenario: run.scenario, seed: run.seed, method: run.method,
+    backend: backends(ordered),
+    wallSeconds, setupSeconds, warmupSeconds,
+    agentStepsPerSec: (run.agents * run.steps) / Math.max(wallSeconds, 1e-9),
+    searches,
+    searchesPerSec: searches / Math.max(wallSeconds, 1e-9),
+    searchUsMedian: timingQuantile(histogram, 0.5),
+    searchUsP99: timingQuantile(histogram, 0.99),
+    transitionsPerSec: q.transitionsPerSec,
+    footSkateCmPerSec: q.footSkateCmPerSec,
+    trajectoryErrorCm: q.trajectoryError1Cm,
+    maxTransitionJump: q.maxTransitionJump,
+    hash: digestOfAgentHashes(hashes),
+    quality: q,
+    searchShare: searchMs / Math.max(searchMs + controllerMs, 1e-9),
+    db: { source: ordered[0].report.db.source, frames: run.db.frames, clips: run.db.clips, fingerprint: run.db.fingerprint },
+    exported: null,
+    motionmatch: run.motionmatch,
+    shardWallSecondsTotal: wallTotal,
+    shards,
+  };
+}

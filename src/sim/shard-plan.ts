@@ -1,0 +1,64 @@
+/**
+ * How a simulation is split into shards: shard I of N runs a contiguous range of the agents. An
+ * agent's inputs depend only on (seed, agent index) and agents never interact, so a shard's agents
+ * move exactly as in the whole run, and the per-agent digests of all shards, concatenated in agent
+ * order, are the whole run's.
+ */
+
+/** Shard `index` of `count` (0 <= index < count). */
+export interface ShardSpec {
+  index: number;
+  count: number;
+}
+
+/** The environment variable a Kubernetes Indexed Job sets in each pod: the pod's completion index. */
+export const SHARD_INDEX_ENV = 'JOB_COMPLETION_INDEX';
+
+/** Most shards a run may have (a partial report per shard has to be read back by `merge`). */
+export const MAX_SHARDS = 100_000;
+
+/** A shard specification that cannot be used; the message names what is wrong. */
+export class ShardSpecError extends Error {
+  override readonly name = 'ShardSpecError';
+}
+
+const DECIMAL = /^(0|[1-9][0-9]*)$/;
+
+/**
+ * Parses "I/N" (shard I of N) or "auto/N" (I from $JOB_COMPLETION_INDEX in `env`). Throws
+ * ShardSpecError with a one-line reason.
+ */
+export function parseShardSpec(text: string, env: Record<string, string | undefined>): ShardSpec {
+  const m = /^([^/]*)\/([^/]*)$/.exec(text.trim());
+  if (!m) throw new ShardSpecError(`--shard must be I/N (shard I of N, counted from 0) or auto/N, got "${text}"`);
+  const [, indexText, countText] = m;
+  if (!DECIMAL.test(countText) || Number(countText) < 1 || Number(countText) > MAX_SHARDS) {
+    throw new ShardSpecError(`--shard ${text}: the shard count N must be an integer in [1, ${MAX_SHARDS}]`);
+  }
+  const count = Number(countText);
+  if (indexText === 'auto') {
+    const fromEnv = env[SHARD_INDEX_ENV];
+    if (fromEnv === undefined || fromEnv === '') {
+      throw new ShardSpecError(`--shard ${text}: ${SHARD_INDEX_ENV} is not set (a Kubernetes Indexed Job sets it in each pod; elsewhere give the index: --shard I/${count})`);
+    }
+    if (!DECIMAL.test(fromEnv.trim())) throw new ShardSpecError(`--shard ${text}: ${SHARD_INDEX_ENV}="${fromEnv}" is not a non-negative integer`);
+    const index = Number(fromEnv.trim());
+    if (index >= count) throw new ShardSpecError(`--shard ${text}: ${SHARD_INDEX_ENV}=${index} is not below ${count} (the Job's completions must equal N)`);
+    return { index, count };
+  }
+  if (!DECIMAL.test(indexText)) throw new ShardSpecError(`--shard ${text}: the shard index I must be a non-negative integer or "auto"`);
+  const index = Number(indexText);
+  if (index >= count) throw new ShardSpecError(`--shard ${text}: the shard index must be below the shard count (0..${count - 1})`);
+  return { index, count };
+}
+
+/**
+ * The agents of shard `index` of `count`: [first, first + count). Contiguous and balanced (sizes
+ * differ by at most one); needs at least one agent per shard.
+ */
+export function shardAgentRange(agents: number, shard: ShardSpec): { first: number; count: number } {
+  if (shard.count > agents) throw new ShardSpecError(`--shard ${shard.index}/${shard.count}: ${shard.count} shards for ${agents} agents; use at most one shard per agent`);
+  const first = Math.floor((shard.index * agents) / shard.count);
+  const end = Math.floor(((shard.index + 1) * agents) / shard.count);
+  return { first, count: end - first };
+}

@@ -1,0 +1,269 @@
+/**
+ * The partial report of one shard of a simulation (`motionmatch simulate --shard I/N`): what
+ * `motionmatch merge` needs to rebuild the whole run's report, and what it needs to refuse shards
+ * that do not belong together.
+ *
+ * - `run`: everything that decides the run's results or figures (version, seed, agents, duration,
+ *   scenario, method, backend asked for, controller options, a fingerprint of the database
+ *   contents, the shard count). Shards merge only when their `run` is identical.
+ * - `agentHashes`: every agent's digest, in agent order. The whole run's hash is a digest over
+ *   all agents' digests in order, which cannot be combined from per-shard digests, so they travel.
+ * - `quality`: the shard's QualityStats, every field (src/sim/shard-quality.ts).
+ * - `result`: timings, search counts and a search-time histogram.
+ * - `checksum`: CRC-32 of the report without it, so a damaged or edited file is refused.
+ */
+import type { Database } from '../database/database.js';
+import { QualityStats } from '../runtime/metrics.js';
+import { crc32 } from '../util/crc32.js';
+import { Digest } from './hash.js';
+import type { AgentGroupsRun, SimulationOptions } from './simulation.js';
+import { SCENARIOS } from './scenarios.js';
+import { shardAgentRange, MAX_SHARDS, type ShardSpec } from './shard-plan.js';
+import { decodeQualityStats, encodeQualityStats, type EncodedField } from './shard-quality.js';
+import { timingHistogram, requireTimingHistogram, type TimingHistogram } from './shard-timing.js';
+
+export const PARTIAL_FORMAT = 'motionmatch-simulation-shard';
+export const PARTIAL_VERSION = 1;
+
+/** What makes two shards parts of the same run. */
+export interface RunIdentity {
+  /** motionmatch version that ran the shard: another version may step agents differently. */
+  motionmatch: string;
+  agents: number;
+  seconds: number;
+  hz: number;
+  steps: number;
+  seed: number;
+  scenario: string;
+  method: string;
+  /** The backend asked for ('auto' may resolve differently per machine; see result.backend). */
+  backend: string;
+  footIK: boolean;
+  /** Controller options other than the defaults, or null. */
+  controller: EncodedField;
+  db: { fingerprint: string; frames: number; clips: number };
+  shards: number;
+}
+
+export interface ShardResult {
+  /** The backend the shard ran on. */
+  backend: string;
+  workers: number;
+  wallSeconds: number;
+  setupSeconds: number;
+  warmupSeconds: number;
+  searches: number;
+  controllerMs: number;
+  searchMs: number;
+  /** Per-step search µs per query (see SimulationResult.searchUsMedian), binned. */
+  searchUsHistogram: TimingHistogram;
+  /** Digest of this shard's agentHashes (the whole run's hash when there is one shard). */
+  shardHash: string;
+  host: string;
+  startedAt: string;
+  finishedAt: string;
+}
+
+export interface PartialReport {
+  format: typeof PARTIAL_FORMAT;
+  version: number;
+  run: RunIdentity;
+  shard: { index: number; firstAgent: number; agents: number };
+  /** Where the database came from (a path may differ per machine: not part of the run's identity). */
+  db: { source: string };
+  result: ShardResult;
+  quality: Record<string, EncodedField>;
+  agentHashes: string[];
+  checksum: string;
+}
+
+/** A partial report read back: the report and its quality statistics as a QualityStats. */
+export interface ParsedPartial {
+  file: string;
+  report: PartialReport;
+  quality: QualityStats;
+}
+
+/**
+ * CRC-32 (hex) of the database's contents: every typed array of the database and its skeleton,
+ * and the clip table without source paths. Equal databases built on different machines (or the
+ * same .mmdb file at different paths) give equal fingerprints.
+ */
+export function databaseFingerprint(db: Database): string {
+  let crc = 0;
+  const addBytes = (b: Uint8Array) => { crc = crc32(b, 0, b.length, crc); };
+  const addArrays = (o: object) => {
+    for (const k of Object.keys(o).sort()) {
+      const v = (o as Record<string, unknown>)[k];
+      if (ArrayBuffer.isView(v)) addBytes(new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
+    }
+  };
+  addArrays(db);
+  addArrays(db.skeleton);
+  const table = {
+    fps: db.fps, frameCount: db.frameCount, dims: db.dims, stride: db.stride, tagNames: db.tagNames, roles: db.roles, joints: db.skeleton.names,
+    clips: db.clips.map((c) => [c.name, c.start, c.count, c.loop, c.mirrored, c.tags]),
+  };
+  addBytes(new TextEncoder().encode(JSON.stringify(table)));
+  return crc.toString(16).padStart(8, '0');
+}
+
+/** The digest over agents' digests in order: how runSimulation combines them into the run's hash. */
+export function digestOfAgentHashes(hashes: readonly string[]): string {
+  const digest = new Digest();
+  for (const h of hashes) { digest.addWord(parseInt(h.slice(0, 8), 16)); digest.addWord(parseInt(h.slice(8), 16)); }
+  return digest.hex();
+}
+
+/** The run identity of a simulation with options `o`, on `db`, split into `shards`. */
+export function runIdentity(db: Database, o: SimulationOptions, steps: number, shards: number, version: string): RunIdentity {
+  return {
+    motionmatch: version,
+    agents: o.agents, seconds: o.seconds, hz: o.hz, steps, seed: o.seed, scenario: o.scenario, method: o.method, backend: o.backend, footIK: o.footIK,
+    controller: o.controller ? (JSON.parse(JSON.stringify(o.controller)) as EncodedField) : null,
+    db: { fingerprint: databaseFingerprint(db), frames: db.frameCount, clips: db.clips.length },
+    shards,
+  };
+}
+
+/** The JSON text of a report, checksum last. */
+function bodyText(r: Omit<PartialReport, 'checksum'>): string {
+  return JSON.stringify(r);
+}
+
+function checksumOf(body: Omit<PartialReport, 'checksum'>): string {
+  return crc32(new TextEncoder().encode(bodyText(body))).toString(16).padStart(8, '0');
+}
+
+export interface PartialContext {
+  run: RunIdentity;
+  shard: ShardSpec;
+  source: string;
+  host: string;
+  startedAt: Date;
+  finishedAt: Date;
+  workers: number;
+}
+
+/** The partial report of a shard's run (its groups in agent order). */
+export function partialReport(ctx: PartialContext, run: AgentGroupsRun): PartialReport {
+  const stats = new QualityStats();
+  const agentHashes: string[] = [];
+  let searches = 0, controllerMs = 0, searchMs = 0;
+  const samples: number[] = [];
+  for (const g of run.groups) {
+    stats.merge(QualityStats.from(g.stats));
+    agentHashes.push(...g.hashes);
+    searches += g.searches;
+    controllerMs += g.controllerMs;
+    searchMs += g.searchMs;
+    for (const us of g.searchUsPerQuery) samples.push(us);
+  }
+  const range = shardAgentRange(ctx.run.agents, ctx.shard);
+  if (run.groups.length === 0 || run.groups[0].first !== range.first || agentHashes.length !== range.count) {
+    throw new Error(`shard ${ctx.shard.index}/${ctx.shard.count}: the run stepped other agents than the shard's ${range.first}..${range.first + range.count - 1}`);
+  }
+  const body: Omit<PartialReport, 'checksum'> = {
+    format: PARTIAL_FORMAT,
+    version: PARTIAL_VERSION,
+    run: ctx.run,
+    shard: { index: ctx.shard.index, firstAgent: range.first, agents: range.count },
+    db: { source: ctx.source },
+    result: {
+      backend: run.backend, workers: ctx.workers,
+      wallSeconds: run.wallSeconds, setupSeconds: run.setupSeconds, warmupSeconds: run.warmupSeconds,
+      searches, controllerMs, searchMs,
+      searchUsHistogram: timingHistogram(samples),
+      shardHash: digestOfAgentHashes(agentHashes),
+      host: ctx.host, startedAt: ctx.startedAt.toISOString(), finishedAt: ctx.finishedAt.toISOString(),
+    },
+    quality: encodeQualityStats(stats),
+    agentHashes,
+  };
+  return { ...body, checksum: checksumOf(body) };
+}
+
+/** A partial report as the text `simulate --shard` writes (one line of JSON and a newline). */
+export function partialReportText(r: PartialReport): string {
+  return JSON.stringify(r) + '\n';
+}
+
+// ---- reading back ----
+
+/** A partial report that cannot be used; the message starts with the file name. */
+export class PartialReportError extends Error {
+  override readonly name = 'PartialReportError';
+}
+
+type Checker = (v: unknown, at: string) => void;
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function expectFields(file: string, o: unknown, at: string, fields: Record<string, Checker>): void {
+  if (!isObject(o)) throw new PartialReportError(`${file}: ${at} must be an object`);
+  for (const [k, check] of Object.entries(fields)) {
+    if (!(k in o)) throw new PartialReportError(`${file}: ${at}.${k} is missing`);
+    check(o[k], `${at}.${k}`);
+  }
+}
+
+/** Reads and checks one partial report; throws PartialReportError naming the file and what is wrong. */
+export function parsePartialReport(text: string, file: string): ParsedPartial {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    throw new PartialReportError(`${file}: not a partial report: invalid JSON (${(e as Error).message}); was the shard interrupted?`);
+  }
+  if (!isObject(raw) || raw.format !== PARTIAL_FORMAT) {
+    const what = isObject(raw) && 'hash' in raw && 'agents' in raw ? ' (it looks like a whole-run report: run simulate with --shard I/N)' : '';
+    throw new PartialReportError(`${file}: not a partial simulation report (format "${PARTIAL_FORMAT}" expected)${what}`);
+  }
+  if (raw.version !== PARTIAL_VERSION) {
+    throw new PartialReportError(`${file}: partial report format version ${JSON.stringify(raw.version)}; this motionmatch reads version ${PARTIAL_VERSION}`);
+  }
+  if (typeof raw.checksum !== 'string') throw new PartialReportError(`${file}: checksum is missing`);
+  const { checksum, ...body } = raw;
+  if (checksumOf(body as Omit<PartialReport, 'checksum'>) !== checksum) {
+    throw new PartialReportError(`${file}: checksum mismatch: the file was changed after simulate wrote it (edited, reformatted or damaged)`);
+  }
+  const fail = (msg: string): never => { throw new PartialReportError(`${file}: ${msg}`); };
+  const int = (min: number, max: number): Checker => (v, at) => { if (!(Number.isInteger(v) && (v as number) >= min && (v as number) <= max)) fail(`${at} must be an integer in [${min}, ${max}], got ${JSON.stringify(v)}`); };
+  const num = (min: number): Checker => (v, at) => { if (!(typeof v === 'number' && Number.isFinite(v) && v >= min)) fail(`${at} must be a number >= ${min}, got ${JSON.stringify(v)}`); };
+  const str: Checker = (v, at) => { if (typeof v !== 'string') fail(`${at} must be a string`); };
+  const bool: Checker = (v, at) => { if (typeof v !== 'boolean') fail(`${at} must be true or false`); };
+  const hex16: Checker = (v, at) => { if (typeof v !== 'string' || !/^[0-9a-f]{16}$/.test(v)) fail(`${at} must be 16 hex digits`); };
+  const any: Checker = () => {};
+  expectFields(file, raw, 'report', { run: any, shard: any, db: any, result: any, quality: any, agentHashes: any });
+  expectFields(file, raw.run, 'run', {
+    motionmatch: str, agents: int(1, 1_000_000), seconds: num(0), hz: num(0), steps: int(1, Number.MAX_SAFE_INTEGER), seed: int(-(2 ** 31), 2 ** 32 - 1),
+    scenario: (v, at) => { if (!SCENARIOS.includes(v as never)) fail(`${at} must be one of ${SCENARIOS.join(', ')}`); },
+    method: str, backend: str, footIK: bool, controller: any, shards: int(1, MAX_SHARDS),
+    db: (v, at) => expectFields(file, v, at, { fingerprint: (f, a) => { if (typeof f !== 'string' || !/^[0-9a-f]{8}$/.test(f)) fail(`${a} must be 8 hex digits`); }, frames: int(1, Number.MAX_SAFE_INTEGER), clips: int(1, Number.MAX_SAFE_INTEGER) }),
+  });
+  const run = raw.run as unknown as RunIdentity;
+  expectFields(file, raw.shard, 'shard', { index: int(0, run.shards - 1), firstAgent: int(0, run.agents - 1), agents: int(1, run.agents) });
+  expectFields(file, raw.db, 'db', { source: str });
+  expectFields(file, raw.result, 'result', {
+    backend: str, workers: int(1, 64), wallSeconds: num(0), setupSeconds: num(0), warmupSeconds: num(0), searches: int(0, Number.MAX_SAFE_INTEGER),
+    controllerMs: num(0), searchMs: num(0), shardHash: hex16, host: str, startedAt: str, finishedAt: str,
+    searchUsHistogram: (v, at) => { try { requireTimingHistogram(v, at); } catch (e) { fail((e as Error).message); } },
+  });
+  const shard = raw.shard as PartialReport['shard'];
+  if (run.shards > run.agents) fail(`run.shards (${run.shards}) exceeds run.agents (${run.agents})`);
+  const range = shardAgentRange(run.agents, { index: shard.index, count: run.shards });
+  if (shard.firstAgent !== range.first || shard.agents !== range.count) {
+    fail(`shard ${shard.index}/${run.shards} of ${run.agents} agents must hold agents ${range.first}..${range.first + range.count - 1}, not ${shard.firstAgent}..${shard.firstAgent + shard.agents - 1}`);
+  }
+  const hashes = raw.agentHashes;
+  if (!Array.isArray(hashes) || hashes.length !== shard.agents) fail(`agentHashes must list the shard's ${shard.agents} agents`);
+  (hashes as unknown[]).forEach((h, i) => hex16(h, `agentHashes[${i}]`));
+  const report = raw as unknown as PartialReport;
+  if (digestOfAgentHashes(report.agentHashes) !== report.result.shardHash) fail('result.shardHash does not match agentHashes');
+  let quality: QualityStats;
+  try {
+    quality = decodeQualityStats(raw.quality, file);
+  } catch (e) {
+    throw new PartialReportError((e as Error).message);
+  }
+  return { file, report, quality };
+}
