@@ -74,3 +74,14 @@ export class Digest {
     return digestHex(this.h, 0);
   }
 }
+
+/**
+ * The run's hash: the digest over every agent's digest (16 hex digits each) in agent order. The one
+ * rule runSimulation and `motionmatch merge` combine agents by, so sharded runs merge to the
+ * unsharded hash.
+ */
+export function digestOfAgentHashes(hashes: readonly string[]): string {
+  const digest = new Digest();
+  for (const h of hashes) { digest.addWord(parseInt(h.slice(0, 8), 16)); digest.addWord(parseInt(h.slice(8), 16)); }
+  return digest.hex();
+}

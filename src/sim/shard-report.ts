@@ -15,7 +15,8 @@
 import type { Database } from '../database/database.js';
 import { QualityStats } from '../runtime/metrics.js';
 import { crc32 } from '../util/crc32.js';
-import { Digest } from './hash.js';
+import { digestOfAgentHashes } from './hash.js';
+export { digestOfAgentHashes };
 import type { AgentGroupsRun, SimulationOptions } from './simulation.js';
 import { SCENARIOS } from './scenarios.js';
 import { shardAgentRange, MAX_SHARDS, type ShardSpec } from './shard-plan.js';
@@ -106,13 +107,6 @@ export function databaseFingerprint(db: Database): string {
   };
   addBytes(new TextEncoder().encode(JSON.stringify(table)));
   return crc.toString(16).padStart(8, '0');
-}
-
-/** The digest over agents' digests in order: how runSimulation combines them into the run's hash. */
-export function digestOfAgentHashes(hashes: readonly string[]): string {
-  const digest = new Digest();
-  for (const h of hashes) { digest.addWord(parseInt(h.slice(0, 8), 16)); digest.addWord(parseInt(h.slice(8), 16)); }
-  return digest.hex();
 }
 
 /** The run identity of a simulation with options `o`, on `db`, split into `shards`. */

@@ -4,7 +4,7 @@ import { createSearchMemory, nodePackageRoot, sharedMemorySupported } from '../s
 import { databaseRuntime } from '../runtime/database-runtime.js';
 import { QualityStats } from '../runtime/metrics.js';
 import { AgentGroup, stepCount, warmUpSteps, type GroupResult, type Recording, type SimulationConfig } from './agents.js';
-import { Digest } from './hash.js';
+import { digestOfAgentHashes } from './hash.js';
 import { shareDatabase } from './shared-arrays.js';
 import { estimateSimulationMemory, requireSimulationFits } from './memory-node.js';
 import { workerExecArgv } from '../util/worker-node.js';
@@ -159,13 +159,13 @@ function request(w: import('node:worker_threads').Worker, msg: unknown, until: s
 
 function summarize(o: SimulationOptions, groups: GroupResult[], steps: number, wallSeconds: number, setupSeconds: number, warmupSeconds: number, backend: string): SimulationResult {
   const stats = new QualityStats();
-  const digest = new Digest();
+  const hashes: string[] = [];
   let searches = 0, controllerMs = 0, searchMs = 0;
   const samples: number[] = [];
   let recording: Recording | null = null;
   for (const g of groups.sort((a, b) => a.first - b.first)) {
     stats.merge(QualityStats.from(g.stats));
-    for (const h of g.hashes) { digest.addWord(parseInt(h.slice(0, 8), 16)); digest.addWord(parseInt(h.slice(8), 16)); }
+    hashes.push(...g.hashes);
     searches += g.searches;
     controllerMs += g.controllerMs;
     searchMs += g.searchMs;
@@ -187,7 +187,7 @@ function summarize(o: SimulationOptions, groups: GroupResult[], steps: number, w
     footSkateCmPerSec: q.footSkateCmPerSec,
     trajectoryErrorCm: q.trajectoryError1Cm,
     maxTransitionJump: q.maxTransitionJump,
-    hash: digest.hex(),
+    hash: digestOfAgentHashes(hashes),
     quality: q,
     searchShare: searchMs / Math.max(searchMs + controllerMs, 1e-9),
     recording,

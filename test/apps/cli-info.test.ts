@@ -110,7 +110,7 @@ describe('motionmatch info: hostile inputs', () => {
     const huge = join(dir, 'huge.mmdb');
     writeFileSync(huge, '');
     truncateSync(huge, 6 * 2 ** 30); // sparse
-    expectOneLineError(runCli(['info', huge], { timeoutMs: 10_000 }), `motionmatch info: cannot read database file '${huge}': 6.0 GiB is larger than the 4.0 GiB a database file may have`);
+    expectOneLineError(runCli(['info', huge], { timeoutMs: 10_000 }), `motionmatch info: cannot read database file '${huge}': 6.0 GiB is larger than the 4.0 GiB (4,294,967,295 bytes) a database file may have`);
     rmSync(huge);
   });
 

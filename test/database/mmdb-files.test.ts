@@ -88,7 +88,7 @@ describe('reading what is not a database file', () => {
     truncateSync(huge, 5 * 2 ** 30); // sparse: no disk space used
     const e = fileError(() => readDatabaseFile(huge));
     expect(e.code).toBe('EFBIG');
-    expect(e.message).toBe(`cannot read database file '${huge}': 5.0 GiB is larger than the 4.0 GiB a database file may have`);
+    expect(e.message).toBe(`cannot read database file '${huge}': 5.0 GiB is larger than the 4.0 GiB (4,294,967,295 bytes) a database file may have`);
     truncateSync(huge, MMDB_MAX_FILE_BYTES + 1); // one byte over
     expect(fileError(() => readDatabaseBytes(huge)).code).toBe('EFBIG');
     rmSync(huge);
