@@ -2,6 +2,7 @@
  * `motionmatch quality`: how well the engine animates on a database, per scripted scenario
  * (src/sim/quality-run.ts), as a table, one JSON object, and/or an SVG chart with the targets.
  */
+import { playbackFootSkate } from '../runtime/data-skate.js';
 import { statSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { tuneJitForCrowds } from '../util/jit-node.js';
@@ -96,6 +97,8 @@ export async function qualityCommand(argv: string[]): Promise<number> {
   } finally {
     bar.done();
   }
+  // The floor the skate figures compare with: the captures' own feet under plain playback.
+  const dataSkate = playbackFootSkate(db);
   const totalSeconds = (performance.now() - t0) / 1000;
   const name = dbPath !== undefined ? basename(dbPath) : 'built-in database';
   const dbText = `${name} (${db.frameCount.toLocaleString('en-US')} frames, ${db.clips.length} clips)`;
@@ -111,6 +114,7 @@ export async function qualityCommand(argv: string[]): Promise<number> {
       targets: QUALITY_TARGETS,
       columns: QUALITY_COLUMNS.map((c) => ({ key: c.key, label: c.label, unit: c.unit, target: c.target ?? null })),
       scenarios: rows,
+      dataSkate,
       allTargetsMet: rows.every((r) => Object.values(r.meetsTargets).every(Boolean)),
       svg: values.svg ?? null,
       seconds: totalSeconds,
@@ -121,6 +125,7 @@ export async function qualityCommand(argv: string[]): Promise<number> {
     `quality on ${dbText}: ${describeSettings(settings)}`,
     '',
     ...formatQualityTable(rows),
+    `the data itself (plain playback, no search or IK): skate ${dataSkate.footSkateCmPerSec.toFixed(2)} cm/s (p95 ${dataSkate.footSkateP95CmPerSec.toFixed(1)}) at the contact point, ${dataSkate.ankleSkateCmPerSec.toFixed(2)} at the ankle`,
     '',
     ...qualityVerdictLines(rows),
     ...(values.svg !== undefined ? [`chart written to ${values.svg}`] : []),

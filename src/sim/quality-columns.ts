@@ -22,6 +22,8 @@ export interface QualityColumn {
 export const QUALITY_COLUMNS: readonly QualityColumn[] = [
   { key: 'footSkateCmPerSec', label: 'foot skate, mean', header: 'skate mean', unit: 'cm/s', digits: 2, target: QUALITY_TARGETS.footSkateCmPerSec },
   { key: 'footSkateP95CmPerSec', label: 'foot skate, 95th percentile', header: 'skate p95', unit: 'cm/s', digits: 1, target: QUALITY_TARGETS.footSkateP95CmPerSec },
+  // Secondary: a heel rolling off a planted toe moves the ankle, as it should.
+  { key: 'ankleSkateCmPerSec', label: 'ankle skate, mean (secondary)', header: 'ankle', unit: 'cm/s', digits: 2 },
   { key: 'transitionsPerSec', label: 'transitions per second', header: 'transitions', unit: '/s', digits: 2, target: QUALITY_TARGETS.transitionsPerSec },
   { key: 'trajectoryError1Cm', label: '1 s trajectory error', header: 'traj. err 1 s', unit: 'cm', digits: 1, target: QUALITY_TARGETS.trajectoryError1Cm },
   { key: 'maxTransitionJump', label: 'max transition jump', header: 'max jump', unit: 'm/s', digits: 2, target: QUALITY_TARGETS.maxTransitionJump },
