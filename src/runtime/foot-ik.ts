@@ -45,6 +45,11 @@ export interface FootIKHost {
 const IK_SCRATCH = createTwoBoneIkScratch();
 const FOOT_WORLD_ROT = new Float64Array(4);
 const IK_TARGET = new Float64Array(3);
+const KNEE_POLE = new Float64Array(3);
+/** Share of a free leg's length over which its reach is softened (see softenReach). */
+const SOFT_REACH = 0.05;
+/** How much (in leg lengths) the foot's direction adds to the animated knee offset in the pole. */
+const POLE_FOOT_SHARE = 0.05;
 const PIVOT_FROM = new Float64Array(3);
 const PIVOT_TO = new Float64Array(3);
 const PIVOT_TURN = new Float64Array(4);
@@ -299,7 +304,9 @@ export class FootIK {
         quatFromScaledAngleAxis(PIVOT_TURN, 0, S, at + HEEL);
         quatMultiply(FOOT_WORLD_ROT, 0, PIVOT_TURN, 0, FOOT_WORLD_ROT, 0);
       }
-      solveTwoBoneIkInto(host.rotations, host.worldPositions, host.worldRotations, this.db.skeleton.parents, leg.hip, leg.knee, leg.foot, IK_TARGET, IK_SCRATCH);
+      if (S[at + LOCKED] !== 1) softenReach(leg, wp);
+      kneePole(leg, wp, host.rootRotation);
+      solveTwoBoneIkInto(host.rotations, host.worldPositions, host.worldRotations, this.db.skeleton.parents, leg.hip, leg.knee, leg.foot, IK_TARGET, IK_SCRATCH, KNEE_POLE);
       quatInvMultiply(host.rotations, 4 * leg.foot, host.worldRotations, 4 * leg.knee, FOOT_WORLD_ROT, 0);
       for (let k = 0; k < 4; k++) host.worldRotations[4 * leg.foot + k] = FOOT_WORLD_ROT[k];
       for (let b = 0; b < leg.below.length; b++) host.updateWorldJoint(leg.below[b]);
@@ -448,4 +455,45 @@ export function validateFootIKOptions(o: FootIKOptions): void {
   check('blendHalfLife', Number.isFinite(o.blendHalfLife) && o.blendHalfLife > 0, 'a finite number > 0 (seconds)');
   check('maxHipsDrop', Number.isFinite(o.maxHipsDrop) && o.maxHipsDrop >= 0, 'a finite number >= 0 (metres)');
   check('hipsDropSpeed', Number.isFinite(o.hipsDropSpeed) && o.hipsDropSpeed >= 0, 'a finite number >= 0 (m/s)');
+}
+
+/**
+ * The direction a leg's knee points (KNEE_POLE, world): the animated knee's offset from the line
+ * hip-to-ankle, plus a little of the way the foot points (ankle to toe, else the character's
+ * forward). A bent leg keeps its animated bend plane (the offset dominates); a nearly straight one,
+ * whose bend plane the animation barely defines, bends the way its foot points. Without it a
+ * swinging leg pulled back by a release's offset flipped its knee sideways within a step (6-7 m/s).
+ */
+function kneePole(leg: LegJoints, wp: Float64Array, rootRotation: Float64Array): void {
+  const h = 3 * leg.hip, k = 3 * leg.knee, f = 3 * leg.foot, t = 3 * leg.contact;
+  // Knee offset from the hip-ankle line.
+  const ax = wp[f] - wp[h], ay = wp[f + 1] - wp[h + 1], az = wp[f + 2] - wp[h + 2];
+  const bx = wp[k] - wp[h], by = wp[k + 1] - wp[h + 1], bz = wp[k + 2] - wp[h + 2];
+  const aa = ax * ax + ay * ay + az * az, s = aa > 1e-12 ? (ax * bx + ay * by + az * bz) / aa : 0;
+  const ox = bx - s * ax, oy = by - s * ay, oz = bz - s * az;
+  // Where the foot points, on the ground.
+  let fx = wp[t] - wp[f], fz = wp[t + 2] - wp[f + 2];
+  if (leg.contact === leg.foot || fx * fx + fz * fz < 1e-8) {
+    // forward (+Z) turned by the root's yaw rotation: = quatRotateVec3(rootRotation, (0, 0, 1))
+    const qx = rootRotation[0], qy = rootRotation[1], qz = rootRotation[2], qw = rootRotation[3];
+    fx = 2 * (qx * qz + qw * qy); fz = 1 - 2 * (qx * qx + qy * qy);
+  }
+  const fl = Math.sqrt(fx * fx + fz * fz), w = POLE_FOOT_SHARE * leg.length / fl;
+  KNEE_POLE[0] = ox + w * fx; KNEE_POLE[1] = oy; KNEE_POLE[2] = oz + w * fz;
+}
+
+/**
+ * Pulls a free leg's target (IK_TARGET) in smoothly where it nears the leg's full length: distance
+ * d from the hip becomes s0 + w·(1 − e^(−(d − s0)/w)) beyond s0 = (1 − SOFT_REACH)·length, with
+ * w = SOFT_REACH·length (continuous, with a continuous slope). A swinging leg blending out a
+ * released lock otherwise ran into full extension and bent again within a step: the knee snapped
+ * straight and back (6-7 m/s). Planted legs keep their targets: the heel raise handles their reach.
+ */
+function softenReach(leg: LegJoints, wp: Float64Array): void {
+  const h = 3 * leg.hip;
+  const x = IK_TARGET[0] - wp[h], y = IK_TARGET[1] - wp[h + 1], z = IK_TARGET[2] - wp[h + 2];
+  const d = Math.sqrt(x * x + y * y + z * z), w = SOFT_REACH * leg.length, s0 = leg.length - w;
+  if (d <= s0 || d < 1e-9) return;
+  const k = (s0 + w * (1 - Math.exp(-(d - s0) / w))) / d;
+  IK_TARGET[0] = wp[h] + x * k; IK_TARGET[1] = wp[h + 1] + y * k; IK_TARGET[2] = wp[h + 2] + z * k;
 }
