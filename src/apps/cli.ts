@@ -11,6 +11,8 @@ commands:
   bench      benchmark the search methods and backends (WASM SIMD / scalar / JS)
   simulate   run headless agents (server-side simulation)
   quality    measure foot skate, transitions, trajectory error per scenario (table, JSON, SVG)
+  coverage   which requests a database answers, and what to capture next (HTML heat maps, JSON)
+  tune       sweep controller settings and feature weights; Pareto front and recommended settings
   demo       serve the browser demo (what npm start runs)
 
 Run "motionmatch <command> --help" for a command's options.`;
@@ -25,6 +27,8 @@ async function loadCommand(name: string): Promise<Command | undefined> {
     case 'bench': return (await import('./cmd-bench.js')).benchCommand;
     case 'simulate': return (await import('./cmd-simulate.js')).simulateCommand;
     case 'quality': return (await import('./cmd-quality.js')).qualityCommand;
+    case 'coverage': return (await import('./cmd-coverage.js')).coverageCommand;
+    case 'tune': return (await import('./cmd-tune.js')).tuneCommand;
     case 'demo': return (await import('./cmd-demo.js')).demoCommand;
     default: return undefined;
   }

@@ -1,0 +1,3 @@
+export async function tuneCommand(_argv: string[]): Promise<number> {
+  throw new Error('not yet');
+}
