@@ -10,11 +10,13 @@ import { recordingToClip } from '../sim/export.js';
 import { writeBvh } from '../import/bvh-write.js';
 import { createProgress } from '../util/progress.js';
 import type { SearchMethod, Backend } from '../search/matcher.js';
+import { readSettingsFile } from '../sim/options-file-node.js';
+import { applySchemaWeights } from '../sim/options-file.js';
 
 export const SIMULATE_USAGE = `usage: motionmatch simulate [--db FILE] [--agents N] [--seconds S] [--hz H] [--seed K]
                             [--workers W] [--scenario wander|path|stop-go|strafe|mixed]
                             [--method kdtree|aabb|brute] [--backend auto|wasm-simd|wasm-scalar|js]
-                            [--no-ik] [--no-warmup] [--export-bvh FILE --agent I] [--json]
+                            [--no-ik] [--no-warmup] [--export-bvh FILE --agent I] [--options FILE] [--json]
 
   Runs N headless agents, each with its own motion matching controller, driven by seeded scripted
   inputs, stepped at H Hz with every step's searches answered in one batch. Deterministic: the same
@@ -23,7 +25,9 @@ export const SIMULATE_USAGE = `usage: motionmatch simulate [--db FILE] [--agents
   --no-warmup        time the first steps too: by default every thread first steps 128 throwaway
                      agents for one simulated second, so that the timed steps run optimised code
                      (its time is reported as warmupSeconds, inside setupSeconds)
-  --export-bvh FILE  write agent I's motion as BVH (with --agent I, default 0)`;
+  --export-bvh FILE  write agent I's motion as BVH (with --agent I, default 0)
+  --options FILE     engine settings: controller options and feature-group weights (JSON, as
+                     \`motionmatch tune\` writes them; docs/tuning.md)`;
 
 const METHODS: readonly SearchMethod[] = ['kdtree', 'aabb', 'brute', 'early'];
 const BACKENDS: ReadonlyArray<Backend | 'auto'> = ['auto', 'wasm-simd', 'wasm-scalar', 'js'];
@@ -44,6 +48,7 @@ export async function simulateCommand(argv: string[]): Promise<number> {
     'no-warmup': { type: 'boolean' },
     'export-bvh': { type: 'string' },
     agent: { type: 'string' },
+    options: { type: 'string' },
     json: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   }, SIMULATE_USAGE);
@@ -63,11 +68,15 @@ export async function simulateCommand(argv: string[]): Promise<number> {
   const recordAgent = exportPath ? (integerOption(values.agent, 'agent', SIMULATE_USAGE, 0, agents - 1) ?? 0) : -1;
   if (!exportPath && values.agent !== undefined) throw new UsageError('--agent goes with --export-bvh', SIMULATE_USAGE);
   const json = !!values.json;
+  if (values.options === '') throw new UsageError('--options needs a file name', SIMULATE_USAGE);
+  const settings = values.options !== undefined ? readSettingsFile(values.options) : null;
 
-  const db = values.db ? readDatabaseFile(values.db) : buildDatabase(builtinSources());
+  const built = values.db ? readDatabaseFile(values.db) : buildDatabase(builtinSources());
+  const db = settings ? applySchemaWeights(built, settings, values.options) : built;
   const bar = createProgress('simulate', !json && !!process.stderr.isTTY);
   const result = await runSimulation(db, {
-    agents, seconds, hz, seed, workers, scenario, method, backend, footIK: !values['no-ik'], recordAgent, warmup: !values['no-warmup'],
+    agents, seconds, hz, seed, workers, scenario, method, backend, recordAgent, warmup: !values['no-warmup'],
+    footIK: !values['no-ik'] && (settings?.controller.footIK ?? true), controller: settings?.controller,
     onProgress: (d, t) => bar.update(d, t, `${agents} agents`),
   });
   bar.done();
@@ -78,7 +87,7 @@ export async function simulateCommand(argv: string[]): Promise<number> {
     exported = { file: exportPath, frames: clip.frameCount };
   }
   const { recording: _omit, ...report } = result;
-  const out = { ...report, db: { source: values.db ?? 'builtin', frames: db.frameCount, clips: db.clips.length }, exported };
+  const out = { ...report, db: { source: values.db ?? 'builtin', frames: db.frameCount, clips: db.clips.length }, options: values.options ?? null, exported };
   if (json) {
     process.stdout.write(JSON.stringify(out) + '\n');
     return 0;
@@ -90,6 +99,7 @@ export async function simulateCommand(argv: string[]): Promise<number> {
     `  searches     ${report.searches.toLocaleString('en-US')} (${Math.round(report.searchesPerSec).toLocaleString('en-US')}/s), ${f(report.searchUsMedian, 2)} us median, ${f(report.searchUsP99, 2)} us p99 per query; ${f(100 * report.searchShare)}% of thread time`,
     `  quality      foot skate ${f(report.footSkateCmPerSec, 2)} cm/s, trajectory error ${f(report.quality.trajectoryError05Cm)} cm at 0.5 s / ${f(report.trajectoryErrorCm)} cm at 1 s`,
     `               ${f(report.transitionsPerSec, 2)} transitions/s per agent, max transition jump ${f(report.maxTransitionJump, 2)} m/s (typical p95 ${f(report.quality.typicalJumpP95, 2)})`,
+    ...(values.options !== undefined ? [`  settings     ${values.options}`] : []),
     `  hash         ${report.hash}`,
     ...(exported ? [`  exported     agent ${recordAgent} to ${exported.file} (${exported.frames} frames)`] : []),
   ].join('\n') + '\n');

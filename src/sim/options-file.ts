@@ -57,7 +57,9 @@ export function parseSettings(text: string, source = 'settings'): EngineSettings
     const message = (e as Error).message;
     const pos = /position (\d+)/.exec(message);
     const where = pos ? ` at ${lineColumn(text, Number(pos[1]))}` : text.trim() === '' ? ' (the file is empty)' : '';
-    throw new SettingsError(`${source}: not valid JSON${where}: ${message.split('\n')[0]}`);
+    // The engine's own position wording differs between Node versions; the line and column say it.
+    const reason = message.split('\n')[0].replace(/\s*(in JSON )?at position \d+.*$/, '').replace(/\s*\(line \d+ column \d+\)$/, '');
+    throw new SettingsError(`${source}: not valid JSON${where}: ${reason}`);
   }
   return checkSettings(value, source);
 }
