@@ -60,9 +60,10 @@ function nearestText(n: readonly NearestClip[]): string {
   return n.map((c) => `${c.name}${c.mirrored ? ' (mirrored)' : ''} ${c.cost.toFixed(2)}`).join(', ');
 }
 
+/** "0.7–1.4 m/s", "90°/s": `unit` follows the number as given (with its own space, if any). */
 function rangeText(values: readonly number[], digits: number, unit: string): string {
   const lo = Math.min(...values), hi = Math.max(...values);
-  return lo === hi ? `${lo.toFixed(digits)} ${unit}` : `${lo.toFixed(digits)}–${hi.toFixed(digits)} ${unit}`;
+  return lo === hi ? `${lo.toFixed(digits)}${unit}` : `${lo.toFixed(digits)}–${hi.toFixed(digits)}${unit}`;
 }
 
 /** The motion a cell belongs to; in a mirrored database a right-hand motion counts as its left-hand mirror. */
@@ -111,7 +112,7 @@ export function captureRequests(cells: readonly CoverageCellResult[], o: Capture
         : `turning in place (${rangeText(turning, 0, '°/s')})`;
     } else {
       const turnText = turning.length === 0 ? '' : turnRates.includes(0) ? `, also turning (up to ${Math.max(...turning)}°/s)` : `, when turning (${rangeText(turning, 0, '°/s')})`;
-      headline = `${motion} at ${rangeText(speeds, 1, 'm/s')}${turnText}`;
+      headline = `${motion} at ${rangeText(speeds, 1, ' m/s')}${turnText}`;
     }
     const figures = [`best match cost ${rep.bestCost.toFixed(2)}`];
     if (rep.trajectoryErrorCm !== null) figures.push(`trajectory error ${rep.trajectoryErrorCm.toFixed(0)} cm`);
