@@ -122,13 +122,29 @@ export async function tuneCommand(argv: string[]): Promise<number> {
   tuneJitForCrowds(); // as `simulate` and `quality` run (src/util/jit-node.ts)
 
   const bar = createProgress('tune', !json && !!process.stderr.isTTY);
+  // The first Ctrl-C ends the sweep after the evaluation under way and writes what it has; a
+  // second one interrupts as usual.
+  let interrupted = false;
+  const onInterrupt = (): void => {
+    interrupted = true;
+    process.off('SIGINT', onInterrupt);
+    if (!json) process.stderr.write('\nmotionmatch tune: stopping after this evaluation (Ctrl-C again to abort)\n');
+  };
+  process.on('SIGINT', onInterrupt);
   let result: TuneResult;
   try {
     result = await runTune(db, {
       seed, budgetSeconds: budget, maxEvaluations, designPoints, agents, seconds, hz, workers,
-      onProgress: (p) => bar.update(Math.min(p.elapsedSeconds, budget), budget, `${p.evaluations} evaluated (${p.phase}), best quality index ${p.bestQualityIndex.toFixed(3)}`),
+      shouldStop: () => interrupted,
+      // The bar fills with whichever limit comes first: the budget or the evaluation count.
+      onProgress: (p) => {
+        const best = `best quality index ${p.bestQualityIndex.toFixed(3)}`;
+        if (maxEvaluations !== undefined && p.evaluations / maxEvaluations >= p.elapsedSeconds / budget) bar.update(p.evaluations, maxEvaluations, `evaluations (${p.phase}), ${best}`);
+        else bar.update(Math.min(budget, Math.round(p.elapsedSeconds)), budget, `s, ${p.evaluations} evaluations (${p.phase}), ${best}`);
+      },
     });
   } finally {
+    process.off('SIGINT', onInterrupt);
     bar.done();
   }
   const command = ['motionmatch', 'tune', ...argv].map(shellWord).join(' ');
@@ -183,7 +199,7 @@ export async function tuneCommand(argv: string[]): Promise<number> {
   }
   const d = result.evaluations[0];
   const lines = [
-    `tune on ${name}: ${result.evaluations.length} evaluations in ${result.elapsedSeconds.toFixed(0)} s (stopped by ${result.stoppedBy === 'budget' ? `the ${budget} s budget` : `--evaluations ${maxEvaluations}`}), seed ${seed}`,
+    `tune on ${name}: ${result.evaluations.length} evaluations in ${result.elapsedSeconds.toFixed(0)} s (stopped by ${result.stoppedBy === 'budget' ? `the ${budget} s budget` : result.stoppedBy === 'interrupted' ? 'Ctrl-C' : `--evaluations ${maxEvaluations}`}), seed ${seed}`,
     `  each: ${agents} agents x ${seconds} s x ${QUALITY_SCENARIOS.length} scenarios at ${hz} Hz; Pareto front of ${result.front.length} points`,
     '',
     HEADER,

@@ -45,7 +45,7 @@ export function tuneFrontSvg(result: TuneResult, o: { title: string; subtitle?: 
   ];
   const pw = 400, ph = 230, left = 60, top = 88, gapX = 70, gapY = 70;
   const W = left + 2 * pw + gapX + 24;
-  const H = top + 2 * ph + gapY + 56;
+  const H = top + 2 * ph + gapY + 74;
   const xs = ev.map((e) => e.objectives.trajectoryErrorCm);
   const [x0, x1] = padRange(xs);
   const out: string[] = [];
@@ -86,7 +86,7 @@ export function tuneFrontSvg(result: TuneResult, o: { title: string; subtitle?: 
       out.push(`<circle cx="${sx(xs[r]).toFixed(1)}" cy="${sy(ys[r]).toFixed(1)}" r="7" fill="none" stroke="#ffb347" stroke-width="2.2"><title>recommended (#${r})</title></circle>`);
     }
   });
-  const ly = H - 14;
+  const ly = H - 10;
   out.push(`<circle cx="${left}" cy="${ly - 4}" r="2.4" fill="#6b7480"/><text x="${left + 8}" y="${ly}" font-size="10" fill="#9aa3ad">evaluated</text>`);
   out.push(`<circle cx="${left + 80}" cy="${ly - 4}" r="3.6" fill="#5ec8ff"/><text x="${left + 88}" y="${ly}" font-size="10" fill="#9aa3ad">Pareto front (all four measures)</text>`);
   out.push(`<path d="M${left + 270},${ly - 10} l6,6 l-6,6 l-6,-6 Z" fill="#ffffff"/><text x="${left + 280}" y="${ly}" font-size="10" fill="#9aa3ad">defaults</text>`);

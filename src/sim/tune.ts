@@ -32,6 +32,8 @@ export interface TuneOptions {
   scenarios?: readonly Exclude<ScenarioName, 'mixed'>[];
   workers?: number;
   onProgress?: (p: TuneProgress) => void;
+  /** Asked before every evaluation: true stops the sweep there (e.g. after Ctrl-C), with what it has. */
+  shouldStop?: () => boolean;
   /** Clock in seconds (tests pass a fake one). */
   now?: () => number;
 }
@@ -64,7 +66,7 @@ export interface TuneResult {
   front2d: number[];
   /** The recommended evaluation (null: nothing beat the defaults; they stand). */
   recommended: number | null;
-  stoppedBy: 'budget' | 'evaluations';
+  stoppedBy: 'budget' | 'evaluations' | 'interrupted';
   elapsedSeconds: number;
 }
 
@@ -102,6 +104,7 @@ export async function runTune(db: Database, o: TuneOptions): Promise<TuneResult>
   let recommended: number | null = null;
 
   const mayContinue = (): boolean => {
+    if (o.shouldStop?.()) { stoppedBy = 'interrupted'; return false; }
     if (o.maxEvaluations !== undefined && evaluations.length >= o.maxEvaluations) { stoppedBy = 'evaluations'; return false; }
     const elapsed = now() - t0;
     // The next evaluation takes about as long as the last one.
