@@ -114,6 +114,9 @@ export async function runTune(db: Database, o: TuneOptions): Promise<TuneResult>
   };
   const run = async (values: TuneValues, phase: TuneEvaluation['phase']): Promise<void> => {
     seen.add(valuesKey(values));
+    // An evaluation never yields to the event loop (its simulations step synchronously): give
+    // timers and signals (Ctrl-C -> shouldStop) their turn between evaluations.
+    await new Promise<void>((resolve) => setTimeout(resolve, 0));
     const e = await evaluate(db, values, o, evaluations.length);
     const reference = evaluations.length ? evaluations[0].objectives : e.objectives;
     evaluations.push({ ...e, phase, qualityIndex: qualityIndex(e.objectives, reference) });

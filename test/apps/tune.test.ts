@@ -154,6 +154,24 @@ describe('motionmatch tune', () => {
     }
   }, 60_000);
 
+  it('the first Ctrl-C ends the sweep after the evaluation under way and writes what it has', async () => {
+    const out = join(dir, 'interrupted');
+    const child = spawn(process.execPath, [join(REPO_ROOT, 'bin/motionmatch.js'), 'tune', small, '--agents', '4', '--seconds', '2', '--budget', '300', '--out', out], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '', stderr = '';
+    child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
+    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+    await new Promise((r) => setTimeout(r, 4000));
+    child.kill('SIGINT');
+    const code = await new Promise<number | null>((r) => child.once('exit', r));
+    expect(code, stderr).toBe(0);
+    expect(stderr).toContain('stopping after this evaluation');
+    expect(stdout).toMatch(/evaluations in \d+ s \(stopped by Ctrl-C\)/);
+    const front = JSON.parse(readFileSync(join(out, 'front.json'), 'utf8')) as TuneJson;
+    expect(front.stoppedBy).toBe('interrupted');
+    expect(front.evaluations.length).toBeGreaterThanOrEqual(1);
+    expect(existsSync(join(out, 'recommended.json'))).toBe(true);
+  }, 120_000);
+
   it('refuses mistakes before running: usage (exit 2), files and folders (exit 1), nothing left behind', () => {
     const usage: Array<[string[], RegExp]> = [
       [['tune'], /name the database to tune on/],
