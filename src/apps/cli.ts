@@ -12,6 +12,8 @@ commands:
   simulate   run headless agents (server-side simulation)
   merge      combine the partial reports of simulate --shard I/N into the whole run's report
   quality    measure foot skate, transitions, trajectory error per scenario (table, JSON, SVG)
+  coverage   which requests a database answers, and what to capture next (HTML heat maps, JSON)
+  tune       sweep controller settings and feature weights; Pareto front and recommended settings
   demo       serve the browser demo (what npm start runs)
 
 Run "motionmatch <command> --help" for a command's options.`;
@@ -27,6 +29,8 @@ async function loadCommand(name: string): Promise<Command | undefined> {
     case 'simulate': return (await import('./cmd-simulate.js')).simulateCommand;
     case 'merge': return (await import('./cmd-merge.js')).mergeCommand;
     case 'quality': return (await import('./cmd-quality.js')).qualityCommand;
+    case 'coverage': return (await import('./cmd-coverage.js')).coverageCommand;
+    case 'tune': return (await import('./cmd-tune.js')).tuneCommand;
     case 'demo': return (await import('./cmd-demo.js')).demoCommand;
     default: return undefined;
   }

@@ -10,14 +10,19 @@ import { readDatabaseArgument } from './database-file.js';
 import { nodePackageRoot } from '../search/wasm.js';
 import { buildWebBundle } from '../web/bundle-node.js';
 import { startDemoServer, type ServedDatabase } from '../web/serve-node.js';
+import { readSettingsFile } from '../sim/options-file-node.js';
+import { settingsFragment, type EngineSettings } from '../sim/options-file.js';
 
-export const DEMO_USAGE = `usage: motionmatch demo [--db FILE] [--port N] [--host H] [--no-build] [--rebuild] [--build-only]
-                        [--no-isolation] [--json]
+export const DEMO_USAGE = `usage: motionmatch demo [--db FILE] [--options FILE] [--port N] [--host H] [--no-build] [--rebuild]
+                        [--build-only] [--no-isolation] [--json]
 
   Serves the browser demo: a crowd of motion-matched characters (three.js), built with vite into
   web-dist/ first when that is missing or older than its sources.
   --db FILE        start the page on this .mmdb database (from \`motionmatch build\`) instead of
                    the built-in one; checked before serving (a bad file exits with code 1)
+  --options FILE   engine settings (controller options, feature-group weights; as \`motionmatch
+                   tune\` writes them): checked first, then handed to the page in its address
+                   (#options=...), which applies them to every database it runs
   --port N         port to listen on (default: $PORT, else 5173; 0 = any free port)
   --host H         interface to listen on (default localhost; 0.0.0.0 = every interface)
   --no-build       serve web-dist/ as it is (never run vite)
@@ -41,6 +46,7 @@ export function userPath(path: string, env: NodeJS.ProcessEnv = process.env): st
 export async function demoCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, {
     db: { type: 'string' },
+    options: { type: 'string' },
     port: { type: 'string', short: 'p' },
     host: { type: 'string' },
     'no-build': { type: 'boolean' },
@@ -55,6 +61,8 @@ export async function demoCommand(argv: string[]): Promise<number> {
   if (values['no-build'] && (values.rebuild || values['build-only'])) throw new UsageError('--no-build cannot be combined with --rebuild or --build-only', DEMO_USAGE);
   if (values.db !== undefined && values['build-only']) throw new UsageError('--db serves a database: it cannot be combined with --build-only', DEMO_USAGE);
   if (values.db === '') throw new UsageError('--db needs a file name', DEMO_USAGE);
+  if (values.options === '') throw new UsageError('--options needs a file name', DEMO_USAGE);
+  if (values.options !== undefined && values['build-only']) throw new UsageError('--options goes to the served page: it cannot be combined with --build-only', DEMO_USAGE);
   const envPort = process.env.PORT !== undefined && process.env.PORT !== '' ? process.env.PORT : undefined;
   const port = values.port !== undefined
     ? integerOption(values.port, 'port', DEMO_USAGE, 0, 65535)!
@@ -62,7 +70,8 @@ export async function demoCommand(argv: string[]): Promise<number> {
   const json = !!values.json;
   const root = await nodePackageRoot();
 
-  // A bad database is the user's to fix: say so before building or serving anything.
+  // A bad database or settings file is the user's to fix: say so before building or serving anything.
+  const settings: EngineSettings | null = values.options !== undefined ? readSettingsFile(userPath(values.options)) : null;
   let database: (ServedDatabase & { frames: number; clips: number }) | undefined;
   if (values.db !== undefined) {
     const file = userPath(values.db);
@@ -79,11 +88,14 @@ export async function demoCommand(argv: string[]): Promise<number> {
     throw new Error(`${join(root, 'web-dist', 'index.html')} is missing: run \`motionmatch demo\` without --no-build to build it`);
   }
   const demo = await startDemoServer({ port, host: values.host, isolation: !values['no-isolation'], database });
+  // The page reads the settings from its own address: nothing for the server to serve.
+  const url = settings ? `${demo.url}${settingsFragment(settings)}` : demo.url;
   if (json) {
     const shown = database ? { file: database.file, name: database.name, frames: database.frames, clips: database.clips } : null;
-    process.stdout.write(JSON.stringify({ url: demo.url, database: shown }) + '\n');
+    process.stdout.write(JSON.stringify({ url, database: shown, ...(settings ? { options: userPath(values.options!) } : {}) }) + '\n');
   } else {
-    process.stdout.write(`motionmatch demo: serving ${demo.url}\n`);
+    process.stdout.write(`motionmatch demo: serving ${url}\n`);
+    if (settings) process.stdout.write(`motionmatch demo: settings from ${userPath(values.options!)} (open the address above: it carries them)\n`);
     if (database) {
       process.stdout.write(`motionmatch demo: database ${database.file} (${database.clips} clips, ${database.frames.toLocaleString('en-US')} frames; re-read at every page load)\n`);
     }

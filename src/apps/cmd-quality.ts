@@ -18,6 +18,9 @@ import { formatQualityTable, qualityVerdictLines } from '../sim/quality-table.js
 import { qualitySvg } from '../sim/quality-svg.js';
 import { parseCommandArgs, integerOption, numberOption, UsageError } from './args.js';
 import { readDatabaseArgument } from './database-file.js';
+import { readSettingsFile } from '../sim/options-file-node.js';
+import { applySchemaWeights } from '../sim/options-file.js';
+import { runScenariosWithSettings } from '../sim/tune-scenarios.js';
 
 /** Defaults that keep a run on a ~50,000-frame database well under a minute on two cores. */
 export const QUALITY_DEFAULTS = { agents: 200, seconds: 20, hz: 30, seed: 1 } as const;
@@ -25,7 +28,7 @@ export const QUALITY_DEFAULTS = { agents: 200, seconds: 20, hz: 30, seed: 1 } as
 const MIN_SECONDS = 2;
 
 export const QUALITY_USAGE = `usage: motionmatch quality [DB] [--db FILE] [--agents N] [--seconds S] [--seed K] [--workers W]
-                           [--json] [--svg FILE]
+                           [--options FILE] [--json] [--svg FILE]
 
   Measures the animation quality on a database: one deterministic simulation per scripted
   scenario (${QUALITY_SCENARIOS.join(', ')}), the same crowd, length and seed for each, then one
@@ -38,6 +41,8 @@ export const QUALITY_USAGE = `usage: motionmatch quality [DB] [--db FILE] [--age
   --seed K         seed of the scripted inputs (default ${QUALITY_DEFAULTS.seed}); the same seed gives the same figures
   --workers W      threads per simulation (default 1); more is faster and gives the same hashes
                    (figures equal up to the order of floating-point sums)
+  --options FILE   engine settings: controller options and feature-group weights (JSON, as
+                   \`motionmatch tune\` writes them; docs/tuning.md)
   --json           print one JSON object: settings, targets, and each scenario's full quality report
   --svg FILE       also draw the figures as an SVG chart: one bar per scenario for each measure,
                    the targets marked`;
@@ -64,6 +69,7 @@ export async function qualityCommand(argv: string[]): Promise<number> {
     seconds: { type: 'string' },
     seed: { type: 'string' },
     workers: { type: 'string' },
+    options: { type: 'string' },
     json: { type: 'boolean' },
     svg: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
@@ -74,6 +80,7 @@ export async function qualityCommand(argv: string[]): Promise<number> {
   const dbPath = values.db ?? positionals[0];
   if (dbPath === '') throw new UsageError('--db needs a file name', QUALITY_USAGE);
   if (values.svg === '') throw new UsageError('--svg needs a file name', QUALITY_USAGE);
+  if (values.options === '') throw new UsageError('--options needs a file name', QUALITY_USAGE);
   const agents = integerOption(values.agents, 'agents', QUALITY_USAGE, 1, 100_000) ?? QUALITY_DEFAULTS.agents;
   // Shorter runs would judge no 1 s prediction at all and print 0 for the trajectory error.
   const seconds = numberOption(values.seconds, 'seconds', QUALITY_USAGE, MIN_SECONDS, 3600) ?? QUALITY_DEFAULTS.seconds;
@@ -82,16 +89,19 @@ export async function qualityCommand(argv: string[]): Promise<number> {
   const hz = QUALITY_DEFAULTS.hz;
   const json = !!values.json;
   if (values.svg !== undefined) checkOutputPath(values.svg);
+  const engineSettings = values.options !== undefined ? readSettingsFile(values.options) : null;
 
   tuneJitForCrowds(); // as `simulate` runs (src/util/jit-node.ts)
   const t0 = performance.now();
-  const db: Database = dbPath !== undefined ? readDatabaseArgument(dbPath) : buildDatabase(builtinSources());
+  const loaded: Database = dbPath !== undefined ? readDatabaseArgument(dbPath) : buildDatabase(builtinSources());
+  const db = engineSettings ? applySchemaWeights(loaded, engineSettings, values.options) : loaded;
   const source = dbPath ?? 'builtin';
   const bar = createProgress('quality', !json && !!process.stderr.isTTY);
   let rows: ScenarioQuality[];
   try {
-    rows = await runQualityScenarios(db, {
-      agents, seconds, hz, seed, workers,
+    const run = engineSettings ? runScenariosWithSettings : runQualityScenarios;
+    rows = await run(db, {
+      agents, seconds, hz, seed, workers, controller: engineSettings?.controller,
       onProgress: (i, n, done, total) => bar.update(i * total + done, n * total, `${QUALITY_SCENARIOS[i]} (${i + 1}/${n})`),
     });
   } finally {
@@ -110,7 +120,7 @@ export async function qualityCommand(argv: string[]): Promise<number> {
   if (json) {
     process.stdout.write(JSON.stringify({
       db: { source, frames: db.frameCount, clips: db.clips.length },
-      settings: { ...settings, workers, method: 'kdtree' },
+      settings: { ...settings, workers, method: 'kdtree', options: values.options ?? null },
       targets: QUALITY_TARGETS,
       columns: QUALITY_COLUMNS.map((c) => ({ key: c.key, label: c.label, unit: c.unit, target: c.target ?? null })),
       scenarios: rows,
@@ -122,7 +132,7 @@ export async function qualityCommand(argv: string[]): Promise<number> {
     return 0;
   }
   process.stdout.write([
-    `quality on ${dbText}: ${describeSettings(settings)}`,
+    `quality on ${dbText}: ${describeSettings(settings)}${values.options !== undefined ? `, settings ${values.options}` : ''}`,
     '',
     ...formatQualityTable(rows),
     `the data itself (plain playback, no search or IK): skate ${dataSkate.footSkateCmPerSec.toFixed(2)} cm/s (p95 ${dataSkate.footSkateP95CmPerSec.toFixed(1)}) at the contact point, ${dataSkate.ankleSkateCmPerSec.toFixed(2)} at the ankle`,

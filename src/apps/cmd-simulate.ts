@@ -18,6 +18,8 @@ import { recordingToClip } from '../sim/export.js';
 import { writeBvh } from '../import/bvh-write.js';
 import { createProgress } from '../util/progress.js';
 import type { SearchMethod, Backend } from '../search/matcher.js';
+import { readSettingsFile } from '../sim/options-file-node.js';
+import { applySchemaWeights } from '../sim/options-file.js';
 
 export const SIMULATE_USAGE = `usage: motionmatch simulate [--db FILE] [--agents N] [--seconds S] [--hz H] [--seed K]
                             [--workers W] [--scenario wander|path|stop-go|strafe|mixed]
@@ -37,7 +39,9 @@ export const SIMULATE_USAGE = `usage: motionmatch simulate [--db FILE] [--agents
                      partial report (--json on stdout, or --out FILE); \`motionmatch merge\` combines the
                      N partial reports into the whole run's report, with the same hash as without --shard
   --shard auto/N     the same, with I from $JOB_COMPLETION_INDEX (set by Kubernetes Indexed Jobs)
-  --out FILE         write the JSON report (with --shard: the partial report) to FILE, atomically`;
+  --out FILE         write the JSON report (with --shard: the partial report) to FILE, atomically
+  --options FILE     engine settings: controller options and feature-group weights (JSON, as
+                     \`motionmatch tune\` writes them; docs/tuning.md)`;
 
 const METHODS: readonly SearchMethod[] = ['kdtree', 'aabb', 'brute', 'early'];
 const BACKENDS: ReadonlyArray<Backend | 'auto'> = ['auto', 'wasm-simd', 'wasm-scalar', 'js'];
@@ -60,6 +64,7 @@ export async function simulateCommand(argv: string[]): Promise<number> {
     agent: { type: 'string' },
     shard: { type: 'string' },
     out: { type: 'string' },
+    options: { type: 'string' },
     json: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   }, SIMULATE_USAGE);
@@ -91,12 +96,16 @@ export async function simulateCommand(argv: string[]): Promise<number> {
   }
   // Refuse an unwritable --out before a run that may take hours, not after it.
   if (values.out !== undefined) requireOutputPath(values.out);
+  if (values.options === '') throw new UsageError('--options needs a file name', SIMULATE_USAGE);
+  const settings = values.options !== undefined ? readSettingsFile(values.options) : null;
 
-  const db = values.db ? readDatabaseFile(values.db) : buildDatabase(builtinSources());
+  const built = values.db ? readDatabaseFile(values.db) : buildDatabase(builtinSources());
+  const db = settings ? applySchemaWeights(built, settings, values.options) : built;
   const bar = createProgress('simulate', !json && !!process.stderr.isTTY);
   const label = range ? `${range.count} agents (shard ${shard!.index}/${shard!.count})` : `${agents} agents`;
   const options: SimulationOptions = {
-    agents, seconds, hz, seed, workers, scenario, method, backend, footIK: !values['no-ik'], recordAgent, warmup: !values['no-warmup'],
+    agents, seconds, hz, seed, workers, scenario, method, backend, recordAgent, warmup: !values['no-warmup'],
+    footIK: !values['no-ik'] && (settings?.controller.footIK ?? true), controller: settings?.controller,
     agentRange: range ?? undefined,
     onProgress: (d, t) => bar.update(d, t, label),
   };
@@ -131,13 +140,14 @@ export async function simulateCommand(argv: string[]): Promise<number> {
   bar.done();
   const exported = exportRecording(db, result.recording, exportPath, hz);
   const { recording: _omit, ...report } = result;
-  const out = { ...report, db: { source: values.db ?? 'builtin', frames: db.frameCount, clips: db.clips.length }, exported };
+  const out = { ...report, db: { source: values.db ?? 'builtin', frames: db.frameCount, clips: db.clips.length }, options: values.options ?? null, exported };
   if (values.out !== undefined) writeFileAtomic(values.out, JSON.stringify(out) + '\n', 'simulation report');
   if (json) {
     process.stdout.write(JSON.stringify(out) + '\n');
     return 0;
   }
   process.stdout.write(formatSimulationText(report, `simulated ${agents} agents for ${seconds} s at ${hz} Hz (${report.steps} steps, scenario ${scenario}, seed ${seed}) on ${workers} thread(s), ${report.backend} ${method}`) +
+    (values.options !== undefined ? `  settings     ${values.options}\n` : '') +
     (exported ? `  exported     agent ${recordAgent} to ${exported.file} (${exported.frames} frames)\n` : ''));
   return 0;
 }

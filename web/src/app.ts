@@ -21,6 +21,9 @@ import { SceneView } from './scene.js';
 import { backendLabel, canShareMemory, defaultSearchConfig, type WorkerPolicy } from './search-backend.js';
 import { FrameStats } from './stats.js';
 import { Ui } from './ui.js';
+import { CoveragePanel } from './coverage-panel.js';
+import type { CrowdOptions } from './crowd.js';
+import { applySchemaWeights, settingsFromFragment, type EngineSettings } from '../../src/sim/options-file.js';
 
 const MAX_AGENTS = 20000;
 /** Longest step (s): slower frames run the world slower rather than in big jumps. */
@@ -69,6 +72,9 @@ export class App {
   private frameNo = 0;
   private readonly crowdView: CrowdView;
   private readonly projScreen = new THREE.Matrix4();
+  private readonly coverage: CoveragePanel;
+  /** Engine settings from the page address (`motionmatch demo --options FILE`), or null. */
+  private readonly settings: EngineSettings | null = null;
 
   private constructor() {
     const canvas = document.getElementById('viewport') as HTMLCanvasElement;
@@ -104,6 +110,15 @@ export class App {
     });
     this.histogram = new SearchHistogram(this.ui.histCanvas);
     window.addEventListener('resize', () => this.view.resize());
+    try {
+      this.settings = settingsFromFragment(location.hash);
+    } catch (e) {
+      this.ui.message(`${(e as Error).message}\nRunning with the default settings.`, 'error');
+    }
+    this.coverage = new CoveragePanel({
+      database: () => (this.world ? { db: this.world.db, name: this.world.name } : null),
+      player: () => (this.world ? { controller: this.world.engine.player, input: this.world.engine.playerInput } : null),
+    }, document.getElementById('coverage-btn'));
     installHandle(this.handle());
     const isolated = canShareMemory();
     this.ui.showIsolation(
@@ -190,6 +205,7 @@ export class App {
     w.playerMesh.update(player);
     w.debug.update(player);
     this.view.centreGround(p[0], p[2]);
+    if (this.frameNo % 6 === 0) this.coverage.update();
     if (this.drawScene) this.view.render();
     this.stats.render.push(performance.now() - t0);
     if (this.charts) {
@@ -233,8 +249,10 @@ export class App {
 
   /** Builds a complete world for a database (engine, views) and swaps it in. */
   private async install(loaded: LoadedDatabase): Promise<void> {
-    const { db, name } = loaded;
-    const engine = await createEngine(db, this.config, { footIK: this.footIK, inertialization: this.inertialization }, this.agents);
+    const { name } = loaded;
+    const db = this.settings ? applySchemaWeights(loaded.db, this.settings, 'the page address (#options=...)') : loaded.db;
+    const engine = await createEngine(db, this.config, this.crowdOptions(), this.agents);
+    this.checkSettingsApplied(engine);
     const old = this.world;
     const segments = boneSegments(db);
     let world: World;
@@ -260,6 +278,21 @@ export class App {
     this.engineChanged(engine);
     this.ui.setDatabase(name, describeDatabase(db));
     this.view.rig.yaw = 0;
+  }
+
+  /** Foot IK and inertialization as toggled, and the settings' controller options (when given). */
+  private crowdOptions(): CrowdOptions {
+    const options = { footIK: this.footIK, inertialization: this.inertialization, controller: this.settings?.controller };
+    return options;
+  }
+
+  /** Says so when the crowd did not take the settings' controller options (only the weights then apply). */
+  private checkSettingsApplied(engine: CrowdEngine): void {
+    const wanted = this.settings?.controller;
+    if (!wanted) return;
+    const actual = engine.player.options as unknown as Record<string, unknown>;
+    const missing = Object.entries(wanted).filter(([k, v]) => JSON.stringify(actual[k]) !== JSON.stringify(v)).map(([k]) => k);
+    if (missing.length) this.ui.message(`the settings' feature weights apply, but this page's crowd does not take their controller options (${missing.join(', ')})`, 'error');
   }
 
   /** The engine in use changed (or failed to): the settings follow what actually runs. */
@@ -311,7 +344,7 @@ export class App {
       if (!w) { this.config = config; return; }
       try {
         if (config.mode !== w.engine.mode || config.threads !== w.engine.threads) {
-          const engine = await createEngine(w.db, config, { footIK: this.footIK, inertialization: this.inertialization }, this.agents);
+          const engine = await createEngine(w.db, config, this.crowdOptions(), this.agents);
           const old = w.engine;
           w.engine = engine;
           void old.close();
@@ -451,6 +484,7 @@ export class App {
       },
       player,
       stats,
+      coverage: this.coverage.handle(),
       whenReady: () => (app.ready ? Promise.resolve() : new Promise<void>((r) => app.readyWaiters.push(r))),
       setAgents: (n: number) => app.setAgents(n),
       setMode: (m: EngineMode) => app.reconfigure({ mode: m }),

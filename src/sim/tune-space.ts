@@ -1,0 +1,112 @@
+/**
+ * What `motionmatch tune` varies: the settings that trade responsiveness for quality, each mapped
+ * from a unit interval (the design works in the unit cube) to its range, and a seeded Latin
+ * hypercube over them. Values are rounded to three significant digits before they are evaluated,
+ * so that the settings file written afterwards holds exactly what was measured.
+ */
+import type { Database } from '../database/database.js';
+import type { EngineSettings } from './options-file.js';
+
+export interface TuneParameter {
+  key: 'poseWeight' | 'trajectoryWeight' | 'continuingBias' | 'searchInterval' | 'trajectoryHalfLife' | 'inertializationHalfLife';
+  label: string;
+  min: number;
+  max: number;
+  /** Log scale: equal steps in the unit interval are equal ratios. */
+  log: boolean;
+  /** The engine's default (a multiplier of 1 for the weights). */
+  defaultValue: number;
+  help: string;
+}
+
+export const TUNE_PARAMETERS: readonly TuneParameter[] = [
+  { key: 'poseWeight', label: 'pose weight ×', min: 0.5, max: 2, log: true, defaultValue: 1, help: 'multiplies the weights of the pose groups (feet, hips)' },
+  { key: 'trajectoryWeight', label: 'trajectory weight ×', min: 0.5, max: 2, log: true, defaultValue: 1, help: 'multiplies the weights of the trajectory groups' },
+  { key: 'continuingBias', label: 'continuing bias', min: 0.005, max: 5, log: true, defaultValue: 0.01, help: 'cost a transition must save over continuing' },
+  { key: 'searchInterval', label: 'search interval (s)', min: 0.05, max: 0.5, log: true, defaultValue: 0.1, help: 'seconds between regular searches' },
+  { key: 'trajectoryHalfLife', label: 'trajectory half-life (s)', min: 0.12, max: 0.5, log: true, defaultValue: 0.27, help: 'half-life of the trajectory and facing springs' },
+  { key: 'inertializationHalfLife', label: 'inertialization half-life (s)', min: 0.05, max: 0.25, log: true, defaultValue: 0.1, help: 'half-life of the transition offsets' },
+];
+
+export type TuneValues = Record<TuneParameter['key'], number>;
+
+/** Three significant digits. */
+export function roundValue(x: number): number {
+  return x === 0 ? 0 : Number(x.toPrecision(3));
+}
+
+/** A parameter's value at unit coordinate u in [0, 1]. */
+export function valueAt(p: TuneParameter, u: number): number {
+  const t = Math.max(0, Math.min(1, u));
+  return roundValue(p.log ? p.min * (p.max / p.min) ** t : p.min + (p.max - p.min) * t);
+}
+
+/** The unit coordinate of a value (inverse of valueAt before rounding). */
+export function unitOf(p: TuneParameter, v: number): number {
+  const t = p.log ? Math.log(v / p.min) / Math.log(p.max / p.min) : (v - p.min) / (p.max - p.min);
+  return Math.max(0, Math.min(1, t));
+}
+
+export function valuesAt(u: readonly number[]): TuneValues {
+  const out = {} as TuneValues;
+  TUNE_PARAMETERS.forEach((p, i) => { out[p.key] = valueAt(p, u[i]); });
+  return out;
+}
+
+export function defaultValues(): TuneValues {
+  const out = {} as TuneValues;
+  for (const p of TUNE_PARAMETERS) out[p.key] = p.defaultValue;
+  return out;
+}
+
+export function unitsOf(v: TuneValues): number[] {
+  return TUNE_PARAMETERS.map((p) => unitOf(p, v[p.key]));
+}
+
+/** Whether a schema group is part of the trajectory (the rest describe the pose). */
+function isTrajectoryGroup(kind: string): boolean {
+  return kind === 'trajectoryPosition' || kind === 'trajectoryDirection';
+}
+
+/**
+ * The engine settings of a point: controller options, and the database's own group weights times
+ * the pose / trajectory multipliers (facing follows the trajectory half-life).
+ */
+export function settingsOf(db: Database, v: TuneValues, comment?: string): EngineSettings {
+  const schemaWeights: Record<string, number> = {};
+  for (const g of db.schema.groups) schemaWeights[g.name] = roundValue(g.weight * (isTrajectoryGroup(g.kind) ? v.trajectoryWeight : v.poseWeight));
+  return {
+    ...(comment !== undefined ? { comment } : {}),
+    controller: {
+      continuingBias: v.continuingBias,
+      searchInterval: v.searchInterval,
+      trajectoryHalfLife: v.trajectoryHalfLife,
+      facingHalfLife: v.trajectoryHalfLife,
+      inertializationHalfLife: v.inertializationHalfLife,
+    },
+    schemaWeights,
+  };
+}
+
+/**
+ * A Latin hypercube of n points in the unit cube of `dims` dimensions: every dimension's n strata
+ * hold one point each, at a random place in the stratum. `random` is a seeded generator.
+ */
+export function latinHypercube(n: number, dims: number, random: () => number): number[][] {
+  const points = Array.from({ length: n }, () => new Array<number>(dims).fill(0));
+  for (let d = 0; d < dims; d++) {
+    const strata = Array.from({ length: n }, (_, i) => i);
+    // Fisher-Yates with the seeded generator.
+    for (let i = n - 1; i > 0; i--) {
+      const j = Math.floor(random() * (i + 1));
+      [strata[i], strata[j]] = [strata[j], strata[i]];
+    }
+    for (let i = 0; i < n; i++) points[i][d] = (strata[i] + random()) / n;
+  }
+  return points;
+}
+
+/** Key of a point's rounded values (two points with the same key are the same settings). */
+export function valuesKey(v: TuneValues): string {
+  return TUNE_PARAMETERS.map((p) => v[p.key]).join(',');
+}

@@ -1,0 +1,162 @@
+/**
+ * The tuning sweep (src/sim/tune*.ts): the parameter space and its Latin hypercube, the Pareto
+ * front and the recommendation rules, and a sweep that is deterministic for a seed, stops at its
+ * evaluation count or budget, and measures what it says it measures.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { generateBuiltinClips } from '../../src/builtin/generate.js';
+import { buildDatabase } from '../../src/database/build.js';
+import type { Database } from '../../src/database/database.js';
+import { createRandom } from '../../src/util/prng.js';
+import { DEFAULT_CONTROLLER_OPTIONS } from '../../src/runtime/controller-options.js';
+import { TUNE_PARAMETERS, defaultValues, latinHypercube, roundValue, settingsOf, unitOf, valueAt, valuesAt, type TuneValues } from '../../src/sim/tune-space.js';
+import { dominates, front2d, paretoFront, qualityIndex, recommend, TRAJECTORY_ERROR_ALLOWANCE, type TuneObjectives } from '../../src/sim/tune-front.js';
+import { runTune, type TuneResult } from '../../src/sim/tune.js';
+import { runScenariosWithSettings } from '../../src/sim/tune-scenarios.js';
+import { runQualityScenarios } from '../../src/sim/quality-run.js';
+import { applySchemaWeights } from '../../src/sim/options-file.js';
+import { tuneFrontSvg } from '../../src/sim/tune-svg.js';
+
+const { skeleton, clips } = generateBuiltinClips();
+let db: Database;
+beforeAll(() => {
+  db = buildDatabase(clips.filter((c) => /^(idle|walk_1\.2|run_3\.5|strafe_(left|right)_1\.0|walk_backward_1\.0|walk_turn_(left|right)_90)$/.test(c.name)).map((clip) => ({ skeleton, clip })));
+});
+
+const obj = (t: number, s: number, r: number, j: number): TuneObjectives => ({ trajectoryErrorCm: t, footSkateCmPerSec: s, transitionsPerSec: r, maxTransitionJump: j });
+
+describe('the parameter space', () => {
+  it('maps the unit interval onto each range (log where it says), rounded to three digits', () => {
+    for (const p of TUNE_PARAMETERS) {
+      expect(valueAt(p, 0)).toBe(roundValue(p.min));
+      expect(valueAt(p, 1)).toBe(roundValue(p.max));
+      expect(valueAt(p, -3)).toBe(roundValue(p.min));
+      expect(unitOf(p, valueAt(p, 0.37))).toBeCloseTo(0.37, 2);
+      expect(p.defaultValue).toBeGreaterThanOrEqual(p.min);
+      expect(p.defaultValue).toBeLessThanOrEqual(p.max);
+    }
+    const mid = TUNE_PARAMETERS.find((p) => p.key === 'poseWeight')!;
+    expect(valueAt(mid, 0.5)).toBe(1); // geometric middle of [0.5, 2]
+    expect(roundValue(0.123456)).toBe(0.123);
+  });
+
+  it('Latin hypercube: each dimension has one point in each of its n strata (property)', () => {
+    fc.assert(fc.property(fc.integer({ min: 1, max: 40 }), fc.integer({ min: 1, max: 8 }), fc.integer(), (n, dims, seed) => {
+      const pts = latinHypercube(n, dims, createRandom(seed));
+      expect(pts.length).toBe(n);
+      for (let d = 0; d < dims; d++) {
+        const strata = pts.map((p) => Math.floor(p[d] * n)).sort((a, b) => a - b);
+        expect(strata).toEqual(Array.from({ length: n }, (_, i) => i));
+      }
+      expect(latinHypercube(n, dims, createRandom(seed))).toEqual(pts);
+    }));
+  });
+
+  it('turns a point into engine settings: the defaults are the engine defaults, multipliers scale the groups', () => {
+    const d = settingsOf(db, defaultValues());
+    for (const [k, v] of Object.entries(d.controller)) expect(v, k).toBe(DEFAULT_CONTROLLER_OPTIONS[k as keyof typeof DEFAULT_CONTROLLER_OPTIONS]);
+    for (const g of db.schema.groups) expect(d.schemaWeights[g.name]).toBe(g.weight);
+    expect(applySchemaWeights(db, d)).toBe(db);
+    const v: TuneValues = { ...defaultValues(), poseWeight: 2, trajectoryWeight: 0.5, trajectoryHalfLife: 0.2 };
+    const s = settingsOf(db, v);
+    expect(s.schemaWeights.footPosition).toBe(1.5);
+    expect(s.schemaWeights.trajectoryDirection).toBe(0.75);
+    expect(s.controller.facingHalfLife).toBe(0.2);
+  });
+});
+
+describe('the front', () => {
+  it('is exactly the non-dominated points (property, against a brute-force check)', () => {
+    const arb = fc.array(fc.tuple(fc.integer({ min: 0, max: 5 }), fc.integer({ min: 0, max: 5 }), fc.integer({ min: 0, max: 5 }), fc.integer({ min: 0, max: 5 })), { minLength: 1, maxLength: 30 });
+    fc.assert(fc.property(arb, (rows) => {
+      const pts = rows.map(([a, b, c, d]) => obj(a, b, c, d));
+      const front = paretoFront(pts);
+      pts.forEach((p, i) => {
+        const dominated = pts.some((q) => dominates(q, p));
+        const earlierTwin = pts.slice(0, i).some((q) => q.trajectoryErrorCm === p.trajectoryErrorCm && q.footSkateCmPerSec === p.footSkateCmPerSec && q.transitionsPerSec === p.transitionsPerSec && q.maxTransitionJump === p.maxTransitionJump);
+        expect(front.includes(i)).toBe(!dominated && !earlierTwin);
+      });
+      expect(front.length).toBeGreaterThan(0);
+    }));
+  });
+
+  it('2-D front: sorted by x, strictly better in y each step', () => {
+    expect(front2d([3, 1, 2, 4, 1.5], [1, 5, 2, 0.5, 6])).toEqual([1, 2, 0, 3]);
+  });
+
+  it('quality index: 1 for the reference, the mean of the ratios otherwise', () => {
+    const ref = obj(5, 2, 4, 6);
+    expect(qualityIndex(ref, ref)).toBe(1);
+    expect(qualityIndex(obj(9, 1, 2, 3), ref)).toBeCloseTo(0.5, 12);
+  });
+
+  it('recommends the best quality within the trajectory allowance, improving a measure; else nothing', () => {
+    const defaults = obj(10, 2, 4, 6);
+    const points = [defaults, obj(9, 1, 2, 6), obj(10 * TRAJECTORY_ERROR_ALLOWANCE + 0.01, 0.1, 0.1, 0.1), obj(9.5, 1.5, 3, 5), obj(5, 3, 5, 7)];
+    expect(recommend(points, defaults)).toBe(1);
+    expect(recommend([defaults, obj(11, 0.1, 0.1, 0.1), obj(5, 2, 4, 6)], defaults)).toBeNull();
+  });
+});
+
+describe('runTune', () => {
+  let a: TuneResult;
+  const options = { seed: 7, budgetSeconds: 600, maxEvaluations: 6, designPoints: 3, agents: 4, seconds: 3, hz: 30, scenarios: ['wander', 'strafe'] as const };
+  beforeAll(async () => {
+    a = await runTune(db, { ...options, scenarios: [...options.scenarios] });
+  });
+
+  it('evaluates the defaults, the design, then refinements, and stops at the count', () => {
+    expect(a.evaluations.length).toBe(6);
+    expect(a.stoppedBy).toBe('evaluations');
+    expect(a.evaluations.map((e) => e.phase)).toEqual(['defaults', 'design', 'design', 'design', 'refine', 'refine']);
+    expect(a.evaluations[0].values).toEqual(defaultValues());
+    expect(a.evaluations[0].qualityIndex).toBe(1);
+    expect(new Set(a.evaluations.map((e) => JSON.stringify(e.values))).size).toBe(6);
+    expect(a.front.length).toBeGreaterThan(0);
+    expect(a.front).toEqual(paretoFront(a.evaluations.map((e) => e.objectives)));
+    if (a.recommended !== null) expect(a.evaluations[a.recommended].objectives.trajectoryErrorCm).toBeLessThanOrEqual(TRAJECTORY_ERROR_ALLOWANCE * a.evaluations[0].objectives.trajectoryErrorCm);
+  });
+
+  it('is deterministic for a seed, and another seed tries other points', async () => {
+    const b = await runTune(db, { ...options, scenarios: [...options.scenarios] });
+    const strip = (r: TuneResult) => r.evaluations.map(({ seconds: _s, ...e }) => e);
+    expect(strip(b)).toEqual(strip(a));
+    expect(b.recommended).toBe(a.recommended);
+    const c = await runTune(db, { ...options, seed: 8, maxEvaluations: 2, scenarios: [...options.scenarios] });
+    expect(c.evaluations[1].values).not.toEqual(a.evaluations[1].values);
+  });
+
+  it('measures each point as the quality run does with its settings', async () => {
+    const e = a.evaluations[2];
+    const rows = await runScenariosWithSettings(applySchemaWeights(db, e.settings), { agents: 4, seconds: 3, hz: 30, seed: 7, scenarios: ['wander', 'strafe'], controller: e.settings.controller });
+    expect(rows.map((r) => r.hash)).toEqual(e.scenarios.map((s) => s.hash));
+    // With no settings, the settings runner is the quality runner (same hashes).
+    const plain = await runQualityScenarios(db, { agents: 4, seconds: 3, hz: 30, seed: 7, scenarios: ['wander', 'strafe'] });
+    expect(a.evaluations[0].scenarios.map((s) => s.hash)).toEqual(plain.map((r) => r.hash));
+  });
+
+  it('stops at the budget with what it has (a fake clock)', async () => {
+    let t = 0;
+    const r = await runTune(db, { ...options, maxEvaluations: undefined, budgetSeconds: 35, scenarios: ['wander'], now: () => (t += 5) });
+    // Every evaluation reads the clock twice (10 s) and the check before one needs the last one's 10 s to fit.
+    expect(r.stoppedBy).toBe('budget');
+    expect(r.evaluations.length).toBeGreaterThanOrEqual(1);
+    expect(r.evaluations.length).toBeLessThan(4);
+  });
+
+  it('refuses a bad budget, count or design', async () => {
+    await expect(runTune(db, { ...options, budgetSeconds: 0, scenarios: ['wander'] })).rejects.toThrow(/budget must be > 0/);
+    await expect(runTune(db, { ...options, maxEvaluations: 0, scenarios: ['wander'] })).rejects.toThrow(/evaluations must be an integer >= 1/);
+    await expect(runTune(db, { ...options, designPoints: 0, scenarios: ['wander'] })).rejects.toThrow(/design points/);
+  });
+
+  it('draws the front as a well-formed SVG with every point, the defaults and the recommendation', () => {
+    const svg = tuneFrontSvg(a, { title: 'a <test> & more' });
+    expect(svg.startsWith('<svg')).toBe(true);
+    expect(svg).toContain('a &lt;test&gt; &amp; more');
+    expect((svg.match(/<circle [^>]*><title>#/g) ?? []).length).toBe(4 * a.evaluations.length);
+    expect(svg).toContain('<title>defaults</title>');
+    expect(svg.includes('recommended (#')).toBe(a.recommended !== null);
+  });
+});
