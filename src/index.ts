@@ -71,3 +71,13 @@ export { FootIK, DEFAULT_FOOT_IK_OPTIONS } from './runtime/foot-ik.js';
 export { runSimulation, type SimulationOptions, type SimulationResult } from './sim/simulation.js';
 export { ScriptedDriver, SCENARIOS, QUALITY_SCENARIOS, type ScenarioName } from './sim/scenarios.js';
 export { raiseInliningBudget, tuneJitForCrowds, INLINING_FLAGS, CROWD_JIT_FLAGS } from './util/jit-node.js';
+
+// data tools: settings files, coverage, tuning
+export { parseSettings, checkSettings, applySchemaWeights, formatSettings, SettingsError, type EngineSettings, type ControllerSettings } from './sim/options-file.js';
+export { readSettingsFile, loadSettingsForDatabase } from './sim/options-file-node.js';
+export { reweightDatabase, schemaWeights, SchemaWeightError } from './database/reweight.js';
+export { computeCoverage, CoverageComputation, type CoverageReport, type CoverageOptions } from './sim/coverage.js';
+export { coverageHtml, parseCoverageReport } from './sim/coverage-html.js';
+export { runTune, compareOnHoldout, type TuneResult, type TuneOptions } from './sim/tune.js';
+export { runQualityScenarios, type QualityRunOptions, type ScenarioQuality } from './sim/quality-run.js';
+export { playbackFootSkate, type PlaybackSkate } from './runtime/data-skate.js';

@@ -20,7 +20,6 @@ import { parseCommandArgs, integerOption, numberOption, UsageError } from './arg
 import { readDatabaseArgument } from './database-file.js';
 import { readSettingsFile } from '../sim/options-file-node.js';
 import { applySchemaWeights } from '../sim/options-file.js';
-import { runScenariosWithSettings } from '../sim/tune-scenarios.js';
 
 /** Defaults that keep a run on a ~50,000-frame database well under a minute on two cores. */
 export const QUALITY_DEFAULTS = { agents: 200, seconds: 20, hz: 30, seed: 1 } as const;
@@ -99,8 +98,7 @@ export async function qualityCommand(argv: string[]): Promise<number> {
   const bar = createProgress('quality', !json && !!process.stderr.isTTY);
   let rows: ScenarioQuality[];
   try {
-    const run = engineSettings ? runScenariosWithSettings : runQualityScenarios;
-    rows = await run(db, {
+    rows = await runQualityScenarios(db, {
       agents, seconds, hz, seed, workers, controller: engineSettings?.controller,
       onProgress: (i, n, done, total) => bar.update(i * total + done, n * total, `${QUALITY_SCENARIOS[i]} (${i + 1}/${n})`),
     });

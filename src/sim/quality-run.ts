@@ -8,6 +8,7 @@ import type { QualityReport } from '../runtime/metrics.js';
 import type { Backend, SearchMethod } from '../search/matcher.js';
 import { QUALITY_SCENARIOS, type ScenarioName } from './scenarios.js';
 import { runSimulation } from './simulation.js';
+import type { ControllerSettings } from './options-file.js';
 import { QUALITY_COLUMNS, columnVerdict } from './quality-columns.js';
 
 export { QUALITY_SCENARIOS };
@@ -23,6 +24,10 @@ export interface QualityRunOptions {
   scenarios?: readonly Exclude<ScenarioName, 'mixed'>[];
   /** Steps done in scenario `index` (of `count`). */
   onProgress?: (index: number, count: number, stepsDone: number, stepsTotal: number) => void;
+  /** Controller options other than the defaults (as in a settings file). */
+  controller?: ControllerSettings;
+  /** Warm the JIT up before the first scenario (default true; a sweep warms up once). */
+  warmup?: boolean;
 }
 
 export interface ScenarioQuality {
@@ -50,15 +55,17 @@ export function targetVerdicts(report: QualityReport): Record<string, boolean> {
 
 export async function runQualityScenarios(db: Database, o: QualityRunOptions): Promise<ScenarioQuality[]> {
   const scenarios = o.scenarios ?? QUALITY_SCENARIOS;
+  const controller = o.controller ?? {};
   const out: ScenarioQuality[] = [];
   for (let i = 0; i < scenarios.length; i++) {
     const scenario = scenarios[i];
     const r = await runSimulation(db, {
       agents: o.agents, seconds: o.seconds, hz: o.hz, seed: o.seed, scenario,
       workers: o.workers ?? 1, backend: o.backend ?? 'auto', method: o.method ?? 'kdtree',
-      footIK: true, recordAgent: -1,
-      // The figures do not depend on timing: warming the JIT up once is enough.
-      warmup: i === 0,
+      // A settings file may switch foot IK off; the quality run has it on otherwise.
+      footIK: controller.footIK ?? true, recordAgent: -1, controller,
+      // The figures do not depend on timing: warming the JIT up once is enough (a sweep, not even that).
+      warmup: i === 0 && o.warmup !== false,
       onProgress: (done, total) => o.onProgress?.(i, scenarios.length, done, total),
     });
     out.push({

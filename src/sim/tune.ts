@@ -1,7 +1,7 @@
 /**
  * The tuning sweep behind `motionmatch tune`: the defaults first, then a seeded Latin hypercube
  * over the parameters of tune-space.ts, then local refinement around the best points so far, each
- * point measured over the quality scenarios (tune-scenarios.ts). It stops at a wall-clock budget
+ * point measured over the quality scenarios (runQualityScenarios in quality-run.ts). It stops at a wall-clock budget
  * or an evaluation count, whichever comes first, with the Pareto front of what it measured.
  *
  * Deterministic for a seed: the sequence of points depends only on the seed and on the (bit-
@@ -13,7 +13,7 @@ import { createRandom, gaussian } from '../util/prng.js';
 import { applySchemaWeights, type EngineSettings } from './options-file.js';
 import type { ScenarioQuality } from './quality-run.js';
 import { QUALITY_SCENARIOS, type ScenarioName } from './scenarios.js';
-import { runScenariosWithSettings } from './tune-scenarios.js';
+import { runQualityScenarios } from './quality-run.js';
 import { TUNE_PARAMETERS, defaultValues, latinHypercube, settingsOf, unitsOf, valuesAt, valuesKey, type TuneValues } from './tune-space.js';
 import { front2d, objectivesOf, paretoFront, qualityIndex, recommend, type TuneObjectives } from './tune-front.js';
 
@@ -81,7 +81,7 @@ async function evaluate(db: Database, values: TuneValues, o: TuneOptions, index:
   const now = o.now ?? clock;
   const t0 = now();
   const settings = settingsOf(db, values);
-  const rows = await runScenariosWithSettings(applySchemaWeights(db, settings), {
+  const rows = await runQualityScenarios(applySchemaWeights(db, settings), {
     agents: o.agents, seconds: o.seconds, hz: o.hz, seed: o.seed, workers: o.workers,
     scenarios: o.scenarios ?? QUALITY_SCENARIOS, controller: settings.controller,
     // The JIT warms up once, for the first evaluation (the figures never depend on it).
@@ -171,7 +171,7 @@ export interface HoldoutComparison {
 
 /** Defaults against `settings` on another database (held-back captures), over the quality scenarios. */
 export async function compareOnHoldout(db: Database, settings: EngineSettings, o: { agents: number; seconds: number; hz: number; seed: number; workers?: number; source?: string }): Promise<HoldoutComparison> {
-  const run = (s: EngineSettings | null) => runScenariosWithSettings(s ? applySchemaWeights(db, s, o.source) : db, {
+  const run = (s: EngineSettings | null) => runQualityScenarios(s ? applySchemaWeights(db, s, o.source) : db, {
     agents: o.agents, seconds: o.seconds, hz: o.hz, seed: o.seed, workers: o.workers, controller: s?.controller,
   });
   const d = await run(null), r = await run(settings);

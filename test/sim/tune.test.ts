@@ -13,7 +13,6 @@ import { DEFAULT_CONTROLLER_OPTIONS } from '../../src/runtime/controller-options
 import { TUNE_PARAMETERS, defaultValues, latinHypercube, roundValue, settingsOf, unitOf, valueAt, valuesAt, type TuneValues } from '../../src/sim/tune-space.js';
 import { dominates, front2d, paretoFront, qualityIndex, recommend, TRAJECTORY_ERROR_ALLOWANCE, type TuneObjectives } from '../../src/sim/tune-front.js';
 import { runTune, type TuneResult } from '../../src/sim/tune.js';
-import { runScenariosWithSettings } from '../../src/sim/tune-scenarios.js';
 import { runQualityScenarios } from '../../src/sim/quality-run.js';
 import { applySchemaWeights } from '../../src/sim/options-file.js';
 import { tuneFrontSvg } from '../../src/sim/tune-svg.js';
@@ -129,7 +128,7 @@ describe('runTune', () => {
 
   it('measures each point as the quality run does with its settings', async () => {
     const e = a.evaluations[2];
-    const rows = await runScenariosWithSettings(applySchemaWeights(db, e.settings), { agents: 4, seconds: 3, hz: 30, seed: 7, scenarios: ['wander', 'strafe'], controller: e.settings.controller });
+    const rows = await runQualityScenarios(applySchemaWeights(db, e.settings), { agents: 4, seconds: 3, hz: 30, seed: 7, scenarios: ['wander', 'strafe'], controller: e.settings.controller });
     expect(rows.map((r) => r.hash)).toEqual(e.scenarios.map((s) => s.hash));
     // With no settings, the settings runner is the quality runner (same hashes).
     const plain = await runQualityScenarios(db, { agents: 4, seconds: 3, hz: 30, seed: 7, scenarios: ['wander', 'strafe'] });

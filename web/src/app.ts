@@ -282,8 +282,7 @@ export class App {
 
   /** Foot IK and inertialization as toggled, and the settings' controller options (when given). */
   private crowdOptions(): CrowdOptions {
-    const options = { footIK: this.footIK, inertialization: this.inertialization, controller: this.settings?.controller };
-    return options;
+    return { footIK: this.footIK, inertialization: this.inertialization, controller: this.settings?.controller };
   }
 
   /** Says so when the crowd did not take the settings' controller options (only the weights then apply). */

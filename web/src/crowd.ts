@@ -12,6 +12,7 @@ import { MatcherSearchPort } from '../../src/runtime/matcher-port.js';
 import type { Matcher, SearchMethod } from '../../src/search/matcher.js';
 import { CrowdSearchBatch, type BatchSearcher as BatchAnswerer } from '../../src/runtime/crowd-batch.js';
 import { ScriptedDriver } from '../../src/sim/scenarios.js';
+import type { ControllerSettings } from '../../src/sim/options-file.js';
 import type { StepTiming } from './stats.js';
 
 /** What a crowd needs from a search backend: batches, and one matcher for single searches. */
@@ -37,6 +38,8 @@ export function poseFloats(joints: number): number {
 export interface CrowdOptions {
   footIK: boolean;
   inertialization: boolean;
+  /** Controller options other than the defaults (a settings file's, `demo --options FILE`). */
+  controller?: ControllerSettings;
 }
 
 /** Radius of the disc the agents wander in, for a crowd of n (about 8 m² each, at least 8 m). */
@@ -171,7 +174,7 @@ export class Crowd {
   }
 
   private makeController(): MotionMatchingController {
-    return new MotionMatchingController(this.db, { footIK: this.options.footIK, inertialization: this.options.inertialization });
+    return new MotionMatchingController(this.db, { ...this.options.controller, footIK: this.options.footIK, inertialization: this.options.inertialization });
   }
 
   private add(c: MotionMatchingController, input: ControllerInput): void {
