@@ -1,6 +1,7 @@
 import type { Database } from '../database/database.js';
 import { CONTACT_LEFT, CONTACT_RIGHT, contactJoints } from '../features/contacts.js';
-import { quatFromScaledAngleAxis, quatFromTo, quatInvMultiply, quatInvRotateVec3, quatMultiply, quatToScaledAngleAxis } from '../math/quat.js';
+import { quatFromScaledAngleAxis, quatFromTo, quatFromYaw, quatInvMultiply, quatInvRotateVec3, quatMultiply, quatToScaledAngleAxis } from '../math/quat.js';
+import { wrapAngle } from '../math/angle.js';
 import { decaySpringUpdate } from '../math/spring.js';
 import { solveTwoBoneIkInto, createTwoBoneIkScratch } from '../math/two-bone-ik.js';
 
@@ -53,6 +54,10 @@ const POLE_FOOT_SHARE = 0.05;
 const PIVOT_FROM = new Float64Array(3);
 const PIVOT_TO = new Float64Array(3);
 const PIVOT_TURN = new Float64Array(4);
+const YAW_TURN = new Float64Array(4);
+/** The most a planted foot's heading is held against the body's turn (radians). */
+const MAX_HELD_TURN = Math.PI / 6;
+const ANKLE_AS_ANIMATED = new Float64Array(3);
 /** The share of the leg's length it reaches to (the two-bone solve clamps at full extension). */
 const REACH_FRACTION = 0.995;
 /** The most a planted toe's heel is raised to keep the toe in the leg's reach (radians). */
@@ -66,7 +71,8 @@ const DROP_LOCAL = new Float64Array(3);
 // SHOWN: where the contact point was displayed at the end of the last step (after IK and the hips drop).
 // HEEL, HEEL_VEL: the foot's turn about its planted toe (scaled angle-axis, world) and its rate;
 // HEEL_SHIFT: how far that turn moved the ankle target this step.
-const LOCKED = 0, LOCK = 1, OFFSET = 4, OFFSET_VEL = 7, TARGET = 10, SHOWN = 13, HEEL = 16, HEEL_VEL = 19, HEEL_SHIFT = 22, LEG_SIZE = 25;
+// LOCK_YAW: the planted foot's heading (its world rotation's twist about +Y) when it was planted.
+const LOCKED = 0, LOCK = 1, OFFSET = 4, OFFSET_VEL = 7, TARGET = 10, SHOWN = 13, HEEL = 16, HEEL_VEL = 19, HEEL_SHIFT = 22, LOCK_YAW = 25, LEG_SIZE = 26;
 /** LOCKED: 0 free, 1 locked, RELEASED released while its contact lasts (planted again at the next one). */
 const RELEASED = 2;
 /** A foot displayed higher than this above its animated height (in leg lengths) has not landed yet. */
@@ -248,6 +254,7 @@ export class FootIK {
           S[at + OFFSET + k] = k === 1 ? S[at + SHOWN + 1] - wp[c + 1] : 0;
           S[at + OFFSET_VEL + k] = 0;
         }
+        S[at + LOCK_YAW] = twistYaw(host.worldRotations, 4 * leg.foot);
         S[at + LOCKED] = 1;
       } else if (S[at + LOCKED] === 1) {
         const dx = S[at + LOCK] - wp[c], dz = S[at + LOCK + 2] - wp[c + 2];
@@ -281,9 +288,11 @@ export class FootIK {
       // A free leg with nothing left to blend out just follows the body (down with the hips too):
       // pulling a swinging, nearly straight leg back to its old height would snap its knee.
       const heel = S[at + HEEL] * S[at + HEEL] + S[at + HEEL + 1] * S[at + HEEL + 1] + S[at + HEEL + 2] * S[at + HEEL + 2];
+      let yawHeld = false;
       if (S[at + LOCKED] === 1) {
-        // Recomputed below when the leg needs its heel raised to reach the lock.
-        for (let k = 0; k < 3; k++) { S[at + HEEL + k] = 0; S[at + HEEL_VEL + k] = 0; S[at + HEEL_SHIFT + k] = 0; }
+        // Recomputed below: the heading held and any heel raise the leg needs to reach the lock.
+        for (let k = 0; k < 3; k++) { S[at + HEEL + k] = 0; S[at + HEEL_VEL + k] = 0; S[at + HEEL_SHIFT + k] = 0; ANKLE_AS_ANIMATED[k] = S[at + TARGET + k]; }
+        if (leg.contact !== leg.foot) yawHeld = this.holdFootHeading(leg, at, host.worldRotations);
       } else if (S[o] * S[o] + S[o + 1] * S[o + 1] + S[o + 2] * S[o + 2] < 1e-10 && heel < 1e-12) continue;
       // A free leg still blending out an offset follows the body down too: its target was taken before
       // the hips were lowered. (Held at the old height while any offset was left, it dropped with the
@@ -292,19 +301,25 @@ export class FootIK {
       let error = 0;
       for (let k = 0; k < 3; k++) { const e = S[at + TARGET + k] - wp[f + k]; error += e * e; }
       // Within 0.05 mm the solve would not show: skip it (most planted frames of clean data).
-      if (error < 2.5e-9 && heel < 1e-12) continue;
+      if (error < 2.5e-9 && heel < 1e-12 && !yawHeld) continue;
       // Keep the foot's world orientation: remember it, bend the leg, then restore it locally.
       for (let k = 0; k < 4; k++) FOOT_WORLD_ROT[k] = host.worldRotations[4 * leg.foot + k];
       for (let k = 0; k < 3; k++) IK_TARGET[k] = S[at + TARGET + k];
       if (S[at + LOCKED] === 1) {
-        if (leg.contact !== leg.foot) this.pivotAboutContact(leg, at, wp);
+        if (yawHeld) {
+          // = quatMultiply(FOOT_WORLD_ROT, quatFromYaw(held turn), FOOT_WORLD_ROT)
+          quatMultiply(FOOT_WORLD_ROT, 0, YAW_TURN, 0, FOOT_WORLD_ROT, 0);
+          quatToScaledAngleAxis(S, at + HEEL, YAW_TURN, 0);
+        }
+        if (leg.contact !== leg.foot) this.pivotAboutContact(leg, at, wp, yawHeld);
+        for (let k = 0; k < 3; k++) S[at + HEEL_SHIFT + k] = IK_TARGET[k] - ANKLE_AS_ANIMATED[k];
       } else if (heel >= 1e-12) {
         // = quatMultiply(FOOT_WORLD_ROT, quatFromScaledAngleAxis(heel), FOOT_WORLD_ROT): a heel raised
         // while the foot was planted comes down as it blends onto the animation.
         quatFromScaledAngleAxis(PIVOT_TURN, 0, S, at + HEEL);
         quatMultiply(FOOT_WORLD_ROT, 0, PIVOT_TURN, 0, FOOT_WORLD_ROT, 0);
       }
-      if (S[at + LOCKED] !== 1) softenReach(leg, wp);
+      if (S[at + LOCKED] !== 1) softenReach(leg, wp, Math.sqrt(S[o] * S[o] + S[o + 1] * S[o + 1] + S[o + 2] * S[o + 2]));
       kneePole(leg, wp, host.rootRotation);
       solveTwoBoneIkInto(host.rotations, host.worldPositions, host.worldRotations, this.db.skeleton.parents, leg.hip, leg.knee, leg.foot, IK_TARGET, IK_SCRATCH, KNEE_POLE);
       quatInvMultiply(host.rotations, 4 * leg.foot, host.worldRotations, 4 * leg.knee, FOOT_WORLD_ROT, 0);
@@ -326,13 +341,12 @@ export class FootIK {
    * skate on real captures). With d = |hip − toe|, r = foot length and φ the angle at the toe
    * between ankle and hip, the ankle is at the leg's reach ℓ after turning by θ = φ − acos((r² + d² − ℓ²) / (2 r d)).
    */
-  private pivotAboutContact(leg: LegJoints, at: number, wp: Float64Array): void {
+  private pivotAboutContact(leg: LegJoints, at: number, wp: Float64Array, yawHeld: boolean): void {
     const S = this.S, h = 3 * leg.hip;
     const reach = leg.length * REACH_FRACTION;
     const tx = IK_TARGET[0] - wp[h], ty = IK_TARGET[1] - wp[h + 1], tz = IK_TARGET[2] - wp[h + 2];
     if (tx * tx + ty * ty + tz * tz <= reach * reach) return;
     // Toe target P, and from it the ankle target (u, length r) and the hip (dH, length d).
-    const ankleX = IK_TARGET[0], ankleY = IK_TARGET[1], ankleZ = IK_TARGET[2];
     const px = S[at + LOCK] + S[at + OFFSET], py = S[at + LOCK + 1] + S[at + OFFSET + 1], pz = S[at + LOCK + 2] + S[at + OFFSET + 2];
     let ux = IK_TARGET[0] - px, uy = IK_TARGET[1] - py, uz = IK_TARGET[2] - pz;
     const r = Math.sqrt(ux * ux + uy * uy + uz * uz);
@@ -353,9 +367,30 @@ export class FootIK {
     // = quatMultiply(FOOT_WORLD_ROT, quatFromTo(u, new u), FOOT_WORLD_ROT): the foot turns about the toe.
     quatFromTo(PIVOT_TURN, 0, PIVOT_FROM, 0, PIVOT_TO, 0);
     quatMultiply(FOOT_WORLD_ROT, 0, PIVOT_TURN, 0, FOOT_WORLD_ROT, 0);
-    // Remembered for a release: the turn (to blend out) and the ankle's shift (to start from).
+    // Remembered for a release: the whole turn of the foot (heading held, then heel raised), to blend out.
+    if (yawHeld) quatMultiply(PIVOT_TURN, 0, PIVOT_TURN, 0, YAW_TURN, 0);
     quatToScaledAngleAxis(S, at + HEEL, PIVOT_TURN, 0);
-    S[at + HEEL_SHIFT] = IK_TARGET[0] - ankleX; S[at + HEEL_SHIFT + 1] = IK_TARGET[1] - ankleY; S[at + HEEL_SHIFT + 2] = IK_TARGET[2] - ankleZ;
+  }
+
+  /**
+   * Keeps a planted foot heading the way it was planted: the animated foot's heading (its world
+   * rotation's twist about +Y) is turned back to the one it had at the lock, about the toe, so that
+   * turning the body (root adjustment, inertialized transitions) does not swing the heel round the
+   * planted toe. Pitch and roll stay animated: a heel rolling off still rolls. Rotates the ankle
+   * target in S[TARGET] and leaves the turn in YAW_TURN; returns whether there was a turn to make.
+   */
+  private holdFootHeading(leg: LegJoints, at: number, worldRotations: Float64Array): boolean {
+    const S = this.S;
+    // At most MAX_HELD_TURN: a body turning further than a planted foot can twist under it takes the foot along.
+    const turn = Math.max(-MAX_HELD_TURN, Math.min(MAX_HELD_TURN, wrapAngle(S[at + LOCK_YAW] - twistYaw(worldRotations, 4 * leg.foot))));
+    if (Math.abs(turn) < 1e-6) return false;
+    quatFromYaw(YAW_TURN, 0, turn);
+    // Ankle target turned about the toe target P: P + Ry(turn)·(A − P).
+    const px = S[at + LOCK] + S[at + OFFSET], pz = S[at + LOCK + 2] + S[at + OFFSET + 2];
+    const c = Math.cos(turn), sn = Math.sin(turn), ax = S[at + TARGET] - px, az = S[at + TARGET + 2] - pz;
+    S[at + TARGET] = px + c * ax + sn * az;
+    S[at + TARGET + 2] = pz - sn * ax + c * az;
+    return true;
   }
 
   /** The decay spring (as decaySpringUpdate) on a released foot's heel turn, with the offset's half-life. */
@@ -478,7 +513,10 @@ function kneePole(leg: LegJoints, wp: Float64Array, rootRotation: Float64Array):
     const qx = rootRotation[0], qy = rootRotation[1], qz = rootRotation[2], qw = rootRotation[3];
     fx = 2 * (qx * qz + qw * qy); fz = 1 - 2 * (qx * qx + qy * qy);
   }
-  const fl = Math.sqrt(fx * fx + fz * fz), w = POLE_FOOT_SHARE * leg.length / fl;
+  // The foot's share fades out as the animated bend grows, so that a bent leg's pole is its own bend
+  // and solving it for the animated ankle changes nothing (no snap when the solve stops).
+  const bend = Math.sqrt(ox * ox + oy * oy + oz * oz), share = POLE_FOOT_SHARE * leg.length;
+  const fl = Math.sqrt(fx * fx + fz * fz), w = Math.max(0, share - bend) / fl;
   KNEE_POLE[0] = ox + w * fx; KNEE_POLE[1] = oy; KNEE_POLE[2] = oz + w * fz;
 }
 
@@ -487,13 +525,21 @@ function kneePole(leg: LegJoints, wp: Float64Array, rootRotation: Float64Array):
  * d from the hip becomes s0 + w·(1 − e^(−(d − s0)/w)) beyond s0 = (1 − SOFT_REACH)·length, with
  * w = SOFT_REACH·length (continuous, with a continuous slope). A swinging leg blending out a
  * released lock otherwise ran into full extension and bent again within a step: the knee snapped
- * straight and back (6-7 m/s). Planted legs keep their targets: the heel raise handles their reach.
+ * straight and back (6-7 m/s). Applied in proportion to what is left to blend (`blend`, the
+ * offset's length, up to w), so that a leg with nothing left to blend is the animation's, and the
+ * solve stopping changes nothing. Planted legs keep their targets: the heel raise handles their reach.
  */
-function softenReach(leg: LegJoints, wp: Float64Array): void {
+function softenReach(leg: LegJoints, wp: Float64Array, blend: number): void {
   const h = 3 * leg.hip;
   const x = IK_TARGET[0] - wp[h], y = IK_TARGET[1] - wp[h + 1], z = IK_TARGET[2] - wp[h + 2];
   const d = Math.sqrt(x * x + y * y + z * z), w = SOFT_REACH * leg.length, s0 = leg.length - w;
   if (d <= s0 || d < 1e-9) return;
-  const k = (s0 + w * (1 - Math.exp(-(d - s0) / w))) / d;
+  const soft = s0 + w * (1 - Math.exp(-(d - s0) / w)), a = Math.min(1, blend / w);
+  const k = (d + a * (soft - d)) / d;
   IK_TARGET[0] = wp[h] + x * k; IK_TARGET[1] = wp[h + 1] + y * k; IK_TARGET[2] = wp[h + 2] + z * k;
+}
+
+/** The heading of world rotation q[o..]: its twist about +Y, 2·atan2(y, w) (same sense as quatFromYaw). */
+function twistYaw(q: Float64Array, o: number): number {
+  return 2 * Math.atan2(q[o + 1], q[o + 3]);
 }
