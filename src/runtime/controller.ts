@@ -389,6 +389,7 @@ export class MotionMatchingController {
    */
   private turnUpperBody(): void {
     const S = this.s, target = S[UPPER_TWIST_TARGET];
+    if (target === 0 && S[UPPER_TWIST] === 0 && S[UPPER_TWIST_VEL] === 0) return;
     S[UPPER_TWIST] -= target;
     decaySpringUpdate(S, UPPER_TWIST, S, UPPER_TWIST_VEL, this.options.facingHalfLife, S[STEP_DT], 1);
     S[UPPER_TWIST] += target;

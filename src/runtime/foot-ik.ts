@@ -57,6 +57,8 @@ const PIVOT_TURN = new Float64Array(4);
 const YAW_TURN = new Float64Array(4);
 /** The most a planted foot's heading is held against the body's turn (radians). */
 const MAX_HELD_TURN = Math.PI / 6;
+/** A heading within this of the planted one is left as animated (radians; 0.3 degrees): no solve for it. */
+const HEADING_TOLERANCE = 0.005;
 const ANKLE_AS_ANIMATED = new Float64Array(3);
 /** The share of the leg's length it reaches to (the two-bone solve clamps at full extension). */
 const REACH_FRACTION = 0.995;
@@ -320,8 +322,10 @@ export class FootIK {
         quatMultiply(FOOT_WORLD_ROT, 0, PIVOT_TURN, 0, FOOT_WORLD_ROT, 0);
       }
       if (S[at + LOCKED] !== 1) softenReach(leg, wp, Math.sqrt(S[o] * S[o] + S[o + 1] * S[o + 1] + S[o + 2] * S[o + 2]));
-      kneePole(leg, wp, host.rootRotation);
-      solveTwoBoneIkInto(host.rotations, host.worldPositions, host.worldRotations, this.db.skeleton.parents, leg.hip, leg.knee, leg.foot, IK_TARGET, IK_SCRATCH, KNEE_POLE);
+      // A bent leg keeps its own bend plane (the solver's default, and its faster path); a nearly
+      // straight one takes the pole.
+      const pole = kneePole(leg, wp, host.rootRotation) ? KNEE_POLE : null;
+      solveTwoBoneIkInto(host.rotations, host.worldPositions, host.worldRotations, this.db.skeleton.parents, leg.hip, leg.knee, leg.foot, IK_TARGET, IK_SCRATCH, pole);
       quatInvMultiply(host.rotations, 4 * leg.foot, host.worldRotations, 4 * leg.knee, FOOT_WORLD_ROT, 0);
       for (let k = 0; k < 4; k++) host.worldRotations[4 * leg.foot + k] = FOOT_WORLD_ROT[k];
       for (let b = 0; b < leg.below.length; b++) host.updateWorldJoint(leg.below[b]);
@@ -383,7 +387,7 @@ export class FootIK {
     const S = this.S;
     // At most MAX_HELD_TURN: a body turning further than a planted foot can twist under it takes the foot along.
     const turn = Math.max(-MAX_HELD_TURN, Math.min(MAX_HELD_TURN, wrapAngle(S[at + LOCK_YAW] - twistYaw(worldRotations, 4 * leg.foot))));
-    if (Math.abs(turn) < 1e-6) return false;
+    if (Math.abs(turn) < HEADING_TOLERANCE) return false;
     quatFromYaw(YAW_TURN, 0, turn);
     // Ankle target turned about the toe target P: P + Ry(turn)·(A − P).
     const px = S[at + LOCK] + S[at + OFFSET], pz = S[at + LOCK + 2] + S[at + OFFSET + 2];
@@ -499,13 +503,15 @@ export function validateFootIKOptions(o: FootIKOptions): void {
  * whose bend plane the animation barely defines, bends the way its foot points. Without it a
  * swinging leg pulled back by a release's offset flipped its knee sideways within a step (6-7 m/s).
  */
-function kneePole(leg: LegJoints, wp: Float64Array, rootRotation: Float64Array): void {
+function kneePole(leg: LegJoints, wp: Float64Array, rootRotation: Float64Array): boolean {
   const h = 3 * leg.hip, k = 3 * leg.knee, f = 3 * leg.foot, t = 3 * leg.contact;
   // Knee offset from the hip-ankle line.
   const ax = wp[f] - wp[h], ay = wp[f + 1] - wp[h + 1], az = wp[f + 2] - wp[h + 2];
   const bx = wp[k] - wp[h], by = wp[k + 1] - wp[h + 1], bz = wp[k + 2] - wp[h + 2];
   const aa = ax * ax + ay * ay + az * az, s = aa > 1e-12 ? (ax * bx + ay * by + az * bz) / aa : 0;
   const ox = bx - s * ax, oy = by - s * ay, oz = bz - s * az;
+  const bend = Math.sqrt(ox * ox + oy * oy + oz * oz), share = POLE_FOOT_SHARE * leg.length;
+  if (bend >= share) return false; // the pole would be the bend itself
   // Where the foot points, on the ground.
   let fx = wp[t] - wp[f], fz = wp[t + 2] - wp[f + 2];
   if (leg.contact === leg.foot || fx * fx + fz * fz < 1e-8) {
@@ -515,9 +521,9 @@ function kneePole(leg: LegJoints, wp: Float64Array, rootRotation: Float64Array):
   }
   // The foot's share fades out as the animated bend grows, so that a bent leg's pole is its own bend
   // and solving it for the animated ankle changes nothing (no snap when the solve stops).
-  const bend = Math.sqrt(ox * ox + oy * oy + oz * oz), share = POLE_FOOT_SHARE * leg.length;
-  const fl = Math.sqrt(fx * fx + fz * fz), w = Math.max(0, share - bend) / fl;
+  const fl = Math.sqrt(fx * fx + fz * fz), w = (share - bend) / fl;
   KNEE_POLE[0] = ox + w * fx; KNEE_POLE[1] = oy; KNEE_POLE[2] = oz + w * fz;
+  return true;
 }
 
 /**
