@@ -175,7 +175,7 @@ export function buildDatabase(sources: readonly SourceMotion[], options: BuildOp
     const worldVel = new Float64Array(F * J * 3);
     finiteDifferenceVelocities(w.worldPos, J * 3, F, fps, worldVel);
     const rootPos = new Float64Array(F * 3), rootRot = new Float64Array(F * 4);
-    computeRootTrack(w.worldRot, w.worldPos, J, F, hips, axes[`${w.mirrored}`], smoothFrames, rootPos, rootRot, positionSmoothFrames);
+    computeRootTrack(w.worldRot, w.worldPos, J, F, hips, axes[`${w.mirrored}`], smoothFrames, rootPos, rootRot, positionSmoothFrames, w.clip.loop);
     extractClipFeatures({ frames: F, fps, joints: J, worldPos: w.worldPos, worldVel, rootPos, rootRot, loop: w.clip.loop }, schema, groupBones, stride, db.rawFeatures, start);
     footContacts(worldVel, J, F, fps, leftContactJoint, rightContactJoint, contactOpts, db.contacts, start);
     db.rotations.set(w.clip.rotations, start * J * 4);

@@ -10,18 +10,12 @@ import { encodeDatabase, type EncodeDatabaseOptions } from './mmdb-encode.js';
 import { MMDB_MAX_FILE_BYTES } from './mmdb-format.js';
 import { FileAccessError, readRegularFile, writeFileAtomic } from '../util/files-node.js';
 
-/** A database file that cannot be read or written at all (missing, a directory, a FIFO, too large, no permission). */
-export class DatabaseFileError extends Error {
-  override readonly name = 'DatabaseFileError';
-  constructor(
-    readonly path: string,
-    message: string,
-    /** errno code from the failing call ('ENOENT', 'EISDIR', 'EACCES', ...) or files-node's own ('ENOTREG', 'EFBIG'). */
-    readonly code?: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
+/**
+ * A database file that cannot be read or written at all (missing, a directory, a FIFO, too large,
+ * no permission): a FileAccessError (path, message, errno or files-node code) named for databases.
+ */
+export class DatabaseFileError extends FileAccessError {
+  override readonly name: string = 'DatabaseFileError';
 }
 
 const WHAT = 'database file';

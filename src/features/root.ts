@@ -80,7 +80,7 @@ export function savitzkyGolay(src: Float64Array, n: number, half: number, out: F
 export function computeRootTrack(
   worldRot: Float64Array, worldPos: Float64Array, J: number, frames: number,
   hips: number, hipsForwardLocal: Float64Array, facingHalfWindow: number,
-  outPos: Float64Array, outRot: Float64Array, positionHalfWindow = facingHalfWindow,
+  outPos: Float64Array, outRot: Float64Array, positionHalfWindow = facingHalfWindow, loop = false,
 ): void {
   const dirX = new Float64Array(frames), dirZ = new Float64Array(frames);
   const px = new Float64Array(frames), pz = new Float64Array(frames);
@@ -96,13 +96,64 @@ export function computeRootTrack(
     pz[f] = worldPos[(f * J + hips) * 3 + 2];
   }
   const sx = new Float64Array(frames), sz = new Float64Array(frames), spx = new Float64Array(frames), spz = new Float64Array(frames);
-  savitzkyGolay(dirX, frames, facingHalfWindow, sx);
-  savitzkyGolay(dirZ, frames, facingHalfWindow, sz);
-  savitzkyGolay(px, frames, positionHalfWindow, spx);
-  savitzkyGolay(pz, frames, positionHalfWindow, spz);
+  if (loop && frames >= 3) {
+    // A loop's window wraps into the neighbouring cycles (its end flows into its start): smoothing
+    // it as a clip with two ends would bend the track at the seam.
+    smoothCyclic(px, pz, dirX, dirZ, frames, positionHalfWindow, facingHalfWindow, spx, spz, sx, sz);
+  } else {
+    savitzkyGolay(dirX, frames, facingHalfWindow, sx);
+    savitzkyGolay(dirZ, frames, facingHalfWindow, sz);
+    savitzkyGolay(px, frames, positionHalfWindow, spx);
+    savitzkyGolay(pz, frames, positionHalfWindow, spz);
+  }
   for (let f = 0; f < frames; f++) {
     outPos[3 * f] = spx[f]; outPos[3 * f + 1] = 0; outPos[3 * f + 2] = spz[f];
     const yaw = Math.hypot(sx[f], sz[f]) > 1e-9 ? Math.atan2(sx[f], sz[f]) : Math.atan2(dirX[f], dirZ[f]);
     quatFromYaw(outRot, 4 * f, yaw);
   }
+}
+
+/**
+ * Savitzky-Golay smoothing of a looping clip's ground track: the samples are extended by the
+ * neighbouring cycles on both sides, each cycle moved on by the cycle's displacement and turned by
+ * its turn (both measured from the last frame, extrapolated one frame into the next cycle, to the
+ * first), the extended signals are smoothed, and the middle cycle is kept.
+ */
+function smoothCyclic(
+  px: Float64Array, pz: Float64Array, dirX: Float64Array, dirZ: Float64Array, F: number,
+  positionHalf: number, facingHalf: number,
+  outPx: Float64Array, outPz: Float64Array, outDx: Float64Array, outDz: Float64Array,
+): void {
+  const pad = Math.max(positionHalf, facingHalf, 1);
+  // The cycle: frame F (the next cycle's first) extrapolated from the last two frames.
+  const turn = Math.atan2(2 * dirX[F - 1] - dirX[F - 2], 2 * dirZ[F - 1] - dirZ[F - 2]) - Math.atan2(dirX[0], dirZ[0]);
+  const c = Math.cos(turn), s = Math.sin(turn);
+  const endX = 2 * px[F - 1] - px[F - 2], endZ = 2 * pz[F - 1] - pz[F - 2];
+  const n = F + 2 * pad;
+  const ex = new Float64Array(n), ez = new Float64Array(n), edx = new Float64Array(n), edz = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    let k = i - pad, cycles = 0;
+    while (k < 0) { k += F; cycles--; }
+    while (k >= F) { k -= F; cycles++; }
+    // Sample k moved into cycle `cycles`: turned about the first frame's position and moved on (or back).
+    let x = px[k] - px[0], z = pz[k] - pz[0], dx = dirX[k], dz = dirZ[k];
+    for (let m = 0; m < Math.abs(cycles); m++) {
+      const sign = cycles > 0 ? 1 : -1, sn = sign * s;
+      if (cycles > 0) {
+        // next cycle: rotate by the turn, then add the cycle's displacement
+        const rx = c * x + sn * z, rz = -sn * x + c * z; x = rx + (endX - px[0]); z = rz + (endZ - pz[0]);
+      } else {
+        // previous cycle: remove the displacement, rotate back
+        const ux = x - (endX - px[0]), uz = z - (endZ - pz[0]); x = c * ux + sn * uz; z = -sn * ux + c * uz;
+      }
+      const rdx = c * dx + sn * dz, rdz = -sn * dx + c * dz; dx = rdx; dz = rdz;
+    }
+    ex[i] = px[0] + x; ez[i] = pz[0] + z; edx[i] = dx; edz[i] = dz;
+  }
+  const sx = new Float64Array(n), sz = new Float64Array(n), sdx = new Float64Array(n), sdz = new Float64Array(n);
+  savitzkyGolay(ex, n, positionHalf, sx);
+  savitzkyGolay(ez, n, positionHalf, sz);
+  savitzkyGolay(edx, n, facingHalf, sdx);
+  savitzkyGolay(edz, n, facingHalf, sdz);
+  for (let f = 0; f < F; f++) { outPx[f] = sx[f + pad]; outPz[f] = sz[f + pad]; outDx[f] = sdx[f + pad]; outDz[f] = sdz[f + pad]; }
 }

@@ -225,8 +225,8 @@ export class QualityMeter {
       // A foot counts when it is in contact at both ends of the step: the landing step's speed
       // belongs to the swing that ends in it.
       const contacts = c.contacts & this.prevContacts;
-      if (contacts & CONTACT_LEFT) { this.recordSkate(wp, this.contactL); this.recordAnkleSkate(wp, c.db.roles.leftFoot); }
-      if (contacts & CONTACT_RIGHT) { this.recordSkate(wp, this.contactR); this.recordAnkleSkate(wp, c.db.roles.rightFoot); }
+      if (contacts & CONTACT_LEFT) { this.recordSkate(wp, this.contactL, false); this.recordSkate(wp, c.db.roles.leftFoot, true); }
+      if (contacts & CONTACT_RIGHT) { this.recordSkate(wp, this.contactR, false); this.recordSkate(wp, c.db.roles.rightFoot, true); }
     }
     // This step becomes the previous one, over the older slot.
     for (let i = 0; i < n; i++) H[p2 + i] = wp[i];
@@ -235,25 +235,15 @@ export class QualityMeter {
     this.hasPrev = Math.min(2, this.hasPrev + 1);
   }
 
-  /** Horizontal speed of `foot` over the step just taken (cm/s). */
-  private recordSkate(wp: Float64Array, foot: number): void {
+  /** Horizontal speed (cm/s) of `joint` over the step just taken, into the contact-point figure or the ankle's. */
+  private recordSkate(wp: Float64Array, joint: number, atAnkle: boolean): void {
     const dt = this.M[M_STEP_DT];
-    const i = this.prevSlot + 3 * foot, H = this.M;
-    const vx = wp[3 * foot] - H[i], vz = wp[3 * foot + 2] - H[i + 2];
-    const speed = (Math.sqrt(vx * vx + vz * vz) / dt) * 100;
-    this.stats.skateSum += speed;
-    this.stats.skateCount++;
-    this.stats.skateHist[Math.min(SKATE_BINS, Math.floor(speed / SKATE_BIN))]++;
-  }
-
-  /** Horizontal speed of the ankle `foot` over the step just taken (cm/s), into the secondary figure. */
-  private recordAnkleSkate(wp: Float64Array, foot: number): void {
-    const dt = this.M[M_STEP_DT];
-    const i = this.prevSlot + 3 * foot, H = this.M;
-    const vx = wp[3 * foot] - H[i], vz = wp[3 * foot + 2] - H[i + 2];
-    const speed = (Math.sqrt(vx * vx + vz * vz) / dt) * 100;
-    this.stats.ankleSkateSum += speed;
-    this.stats.ankleSkateHist[Math.min(SKATE_BINS, Math.floor(speed / SKATE_BIN))]++;
+    const i = this.prevSlot + 3 * joint, H = this.M;
+    const vx = wp[3 * joint] - H[i], vz = wp[3 * joint + 2] - H[i + 2];
+    const speed = (Math.sqrt(vx * vx + vz * vz) / dt) * 100, bin = Math.min(SKATE_BINS, Math.floor(speed / SKATE_BIN));
+    const s = this.stats;
+    if (atAnkle) { s.ankleSkateSum += speed; s.ankleSkateHist[bin]++; }
+    else { s.skateSum += speed; s.skateCount++; s.skateHist[bin]++; }
   }
 
   private trackTrajectory(input: ControllerInput): void {

@@ -4,7 +4,7 @@
  * shard. Shards of different runs, duplicates and gaps are refused with a one-line reason.
  */
 import { QualityStats } from '../runtime/metrics.js';
-import type { SimulationResult } from './simulation.js';
+import { headlineFigures, type SimulationResult } from './simulation.js';
 import { digestOfAgentHashes, PartialReportError, type ParsedPartial, type RunIdentity } from './shard-report.js';
 import { addTimingHistograms, timingQuantile } from './shard-timing.js';
 
@@ -126,10 +126,7 @@ export function mergePartialReports(parts: readonly ParsedPartial[]): MergedRepo
     searchesPerSec: searches / Math.max(wallSeconds, 1e-9),
     searchUsMedian: timingQuantile(histogram, 0.5),
     searchUsP99: timingQuantile(histogram, 0.99),
-    transitionsPerSec: q.transitionsPerSec,
-    footSkateCmPerSec: q.footSkateCmPerSec,
-    trajectoryErrorCm: q.trajectoryError1Cm,
-    maxTransitionJump: q.maxTransitionJump,
+    ...headlineFigures(q),
     hash: digestOfAgentHashes(hashes),
     quality: q,
     searchShare: searchMs / Math.max(searchMs + controllerMs, 1e-9),

@@ -2,7 +2,7 @@ import type { Database } from '../database/database.js';
 import { Matcher, type Backend } from '../search/matcher.js';
 import { createSearchMemory, nodePackageRoot, sharedMemorySupported } from '../search/wasm.js';
 import { databaseRuntime } from '../runtime/database-runtime.js';
-import { QualityStats } from '../runtime/metrics.js';
+import { QualityStats, type QualityReport } from '../runtime/metrics.js';
 import { AgentGroup, stepCount, warmUpSteps, type GroupResult, type Recording, type SimulationConfig } from './agents.js';
 import { digestOfAgentHashes } from './hash.js';
 import { shareDatabase } from './shared-arrays.js';
@@ -183,15 +183,17 @@ function summarize(o: SimulationOptions, groups: GroupResult[], steps: number, w
     searchesPerSec: searches / Math.max(wallSeconds, 1e-9),
     searchUsMedian: quantile(0.5),
     searchUsP99: quantile(0.99),
-    transitionsPerSec: q.transitionsPerSec,
-    footSkateCmPerSec: q.footSkateCmPerSec,
-    trajectoryErrorCm: q.trajectoryError1Cm,
-    maxTransitionJump: q.maxTransitionJump,
+    ...headlineFigures(q),
     hash: digestOfAgentHashes(hashes),
     quality: q,
     searchShare: searchMs / Math.max(searchMs + controllerMs, 1e-9),
     recording,
   };
+}
+
+/** The quality figures a simulation report repeats at its top level (the full report is under `quality`). */
+export function headlineFigures(q: QualityReport): Pick<SimulationResult, 'transitionsPerSec' | 'footSkateCmPerSec' | 'trajectoryErrorCm' | 'maxTransitionJump'> {
+  return { transitionsPerSec: q.transitionsPerSec, footSkateCmPerSec: q.footSkateCmPerSec, trajectoryErrorCm: q.trajectoryError1Cm, maxTransitionJump: q.maxTransitionJump };
 }
 
 function validate(o: SimulationOptions): void {

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 
 /** A file that cannot be read or written as asked; the message starts with what and where. */
 export class FileAccessError extends Error {
-  override readonly name = 'FileAccessError';
+  override readonly name: string = 'FileAccessError';
   constructor(
     readonly path: string,
     message: string,
