@@ -7,7 +7,7 @@ import { type FootRig, type LegJoints, footRig } from './foot-ik-rig.js';
 import {
   LOCKED, LOCK, OFFSET, OFFSET_VEL, TARGET, SHOWN, HEEL, HEEL_VEL, HEEL_SHIFT, LOCK_YAW, ANIM_HEIGHT, LEG_SIZE, RELEASED,
   HIPS_DROP, HIPS_DROP_VEL, DECAY_DT, DECAY_E, STEP_DT, NEEDED_DROP, HIPS_DT, HIPS_E, HIPS_MAX, FOOT_DT, FOOT_IK_STATE_SIZE,
-  IK_TARGET, FOOT_WORLD_ROT, MAX_HEEL_RAISE, ANKLE_HEIGHT, LOCK_NORMAL, SHIFT, SHIFT_PREV, TILT, TILT_VEL, SHIFT_OFFSET, SHIFT_VEL,
+  IK_TARGET, FOOT_WORLD_ROT, MAX_HEEL_RAISE, ANKLE_HEIGHT, LOCK_NORMAL, SHIFT, SHIFT_PREV, TILT, TILT_VEL, SHIFT_OFFSET, SHIFT_VEL, PLANTED_HEIGHT, LOCK_GROUND,
 } from './foot-ik-state.js';
 import type { Ground } from './ground/ground.js';
 import { DEFAULT_GROUND_OPTIONS, type GroundOptions } from './ground/ground-options.js';
@@ -162,7 +162,7 @@ export class FootIK {
         S[at + TILT + k] = 0; S[at + TILT_VEL + k] = 0; S[at + LOCK_NORMAL + k] = k === 1 ? 1 : 0;
       }
       // On uneven ground a free foot starts from the ground under it (NaN: none followed yet).
-      S[at + SHIFT] = 0; S[at + SHIFT_OFFSET] = 0; S[at + SHIFT_VEL] = 0; S[at + SHIFT_PREV] = Number.NaN;
+      S[at + SHIFT] = 0; S[at + SHIFT_OFFSET] = 0; S[at + SHIFT_VEL] = 0; S[at + SHIFT_PREV] = Number.NaN; S[at + PLANTED_HEIGHT] = 0;
     }
   }
 
@@ -239,7 +239,7 @@ export class FootIK {
       // point on the lock. The foot keeps its animated orientation, so a heel rolling off a planted toe
       // still rolls.
       for (let k = 0; k < 3; k++) S[at + TARGET + k] = wp[f + k] + (locked ? S[at + LOCK + k] - wp[c + k] : 0) + S[at + OFFSET + k];
-      if (locked) this.dropToReach(leg, at, wp);
+      if (locked) this.dropToReach(leg, at, wp, false);
     }
     const hipsY = wp[3 * this.rig.hips + 1];
     this.lowerHips(host);
@@ -284,7 +284,7 @@ export class FootIK {
       if (S[at + LOCKED] !== 1) softenReach(leg, wp, Math.sqrt(S[o] * S[o] + S[o + 1] * S[o + 1] + S[o + 2] * S[o + 2]));
       // A bent leg keeps its own bend plane (the solver's default, and its faster path); a nearly
       // straight one takes the pole.
-      const pole = kneePole(leg, wp, host.rootRotation) ? KNEE_POLE : null;
+      const pole = kneePole(leg, wp, host.rootRotation, false) ? KNEE_POLE : null;
       solveTwoBoneIkInto(host.rotations, host.worldPositions, host.worldRotations, this.db.skeleton.parents, leg.hip, leg.knee, leg.foot, IK_TARGET, IK_SCRATCH, pole);
       quatInvMultiply(host.rotations, 4 * leg.foot, host.worldRotations, 4 * leg.knee, FOOT_WORLD_ROT, 0);
       for (let k = 0; k < 4; k++) host.worldRotations[4 * leg.foot + k] = FOOT_WORLD_ROT[k];
@@ -298,16 +298,19 @@ export class FootIK {
 
   /**
    * The step on uneven ground (docs/terrain.md): applyStep with the feet on `ground`.
-   * - A foot is planted on the ground under its contact point, at its animated height above the
-   *   animation's ground measured along the normal, and tilts towards the normal (at most
+   * - A foot is planted on the ground under its contact point and held there horizontally; its
+   *   height is the ground's there plus its animated height above the animation's ground (along the
+   *   normal) every step, so a rolling foot rolls; it tilts towards the normal (at most
    *   maxFootTilt) about the contact point.
    * - A free foot keeps its animated height over the ground under it, and over a step ahead of it
-   *   (followGroundUnderFoot), instead of following the body down with the hips.
+   *   (followGroundUnderFoot); it goes down with the hips as on flat ground, but not into the ground.
    * - Every turn of the foot (tilt, heading held, heel raised) is about the contact point, so that a
    *   released foot's offset is its contact point's alone and the turn (HEEL, without the tilt)
    *   blends out by itself.
-   * - The hips also drop for a leg in contact that has not landed yet (stepping down, its foot
-   *   would otherwise never reach the ground), by up to maxHipsDropLegLengths.
+   * - The hips also drop for a free leg whose target ahead of the body is out of reach (a foot
+   *   stepping down: it would land late, dragged along by the stretched leg), by up to
+   *   maxHipsDropLegLengths. A free leg's target is the animation's over the ground, so on level
+   *   ground this asks for nothing.
    */
   private applyGroundStep(host: FootIKHost, ground: Ground, go: GroundOptions): void {
     const contacts = this.db.contacts[host.frame], S = this.S, legs = this.rig.legs;
@@ -323,6 +326,8 @@ export class FootIK {
       S[at + ANKLE_HEIGHT] = wp[f + 1] - root[1];
       if (S[at + LOCKED] === RELEASED && !contact) S[at + LOCKED] = 0;
       if (S[at + LOCKED] === 1) {
+        // Held where it was planted, at its animated height over the ground there (a rolling foot rolls).
+        S[at + LOCK + 1] = S[at + LOCK_GROUND] + S[at + ANIM_HEIGHT] / Math.max(S[at + LOCK_NORMAL + 1], Math.cos(go.maxFootTilt));
         const dx = S[at + LOCK] - wp[c], dz = S[at + LOCK + 2] - wp[c + 2];
         const limit = this.opts.unlockLegLengths * leg.length;
         if (!contact || dx * dx + dz * dz > limit * limit) {
@@ -339,7 +344,8 @@ export class FootIK {
           // Plant it on the ground under it (GROUND_UNDER_FOOT, where it is horizontally), at its
           // animated height above the ground along the normal, once it has come down that far; it
           // settles from its free target onto the lock through the offset.
-          const lockY = GROUND_UNDER_FOOT[0] + S[at + ANIM_HEIGHT] / GROUND_UNDER_FOOT[2];
+          // (Vertically where the ground is steeper than the foot tilts, e.g. on a step's riser.)
+          const lockY = GROUND_UNDER_FOOT[0] + S[at + ANIM_HEIGHT] / Math.max(GROUND_UNDER_FOOT[2], Math.cos(go.maxFootTilt));
           if (S[at + SHOWN + 1] - lockY < LANDED_LEG_LENGTHS * leg.length) {
             const freeY = wp[c + 1] + S[at + SHIFT] + S[at + OFFSET + 1];
             S[at + LOCK] = wp[c] + S[at + OFFSET]; S[at + LOCK + 1] = lockY; S[at + LOCK + 2] = wp[c + 2] + S[at + OFFSET + 2];
@@ -349,6 +355,8 @@ export class FootIK {
               S[at + LOCK_NORMAL + k] = GROUND_UNDER_FOOT[1 + k];
             }
             S[at + LOCK_YAW] = twistYaw(wr, 4 * leg.foot);
+            S[at + LOCK_GROUND] = GROUND_UNDER_FOOT[0];
+            S[at + PLANTED_HEIGHT] = S[at + ANIM_HEIGHT];
             S[at + LOCKED] = 1;
           }
         }
@@ -364,12 +372,21 @@ export class FootIK {
       for (let k = 0; k < 3; k++) FOOT_OFFSET[k] = wp[f + k] - wp[c + k];
       quatRotateVec3(FOOT_OFFSET, 0, TILT_TURN, 0, FOOT_OFFSET, 0);
       for (let k = 0; k < 3; k++) S[at + TARGET + k] = CONTACT_TARGET[p + k] + FOOT_OFFSET[k];
-      if (locked || contact) this.dropToReach(leg, at, wp);
+      if (locked || contact || this.landingAhead(leg, at, wp, host.rootRotation)) this.dropToReach(leg, at, wp, true);
     }
+    const hipsY = wp[3 * this.rig.hips + 1];
     this.lowerHips(host);
+    const bodyDy = wp[3 * this.rig.hips + 1] - hipsY;
     for (let i = 0; i < 2; i++) {
       const leg = legs[i], at = i * LEG_SIZE, f = 3 * leg.foot, c = 3 * leg.contact, p = 3 * i, o = at + OFFSET;
       const locked = S[at + LOCKED] === 1;
+      if (!locked) {
+        // A free foot goes down with the body, keeping the leg's animated shape (folding a swinging
+        // leg under lowered hips swung its knee about at 6-7 m/s), but never lower over the ground
+        // (followed smoothly, as S[SHIFT]) than it stands when planted.
+        const floor = root[1] + S[at + SHIFT] + S[at + PLANTED_HEIGHT];
+        CONTACT_TARGET[p + 1] = Math.max(CONTACT_TARGET[p + 1] + bodyDy, Math.min(CONTACT_TARGET[p + 1], floor));
+      }
       // The foot's turn: the tilt, then the heading held (planted) or what is left of a release's turn (free).
       quatFromScaledAngleAxis(TILT_TURN, 0, S, at + TILT);
       for (let k = 0; k < 4; k++) FOOT_TURN[k] = TILT_TURN[k];
@@ -410,7 +427,7 @@ export class FootIK {
       let error = 0;
       for (let k = 0; k < 3; k++) { const e = IK_TARGET[k] - wp[f + k]; error += e * e; }
       if (error < 2.5e-9 && !turned) continue;
-      const pole = kneePole(leg, wp, host.rootRotation) ? KNEE_POLE : null;
+      const pole = kneePole(leg, wp, host.rootRotation, true) ? KNEE_POLE : null;
       solveTwoBoneIkInto(host.rotations, wp, wr, this.db.skeleton.parents, leg.hip, leg.knee, leg.foot, IK_TARGET, IK_SCRATCH, pole);
       quatInvMultiply(host.rotations, 4 * leg.foot, wr, 4 * leg.knee, FOOT_WORLD_ROT, 0);
       for (let k = 0; k < 4; k++) wr[4 * leg.foot + k] = FOOT_WORLD_ROT[k];
@@ -504,14 +521,30 @@ export class FootIK {
     }
   }
 
+  /**
+   * Whether a free leg's target is ahead of its hip (along the character's forward): a foot about to
+   * land, whose reach the hips drop may have to make (stepping down). A trailing foot is leaving the
+   * ground: lowering the body for it only folded the other leg under it.
+   */
+  private landingAhead(leg: LegJoints, at: number, wp: Float64Array, rootRotation: Float64Array): boolean {
+    const S = this.S, h = 3 * leg.hip;
+    // forward (+Z) turned by the root's yaw rotation: = quatRotateVec3(rootRotation, (0, 0, 1))
+    const qx = rootRotation[0], qy = rootRotation[1], qz = rootRotation[2], qw = rootRotation[3];
+    const fx = 2 * (qx * qz + qw * qy), fz = 1 - 2 * (qx * qx + qy * qy);
+    return (S[at + TARGET] - wp[h]) * fx + (S[at + TARGET + 2] - wp[h + 2]) * fz > 0;
+  }
+
   /** Raises NEEDED_DROP to how far the hip joint must come down for the leg to reach its target. */
-  private dropToReach(leg: LegJoints, at: number, wp: Float64Array): void {
+  private dropToReach(leg: LegJoints, at: number, wp: Float64Array, ground: boolean): void {
     const S = this.S;
     const h = 3 * leg.hip, k = 3 * leg.knee, f = 3 * leg.foot;
     const reach = dist3(wp, k, h) + dist3(wp, f, k) - 0.01;
     const dx = S[at + TARGET] - wp[h], dz = S[at + TARGET + 2] - wp[h + 2], dy = wp[h + 1] - S[at + TARGET + 1];
     const horizontal = dx * dx + dz * dz;
     if (dx * dx + dy * dy + dz * dz <= reach * reach || dy <= 0) return;
+    // On uneven ground the limit is high: a target out of reach sideways is not lowered for, as no
+    // drop brings it in reach (a trailing foot held behind a walking body pulled the hips down 28 cm).
+    if (ground && horizontal >= reach * reach) return;
     // Lowering by d makes the vertical gap dy - d; the leg reaches when (dy - d)^2 + h^2 <= reach^2.
     const allowed = horizontal < reach * reach ? Math.sqrt(reach * reach - horizontal) : 0;
     if (dy - allowed > S[NEEDED_DROP]) S[NEEDED_DROP] = dy - allowed;
@@ -579,7 +612,7 @@ export function validateFootIKOptions(o: FootIKOptions): void {
  * whose bend plane the animation barely defines, bends the way its foot points. Without it a
  * swinging leg pulled back by a release's offset flipped its knee sideways within a step (6-7 m/s).
  */
-function kneePole(leg: LegJoints, wp: Float64Array, rootRotation: Float64Array): boolean {
+function kneePole(leg: LegJoints, wp: Float64Array, rootRotation: Float64Array, ground: boolean): boolean {
   const h = 3 * leg.hip, k = 3 * leg.knee, f = 3 * leg.foot, t = 3 * leg.contact;
   // Knee offset from the hip-ankle line.
   const ax = wp[f] - wp[h], ay = wp[f + 1] - wp[h + 1], az = wp[f + 2] - wp[h + 2];
@@ -587,6 +620,7 @@ function kneePole(leg: LegJoints, wp: Float64Array, rootRotation: Float64Array):
   const aa = ax * ax + ay * ay + az * az, s = aa > 1e-12 ? (ax * bx + ay * by + az * bz) / aa : 0;
   const ox = bx - s * ax, oy = by - s * ay, oz = bz - s * az;
   const bend = Math.sqrt(ox * ox + oy * oy + oz * oz), share = POLE_FOOT_SHARE * leg.length;
+  if (ground) return groundKneePole(ox, oy, oz, share, rootRotation);
   if (bend >= share) return false; // the pole would be the bend itself
   // Where the foot points, on the ground.
   let fx = wp[t] - wp[f], fz = wp[t + 2] - wp[f + 2];
@@ -598,6 +632,23 @@ function kneePole(leg: LegJoints, wp: Float64Array, rootRotation: Float64Array):
   // The foot's share fades out as the animated bend grows, so that a bent leg's pole is its own bend
   // and solving it for the animated ankle changes nothing (no snap when the solve stops).
   const fl = Math.sqrt(fx * fx + fz * fz), w = (share - bend) / fl;
+  KNEE_POLE[0] = ox + w * fx; KNEE_POLE[1] = oy; KNEE_POLE[2] = oz + w * fz;
+  return true;
+}
+
+/**
+ * The knee pole on uneven ground, for every leg: the animated knee offset (ox, oy, oz) without any
+ * part pointing backwards, plus `share` of the character's forward. Uneven ground bends legs the
+ * animation has straight (a swinging leg under lowered hips, a foot on higher ground), where the
+ * animated bend says little: a knee bending slightly backwards or sideways (mocap knees
+ * overextend) flipped the solved knee within a step (15-38 m/s), and so did the foot's direction,
+ * which points anywhere in a swing. A bent leg's pole is still its own bend.
+ */
+function groundKneePole(ox: number, oy: number, oz: number, share: number, rootRotation: Float64Array): boolean {
+  // forward (+Z) turned by the root's yaw rotation: = quatRotateVec3(rootRotation, (0, 0, 1))
+  const qx = rootRotation[0], qy = rootRotation[1], qz = rootRotation[2], qw = rootRotation[3];
+  const fx = 2 * (qx * qz + qw * qy), fz = 1 - 2 * (qx * qx + qy * qy), fl = Math.sqrt(fx * fx + fz * fz);
+  const back = (ox * fx + oz * fz) / fl, w = (share - (back < 0 ? back : 0)) / fl;
   KNEE_POLE[0] = ox + w * fx; KNEE_POLE[1] = oy; KNEE_POLE[2] = oz + w * fz;
   return true;
 }

@@ -6,12 +6,13 @@
  */
 import type { LegJoints } from '../foot-ik-rig.js';
 import {
-  LOCK, OFFSET, SHOWN, SHIFT_OFFSET, SHIFT_VEL, SHIFT_PREV, SHIFT, TILT, TILT_VEL, ANIM_HEIGHT, ANKLE_HEIGHT, STEP_DT, FOOT_DT, FOOT_E, FOOT_HALF_LIFE,
+  LOCK, OFFSET, SHOWN, SHIFT_OFFSET, SHIFT_VEL, SHIFT_PREV, SHIFT_SLOPE, SHIFT, TILT, TILT_VEL, ANIM_HEIGHT, ANKLE_HEIGHT, STEP_DT, FOOT_DT, FOOT_E, FOOT_HALF_LIFE,
   IK_TARGET, FOOT_WORLD_ROT, MAX_HEEL_RAISE,
 } from '../foot-ik-state.js';
 import type { GroundOptions } from './ground-options.js';
 import { type Ground, sampleGround } from './ground.js';
 import { quatFromTo, quatMultiply } from '../../math/quat.js';
+import { explainedRise } from './slope.js';
 
 /** The ground under a free foot this step (height, normal), left by followGroundUnderFoot for the caller. */
 export const GROUND_UNDER_FOOT = new Float64Array(4);
@@ -48,26 +49,29 @@ export function followGroundUnderFoot(S: Float64Array, at: number, leg: LegJoint
     vx = (px - S[at + SHOWN]) / dt; vz = (pz - S[at + SHOWN + 2]) / dt;
     moved = Math.sqrt(vx * vx + vz * vz) * dt;
   }
+  let ahead = false;
   if (go.swingLookAhead > 0 && moved > 0) {
     let ax = vx * go.swingLookAhead, az = vz * go.swingLookAhead;
     const reach = Math.sqrt(ax * ax + az * az), most = MAX_LOOK_AHEAD * leg.length;
     if (reach > most) { ax *= most / reach; az *= most / reach; }
     ASK[0] = px + ax; ASK[2] = pz + az;
     sampleGround(ground, ASK, 0, AHEAD);
-    if (AHEAD[0] > g) g = AHEAD[0];
+    if (AHEAD[0] > g) { g = AHEAD[0]; ahead = true; }
   }
+  // The slope of the ground followed (under the foot, or ahead when that is higher).
+  const nx = ahead ? AHEAD[1] : GROUND_UNDER_FOOT[1], ny = ahead ? AHEAD[2] : GROUND_UNDER_FOOT[2], nz = ahead ? AHEAD[3] : GROUND_UNDER_FOOT[3];
+  const gx = -nx / ny, gz = -nz / ny;
   const prev = S[at + SHIFT_PREV];
   if (restart || prev !== prev) {
     S[at + SHIFT_OFFSET] = 0; S[at + SHIFT_VEL] = 0;
     // Never followed a ground before (the option was just set): start from the root's level.
     if (!restart) S[at + SHIFT_OFFSET] = rootPosition[1] - g;
   } else {
-    // A change of height that a slope no steeper than followSlope explains is followed at once; the rest goes into the offset.
-    const allowed = moved * Math.tan(go.followSlope), dg = g - prev;
-    S[at + SHIFT_OFFSET] -= dg > allowed ? dg - allowed : dg < -allowed ? dg + allowed : 0;
+    // What the slope explains is followed at once; the rest (a step passing under the foot or ahead of it) goes into the offset.
+    S[at + SHIFT_OFFSET] -= g - prev - explainedRise(vx * dt, vz * dt, S[at + SHIFT_SLOPE], S[at + SHIFT_SLOPE + 1], gx, gz, Math.tan(go.followSlope));
     decayFootSpring(S, at + SHIFT_OFFSET, at + SHIFT_VEL, 1, go);
   }
-  S[at + SHIFT_PREV] = g;
+  S[at + SHIFT_PREV] = g; S[at + SHIFT_SLOPE] = gx; S[at + SHIFT_SLOPE + 1] = gz;
   S[at + SHIFT] = g + S[at + SHIFT_OFFSET] - rootPosition[1];
 }
 
