@@ -124,3 +124,16 @@ export function describeTerrain(spec: TerrainSpec): string {
   if (spec.kind === 'field') return `${spec.name} (${spec.field.columns} x ${spec.field.rows} samples, ${spec.field.spacing} m apart)`;
   return `${spec.kind} (seed ${spec.seed})`;
 }
+
+/** The terrain as a JSON report records it (null on flat ground). */
+export function terrainReport(t: TerrainSpec | null): Record<string, unknown> | null {
+  if (!t) return null;
+  if (t.kind !== 'field') return { kind: t.kind, seed: t.seed };
+  const f = t.field;
+  return { kind: 'file', file: t.name, columns: f.columns, rows: f.rows, spacing: f.spacing, originX: f.originX, originZ: f.originZ, edges: f.edges };
+}
+
+/** The terrain's short name in table rows: "hills", "steps", or the file's name. */
+export function terrainName(t: TerrainSpec): string {
+  return t.kind === 'field' ? t.name : t.kind;
+}
