@@ -170,6 +170,12 @@ export class FootIK {
     return this.S[i * LEG_SIZE + LOCKED] === 1;
   }
 
+  /** How far leg i's foot is tilted towards the ground (radians; 0 on flat ground). */
+  groundTilt(i: number): number {
+    const S = this.S, t = i * LEG_SIZE + TILT;
+    return Math.sqrt(S[t] * S[t] + S[t + 1] * S[t + 1] + S[t + 2] * S[t + 2]);
+  }
+
   /** Current lowering of the hips (m) applied to keep locked feet reachable. */
   get hipsDrop(): number {
     return this.S[HIPS_DROP];

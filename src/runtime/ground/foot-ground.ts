@@ -49,18 +49,22 @@ export function followGroundUnderFoot(S: Float64Array, at: number, leg: LegJoint
     vx = (px - S[at + SHOWN]) / dt; vz = (pz - S[at + SHOWN + 2]) / dt;
     moved = Math.sqrt(vx * vx + vz * vz) * dt;
   }
-  let ahead = false;
+  // The slope of the ground under the foot.
+  const gx = -GROUND_UNDER_FOOT[1] / GROUND_UNDER_FOOT[2], gz = -GROUND_UNDER_FOOT[3] / GROUND_UNDER_FOOT[2];
   if (go.swingLookAhead > 0 && moved > 0) {
     let ax = vx * go.swingLookAhead, az = vz * go.swingLookAhead;
     const reach = Math.sqrt(ax * ax + az * az), most = MAX_LOOK_AHEAD * leg.length;
     if (reach > most) { ax *= most / reach; az *= most / reach; }
     ASK[0] = px + ax; ASK[2] = pz + az;
     sampleGround(ground, ASK, 0, AHEAD);
-    if (AHEAD[0] > g) { g = AHEAD[0]; ahead = true; }
+    // Only what rises ahead beyond the slope under the foot (a step) lifts it: on an even slope the
+    // foot keeps its animated height over the ground under it (looking up a 20° slope held a landing
+    // foot 2 cm up).
+    // (Under the foot a riser, steeper than followSlope, is no slope to carry on along.)
+    const tan = Math.tan(go.followSlope), along = gx * gx + gz * gz > tan * tan ? 0 : gx * ax + gz * az;
+    const rise = AHEAD[0] - (g + along);
+    if (rise > 0) g += rise;
   }
-  // The slope of the ground followed (under the foot, or ahead when that is higher).
-  const nx = ahead ? AHEAD[1] : GROUND_UNDER_FOOT[1], ny = ahead ? AHEAD[2] : GROUND_UNDER_FOOT[2], nz = ahead ? AHEAD[3] : GROUND_UNDER_FOOT[3];
-  const gx = -nx / ny, gz = -nz / ny;
   const prev = S[at + SHIFT_PREV];
   if (restart || prev !== prev) {
     S[at + SHIFT_OFFSET] = 0; S[at + SHIFT_VEL] = 0;
