@@ -19,14 +19,17 @@
  *   height it followed last and that ground's slope (∂h/∂x, ∂h/∂z); SHIFT: the height the free foot is moved by (ground under it minus the root's);
  *   TILT, TILT_VEL: the foot's tilt towards the ground (scaled angle-axis) and its rate;
  *   PLANTED_HEIGHT: the contact point's animated height when the foot was last planted (the
- *   lowest a free foot goes over the ground).
+ *   lowest a free foot goes over the ground); CLEAR, CLEAR_VEL: how far a planted foot's heel is
+ *   raised out of the ground behind it (radians) and its rate; FOLLOW, FOLLOW_VEL: how much of
+ *   SHIFT a free foot takes (1 near the ground, 0 high in its swing, where it goes with the body)
+ *   and its rate.
  * Then the hips drop spring and cached decay factors.
  */
 
 export const LOCKED = 0, LOCK = 1, OFFSET = 4, OFFSET_VEL = 7, TARGET = 10, SHOWN = 13, HEEL = 16, HEEL_VEL = 19, HEEL_SHIFT = 22, LOCK_YAW = 25;
 export const ANIM_HEIGHT = 26, LOCK_NORMAL = 27, SHIFT_OFFSET = 30, SHIFT_VEL = 31, SHIFT_PREV = 32, SHIFT = 33, TILT = 34, TILT_VEL = 37;
-export const ANKLE_HEIGHT = 40, SHIFT_SLOPE = 41, PLANTED_HEIGHT = 43, LOCK_GROUND = 44;
-export const LEG_SIZE = 45;
+export const ANKLE_HEIGHT = 40, SHIFT_SLOPE = 41, PLANTED_HEIGHT = 43, LOCK_GROUND = 44, CLEAR = 45, CLEAR_VEL = 46, FOLLOW = 47, FOLLOW_VEL = 48;
+export const LEG_SIZE = 49;
 /** LOCKED's value for a foot released while its contact lasts. */
 export const RELEASED = 2;
 export const HIPS_DROP = 2 * LEG_SIZE, HIPS_DROP_VEL = HIPS_DROP + 1, DECAY_DT = HIPS_DROP + 2, DECAY_E = HIPS_DROP + 3;

@@ -7,7 +7,7 @@ import { type FootRig, type LegJoints, footRig } from './foot-ik-rig.js';
 import {
   LOCKED, LOCK, OFFSET, OFFSET_VEL, TARGET, SHOWN, HEEL, HEEL_VEL, HEEL_SHIFT, LOCK_YAW, ANIM_HEIGHT, LEG_SIZE, RELEASED,
   HIPS_DROP, HIPS_DROP_VEL, DECAY_DT, DECAY_E, STEP_DT, NEEDED_DROP, HIPS_DT, HIPS_E, HIPS_MAX, FOOT_DT, FOOT_IK_STATE_SIZE,
-  IK_TARGET, FOOT_WORLD_ROT, MAX_HEEL_RAISE, ANKLE_HEIGHT, LOCK_NORMAL, SHIFT, SHIFT_PREV, TILT, TILT_VEL, SHIFT_OFFSET, SHIFT_VEL, PLANTED_HEIGHT, LOCK_GROUND,
+  IK_TARGET, FOOT_WORLD_ROT, MAX_HEEL_RAISE, ANKLE_HEIGHT, LOCK_NORMAL, SHIFT, SHIFT_PREV, TILT, TILT_VEL, SHIFT_OFFSET, SHIFT_VEL, PLANTED_HEIGHT, LOCK_GROUND, CLEAR, CLEAR_VEL, FOLLOW, FOLLOW_VEL,
 } from './foot-ik-state.js';
 import type { Ground } from './ground/ground.js';
 import { DEFAULT_GROUND_OPTIONS, type GroundOptions } from './ground/ground-options.js';
@@ -80,6 +80,10 @@ const FOOT_TURN = new Float64Array(4);
 const FOOT_OFFSET = new Float64Array(3);
 const DROP_LOCAL = new Float64Array(3);
 
+/** On uneven ground, how fast a planted foot may follow its animated height (m/s). */
+const PLANTED_VERTICAL_SPEED = 0.5;
+/** On uneven ground the hips drop once a leg is within this share of its length of full stretch. */
+const GROUND_REACH_SLACK = 0.03;
 /** A foot displayed higher than this above its animated height (in leg lengths) has not landed yet. */
 export const LANDED_LEG_LENGTHS = 0.1;
 /** Decay rate of the hips drop spring (half-life 0.06 s). */
@@ -163,6 +167,7 @@ export class FootIK {
       }
       // On uneven ground a free foot starts from the ground under it (NaN: none followed yet).
       S[at + SHIFT] = 0; S[at + SHIFT_OFFSET] = 0; S[at + SHIFT_VEL] = 0; S[at + SHIFT_PREV] = Number.NaN; S[at + PLANTED_HEIGHT] = 0;
+      S[at + CLEAR] = 0; S[at + CLEAR_VEL] = 0; S[at + FOLLOW] = 1; S[at + FOLLOW_VEL] = 0;
     }
   }
 
@@ -332,8 +337,13 @@ export class FootIK {
       S[at + ANKLE_HEIGHT] = wp[f + 1] - root[1];
       if (S[at + LOCKED] === RELEASED && !contact) S[at + LOCKED] = 0;
       if (S[at + LOCKED] === 1) {
-        // Held where it was planted, at its animated height over the ground there (a rolling foot rolls).
-        S[at + LOCK + 1] = S[at + LOCK_GROUND] + S[at + ANIM_HEIGHT] / Math.max(S[at + LOCK_NORMAL + 1], Math.cos(go.maxFootTilt));
+        // Held where it was planted, at its animated height over the ground there (a rolling foot
+        // rolls), moving up or down no faster than PLANTED_VERTICAL_SPEED: a contact label on a toe
+        // still high in a hop lowered the held foot at 2 m/s, faster than the hips drop, and the
+        // stretched leg snapped its knee (7-8 m/s).
+        const wanted = S[at + LOCK_GROUND] + S[at + ANIM_HEIGHT] / Math.max(S[at + LOCK_NORMAL + 1], Math.cos(go.maxFootTilt));
+        const most = PLANTED_VERTICAL_SPEED * S[STEP_DT], was = S[at + LOCK + 1];
+        S[at + LOCK + 1] = wanted > was + most ? was + most : wanted < was - most ? was - most : wanted;
         const dx = S[at + LOCK] - wp[c], dz = S[at + LOCK + 2] - wp[c + 2];
         const limit = this.opts.unlockLegLengths * leg.length;
         if (!contact || dx * dx + dz * dz > limit * limit) {
@@ -342,7 +352,7 @@ export class FootIK {
           for (let k = 0; k < 3; k++) S[at + OFFSET + k] += S[at + LOCK + k] - wp[c + k];
           S[at + LOCKED] = contact ? RELEASED : 0;
           followGroundUnderFoot(S, at, leg, wp, root, ground, go, true);
-          S[at + OFFSET + 1] -= S[at + SHIFT];
+          S[at + OFFSET + 1] -= S[at + FOLLOW] * S[at + SHIFT];
         }
       } else {
         followGroundUnderFoot(S, at, leg, wp, root, ground, go, false);
@@ -353,7 +363,7 @@ export class FootIK {
           // (Vertically where the ground is steeper than the foot tilts, e.g. on a step's riser.)
           const lockY = GROUND_UNDER_FOOT[0] + S[at + ANIM_HEIGHT] / Math.max(GROUND_UNDER_FOOT[2], Math.cos(go.maxFootTilt));
           if (S[at + SHOWN + 1] - lockY < LANDED_LEG_LENGTHS * leg.length) {
-            const freeY = wp[c + 1] + S[at + SHIFT] + S[at + OFFSET + 1];
+            const freeY = wp[c + 1] + S[at + FOLLOW] * S[at + SHIFT] + S[at + OFFSET + 1];
             S[at + LOCK] = wp[c] + S[at + OFFSET]; S[at + LOCK + 1] = lockY; S[at + LOCK + 2] = wp[c + 2] + S[at + OFFSET + 2];
             for (let k = 0; k < 3; k++) {
               S[at + OFFSET + k] = k === 1 ? freeY - lockY : 0;
@@ -362,6 +372,7 @@ export class FootIK {
             }
             S[at + LOCK_YAW] = twistYaw(wr, 4 * leg.foot);
             S[at + LOCK_GROUND] = GROUND_UNDER_FOOT[0];
+            S[at + CLEAR] = 0; S[at + CLEAR_VEL] = 0;
             S[at + PLANTED_HEIGHT] = S[at + ANIM_HEIGHT];
             S[at + LOCKED] = 1;
           }
@@ -373,7 +384,7 @@ export class FootIK {
       if (locked) tiltTowards(S, at, leg, S, at + LOCK_NORMAL, false, go);
       else tiltTowards(S, at, leg, GROUND_UNDER_FOOT, 1, true, go);
       // The contact point's target P, and the ankle's with the tilt about P: P + tilt·(ankle − contact).
-      for (let k = 0; k < 3; k++) CONTACT_TARGET[p + k] = (locked ? S[at + LOCK + k] : wp[c + k] + (k === 1 ? S[at + SHIFT] : 0)) + S[at + OFFSET + k];
+      for (let k = 0; k < 3; k++) CONTACT_TARGET[p + k] = (locked ? S[at + LOCK + k] : wp[c + k] + (k === 1 ? S[at + FOLLOW] * S[at + SHIFT] : 0)) + S[at + OFFSET + k];
       quatFromScaledAngleAxis(TILT_TURN, 0, S, at + TILT);
       for (let k = 0; k < 3; k++) FOOT_OFFSET[k] = wp[f + k] - wp[c + k];
       quatRotateVec3(FOOT_OFFSET, 0, TILT_TURN, 0, FOOT_OFFSET, 0);
@@ -391,7 +402,8 @@ export class FootIK {
         // leg under lowered hips swung its knee about at 6-7 m/s), but never lower over the ground
         // (followed smoothly, as S[SHIFT]) than it stands when planted.
         const floor = root[1] + S[at + SHIFT] + S[at + PLANTED_HEIGHT];
-        CONTACT_TARGET[p + 1] = Math.max(CONTACT_TARGET[p + 1] + bodyDy, Math.min(CONTACT_TARGET[p + 1], floor));
+        const overGround = CONTACT_TARGET[p + 1] + (1 - S[at + FOLLOW]) * S[at + SHIFT]; // at its animated height over the ground
+        CONTACT_TARGET[p + 1] = Math.max(CONTACT_TARGET[p + 1] + bodyDy, Math.min(overGround, floor));
       }
       // The foot's turn: the tilt, then the heading held (planted) or what is left of a release's turn (free).
       quatFromScaledAngleAxis(TILT_TURN, 0, S, at + TILT);
@@ -421,7 +433,7 @@ export class FootIK {
       if (locked && leg.contact !== leg.foot) {
         // Heel raised where the leg cannot reach the toe, or where the ground behind it is higher.
         this.pivotAboutContact(leg, at, wp, false);
-        clearHeel(S, at, ground);
+        clearHeel(S, at, ground, go);
         // Remembered for a release: the foot's whole turn apart from the tilt, tilt⁻¹ · rotation · animated⁻¹.
         quatMultiplyInv(PIVOT_TURN, 0, FOOT_WORLD_ROT, 0, wr, 4 * leg.foot);
         quatInvMultiply(PIVOT_TURN, 0, TILT_TURN, 0, PIVOT_TURN, 0);
@@ -429,7 +441,7 @@ export class FootIK {
         turned = true;
       }
       for (let k = 0; k < 3; k++) S[at + TARGET + k] = IK_TARGET[k];
-      if (!locked) softenReach(leg, wp, Math.sqrt(S[o] * S[o] + S[o + 1] * S[o + 1] + S[o + 2] * S[o + 2]) + Math.abs(S[at + SHIFT]));
+      if (!locked) softenReach(leg, wp, Math.sqrt(S[o] * S[o] + S[o + 1] * S[o + 1] + S[o + 2] * S[o + 2]) + Math.abs(S[at + FOLLOW] * S[at + SHIFT]));
       let error = 0;
       for (let k = 0; k < 3; k++) { const e = IK_TARGET[k] - wp[f + k]; error += e * e; }
       if (error < 2.5e-9 && !turned) continue;
@@ -544,7 +556,9 @@ export class FootIK {
   private dropToReach(leg: LegJoints, at: number, wp: Float64Array, ground: boolean): void {
     const S = this.S;
     const h = 3 * leg.hip, k = 3 * leg.knee, f = 3 * leg.foot;
-    const reach = dist3(wp, k, h) + dist3(wp, f, k) - 0.01;
+    // On uneven ground a little more slack: a planted leg held at full stretch (the heel raise keeps
+    // it at 99.5%) swings its knee fast as the body moves on (8 m/s downhill).
+    const reach = dist3(wp, k, h) + dist3(wp, f, k) - (ground ? GROUND_REACH_SLACK * leg.length : 0.01);
     const dx = S[at + TARGET] - wp[h], dz = S[at + TARGET + 2] - wp[h + 2], dy = wp[h + 1] - S[at + TARGET + 1];
     const horizontal = dx * dx + dz * dz;
     if (dx * dx + dy * dy + dz * dz <= reach * reach || dy <= 0) return;

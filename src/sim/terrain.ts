@@ -31,7 +31,7 @@ const STEPS_TILE = 40, STEPS_SPACING = 0.1;
 /** Sine waves in the hills, and their wave numbers over the tile (2 to 6 periods: 10-32 m waves). */
 const HILLS_WAVES = 6, MIN_PERIODS = 2, MAX_PERIODS = 6;
 /** The steps' terraces follow contours of hills whose steepest slope is this many levels per metre. */
-const STEPS_LEVELS_PER_METRE = 0.8;
+const STEPS_LEVELS_PER_METRE = 1.2;
 
 /** A sum of `count` seeded sine waves with whole periods over a `tile`-metre square (so it tiles). */
 function waves(seed: number, tile: number, count: number): (x: number, z: number) => number {
@@ -88,7 +88,7 @@ export function hillsField(seed: number): HeightField {
 export function stepsField(seed: number): HeightField {
   const layout = { columns: STEPS_TILE / STEPS_SPACING, rows: STEPS_TILE / STEPS_SPACING, spacing: STEPS_SPACING, edges: 'repeat' as const };
   // Level number = contour of smooth hills, scaled to STEPS_LEVELS_PER_METRE at their steepest.
-  const smooth = HeightField.fromFunction(waves(seed, STEPS_TILE, 4), layout);
+  const smooth = HeightField.fromFunction(waves(seed, STEPS_TILE, 5), layout);
   const levelsPerUnit = STEPS_LEVELS_PER_METRE / maxSlope(smooth);
   let lo = Infinity, hi = -Infinity;
   const level = Array.from(smooth.heights, (h) => {

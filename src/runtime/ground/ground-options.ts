@@ -38,8 +38,8 @@ export const DEFAULT_GROUND_OPTIONS: GroundOptions = {
   rootHalfLife: 0.1,
   followSlope: (40 * Math.PI) / 180,
   maxFootTilt: Math.PI / 6,
-  footHalfLife: 0.05,
-  swingLookAhead: 0.12,
+  footHalfLife: 0.055,
+  swingLookAhead: 0.16,
   maxHipsDropLegLengths: 0.35,
 };
 
