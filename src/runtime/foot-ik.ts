@@ -441,7 +441,9 @@ export class FootIK {
         turned = true;
       }
       for (let k = 0; k < 3; k++) S[at + TARGET + k] = IK_TARGET[k];
-      if (!locked) softenReach(leg, wp, Math.sqrt(S[o] * S[o] + S[o + 1] * S[o + 1] + S[o + 2] * S[o + 2]) + Math.abs(S[at + FOLLOW] * S[at + SHIFT]));
+      // Softened fully: on uneven ground a free leg is always solved, and a small lift of the ground
+      // under a nearly straight leg ran it into full stretch (the knee snapped straight and back).
+      if (!locked) softenReach(leg, wp, SOFT_REACH * leg.length);
       let error = 0;
       for (let k = 0; k < 3; k++) { const e = IK_TARGET[k] - wp[f + k]; error += e * e; }
       if (error < 2.5e-9 && !turned) continue;
