@@ -1,10 +1,12 @@
 /**
  * Which joints foot IK moves, per database: each leg's hip, knee, foot and contact point (the joint
  * its contact label came from), its length, and the joints hanging below the foot; the hips and
- * everything below them. Computed once per database and shared by every character.
+ * everything below them. Computed once per database and shared by every character. And a leg as
+ * debug views see it (its joints and live views of its state).
  */
 import type { Database } from '../database/database.js';
 import { CONTACT_LEFT, CONTACT_RIGHT, contactJoints } from '../features/contacts.js';
+import { LOCK, LOCKED, OFFSET, OFFSET_VEL, TARGET } from './foot-ik-state.js';
 
 /** One leg of the skeleton: which joints, which contact bit. The same for every character of a database. */
 export interface LegJoints {
@@ -65,4 +67,40 @@ function subtree(parents: Int32Array, root: number): Int32Array {
     if (j === root || (parents[j] >= 0 && inside[parents[j]])) { inside[j] = 1; out.push(j); }
   }
   return Int32Array.from(out);
+}
+
+/** A leg as debug views see it: its joints, whether it is locked, and live views of its vectors. */
+export interface FootIKLeg extends LegJoints {
+  readonly locked: boolean;
+  /** Where a locked foot is held (world). */
+  readonly lock: Float64Array;
+  /** Target = desired (lock or animated foot) + offset; the offset decays, making IK blend in/out smoothly. */
+  readonly offset: Float64Array;
+  readonly offsetVel: Float64Array;
+  readonly target: Float64Array;
+}
+
+/** FootIKLeg over a FootIK state block (a class, so that every leg view shares one shape). */
+export class LegView implements FootIKLeg {
+  readonly hip: number;
+  readonly knee: number;
+  readonly foot: number;
+  readonly bit: number;
+  readonly contact: number;
+  readonly length: number;
+  readonly below: Int32Array;
+  readonly lock: Float64Array;
+  readonly offset: Float64Array;
+  readonly offsetVel: Float64Array;
+  readonly target: Float64Array;
+
+  constructor(joints: LegJoints, private readonly S: Float64Array, private readonly at: number) {
+    this.hip = joints.hip; this.knee = joints.knee; this.foot = joints.foot; this.bit = joints.bit; this.contact = joints.contact; this.length = joints.length; this.below = joints.below;
+    const view = (o: number) => S.subarray(at + o, at + o + 3);
+    this.lock = view(LOCK); this.offset = view(OFFSET); this.offsetVel = view(OFFSET_VEL); this.target = view(TARGET);
+  }
+
+  get locked(): boolean {
+    return this.S[this.at + LOCKED] === 1;
+  }
 }

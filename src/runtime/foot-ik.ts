@@ -3,7 +3,8 @@ import { quatFromScaledAngleAxis, quatFromTo, quatFromYaw, quatInvMultiply, quat
 import { wrapAngle } from '../math/angle.js';
 import { decaySpringUpdate } from '../math/spring.js';
 import { solveTwoBoneIkInto, createTwoBoneIkScratch } from '../math/two-bone-ik.js';
-import { type FootRig, type LegJoints, footRig } from './foot-ik-rig.js';
+import { type FootIKLeg, type FootRig, type LegJoints, LegView, footRig } from './foot-ik-rig.js';
+import { KNEE_POLE, SOFT_REACH, kneePole, softenReach, twistYaw } from './foot-ik-leg.js';
 import {
   LOCKED, LOCK, OFFSET, OFFSET_VEL, TARGET, SHOWN, HEEL, HEEL_VEL, HEEL_SHIFT, LOCK_YAW, ANIM_HEIGHT, LEG_SIZE, RELEASED,
   HIPS_DROP, HIPS_DROP_VEL, DECAY_DT, DECAY_E, STEP_DT, NEEDED_DROP, HIPS_DT, HIPS_E, HIPS_MAX, FOOT_DT, FOOT_IK_STATE_SIZE,
@@ -14,7 +15,7 @@ import { DEFAULT_GROUND_OPTIONS, type GroundOptions } from './ground/ground-opti
 import { GROUND_UNDER_FOOT, clearHeel, followGroundUnderFoot, tiltTowards } from './ground/foot-ground.js';
 
 export { FOOT_IK_STATE_SIZE } from './foot-ik-state.js';
-export type { LegJoints } from './foot-ik-rig.js';
+export type { FootIKLeg, LegJoints } from './foot-ik-rig.js';
 
 export interface FootIKOptions {
   /**
@@ -56,11 +57,6 @@ export interface FootIKHost {
 
 // Temporaries of one call, shared by every character of a thread (they stay in cache in a crowd).
 const IK_SCRATCH = createTwoBoneIkScratch();
-const KNEE_POLE = new Float64Array(3);
-/** Share of a free leg's length over which its reach is softened (see softenReach). */
-const SOFT_REACH = 0.05;
-/** How much (in leg lengths) the foot's direction adds to the animated knee offset in the pole. */
-const POLE_FOOT_SHARE = 0.05;
 const PIVOT_FROM = new Float64Array(3);
 const PIVOT_TO = new Float64Array(3);
 const PIVOT_TURN = new Float64Array(4);
@@ -88,42 +84,6 @@ const GROUND_REACH_SLACK = 0.03;
 export const LANDED_LEG_LENGTHS = 0.1;
 /** Decay rate of the hips drop spring (half-life 0.06 s). */
 const HIPS_DROP_DAMPING = (2 * Math.LN2) / 0.06;
-
-/** A leg as debug views see it: its joints, whether it is locked, and live views of its vectors. */
-export interface FootIKLeg extends LegJoints {
-  readonly locked: boolean;
-  /** Where a locked foot is held (world). */
-  readonly lock: Float64Array;
-  /** Target = desired (lock or animated foot) + offset; the offset decays, making IK blend in/out smoothly. */
-  readonly offset: Float64Array;
-  readonly offsetVel: Float64Array;
-  readonly target: Float64Array;
-}
-
-/** FootIKLeg over a FootIK state block (a class, so that every leg view shares one shape). */
-class LegView implements FootIKLeg {
-  readonly hip: number;
-  readonly knee: number;
-  readonly foot: number;
-  readonly bit: number;
-  readonly contact: number;
-  readonly length: number;
-  readonly below: Int32Array;
-  readonly lock: Float64Array;
-  readonly offset: Float64Array;
-  readonly offsetVel: Float64Array;
-  readonly target: Float64Array;
-
-  constructor(joints: LegJoints, private readonly S: Float64Array, private readonly at: number) {
-    this.hip = joints.hip; this.knee = joints.knee; this.foot = joints.foot; this.bit = joints.bit; this.contact = joints.contact; this.length = joints.length; this.below = joints.below;
-    const view = (o: number) => S.subarray(at + o, at + o + 3);
-    this.lock = view(LOCK); this.offset = view(OFFSET); this.offsetVel = view(OFFSET_VEL); this.target = view(TARGET);
-  }
-
-  get locked(): boolean {
-    return this.S[this.at + LOCKED] === 1;
-  }
-}
 
 /**
  * Foot locking with two-bone IK: a foot is locked where it is when its contact starts and released
@@ -395,7 +355,7 @@ export class FootIK {
     this.lowerHips(host);
     const bodyDy = wp[3 * this.rig.hips + 1] - hipsY;
     for (let i = 0; i < 2; i++) {
-      const leg = legs[i], at = i * LEG_SIZE, f = 3 * leg.foot, c = 3 * leg.contact, p = 3 * i, o = at + OFFSET;
+      const leg = legs[i], at = i * LEG_SIZE, f = 3 * leg.foot, c = 3 * leg.contact, p = 3 * i;
       const locked = S[at + LOCKED] === 1;
       if (!locked) {
         // A free foot goes down with the body, keeping the leg's animated shape (folding a swinging
@@ -625,76 +585,4 @@ export function validateFootIKOptions(o: FootIKOptions): void {
   check('blendHalfLife', Number.isFinite(o.blendHalfLife) && o.blendHalfLife > 0, 'a finite number > 0 (seconds)');
   check('maxHipsDrop', Number.isFinite(o.maxHipsDrop) && o.maxHipsDrop >= 0, 'a finite number >= 0 (metres)');
   check('hipsDropSpeed', Number.isFinite(o.hipsDropSpeed) && o.hipsDropSpeed >= 0, 'a finite number >= 0 (m/s)');
-}
-
-/**
- * The direction a leg's knee points (KNEE_POLE, world): the animated knee's offset from the line
- * hip-to-ankle, plus a little of the way the foot points (ankle to toe, else the character's
- * forward). A bent leg keeps its animated bend plane (the offset dominates); a nearly straight one,
- * whose bend plane the animation barely defines, bends the way its foot points. Without it a
- * swinging leg pulled back by a release's offset flipped its knee sideways within a step (6-7 m/s).
- */
-function kneePole(leg: LegJoints, wp: Float64Array, rootRotation: Float64Array, ground: boolean): boolean {
-  const h = 3 * leg.hip, k = 3 * leg.knee, f = 3 * leg.foot, t = 3 * leg.contact;
-  // Knee offset from the hip-ankle line.
-  const ax = wp[f] - wp[h], ay = wp[f + 1] - wp[h + 1], az = wp[f + 2] - wp[h + 2];
-  const bx = wp[k] - wp[h], by = wp[k + 1] - wp[h + 1], bz = wp[k + 2] - wp[h + 2];
-  const aa = ax * ax + ay * ay + az * az, s = aa > 1e-12 ? (ax * bx + ay * by + az * bz) / aa : 0;
-  const ox = bx - s * ax, oy = by - s * ay, oz = bz - s * az;
-  const bend = Math.sqrt(ox * ox + oy * oy + oz * oz), share = POLE_FOOT_SHARE * leg.length;
-  if (ground) return groundKneePole(ox, oy, oz, share, rootRotation);
-  if (bend >= share) return false; // the pole would be the bend itself
-  // Where the foot points, on the ground.
-  let fx = wp[t] - wp[f], fz = wp[t + 2] - wp[f + 2];
-  if (leg.contact === leg.foot || fx * fx + fz * fz < 1e-8) {
-    // forward (+Z) turned by the root's yaw rotation: = quatRotateVec3(rootRotation, (0, 0, 1))
-    const qx = rootRotation[0], qy = rootRotation[1], qz = rootRotation[2], qw = rootRotation[3];
-    fx = 2 * (qx * qz + qw * qy); fz = 1 - 2 * (qx * qx + qy * qy);
-  }
-  // The foot's share fades out as the animated bend grows, so that a bent leg's pole is its own bend
-  // and solving it for the animated ankle changes nothing (no snap when the solve stops).
-  const fl = Math.sqrt(fx * fx + fz * fz), w = (share - bend) / fl;
-  KNEE_POLE[0] = ox + w * fx; KNEE_POLE[1] = oy; KNEE_POLE[2] = oz + w * fz;
-  return true;
-}
-
-/**
- * The knee pole on uneven ground, for every leg: the animated knee offset (ox, oy, oz) without any
- * part pointing backwards, plus `share` of the character's forward. Uneven ground bends legs the
- * animation has straight (a swinging leg under lowered hips, a foot on higher ground), where the
- * animated bend says little: a knee bending slightly backwards or sideways (mocap knees
- * overextend) flipped the solved knee within a step (15-38 m/s), and so did the foot's direction,
- * which points anywhere in a swing. A bent leg's pole is still its own bend.
- */
-function groundKneePole(ox: number, oy: number, oz: number, share: number, rootRotation: Float64Array): boolean {
-  // forward (+Z) turned by the root's yaw rotation: = quatRotateVec3(rootRotation, (0, 0, 1))
-  const qx = rootRotation[0], qy = rootRotation[1], qz = rootRotation[2], qw = rootRotation[3];
-  const fx = 2 * (qx * qz + qw * qy), fz = 1 - 2 * (qx * qx + qy * qy), fl = Math.sqrt(fx * fx + fz * fz);
-  const back = (ox * fx + oz * fz) / fl, w = (share - (back < 0 ? back : 0)) / fl;
-  KNEE_POLE[0] = ox + w * fx; KNEE_POLE[1] = oy; KNEE_POLE[2] = oz + w * fz;
-  return true;
-}
-
-/**
- * Pulls a free leg's target (IK_TARGET) in smoothly where it nears the leg's full length: distance
- * d from the hip becomes s0 + w·(1 − e^(−(d − s0)/w)) beyond s0 = (1 − SOFT_REACH)·length, with
- * w = SOFT_REACH·length (continuous, with a continuous slope). A swinging leg blending out a
- * released lock otherwise ran into full extension and bent again within a step: the knee snapped
- * straight and back (6-7 m/s). Applied in proportion to what is left to blend (`blend`, the
- * offset's length, up to w), so that a leg with nothing left to blend is the animation's, and the
- * solve stopping changes nothing. Planted legs keep their targets: the heel raise handles their reach.
- */
-function softenReach(leg: LegJoints, wp: Float64Array, blend: number): void {
-  const h = 3 * leg.hip;
-  const x = IK_TARGET[0] - wp[h], y = IK_TARGET[1] - wp[h + 1], z = IK_TARGET[2] - wp[h + 2];
-  const d = Math.sqrt(x * x + y * y + z * z), w = SOFT_REACH * leg.length, s0 = leg.length - w;
-  if (d <= s0 || d < 1e-9) return;
-  const soft = s0 + w * (1 - Math.exp(-(d - s0) / w)), a = Math.min(1, blend / w);
-  const k = (d + a * (soft - d)) / d;
-  IK_TARGET[0] = wp[h] + x * k; IK_TARGET[1] = wp[h + 1] + y * k; IK_TARGET[2] = wp[h + 2] + z * k;
-}
-
-/** The heading of world rotation q[o..]: its twist about +Y, 2·atan2(y, w) (same sense as quatFromYaw). */
-function twistYaw(q: Float64Array, o: number): number {
-  return 2 * Math.atan2(q[o + 1], q[o + 3]);
 }
