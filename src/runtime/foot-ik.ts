@@ -320,7 +320,7 @@ export class FootIK {
           // Plant it on the ground under it (GROUND_UNDER_FOOT, where it is horizontally), at its
           // animated height above the ground along the normal, once it has come down that far; it
           // settles from its free target onto the lock through the offset.
-          // (Vertically where the ground is steeper than the foot tilts, e.g. on a step's riser.)
+          // (Where the ground is steeper than a foot tilts, e.g. a step's riser, as on a maxFootTilt slope.)
           const lockY = GROUND_UNDER_FOOT[0] + S[at + ANIM_HEIGHT] / Math.max(GROUND_UNDER_FOOT[2], Math.cos(go.maxFootTilt));
           if (S[at + SHOWN + 1] - lockY < LANDED_LEG_LENGTHS * leg.length) {
             const freeY = wp[c + 1] + S[at + FOLLOW] * S[at + SHIFT] + S[at + OFFSET + 1];

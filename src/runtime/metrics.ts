@@ -32,8 +32,9 @@ export interface QualityReport {
   /**
    * Foot-ground error of feet in contact (over steps where they are in contact at both ends, like
    * the skate): d = the contact point's height above the ground under it, along the ground's normal
-   * (vertically where the ground is steeper than a foot tilts, e.g. a step's riser), minus its
-   * animated height above the animation's ground. d > 0 floats, d < 0 is in the ground.
+   * (where the ground is steeper than a foot tilts, e.g. a step's riser, as on a slope of
+   * maxFootTilt), minus its animated height above the animation's ground. d > 0 floats, d < 0 is in
+   * the ground.
    * |d| mean and 95th percentile (cm); float max(d, 0) and penetration max(−d, 0), mean and 95th
    * percentile (cm). On flat ground (no `ground` option) the ground is y = 0, so a run on terrain
    * compares with the same run without it.
@@ -323,7 +324,7 @@ export class QualityMeter {
     let g = 0, ny = 1;
     if (ground !== null) {
       sampleGround(ground, wp, j, GROUND);
-      // Along the normal where a foot can tilt with the ground, else (a riser) nearly vertically.
+      // Along the normal where a foot can tilt with the ground, else (a riser) as on the steepest slope it tilts to.
       g = GROUND[0]; ny = Math.max(GROUND[2], Math.cos(c.options.groundOptions.maxFootTilt));
     }
     const over = (wp[j + 1] - g) * ny * 100;
