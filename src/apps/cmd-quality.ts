@@ -11,8 +11,11 @@ import { FileAccessError, requireWritableRegularPath, writeFileAtomic } from '..
 import { buildDatabase } from '../database/build.js';
 import { builtinSources } from '../database/sources-node.js';
 import type { Database } from '../database/database.js';
-import { QUALITY_COLUMNS } from '../sim/quality-columns.js';
-import { QUALITY_TARGETS } from '../sim/quality-targets.js';
+import { qualityColumns } from '../sim/quality-columns.js';
+import { QUALITY_TARGETS, TERRAIN_QUALITY_TARGETS } from '../sim/quality-targets.js';
+import { TERRAIN_KINDS, describeTerrain, terrainName, terrainReport } from '../sim/terrain.js';
+import { readTerrainOption } from '../sim/terrain-file-node.js';
+import { runTerrainQuality } from '../sim/terrain-quality.js';
 import { QUALITY_SCENARIOS, runQualityScenarios, type ScenarioQuality } from '../sim/quality-run.js';
 import { formatQualityTable, qualityVerdictLines } from '../sim/quality-table.js';
 import { qualitySvg } from '../sim/quality-svg.js';
@@ -27,7 +30,7 @@ export const QUALITY_DEFAULTS = { agents: 200, seconds: 20, hz: 30, seed: 1 } as
 const MIN_SECONDS = 2;
 
 export const QUALITY_USAGE = `usage: motionmatch quality [DB] [--db FILE] [--agents N] [--seconds S] [--seed K] [--workers W]
-                           [--options FILE] [--json] [--svg FILE]
+                           [--options FILE] [--terrain hills|steps|FILE] [--json] [--svg FILE]
 
   Measures the animation quality on a database: one deterministic simulation per scripted
   scenario (${QUALITY_SCENARIOS.join(', ')}), the same crowd, length and seed for each, then one
@@ -42,6 +45,10 @@ export const QUALITY_USAGE = `usage: motionmatch quality [DB] [--db FILE] [--age
                    (figures equal up to the order of floating-point sums)
   --options FILE   engine settings: controller options and feature-group weights (JSON, as
                    \`motionmatch tune\` writes them; docs/tuning.md)
+  --terrain T      also run every scenario on uneven ground: hills (slopes up to 30°), steps (10-25 cm)
+                   or a height field FILE (docs/terrain.md); each terrain row follows its flat twin
+                   and adds the feet against the ground and the skate over flat ground, with their
+                   targets (one thread)
   --json           print one JSON object: settings, targets, and each scenario's full quality report
   --svg FILE       also draw the figures as an SVG chart: one bar per scenario for each measure,
                    the targets marked`;
@@ -69,6 +76,7 @@ export async function qualityCommand(argv: string[]): Promise<number> {
     seed: { type: 'string' },
     workers: { type: 'string' },
     options: { type: 'string' },
+    terrain: { type: 'string' },
     json: { type: 'boolean' },
     svg: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
@@ -89,6 +97,10 @@ export async function qualityCommand(argv: string[]): Promise<number> {
   const json = !!values.json;
   if (values.svg !== undefined) checkOutputPath(values.svg);
   const engineSettings = values.options !== undefined ? readSettingsFile(values.options) : null;
+  if (values.terrain === '') throw new UsageError(`--terrain needs ${TERRAIN_KINDS.join(', ')} or a height field file`, QUALITY_USAGE);
+  if (values.terrain !== undefined && workers > 1) throw new UsageError('--terrain runs on one thread for now (leave out --workers)', QUALITY_USAGE);
+  const terrain = values.terrain !== undefined ? readTerrainOption(values.terrain, seed) : null;
+  const columns = qualityColumns(terrain !== null);
 
   tuneJitForCrowds(); // as `simulate` runs (src/util/jit-node.ts)
   const t0 = performance.now();
@@ -98,10 +110,14 @@ export async function qualityCommand(argv: string[]): Promise<number> {
   const bar = createProgress('quality', !json && !!process.stderr.isTTY);
   let rows: ScenarioQuality[];
   try {
-    rows = await runQualityScenarios(db, {
-      agents, seconds, hz, seed, workers, controller: engineSettings?.controller,
-      onProgress: (i, n, done, total) => bar.update(i * total + done, n * total, `${QUALITY_SCENARIOS[i]} (${i + 1}/${n})`),
-    });
+    const run = { agents, seconds, hz, seed, workers, controller: engineSettings?.controller };
+    rows = terrain
+      ? await runTerrainQuality(db, {
+        ...run, onProgress: (i, n, done, total) => bar.update(i * total + done, n * total, `${QUALITY_SCENARIOS[i % 4]}${i >= 4 ? ` on ${terrainName(terrain)}` : ''} (${i + 1}/${n})`),
+      }, terrain, terrainName(terrain))
+      : await runQualityScenarios(db, {
+        ...run, onProgress: (i, n, done, total) => bar.update(i * total + done, n * total, `${QUALITY_SCENARIOS[i]} (${i + 1}/${n})`),
+      });
   } finally {
     bar.done();
   }
@@ -113,14 +129,16 @@ export async function qualityCommand(argv: string[]): Promise<number> {
   const settings = { agents, seconds, hz, seed };
 
   if (values.svg !== undefined) {
-    writeFileAtomic(values.svg, qualitySvg(rows, { title: `motionmatch quality: ${dbText}`, subtitle: describeSettings(settings) }), 'SVG chart');
+    const subtitle = describeSettings(settings) + (terrain ? `, on flat ground and on ${describeTerrain(terrain)}` : '');
+    writeFileAtomic(values.svg, qualitySvg(rows, { title: `motionmatch quality: ${dbText}`, subtitle }, columns), 'SVG chart');
   }
   if (json) {
     process.stdout.write(JSON.stringify({
       db: { source, frames: db.frameCount, clips: db.clips.length },
       settings: { ...settings, workers, method: 'kdtree', options: values.options ?? null },
-      targets: QUALITY_TARGETS,
-      columns: QUALITY_COLUMNS.map((c) => ({ key: c.key, label: c.label, unit: c.unit, target: c.target ?? null })),
+      targets: terrain ? { ...QUALITY_TARGETS, ...TERRAIN_QUALITY_TARGETS } : QUALITY_TARGETS,
+      ...(terrain ? { terrain: terrainReport(terrain) } : {}),
+      columns: columns.map((c) => ({ key: c.key, label: c.label, unit: c.unit, target: c.target ?? null })),
       scenarios: rows,
       dataSkate,
       allTargetsMet: rows.every((r) => Object.values(r.meetsTargets).every(Boolean)),
@@ -131,11 +149,12 @@ export async function qualityCommand(argv: string[]): Promise<number> {
   }
   process.stdout.write([
     `quality on ${dbText}: ${describeSettings(settings)}${values.options !== undefined ? `, settings ${values.options}` : ''}`,
+    ...(terrain ? [`each scenario on flat ground, then on ${describeTerrain(terrain)}`] : []),
     '',
-    ...formatQualityTable(rows),
+    ...formatQualityTable(rows, columns),
     `the data itself (plain playback, no search or IK): skate ${dataSkate.footSkateCmPerSec.toFixed(2)} cm/s (p95 ${dataSkate.footSkateP95CmPerSec.toFixed(1)}) at the contact point, ${dataSkate.ankleSkateCmPerSec.toFixed(2)} at the ankle`,
     '',
-    ...qualityVerdictLines(rows),
+    ...qualityVerdictLines(rows, columns),
     ...(values.svg !== undefined ? [`chart written to ${values.svg}`] : []),
     `(${rows.length} scenarios in ${totalSeconds.toFixed(1)} s)`,
   ].join('\n') + '\n');

@@ -20,11 +20,13 @@ import { createProgress } from '../util/progress.js';
 import type { SearchMethod, Backend } from '../search/matcher.js';
 import { readSettingsFile } from '../sim/options-file-node.js';
 import { applySchemaWeights } from '../sim/options-file.js';
+import { TERRAIN_KINDS, describeTerrain, terrainReport, type TerrainSpec } from '../sim/terrain.js';
+import { readTerrainOption } from '../sim/terrain-file-node.js';
 
 export const SIMULATE_USAGE = `usage: motionmatch simulate [--db FILE] [--agents N] [--seconds S] [--hz H] [--seed K]
                             [--workers W] [--scenario wander|path|stop-go|strafe|mixed]
                             [--method kdtree|aabb|brute] [--backend auto|wasm-simd|wasm-scalar|js]
-                            [--no-ik] [--no-warmup] [--export-bvh FILE --agent I]
+                            [--no-ik] [--no-warmup] [--export-bvh FILE --agent I] [--terrain hills|steps|FILE]
                             [--shard I/N | --shard auto/N] [--out FILE] [--json]
 
   Runs N headless agents, each with its own motion matching controller, driven by seeded scripted
@@ -41,7 +43,10 @@ export const SIMULATE_USAGE = `usage: motionmatch simulate [--db FILE] [--agents
   --shard auto/N     the same, with I from $JOB_COMPLETION_INDEX (set by Kubernetes Indexed Jobs)
   --out FILE         write the JSON report (with --shard: the partial report) to FILE, atomically
   --options FILE     engine settings: controller options and feature-group weights (JSON, as
-                     \`motionmatch tune\` writes them; docs/tuning.md)`;
+                     \`motionmatch tune\` writes them; docs/tuning.md)
+  --terrain T        walk on uneven ground: hills (slopes up to 30°) or steps (10-25 cm), seeded
+                     with --seed, or FILE, a height field (JSON or binary, docs/terrain.md); the
+                     report adds the feet's error against the ground (one thread, no --shard)`;
 
 const METHODS: readonly SearchMethod[] = ['kdtree', 'aabb', 'brute', 'early'];
 const BACKENDS: ReadonlyArray<Backend | 'auto'> = ['auto', 'wasm-simd', 'wasm-scalar', 'js'];
@@ -65,6 +70,7 @@ export async function simulateCommand(argv: string[]): Promise<number> {
     shard: { type: 'string' },
     out: { type: 'string' },
     options: { type: 'string' },
+    terrain: { type: 'string' },
     json: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   }, SIMULATE_USAGE);
@@ -98,6 +104,7 @@ export async function simulateCommand(argv: string[]): Promise<number> {
   if (values.out !== undefined) requireOutputPath(values.out);
   if (values.options === '') throw new UsageError('--options needs a file name', SIMULATE_USAGE);
   const settings = values.options !== undefined ? readSettingsFile(values.options) : null;
+  const terrain = terrainArgument(values.terrain, seed, workers, shard !== null);
 
   const built = values.db ? readDatabaseFile(values.db) : buildDatabase(builtinSources());
   const db = settings ? applySchemaWeights(built, settings, values.options) : built;
@@ -106,7 +113,7 @@ export async function simulateCommand(argv: string[]): Promise<number> {
   const options: SimulationOptions = {
     agents, seconds, hz, seed, workers, scenario, method, backend, recordAgent, warmup: !values['no-warmup'],
     footIK: !values['no-ik'] && (settings?.controller.footIK ?? true), controller: settings?.controller,
-    agentRange: range ?? undefined,
+    agentRange: range ?? undefined, terrain,
     onProgress: (d, t) => bar.update(d, t, label),
   };
   if (shard && range) {
@@ -140,16 +147,36 @@ export async function simulateCommand(argv: string[]): Promise<number> {
   bar.done();
   const exported = exportRecording(db, result.recording, exportPath, hz);
   const { recording: _omit, ...report } = result;
-  const out = { ...report, db: { source: values.db ?? 'builtin', frames: db.frameCount, clips: db.clips.length }, options: values.options ?? null, exported };
+  const out = { ...report, db: { source: values.db ?? 'builtin', frames: db.frameCount, clips: db.clips.length }, options: values.options ?? null, terrain: terrainReport(terrain), exported };
   if (values.out !== undefined) writeFileAtomic(values.out, JSON.stringify(out) + '\n', 'simulation report');
   if (json) {
     process.stdout.write(JSON.stringify(out) + '\n');
     return 0;
   }
   process.stdout.write(formatSimulationText(report, `simulated ${agents} agents for ${seconds} s at ${hz} Hz (${report.steps} steps, scenario ${scenario}, seed ${seed}) on ${workers} thread(s), ${report.backend} ${method}`) +
+    (terrain ? terrainText(terrain, report.quality) : '') +
     (values.options !== undefined ? `  settings     ${values.options}\n` : '') +
     (exported ? `  exported     agent ${recordAgent} to ${exported.file} (${exported.frames} frames)\n` : ''));
   return 0;
+}
+
+/**
+ * --terrain's terrain (null without it). The simulation's worker threads and partial reports do not
+ * carry a terrain yet: refused with them rather than silently run on flat ground.
+ */
+function terrainArgument(value: string | undefined, seed: number, workers: number, sharded: boolean): TerrainSpec | null {
+  if (value === undefined) return null;
+  if (value === '') throw new UsageError(`--terrain needs ${TERRAIN_KINDS.join(', ')} or a height field file`, SIMULATE_USAGE);
+  if (workers > 1) throw new UsageError('--terrain runs on one thread for now (leave out --workers)', SIMULATE_USAGE);
+  if (sharded) throw new UsageError('--terrain does not combine with --shard yet (partial reports do not record the terrain)', SIMULATE_USAGE);
+  return readTerrainOption(value, seed);
+}
+
+/** The text report's terrain lines: what the ground was, and the feet against it. */
+function terrainText(t: TerrainSpec, q: SimulationResult['quality']): string {
+  const f = (x: number, d = 2) => x.toFixed(d);
+  return `  terrain      ${describeTerrain(t)}\n` +
+    `  ground       feet in contact ${f(q.footGroundErrorCm)} cm from the ground (p95 ${f(q.footGroundErrorP95Cm)}); in it ${f(q.footPenetrationCm)} cm (p95 ${f(q.footPenetrationP95Cm)}), above it ${f(q.footFloatCm)} cm (p95 ${f(q.footFloatP95Cm)}); swinging feet in it: p99 ${f(q.swingPenetrationP99Cm)} cm, max ${f(q.swingPenetrationMaxCm)} cm\n`;
 }
 
 /** --shard's value, or a usage error naming what is wrong with it. */

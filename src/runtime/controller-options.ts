@@ -3,6 +3,8 @@
  * (ControllerOptions): defaults, validation, and the resolved options object a crowd shares.
  */
 import { type FootIKOptions, DEFAULT_FOOT_IK_OPTIONS, validateFootIKOptions } from './foot-ik.js';
+import { type Ground, validateGround } from './ground/ground.js';
+import { type GroundOptions, DEFAULT_GROUND_OPTIONS, validateGroundOptions } from './ground/ground-options.js';
 
 /** What the player or an agent asks for this step. Reuse one object; nothing here is retained. */
 export interface ControllerInput {
@@ -99,6 +101,16 @@ export interface ControllerOptions {
   constrain: ((position: Float64Array) => void) | null;
   /** Frame to start on (default: the first search candidate). */
   startFrame: number;
+  /**
+   * The ground the character walks on (docs/terrain.md): a HeightField, groundFromFunctions({ height,
+   * normal }), or any object with sample(at, out) (e.g. a ray cast into the application's scene).
+   * null (default): the plane y = 0, with results bit-identical to a runtime without ground support.
+   * With a ground the root's height follows it (a spring over steps), planted feet stand on it tilted
+   * towards its normal, the hips drop as far as the lower leg needs, swinging feet clear it.
+   */
+  ground: Ground | null;
+  /** How the character adapts to the ground (used only with a ground). */
+  groundOptions: GroundOptions;
 }
 
 export const DEFAULT_CONTROLLER_OPTIONS: ControllerOptions = {
@@ -133,6 +145,8 @@ export const DEFAULT_CONTROLLER_OPTIONS: ControllerOptions = {
   rootVelocityInertialization: 'pose',
   constrain: null,
   startFrame: -1,
+  ground: null,
+  groundOptions: DEFAULT_GROUND_OPTIONS,
 };
 
 
@@ -175,4 +189,6 @@ export function validateControllerOptions(o: ControllerOptions): void {
   if (o.constrain !== null && typeof o.constrain !== 'function') throw new RangeError('controller option constrain must be a function or null');
   for (const k of ['footIK', 'inertialization'] as const) if (typeof o[k] !== 'boolean') throw new RangeError(`controller option ${k} must be true or false, got ${String(o[k])}`);
   validateFootIKOptions(o.footIKOptions);
+  validateGround(o.ground);
+  validateGroundOptions(o.groundOptions);
 }

@@ -7,7 +7,8 @@
  *
  * Fixed part, at the constant offsets below (L = MAX_LAYERS):
  *   root pos 3 | root rot 4 | sim pos 3, vel 3, acc 3, rot 4, ang vel 3 | desired vel 3, rot 4 |
- *   root vel offset 4, rate 4 | layer fraction L, weight L | scalars | layer frame L | counters 4 | result cost, desired yaw, since transition, upper twist 3
+ *   root vel offset 4, rate 4 | layer fraction L, weight L | scalars | layer frame L | counters 4 | result cost, desired yaw, since transition, upper twist 3 |
+ *   ground offset, rate, previous height, previous slope 2, dt, decay factor
  * then the variable part, in the order a step touches it (see blockSize):
  *   rotations J*4 | translations J*3 | world positions J*3 | world rotations J*4 | inertialization |
  *   foot IK | trajectory times T, positions T*3, rotations T*4 | raw query | normalised query (float32 each)
@@ -79,6 +80,18 @@ export const SINCE_TRANSITION = field(1);
 export const UPPER_TWIST_TARGET = field(1);
 export const UPPER_TWIST = field(1);
 export const UPPER_TWIST_VEL = field(1);
+/**
+ * Uneven ground (ground/root-height.ts): the root's height is the ground under it plus a decaying
+ * offset (value, rate) that takes up the changes its slope does not explain (steps); the ground
+ * height it was last given, and the decay factor cached for a dt.
+ */
+export const GROUND_OFFSET = field(1);
+export const GROUND_OFFSET_VEL = field(1);
+export const GROUND_PREV = field(1);
+/** The slope of the ground under the root when it was last asked (∂h/∂x, ∂h/∂z). */
+export const GROUND_SLOPE = field(2);
+export const GROUND_DT = field(1);
+export const GROUND_E = field(1);
 /** Values in the fixed part. */
 export const STATE_SIZE = field(0);
 

@@ -27,6 +27,7 @@ import { trajectoryLayout, type TrajectoryLayout } from './trajectory-layout.js'
 import { poseScratch, sampleFramePose, blendLayerPoses, type Pose64 } from './frame-pose.js';
 import { advanceCrossfade, advanceLayer, pushLayer, updatePlayRate } from './playback.js';
 import { moveRoot } from './root-adjustment.js';
+import { placeOnGround } from './ground/root-height.js';
 import { travelCoverage, nearestCoveredTravel } from './travel-coverage.js';
 import { twistUpperBody, upperBodyRig } from './upper-body-twist.js';
 
@@ -201,7 +202,7 @@ export class MotionMatchingController {
     this.reset(this.options.startFrame >= 0 ? this.options.startFrame : firstCandidate(db));
   }
 
-  /** Start over at `frame`, at the world origin facing +Z, with no offsets. */
+  /** Start over at `frame`, at (x, z) on the ground (by default the world origin) facing along `yaw` (+Z), with no offsets. */
   reset(frame: number, x = 0, z = 0, yaw = 0): void {
     if (!(Number.isInteger(frame) && frame >= 0 && frame < this.db.frameCount)) {
       throw new RangeError(`reset: frame must be an integer in [0, ${this.db.frameCount - 1}], got ${frame}`);
@@ -209,6 +210,7 @@ export class MotionMatchingController {
     this.frame = frame;
     this.s[FRAME_FRACTION] = 0;
     this.s[ROOT_POS] = x; this.s[ROOT_POS + 1] = 0; this.s[ROOT_POS + 2] = z;
+    placeOnGround(this.s, this.options);
     quatFromYaw(this.s, ROOT_ROT, yaw);
     this.simPosition.set(this.rootPosition);
     this.simVelocity.fill(0); this.simAcceleration.fill(0); this.simAngularVelocity.fill(0);
@@ -375,7 +377,7 @@ export class MotionMatchingController {
     }
     moveRoot(this.s, o, rootDelta, o.inertialization && o.blendMode === 'inertialize');
     this.computeWorldPose();
-    if (o.footIK) this.footIK.apply(this, dt);
+    if (o.footIK) this.footIK.apply(this, dt, o.ground, o.groundOptions);
     if (o.orientationWarp > 0) this.turnUpperBody();
     this.s[COUNT_STEPS]++;
     this.s[COUNT_SECONDS] += dt;

@@ -1,9 +1,21 @@
 import type { Database } from '../database/database.js';
-import { CONTACT_LEFT, CONTACT_RIGHT, contactJoints } from '../features/contacts.js';
-import { quatFromScaledAngleAxis, quatFromTo, quatFromYaw, quatInvMultiply, quatInvRotateVec3, quatMultiply, quatToScaledAngleAxis } from '../math/quat.js';
+import { quatFromScaledAngleAxis, quatFromTo, quatFromYaw, quatInvMultiply, quatInvRotateVec3, quatMultiply, quatMultiplyInv, quatRotateVec3, quatToScaledAngleAxis } from '../math/quat.js';
 import { wrapAngle } from '../math/angle.js';
 import { decaySpringUpdate } from '../math/spring.js';
 import { solveTwoBoneIkInto, createTwoBoneIkScratch } from '../math/two-bone-ik.js';
+import { type FootIKLeg, type FootRig, type LegJoints, LegView, footRig } from './foot-ik-rig.js';
+import { KNEE_POLE, SOFT_REACH, kneePole, softenReach, twistYaw } from './foot-ik-leg.js';
+import {
+  LOCKED, LOCK, OFFSET, OFFSET_VEL, TARGET, SHOWN, HEEL, HEEL_VEL, HEEL_SHIFT, LOCK_YAW, ANIM_HEIGHT, LEG_SIZE, RELEASED,
+  HIPS_DROP, HIPS_DROP_VEL, DECAY_DT, DECAY_E, STEP_DT, NEEDED_DROP, HIPS_DT, HIPS_E, HIPS_MAX, FOOT_DT, FOOT_IK_STATE_SIZE,
+  IK_TARGET, FOOT_WORLD_ROT, MAX_HEEL_RAISE, ANKLE_HEIGHT, LOCK_NORMAL, SHIFT, SHIFT_PREV, TILT, TILT_VEL, SHIFT_OFFSET, SHIFT_VEL, PLANTED_HEIGHT, LOCK_GROUND, CLEAR, CLEAR_VEL, FOLLOW, FOLLOW_VEL,
+} from './foot-ik-state.js';
+import type { Ground } from './ground/ground.js';
+import { DEFAULT_GROUND_OPTIONS, type GroundOptions } from './ground/ground-options.js';
+import { GROUND_UNDER_FOOT, clearHeel, followGroundUnderFoot, tiltTowards } from './ground/foot-ground.js';
+
+export { FOOT_IK_STATE_SIZE } from './foot-ik-state.js';
+export type { FootIKLeg, LegJoints } from './foot-ik-rig.js';
 
 export interface FootIKOptions {
   /**
@@ -37,6 +49,7 @@ export interface FootIKHost {
   readonly worldPositions: Float64Array;
   readonly worldRotations: Float64Array;
   readonly translations: Float64Array;
+  readonly rootPosition: Float64Array;
   readonly rootRotation: Float64Array;
   /** Recomputes one joint's world transform from its parent's. */
   updateWorldJoint(j: number): void;
@@ -44,138 +57,33 @@ export interface FootIKHost {
 
 // Temporaries of one call, shared by every character of a thread (they stay in cache in a crowd).
 const IK_SCRATCH = createTwoBoneIkScratch();
-const FOOT_WORLD_ROT = new Float64Array(4);
-const IK_TARGET = new Float64Array(3);
-const KNEE_POLE = new Float64Array(3);
-/** Share of a free leg's length over which its reach is softened (see softenReach). */
-const SOFT_REACH = 0.05;
-/** How much (in leg lengths) the foot's direction adds to the animated knee offset in the pole. */
-const POLE_FOOT_SHARE = 0.05;
 const PIVOT_FROM = new Float64Array(3);
 const PIVOT_TO = new Float64Array(3);
 const PIVOT_TURN = new Float64Array(4);
 const YAW_TURN = new Float64Array(4);
 /** The most a planted foot's heading is held against the body's turn (radians). */
-const MAX_HELD_TURN = Math.PI / 6;
+export const MAX_HELD_TURN = Math.PI / 6;
 /** A heading within this of the planted one is left as animated (radians; 0.3 degrees): no solve for it. */
-const HEADING_TOLERANCE = 0.005;
+export const HEADING_TOLERANCE = 0.005;
 const ANKLE_AS_ANIMATED = new Float64Array(3);
 /** The share of the leg's length it reaches to (the two-bone solve clamps at full extension). */
 const REACH_FRACTION = 0.995;
-/** The most a planted toe's heel is raised to keep the toe in the leg's reach (radians). */
-const MAX_HEEL_RAISE = Math.PI / 3;
 const DROP_VEC = new Float64Array(3);
+// Uneven ground: each leg's contact point target (3 per leg), the tilt and the whole turn of a foot, a foot-sized vector.
+const CONTACT_TARGET = new Float64Array(6);
+const TILT_TURN = new Float64Array(4);
+const FOOT_TURN = new Float64Array(4);
+const FOOT_OFFSET = new Float64Array(3);
 const DROP_LOCAL = new Float64Array(3);
 
-// The state block: per leg a locked flag (0/1) and four vectors, then the hips drop spring and the
-// cached decay factor. Plain numbers at fixed offsets so that a crowd keeps it next to the rest of a
-// character's state (see MotionMatchingController's storage).
-// SHOWN: where the contact point was displayed at the end of the last step (after IK and the hips drop).
-// HEEL, HEEL_VEL: the foot's turn about its planted toe (scaled angle-axis, world) and its rate;
-// HEEL_SHIFT: how far that turn moved the ankle target this step.
-// LOCK_YAW: the planted foot's heading (its world rotation's twist about +Y) when it was planted.
-const LOCKED = 0, LOCK = 1, OFFSET = 4, OFFSET_VEL = 7, TARGET = 10, SHOWN = 13, HEEL = 16, HEEL_VEL = 19, HEEL_SHIFT = 22, LOCK_YAW = 25, LEG_SIZE = 26;
-/** LOCKED: 0 free, 1 locked, RELEASED released while its contact lasts (planted again at the next one). */
-const RELEASED = 2;
+/** On uneven ground, how fast a planted foot may follow its animated height (m/s). */
+const PLANTED_VERTICAL_SPEED = 0.5;
+/** On uneven ground the hips drop once a leg is within this share of its length of full stretch. */
+const GROUND_REACH_SLACK = 0.03;
 /** A foot displayed higher than this above its animated height (in leg lengths) has not landed yet. */
-const LANDED_LEG_LENGTHS = 0.1;
-const HIPS_DROP = 2 * LEG_SIZE, HIPS_DROP_VEL = HIPS_DROP + 1, DECAY_DT = HIPS_DROP + 2, DECAY_E = HIPS_DROP + 3;
-// This step's dt and the hips drop the locked legs need: passed between the step's methods through
-// the block, since number arguments and results of calls that are not inlined get boxed.
-const STEP_DT = HIPS_DROP + 4, NEEDED_DROP = HIPS_DROP + 5;
-// The hips spring's decay factor, cached for the dt it was computed for.
-const HIPS_DT = HIPS_DROP + 6, HIPS_E = HIPS_DROP + 7;
-/** Values FootIK keeps per character (the size of the `storage` its constructor accepts). */
-export const FOOT_IK_STATE_SIZE = HIPS_DROP + 8;
+export const LANDED_LEG_LENGTHS = 0.1;
 /** Decay rate of the hips drop spring (half-life 0.06 s). */
 const HIPS_DROP_DAMPING = (2 * Math.LN2) / 0.06;
-
-/** One leg of the skeleton: which joints, which contact bit. The same for every character of a database. */
-interface LegJoints {
-  readonly hip: number;
-  readonly knee: number;
-  readonly foot: number;
-  readonly bit: number;
-  /**
-   * The point held still while the foot is in contact: the joint the contact label came from (the
-   * toe where the rig has one, else the foot itself). Holding the ankle instead would drag the toe
-   * round it while the heel rolls off.
-   */
-  readonly contact: number;
-  /** Hip to knee plus knee to ankle, in the rest pose (m): the rig's own scale for distances. */
-  readonly length: number;
-  /** Joints below the foot (toes, end joints), parents first: moved along after a solve. */
-  readonly below: Int32Array;
-}
-
-interface FootRig {
-  readonly legs: readonly [LegJoints, LegJoints];
-  readonly hips: number;
-  /** The hips and every joint below them (parents-first order). */
-  readonly hipsSubtree: Int32Array;
-}
-
-const rigs = new WeakMap<Database, FootRig>();
-
-function footRig(db: Database): FootRig {
-  let rig = rigs.get(db);
-  if (rig) return rig;
-  const parents = db.skeleton.parents;
-  const [contactL, contactR] = contactJoints(db.roles);
-  const leg = (foot: number, bit: number, contactJoint: number): LegJoints => {
-    const knee = parents[foot], hip = knee >= 0 ? parents[knee] : -1;
-    if (knee < 0 || hip < 0) throw new RangeError(`foot IK needs a hip and a knee above the foot "${db.skeleton.names[foot]}"`);
-    const below: number[] = [];
-    for (let j = foot + 1; j < parents.length; j++) if (parents[j] === foot || below.includes(parents[j])) below.push(j);
-    // A contact joint that does not hang below the foot cannot be moved by bending the leg: hold the foot.
-    const contact = contactJoint === foot || below.includes(contactJoint) ? contactJoint : foot;
-    const off = db.skeleton.offsets, norm = (j: number) => Math.hypot(off[3 * j], off[3 * j + 1], off[3 * j + 2]);
-    return { hip, knee, foot, bit, contact, length: norm(knee) + norm(foot), below: Int32Array.from(below) };
-  };
-  rig = {
-    legs: [leg(db.roles.leftFoot, CONTACT_LEFT, contactL), leg(db.roles.rightFoot, CONTACT_RIGHT, contactR)],
-    hips: db.roles.hips,
-    hipsSubtree: subtree(parents, db.roles.hips),
-  };
-  rigs.set(db, rig);
-  return rig;
-}
-
-/** A leg as debug views see it: its joints, whether it is locked, and live views of its vectors. */
-export interface FootIKLeg extends LegJoints {
-  readonly locked: boolean;
-  /** Where a locked foot is held (world). */
-  readonly lock: Float64Array;
-  /** Target = desired (lock or animated foot) + offset; the offset decays, making IK blend in/out smoothly. */
-  readonly offset: Float64Array;
-  readonly offsetVel: Float64Array;
-  readonly target: Float64Array;
-}
-
-/** FootIKLeg over a FootIK state block (a class, so that every leg view shares one shape). */
-class LegView implements FootIKLeg {
-  readonly hip: number;
-  readonly knee: number;
-  readonly foot: number;
-  readonly bit: number;
-  readonly contact: number;
-  readonly length: number;
-  readonly below: Int32Array;
-  readonly lock: Float64Array;
-  readonly offset: Float64Array;
-  readonly offsetVel: Float64Array;
-  readonly target: Float64Array;
-
-  constructor(joints: LegJoints, private readonly S: Float64Array, private readonly at: number) {
-    this.hip = joints.hip; this.knee = joints.knee; this.foot = joints.foot; this.bit = joints.bit; this.contact = joints.contact; this.length = joints.length; this.below = joints.below;
-    const view = (o: number) => S.subarray(at + o, at + o + 3);
-    this.lock = view(LOCK); this.offset = view(OFFSET); this.offsetVel = view(OFFSET_VEL); this.target = view(TARGET);
-  }
-
-  get locked(): boolean {
-    return this.S[this.at + LOCKED] === 1;
-  }
-}
 
 /**
  * Foot locking with two-bone IK: a foot is locked where it is when its contact starts and released
@@ -198,6 +106,7 @@ export class FootIK {
     const S = (this.S = storage ?? new Float64Array(FOOT_IK_STATE_SIZE));
     S[DECAY_DT] = -1;
     S[HIPS_DT] = -1;
+    S[FOOT_DT] = -1;
     this.rig = footRig(db);
     this.legs = this.rig.legs.map((joints, i) => new LegView(joints, S, i * LEG_SIZE));
   }
@@ -214,7 +123,11 @@ export class FootIK {
         S[at + HEEL + k] = 0; S[at + HEEL_VEL + k] = 0; S[at + HEEL_SHIFT + k] = 0;
         S[at + LOCK + k] = S[at + SHOWN + k] = worldPositions[c + k];
         S[at + TARGET + k] = worldPositions[f + k];
+        S[at + TILT + k] = 0; S[at + TILT_VEL + k] = 0; S[at + LOCK_NORMAL + k] = k === 1 ? 1 : 0;
       }
+      // On uneven ground a free foot starts from the ground under it (NaN: none followed yet).
+      S[at + SHIFT] = 0; S[at + SHIFT_OFFSET] = 0; S[at + SHIFT_VEL] = 0; S[at + SHIFT_PREV] = Number.NaN; S[at + PLANTED_HEIGHT] = 0;
+      S[at + CLEAR] = 0; S[at + CLEAR_VEL] = 0; S[at + FOLLOW] = 1; S[at + FOLLOW_VEL] = 0;
     }
   }
 
@@ -222,25 +135,43 @@ export class FootIK {
     return this.S[i * LEG_SIZE + LOCKED] === 1;
   }
 
+  /** How far leg i's foot is tilted towards the ground (radians; 0 on flat ground). */
+  groundTilt(i: number): number {
+    const S = this.S, t = i * LEG_SIZE + TILT;
+    return Math.sqrt(S[t] * S[t] + S[t + 1] * S[t + 1] + S[t + 2] * S[t + 2]);
+  }
+
   /** Current lowering of the hips (m) applied to keep locked feet reachable. */
   get hipsDrop(): number {
     return this.S[HIPS_DROP];
   }
 
-  /** Updates locks and bends the legs of `host`'s output pose towards the targets. */
-  apply(host: FootIKHost, dt: number): void {
+  /** The animated height of leg i's contact point above the animation's ground (the root) in the last step (m). */
+  animatedContactHeight(i: number): number {
+    return this.S[i * LEG_SIZE + ANIM_HEIGHT];
+  }
+
+  /**
+   * Updates locks and bends the legs of `host`'s output pose towards the targets. With a `ground`
+   * (uneven ground, docs/terrain.md) the feet are placed on it; without one, on the plane y = 0.
+   */
+  apply(host: FootIKHost, dt: number, ground: Ground | null = null, groundOptions: GroundOptions = DEFAULT_GROUND_OPTIONS): void {
     // dt goes to the step through the state block (inlined wrapper: no boxed argument).
     this.S[STEP_DT] = dt;
-    this.applyStep(host);
+    if (ground === null) this.applyStep(host);
+    else this.applyGroundStep(host, ground, groundOptions);
   }
 
   private applyStep(host: FootIKHost): void {
     const contacts = this.db.contacts[host.frame], S = this.S, legs = this.rig.legs;
-    const wp = host.worldPositions;
+    const wp = host.worldPositions, rootY = host.rootPosition[1];
     S[NEEDED_DROP] = 0;
+    S[HIPS_MAX] = this.opts.maxHipsDrop;
     for (let i = 0; i < 2; i++) {
       const leg = legs[i], at = i * LEG_SIZE, f = 3 * leg.foot, c = 3 * leg.contact;
       const contact = (contacts & leg.bit) !== 0;
+      S[at + ANIM_HEIGHT] = wp[c + 1] - rootY;
+      S[at + ANKLE_HEIGHT] = wp[f + 1] - rootY;
       if (S[at + LOCKED] === RELEASED && !contact) S[at + LOCKED] = 0;
       // A foot still coming down from a release (displayed well above where the animation has it)
       // is not planted yet: locking it in the air and stopping its fall at once would pop the leg.
@@ -279,7 +210,7 @@ export class FootIK {
       // point on the lock. The foot keeps its animated orientation, so a heel rolling off a planted toe
       // still rolls.
       for (let k = 0; k < 3; k++) S[at + TARGET + k] = wp[f + k] + (locked ? S[at + LOCK + k] - wp[c + k] : 0) + S[at + OFFSET + k];
-      if (locked) this.dropToReach(leg, at, wp);
+      if (locked) this.dropToReach(leg, at, wp, false);
     }
     const hipsY = wp[3 * this.rig.hips + 1];
     this.lowerHips(host);
@@ -324,10 +255,162 @@ export class FootIK {
       if (S[at + LOCKED] !== 1) softenReach(leg, wp, Math.sqrt(S[o] * S[o] + S[o + 1] * S[o + 1] + S[o + 2] * S[o + 2]));
       // A bent leg keeps its own bend plane (the solver's default, and its faster path); a nearly
       // straight one takes the pole.
-      const pole = kneePole(leg, wp, host.rootRotation) ? KNEE_POLE : null;
+      const pole = kneePole(leg, wp, host.rootRotation, false) ? KNEE_POLE : null;
       solveTwoBoneIkInto(host.rotations, host.worldPositions, host.worldRotations, this.db.skeleton.parents, leg.hip, leg.knee, leg.foot, IK_TARGET, IK_SCRATCH, pole);
       quatInvMultiply(host.rotations, 4 * leg.foot, host.worldRotations, 4 * leg.knee, FOOT_WORLD_ROT, 0);
       for (let k = 0; k < 4; k++) host.worldRotations[4 * leg.foot + k] = FOOT_WORLD_ROT[k];
+      for (let b = 0; b < leg.below.length; b++) host.updateWorldJoint(leg.below[b]);
+    }
+    for (let i = 0; i < 2; i++) {
+      const at = i * LEG_SIZE, c = 3 * legs[i].contact;
+      for (let k = 0; k < 3; k++) S[at + SHOWN + k] = wp[c + k];
+    }
+  }
+
+  /**
+   * The step on uneven ground (docs/terrain.md): applyStep with the feet on `ground`.
+   * - A foot is planted on the ground under its contact point and held there horizontally; its
+   *   height is the ground's there plus its animated height above the animation's ground (along the
+   *   normal) every step, so a rolling foot rolls; it tilts towards the normal (at most
+   *   maxFootTilt) about the contact point.
+   * - A free foot keeps its animated height over the ground under it, and over a step ahead of it
+   *   (followGroundUnderFoot); it goes down with the hips as on flat ground, but not into the ground.
+   * - Every turn of the foot (tilt, heading held, heel raised) is about the contact point, so that a
+   *   released foot's offset is its contact point's alone and the turn (HEEL, without the tilt)
+   *   blends out by itself.
+   * - The hips also drop for a free leg whose target ahead of the body is out of reach (a foot
+   *   stepping down: it would land late, dragged along by the stretched leg), by up to
+   *   maxHipsDropLegLengths. A free leg's target is the animation's over the ground, so on level
+   *   ground this asks for nothing.
+   */
+  private applyGroundStep(host: FootIKHost, ground: Ground, go: GroundOptions): void {
+    const contacts = this.db.contacts[host.frame], S = this.S, legs = this.rig.legs;
+    const wp = host.worldPositions, wr = host.worldRotations, root = host.rootPosition;
+    S[NEEDED_DROP] = 0;
+    // 0 keeps the hips drop off; else the larger of the flat limit and the uneven ground's.
+    const flatMax = this.opts.maxHipsDrop;
+    S[HIPS_MAX] = flatMax > 0 ? Math.max(flatMax, go.maxHipsDropLegLengths * 0.5 * (legs[0].length + legs[1].length)) : 0;
+    for (let i = 0; i < 2; i++) {
+      const leg = legs[i], at = i * LEG_SIZE, f = 3 * leg.foot, c = 3 * leg.contact, p = 3 * i;
+      const contact = (contacts & leg.bit) !== 0;
+      S[at + ANIM_HEIGHT] = wp[c + 1] - root[1];
+      S[at + ANKLE_HEIGHT] = wp[f + 1] - root[1];
+      if (S[at + LOCKED] === RELEASED && !contact) S[at + LOCKED] = 0;
+      if (S[at + LOCKED] === 1) {
+        // Held where it was planted, at its animated height over the ground there (a rolling foot
+        // rolls), moving up or down no faster than PLANTED_VERTICAL_SPEED: a contact label on a toe
+        // still high in a hop lowered the held foot at 2 m/s, faster than the hips drop, and the
+        // stretched leg snapped its knee (7-8 m/s).
+        const wanted = S[at + LOCK_GROUND] + S[at + ANIM_HEIGHT] / Math.max(S[at + LOCK_NORMAL + 1], Math.cos(go.maxFootTilt));
+        const most = PLANTED_VERTICAL_SPEED * S[STEP_DT], was = S[at + LOCK + 1];
+        S[at + LOCK + 1] = wanted > was + most ? was + most : wanted < was - most ? was - most : wanted;
+        const dx = S[at + LOCK] - wp[c], dz = S[at + LOCK + 2] - wp[c + 2];
+        const limit = this.opts.unlockLegLengths * leg.length;
+        if (!contact || dx * dx + dz * dz > limit * limit) {
+          // Hand over to the animation over the ground without a jump: the contact point's target
+          // (LOCK + OFFSET) becomes the animated one (shifted by the ground under it) plus the offset.
+          for (let k = 0; k < 3; k++) S[at + OFFSET + k] += S[at + LOCK + k] - wp[c + k];
+          S[at + LOCKED] = contact ? RELEASED : 0;
+          followGroundUnderFoot(S, at, leg, wp, root, ground, go, true);
+          S[at + OFFSET + 1] -= S[at + FOLLOW] * S[at + SHIFT];
+        }
+      } else {
+        followGroundUnderFoot(S, at, leg, wp, root, ground, go, false);
+        if (contact && S[at + LOCKED] === 0) {
+          // Plant it on the ground under it (GROUND_UNDER_FOOT, where it is horizontally), at its
+          // animated height above the ground along the normal, once it has come down that far; it
+          // settles from its free target onto the lock through the offset.
+          // (Where the ground is steeper than a foot tilts, e.g. a step's riser, as on a maxFootTilt slope.)
+          const lockY = GROUND_UNDER_FOOT[0] + S[at + ANIM_HEIGHT] / Math.max(GROUND_UNDER_FOOT[2], Math.cos(go.maxFootTilt));
+          if (S[at + SHOWN + 1] - lockY < LANDED_LEG_LENGTHS * leg.length) {
+            const freeY = wp[c + 1] + S[at + FOLLOW] * S[at + SHIFT] + S[at + OFFSET + 1];
+            S[at + LOCK] = wp[c] + S[at + OFFSET]; S[at + LOCK + 1] = lockY; S[at + LOCK + 2] = wp[c + 2] + S[at + OFFSET + 2];
+            for (let k = 0; k < 3; k++) {
+              S[at + OFFSET + k] = k === 1 ? freeY - lockY : 0;
+              S[at + OFFSET_VEL + k] = 0;
+              S[at + LOCK_NORMAL + k] = GROUND_UNDER_FOOT[1 + k];
+            }
+            S[at + LOCK_YAW] = twistYaw(wr, 4 * leg.foot);
+            S[at + LOCK_GROUND] = GROUND_UNDER_FOOT[0];
+            S[at + CLEAR] = 0; S[at + CLEAR_VEL] = 0;
+            S[at + PLANTED_HEIGHT] = S[at + ANIM_HEIGHT];
+            S[at + LOCKED] = 1;
+          }
+        }
+      }
+      this.decayOffset(at);
+      const locked = S[at + LOCKED] === 1;
+      if (!locked) this.decayHeel(at);
+      if (locked) tiltTowards(S, at, leg, S, at + LOCK_NORMAL, false, go);
+      else tiltTowards(S, at, leg, GROUND_UNDER_FOOT, 1, true, go);
+      // The contact point's target P, and the ankle's with the tilt about P: P + tilt·(ankle − contact).
+      for (let k = 0; k < 3; k++) CONTACT_TARGET[p + k] = (locked ? S[at + LOCK + k] : wp[c + k] + (k === 1 ? S[at + FOLLOW] * S[at + SHIFT] : 0)) + S[at + OFFSET + k];
+      quatFromScaledAngleAxis(TILT_TURN, 0, S, at + TILT);
+      for (let k = 0; k < 3; k++) FOOT_OFFSET[k] = wp[f + k] - wp[c + k];
+      quatRotateVec3(FOOT_OFFSET, 0, TILT_TURN, 0, FOOT_OFFSET, 0);
+      for (let k = 0; k < 3; k++) S[at + TARGET + k] = CONTACT_TARGET[p + k] + FOOT_OFFSET[k];
+      if (locked || contact || this.landingAhead(leg, at, wp, host.rootRotation)) this.dropToReach(leg, at, wp, true);
+    }
+    const hipsY = wp[3 * this.rig.hips + 1];
+    this.lowerHips(host);
+    const bodyDy = wp[3 * this.rig.hips + 1] - hipsY;
+    for (let i = 0; i < 2; i++) {
+      const leg = legs[i], at = i * LEG_SIZE, f = 3 * leg.foot, c = 3 * leg.contact, p = 3 * i;
+      const locked = S[at + LOCKED] === 1;
+      if (!locked) {
+        // A free foot goes down with the body, keeping the leg's animated shape (folding a swinging
+        // leg under lowered hips swung its knee about at 6-7 m/s), but never lower over the ground
+        // (followed smoothly, as S[SHIFT]) than it stands when planted.
+        const floor = root[1] + S[at + SHIFT] + S[at + PLANTED_HEIGHT];
+        const overGround = CONTACT_TARGET[p + 1] + (1 - S[at + FOLLOW]) * S[at + SHIFT]; // at its animated height over the ground
+        CONTACT_TARGET[p + 1] = Math.max(CONTACT_TARGET[p + 1] + bodyDy, Math.min(overGround, floor));
+      }
+      // The foot's turn: the tilt, then the heading held (planted) or what is left of a release's turn (free).
+      quatFromScaledAngleAxis(TILT_TURN, 0, S, at + TILT);
+      for (let k = 0; k < 4; k++) FOOT_TURN[k] = TILT_TURN[k];
+      let turned = S[at + TILT] * S[at + TILT] + S[at + TILT + 1] * S[at + TILT + 1] + S[at + TILT + 2] * S[at + TILT + 2] >= 1e-12;
+      if (locked) {
+        for (let k = 0; k < 3; k++) { S[at + HEEL + k] = 0; S[at + HEEL_VEL + k] = 0; S[at + HEEL_SHIFT + k] = 0; }
+        if (leg.contact !== leg.foot) {
+          const turn = Math.max(-MAX_HELD_TURN, Math.min(MAX_HELD_TURN, wrapAngle(S[at + LOCK_YAW] - twistYaw(wr, 4 * leg.foot))));
+          if (Math.abs(turn) >= HEADING_TOLERANCE) {
+            quatFromYaw(YAW_TURN, 0, turn);
+            quatMultiply(FOOT_TURN, 0, FOOT_TURN, 0, YAW_TURN, 0);
+            turned = true;
+          }
+        }
+      } else if (S[at + HEEL] * S[at + HEEL] + S[at + HEEL + 1] * S[at + HEEL + 1] + S[at + HEEL + 2] * S[at + HEEL + 2] >= 1e-12) {
+        quatFromScaledAngleAxis(PIVOT_TURN, 0, S, at + HEEL);
+        quatMultiply(FOOT_TURN, 0, FOOT_TURN, 0, PIVOT_TURN, 0);
+        turned = true;
+      }
+      // Ankle target P + turn·(ankle − contact) and the foot's world rotation turn·animated (the hips
+      // drop moved both joints alike: their difference is the animation's).
+      for (let k = 0; k < 3; k++) FOOT_OFFSET[k] = wp[f + k] - wp[c + k];
+      quatRotateVec3(IK_TARGET, 0, FOOT_TURN, 0, FOOT_OFFSET, 0);
+      for (let k = 0; k < 3; k++) IK_TARGET[k] += CONTACT_TARGET[p + k];
+      quatMultiply(FOOT_WORLD_ROT, 0, FOOT_TURN, 0, wr, 4 * leg.foot);
+      if (locked && leg.contact !== leg.foot) {
+        // Heel raised where the leg cannot reach the toe, or where the ground behind it is higher.
+        this.pivotAboutContact(leg, at, wp, false);
+        clearHeel(S, at, ground, go);
+        // Remembered for a release: the foot's whole turn apart from the tilt, tilt⁻¹ · rotation · animated⁻¹.
+        quatMultiplyInv(PIVOT_TURN, 0, FOOT_WORLD_ROT, 0, wr, 4 * leg.foot);
+        quatInvMultiply(PIVOT_TURN, 0, TILT_TURN, 0, PIVOT_TURN, 0);
+        quatToScaledAngleAxis(S, at + HEEL, PIVOT_TURN, 0);
+        turned = true;
+      }
+      for (let k = 0; k < 3; k++) S[at + TARGET + k] = IK_TARGET[k];
+      // Softened fully: on uneven ground a free leg is always solved, and a small lift of the ground
+      // under a nearly straight leg ran it into full stretch (the knee snapped straight and back).
+      if (!locked) softenReach(leg, wp, SOFT_REACH * leg.length);
+      let error = 0;
+      for (let k = 0; k < 3; k++) { const e = IK_TARGET[k] - wp[f + k]; error += e * e; }
+      if (error < 2.5e-9 && !turned) continue;
+      const pole = kneePole(leg, wp, host.rootRotation, true) ? KNEE_POLE : null;
+      solveTwoBoneIkInto(host.rotations, wp, wr, this.db.skeleton.parents, leg.hip, leg.knee, leg.foot, IK_TARGET, IK_SCRATCH, pole);
+      quatInvMultiply(host.rotations, 4 * leg.foot, wr, 4 * leg.knee, FOOT_WORLD_ROT, 0);
+      for (let k = 0; k < 4; k++) wr[4 * leg.foot + k] = FOOT_WORLD_ROT[k];
       for (let b = 0; b < leg.below.length; b++) host.updateWorldJoint(leg.below[b]);
     }
     for (let i = 0; i < 2; i++) {
@@ -418,25 +501,43 @@ export class FootIK {
     }
   }
 
+  /**
+   * Whether a free leg's target is ahead of its hip (along the character's forward): a foot about to
+   * land, whose reach the hips drop may have to make (stepping down). A trailing foot is leaving the
+   * ground: lowering the body for it only folded the other leg under it.
+   */
+  private landingAhead(leg: LegJoints, at: number, wp: Float64Array, rootRotation: Float64Array): boolean {
+    const S = this.S, h = 3 * leg.hip;
+    // forward (+Z) turned by the root's yaw rotation: = quatRotateVec3(rootRotation, (0, 0, 1))
+    const qx = rootRotation[0], qy = rootRotation[1], qz = rootRotation[2], qw = rootRotation[3];
+    const fx = 2 * (qx * qz + qw * qy), fz = 1 - 2 * (qx * qx + qy * qy);
+    return (S[at + TARGET] - wp[h]) * fx + (S[at + TARGET + 2] - wp[h + 2]) * fz > 0;
+  }
+
   /** Raises NEEDED_DROP to how far the hip joint must come down for the leg to reach its target. */
-  private dropToReach(leg: LegJoints, at: number, wp: Float64Array): void {
+  private dropToReach(leg: LegJoints, at: number, wp: Float64Array, ground: boolean): void {
     const S = this.S;
     const h = 3 * leg.hip, k = 3 * leg.knee, f = 3 * leg.foot;
-    const reach = dist3(wp, k, h) + dist3(wp, f, k) - 0.01;
+    // On uneven ground a little more slack: a planted leg held at full stretch (the heel raise keeps
+    // it at 99.5%) swings its knee fast as the body moves on (8 m/s downhill).
+    const reach = dist3(wp, k, h) + dist3(wp, f, k) - (ground ? GROUND_REACH_SLACK * leg.length : 0.01);
     const dx = S[at + TARGET] - wp[h], dz = S[at + TARGET + 2] - wp[h + 2], dy = wp[h + 1] - S[at + TARGET + 1];
     const horizontal = dx * dx + dz * dz;
     if (dx * dx + dy * dy + dz * dz <= reach * reach || dy <= 0) return;
+    // On uneven ground the limit is high: a target out of reach sideways is not lowered for, as no
+    // drop brings it in reach (a trailing foot held behind a walking body pulled the hips down 28 cm).
+    if (ground && horizontal >= reach * reach) return;
     // Lowering by d makes the vertical gap dy - d; the leg reaches when (dy - d)^2 + h^2 <= reach^2.
     const allowed = horizontal < reach * reach ? Math.sqrt(reach * reach - horizontal) : 0;
     if (dy - allowed > S[NEEDED_DROP]) S[NEEDED_DROP] = dy - allowed;
   }
 
   /**
-   * Lowers the hips (quickly when more is needed, slowly back) by at most maxHipsDrop and refreshes
+   * Lowers the hips (quickly when more is needed, slowly back) by at most S[HIPS_MAX] and refreshes
    * the world pose, so that planted feet are not dragged once the body moves past their reach.
    */
   private lowerHips(host: FootIKHost): void {
-    const max = this.opts.maxHipsDrop, S = this.S, dt = S[STEP_DT];
+    const S = this.S, max = S[HIPS_MAX], dt = S[STEP_DT];
     if (max <= 0) return;
     const want = Math.min(max, S[NEEDED_DROP]);
     // A critically damped spring (half-life 0.06 s) towards the wanted drop: its velocity stays
@@ -475,16 +576,6 @@ function dist3(a: Float64Array, i: number, j: number): number {
   return Math.sqrt(x * x + y * y + z * z);
 }
 
-/** `root` and its descendants, for a parents-first hierarchy. */
-function subtree(parents: Int32Array, root: number): Int32Array {
-  const inside = new Uint8Array(parents.length);
-  const out: number[] = [];
-  for (let j = 0; j < parents.length; j++) {
-    if (j === root || (parents[j] >= 0 && inside[parents[j]])) { inside[j] = 1; out.push(j); }
-  }
-  return Int32Array.from(out);
-}
-
 /** Throws RangeError naming the first foot IK option outside its range. */
 export function validateFootIKOptions(o: FootIKOptions): void {
   const check = (name: keyof FootIKOptions, ok: boolean, range: string) => {
@@ -494,58 +585,4 @@ export function validateFootIKOptions(o: FootIKOptions): void {
   check('blendHalfLife', Number.isFinite(o.blendHalfLife) && o.blendHalfLife > 0, 'a finite number > 0 (seconds)');
   check('maxHipsDrop', Number.isFinite(o.maxHipsDrop) && o.maxHipsDrop >= 0, 'a finite number >= 0 (metres)');
   check('hipsDropSpeed', Number.isFinite(o.hipsDropSpeed) && o.hipsDropSpeed >= 0, 'a finite number >= 0 (m/s)');
-}
-
-/**
- * The direction a leg's knee points (KNEE_POLE, world): the animated knee's offset from the line
- * hip-to-ankle, plus a little of the way the foot points (ankle to toe, else the character's
- * forward). A bent leg keeps its animated bend plane (the offset dominates); a nearly straight one,
- * whose bend plane the animation barely defines, bends the way its foot points. Without it a
- * swinging leg pulled back by a release's offset flipped its knee sideways within a step (6-7 m/s).
- */
-function kneePole(leg: LegJoints, wp: Float64Array, rootRotation: Float64Array): boolean {
-  const h = 3 * leg.hip, k = 3 * leg.knee, f = 3 * leg.foot, t = 3 * leg.contact;
-  // Knee offset from the hip-ankle line.
-  const ax = wp[f] - wp[h], ay = wp[f + 1] - wp[h + 1], az = wp[f + 2] - wp[h + 2];
-  const bx = wp[k] - wp[h], by = wp[k + 1] - wp[h + 1], bz = wp[k + 2] - wp[h + 2];
-  const aa = ax * ax + ay * ay + az * az, s = aa > 1e-12 ? (ax * bx + ay * by + az * bz) / aa : 0;
-  const ox = bx - s * ax, oy = by - s * ay, oz = bz - s * az;
-  const bend = Math.sqrt(ox * ox + oy * oy + oz * oz), share = POLE_FOOT_SHARE * leg.length;
-  if (bend >= share) return false; // the pole would be the bend itself
-  // Where the foot points, on the ground.
-  let fx = wp[t] - wp[f], fz = wp[t + 2] - wp[f + 2];
-  if (leg.contact === leg.foot || fx * fx + fz * fz < 1e-8) {
-    // forward (+Z) turned by the root's yaw rotation: = quatRotateVec3(rootRotation, (0, 0, 1))
-    const qx = rootRotation[0], qy = rootRotation[1], qz = rootRotation[2], qw = rootRotation[3];
-    fx = 2 * (qx * qz + qw * qy); fz = 1 - 2 * (qx * qx + qy * qy);
-  }
-  // The foot's share fades out as the animated bend grows, so that a bent leg's pole is its own bend
-  // and solving it for the animated ankle changes nothing (no snap when the solve stops).
-  const fl = Math.sqrt(fx * fx + fz * fz), w = (share - bend) / fl;
-  KNEE_POLE[0] = ox + w * fx; KNEE_POLE[1] = oy; KNEE_POLE[2] = oz + w * fz;
-  return true;
-}
-
-/**
- * Pulls a free leg's target (IK_TARGET) in smoothly where it nears the leg's full length: distance
- * d from the hip becomes s0 + w·(1 − e^(−(d − s0)/w)) beyond s0 = (1 − SOFT_REACH)·length, with
- * w = SOFT_REACH·length (continuous, with a continuous slope). A swinging leg blending out a
- * released lock otherwise ran into full extension and bent again within a step: the knee snapped
- * straight and back (6-7 m/s). Applied in proportion to what is left to blend (`blend`, the
- * offset's length, up to w), so that a leg with nothing left to blend is the animation's, and the
- * solve stopping changes nothing. Planted legs keep their targets: the heel raise handles their reach.
- */
-function softenReach(leg: LegJoints, wp: Float64Array, blend: number): void {
-  const h = 3 * leg.hip;
-  const x = IK_TARGET[0] - wp[h], y = IK_TARGET[1] - wp[h + 1], z = IK_TARGET[2] - wp[h + 2];
-  const d = Math.sqrt(x * x + y * y + z * z), w = SOFT_REACH * leg.length, s0 = leg.length - w;
-  if (d <= s0 || d < 1e-9) return;
-  const soft = s0 + w * (1 - Math.exp(-(d - s0) / w)), a = Math.min(1, blend / w);
-  const k = (d + a * (soft - d)) / d;
-  IK_TARGET[0] = wp[h] + x * k; IK_TARGET[1] = wp[h + 1] + y * k; IK_TARGET[2] = wp[h + 2] + z * k;
-}
-
-/** The heading of world rotation q[o..]: its twist about +Y, 2·atan2(y, w) (same sense as quatFromYaw). */
-function twistYaw(q: Float64Array, o: number): number {
-  return 2 * Math.atan2(q[o + 1], q[o + 3]);
 }

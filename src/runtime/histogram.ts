@@ -8,6 +8,10 @@
 export const SKATE_BINS = 5000;
 export const SKATE_BIN = 0.1;
 
+/** Foot-ground distances: 0.05 cm bins up to 50 cm. */
+export const GROUND_BINS = 1000;
+export const GROUND_BIN = 0.05;
+
 /** The upper edge (in bins) of the bin below which `q` of the histogram's mass lies. */
 export function percentile(hist: Float64Array, q: number): number {
   let total = 0;

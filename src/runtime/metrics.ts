@@ -2,7 +2,8 @@ import { springCharacterPredict } from '../math/spring.js';
 import type { MotionMatchingController, ControllerInput } from './controller.js';
 import { wrapAngle } from '../math/angle.js';
 import { CONTACT_LEFT, CONTACT_RIGHT, contactJoints } from '../features/contacts.js';
-import { SKATE_BINS, SKATE_BIN, percentile } from './histogram.js';
+import { SKATE_BINS, SKATE_BIN, GROUND_BINS, GROUND_BIN, percentile } from './histogram.js';
+import { sampleGround } from './ground/ground.js';
 
 /** Summary figures (docs/runtime.md, "Quality metrics"). */
 export interface QualityReport {
@@ -28,6 +29,29 @@ export interface QualityReport {
   typicalJumpP95: number;
   searchesPerSec: number;
   transitionsPerSec: number;
+  /**
+   * Foot-ground error of feet in contact (over steps where they are in contact at both ends, like
+   * the skate): d = the contact point's height above the ground under it, along the ground's normal
+   * (where the ground is steeper than a foot tilts, e.g. a step's riser, as on a slope of
+   * maxFootTilt), minus its animated height above the animation's ground. d > 0 floats, d < 0 is in
+   * the ground.
+   * |d| mean and 95th percentile (cm); float max(d, 0) and penetration max(−d, 0), mean and 95th
+   * percentile (cm). On flat ground (no `ground` option) the ground is y = 0, so a run on terrain
+   * compares with the same run without it.
+   */
+  footGroundErrorCm: number;
+  footGroundErrorP95Cm: number;
+  footFloatCm: number;
+  footFloatP95Cm: number;
+  footPenetrationCm: number;
+  footPenetrationP95Cm: number;
+  /**
+   * Swinging feet (not in contact): how far the contact point is lower over the ground under it than
+   * it stood at its last contact (it is then in the ground), 99th percentile and largest (cm). 0:
+   * the feet clear the ground.
+   */
+  swingPenetrationP99Cm: number;
+  swingPenetrationMaxCm: number;
 }
 
 const JUMP_BINS = 500; // 0.02 m/s bins up to 10 m/s
@@ -36,6 +60,7 @@ const HORIZONS = new Float64Array([0.5, 1]);
 // Temporaries of one observe() call, shared by every meter of a thread.
 const PRED_OUT = new Float64Array(6);
 const DESIRED = new Float64Array(3);
+const GROUND = new Float64Array(4);
 /** Input changes smaller than these (m/s, rad) keep a prediction valid. */
 const INPUT_SPEED_TOLERANCE = 0.1;
 const INPUT_ANGLE_TOLERANCE = 0.1;
@@ -58,6 +83,15 @@ export class QualityStats {
   errCount = new Float64Array(2);
   searches = 0;
   transitions = 0;
+  groundCount = 0;
+  groundErrorSum = 0;
+  groundFloatSum = 0;
+  groundPenetrationSum = 0;
+  groundErrorHist = new Float64Array(GROUND_BINS + 1);
+  groundFloatHist = new Float64Array(GROUND_BINS + 1);
+  groundPenetrationHist = new Float64Array(GROUND_BINS + 1);
+  swingPenetrationHist = new Float64Array(GROUND_BINS + 1);
+  swingPenetrationMax = 0;
 
   merge(o: QualityStats): void {
     this.seconds += o.seconds; this.steps += o.steps;
@@ -69,6 +103,15 @@ export class QualityStats {
     for (let i = 0; i < this.jumpHist.length; i++) this.jumpHist[i] += o.jumpHist[i];
     for (let h = 0; h < 2; h++) { this.errSum[h] += o.errSum[h]; this.errCount[h] += o.errCount[h]; }
     this.searches += o.searches; this.transitions += o.transitions;
+    this.groundCount += o.groundCount;
+    this.groundErrorSum += o.groundErrorSum; this.groundFloatSum += o.groundFloatSum; this.groundPenetrationSum += o.groundPenetrationSum;
+    for (let i = 0; i <= GROUND_BINS; i++) {
+      this.groundErrorHist[i] += o.groundErrorHist[i];
+      this.groundFloatHist[i] += o.groundFloatHist[i];
+      this.groundPenetrationHist[i] += o.groundPenetrationHist[i];
+      this.swingPenetrationHist[i] += o.swingPenetrationHist[i];
+    }
+    this.swingPenetrationMax = Math.max(this.swingPenetrationMax, o.swingPenetrationMax);
   }
 
   /** Rebuilds stats received from another thread (a structured clone loses the prototype). */
@@ -93,13 +136,23 @@ export class QualityStats {
       typicalJumpP95: percentile(this.jumpHist, 0.95) * JUMP_BIN,
       searchesPerSec: this.searches / seconds,
       transitionsPerSec: this.transitions / seconds,
+      footGroundErrorCm: this.groundCount ? this.groundErrorSum / this.groundCount : 0,
+      footGroundErrorP95Cm: percentile(this.groundErrorHist, 0.95) * GROUND_BIN,
+      footFloatCm: this.groundCount ? this.groundFloatSum / this.groundCount : 0,
+      footFloatP95Cm: percentile(this.groundFloatHist, 0.95) * GROUND_BIN,
+      footPenetrationCm: this.groundCount ? this.groundPenetrationSum / this.groundCount : 0,
+      footPenetrationP95Cm: percentile(this.groundPenetrationHist, 0.95) * GROUND_BIN,
+      swingPenetrationP99Cm: percentile(this.swingPenetrationHist, 0.99) * GROUND_BIN,
+      swingPenetrationMaxCm: this.swingPenetrationMax,
     };
   }
 }
 
 // The meter's numbers, first in its storage block.
 const M_TIME = 0, M_PREV_DT = 1, M_STEP_DT = 2, M_LAST_VX = 3, M_LAST_VZ = 4, M_LAST_FACING = 5, M_LAST_SEARCHES = 6, M_LAST_TRANSITIONS = 7;
-const SCALARS = 8;
+/** Each foot's contact point height over the ground at its last contact (cm; NaN before the first). */
+const M_PLANTED = 8;
+const SCALARS = 10;
 
 /**
  * Measures one controller as it runs: call observe() after every step. Per-step work allocates
@@ -170,6 +223,7 @@ export class QualityMeter {
     this.predZ = this.predX + R;
     this.predVersion = this.predZ + R;
     this.M[M_LAST_VX] = NaN; this.M[M_LAST_VZ] = NaN; this.M[M_LAST_FACING] = NaN;
+    this.M[M_PLANTED] = NaN; this.M[M_PLANTED + 1] = NaN;
     this.M[M_LAST_SEARCHES] = controller.searchCount;
     this.M[M_LAST_TRANSITIONS] = controller.transitionCount;
   }
@@ -227,6 +281,9 @@ export class QualityMeter {
       const contacts = c.contacts & this.prevContacts;
       if (contacts & CONTACT_LEFT) { this.recordSkate(wp, this.contactL, false); this.recordSkate(wp, c.db.roles.leftFoot, true); }
       if (contacts & CONTACT_RIGHT) { this.recordSkate(wp, this.contactR, false); this.recordSkate(wp, c.db.roles.rightFoot, true); }
+      // The same feet against the ground; feet out of contact now against the ground they swing over.
+      this.recordGround(wp, 0, this.contactL, (contacts & CONTACT_LEFT) !== 0, (c.contacts & CONTACT_LEFT) === 0);
+      this.recordGround(wp, 1, this.contactR, (contacts & CONTACT_RIGHT) !== 0, (c.contacts & CONTACT_RIGHT) === 0);
     }
     // This step becomes the previous one, over the older slot.
     for (let i = 0; i < n; i++) H[p2 + i] = wp[i];
@@ -244,6 +301,40 @@ export class QualityMeter {
     const s = this.stats;
     if (atAnkle) { s.ankleSkateSum += speed; s.ankleSkateHist[bin]++; }
     else { s.skateSum += speed; s.skateCount++; s.skateHist[bin]++; }
+  }
+
+  /**
+   * Leg `leg`'s contact point against the ground (see QualityReport.footGroundErrorCm): into the
+   * contact figures when `planted` (and remembered as where it stands), into the swing figure when
+   * `swinging`.
+   */
+  private recordGround(wp: Float64Array, leg: number, joint: number, planted: boolean, swinging: boolean): void {
+    if (!planted && !swinging) return;
+    const c = this.controller, s = this.stats, j = 3 * joint, ground = c.options.ground;
+    let g = 0, ny = 1;
+    if (ground !== null) {
+      sampleGround(ground, wp, j, GROUND);
+      // Along the normal where a foot can tilt with the ground, else (a riser) as on the steepest slope it tilts to.
+      g = GROUND[0]; ny = Math.max(GROUND[2], Math.cos(c.options.groundOptions.maxFootTilt));
+    }
+    const over = (wp[j + 1] - g) * ny * 100;
+    if (swinging) {
+      const pen = this.M[M_PLANTED + leg] - over;
+      if (pen > 0) {
+        s.swingPenetrationHist[Math.min(GROUND_BINS, Math.floor(pen / GROUND_BIN))]++;
+        if (pen > s.swingPenetrationMax) s.swingPenetrationMax = pen;
+      } else s.swingPenetrationHist[0]++; // (NaN before the first contact counts as clear)
+      return;
+    }
+    this.M[M_PLANTED + leg] = over;
+    // The animated height: what foot IK saw before moving the foot, or the pose itself without IK.
+    const animated = c.options.footIK ? c.footIK.animatedContactHeight(leg) : wp[j + 1] - c.rootPosition[1];
+    const d = over - animated * 100, e = Math.abs(d), fl = d > 0 ? d : 0, pen = d < 0 ? -d : 0;
+    s.groundCount++;
+    s.groundErrorSum += e; s.groundFloatSum += fl; s.groundPenetrationSum += pen;
+    s.groundErrorHist[Math.min(GROUND_BINS, Math.floor(e / GROUND_BIN))]++;
+    s.groundFloatHist[Math.min(GROUND_BINS, Math.floor(fl / GROUND_BIN))]++;
+    s.groundPenetrationHist[Math.min(GROUND_BINS, Math.floor(pen / GROUND_BIN))]++;
   }
 
   private trackTrajectory(input: ControllerInput): void {

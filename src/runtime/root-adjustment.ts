@@ -2,7 +2,8 @@
  * Moving the character's root by one step: the animation's root increment (plus the decaying
  * velocity offset of the last transition), then the constraints — adjustment towards the simulated
  * trajectory, the clamp (which pulls the simulation or the character, see clampMoves), the
- * application's collision hook — and one commit after all of them.
+ * application's collision hook, the height of the ground when there is one — and one commit after
+ * all of them.
  * Works on the controller's state block `s` (controller-state.ts).
  */
 import type { ControllerOptions } from './controller-options.js';
@@ -10,6 +11,7 @@ import { quatFromYaw, quatMultiply, quatYaw } from '../math/quat.js';
 import { SPACE_3D } from './root-motion/spaces.js';
 import { wrapAngle } from '../math/angle.js';
 import { ADJUST_DT, ADJUST_POS_K, ADJUST_ROT_K, ROOT_POS, ROOT_ROT, ROOT_VEL_OFFSET, SIM_POS, SIM_ROT, STEP_DT } from './controller-state.js';
+import { followGround } from './ground/root-height.js';
 
 // Temporaries of one call, shared by every controller of a thread.
 const STEP_LOCAL = new Float64Array(3);
@@ -26,7 +28,7 @@ export function moveRoot(s: Float64Array, o: ControllerOptions, step: Float64Arr
   const dt = s[STEP_DT];
   const v = STEP_LOCAL;
   v[0] = step[0] + (inertial ? s[ROOT_VEL_OFFSET] * dt : 0);
-  v[1] = 0; // the character stays on the ground plane; vertical root motion lives in the pose
+  v[1] = 0; // the root stays on the ground (y = 0, or the \`ground\`'s height); vertical root motion lives in the pose
   v[2] = step[2] + (inertial ? s[ROOT_VEL_OFFSET + 2] * dt : 0);
   const yawStep = step[3] + (inertial ? s[ROOT_VEL_OFFSET + 3] * dt : 0);
   // The increment applied to the root transform [ROOT_POS 3 | ROOT_ROT 4] (the 3D root-motion
@@ -80,6 +82,8 @@ export function moveRoot(s: Float64Array, o: ControllerOptions, step: Float64Arr
     if (Math.abs(angGap) > o.clampAngle) quatFromYaw(s, ROOT_ROT, simYaw + Math.sign(angGap) * o.clampAngle);
   }
   if (o.constrain) o.constrain(p);
+  // The height comes from the ground under the new position (never run on flat ground: y stays 0).
+  if (o.ground !== null || s[ROOT_POS + 1] !== 0) followGround(s, o, p);
   // Commit once, after every constraint.
   s[ROOT_POS] = p[0]; s[ROOT_POS + 1] = p[1]; s[ROOT_POS + 2] = p[2];
 }

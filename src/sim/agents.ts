@@ -5,6 +5,7 @@ import { QualityMeter, QualityStats } from '../runtime/metrics.js';
 import { CrowdSearchBatch } from '../runtime/crowd-batch.js';
 import { ScriptedDriver, type ScenarioName } from './scenarios.js';
 import { digestInit, digestWords, digestHex } from './hash.js';
+import { terrainGround, type TerrainSpec } from './terrain.js';
 
 export interface SimulationConfig {
   agents: number;
@@ -17,7 +18,9 @@ export interface SimulationConfig {
   /** Agent whose motion is recorded (for BVH export), or -1. */
   recordAgent: number;
   /** Controller options other than the defaults (structured-cloneable values only). */
-  controller?: Partial<Omit<ControllerOptions, 'constrain'>>;
+  controller?: Partial<Omit<ControllerOptions, 'constrain' | 'ground'>>;
+  /** Uneven ground the agents walk on (default: flat, y = 0). */
+  terrain?: TerrainSpec | null;
 }
 
 /** One agent's recorded motion: local pose and root transform per step. */
@@ -121,7 +124,7 @@ export class AgentGroup {
     // What a step reads of an agent: its driver and controller blocks and the meter's scalars and history (the
     // prediction rings after it are touched a little at a time).
     this.hotSize = driverSize + controllerSize + QualityMeter.perStepSize(db.skeleton.names.length);
-    const options = MotionMatchingController.resolveOptions({ ...cfg.controller, footIK: cfg.footIK });
+    const options = MotionMatchingController.resolveOptions({ ...cfg.controller, footIK: cfg.footIK, ...(cfg.terrain ? { ground: terrainGround(cfg.terrain) } : {}) });
     const J = db.skeleton.names.length;
     for (let a = first; a < first + count; a++) {
       const block = (a - first) * agentSize, at = block + driverSize;

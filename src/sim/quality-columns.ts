@@ -1,14 +1,15 @@
 /**
  * The measures `motionmatch quality` shows, as one list of column definitions: the table, the
  * JSON verdicts and the SVG chart are all drawn from it, so a new QualityReport field becomes a
- * column (with or without a target) by adding one entry here.
+ * column (with or without a target) by adding one entry here. Uneven ground (`--terrain`) adds the
+ * columns of TERRAIN_QUALITY_COLUMNS.
  */
 import type { QualityReport } from '../runtime/metrics.js';
-import { QUALITY_TARGETS, meetsTarget, type QualityTarget } from './quality-targets.js';
+import { QUALITY_TARGETS, TERRAIN_QUALITY_TARGETS, meetsTarget, type QualityFigures, type QualityTarget } from './quality-targets.js';
 
 export interface QualityColumn {
-  /** The QualityReport field shown. */
-  readonly key: keyof QualityReport;
+  /** The field shown: a QualityReport field, or on uneven ground a comparison with flat ground. */
+  readonly key: keyof QualityFigures;
   /** Full name (chart titles), and the table's shorter header. */
   readonly label: string;
   readonly header: string;
@@ -30,8 +31,27 @@ export const QUALITY_COLUMNS: readonly QualityColumn[] = [
   { key: 'searchesPerSec', label: 'searches per second', header: 'searches', unit: '/s', digits: 1 },
 ];
 
+/**
+ * The columns `motionmatch quality --terrain` adds: the feet against the ground (these figures are in
+ * every QualityReport; on flat ground they measure against y = 0) and the skate next to the same
+ * run on flat ground (terrain rows only).
+ */
+export const TERRAIN_QUALITY_COLUMNS: readonly QualityColumn[] = [
+  { key: 'footGroundErrorP95Cm', label: 'feet in contact: distance from the ground, 95th percentile', header: 'ground p95', unit: 'cm', digits: 2, target: TERRAIN_QUALITY_TARGETS.footGroundErrorP95Cm },
+  { key: 'footPenetrationP95Cm', label: 'feet in contact: depth in the ground, 95th percentile', header: 'in ground p95', unit: 'cm', digits: 2, target: TERRAIN_QUALITY_TARGETS.footPenetrationP95Cm },
+  { key: 'swingPenetrationMaxCm', label: 'swinging feet: deepest in the ground', header: 'swing in max', unit: 'cm', digits: 1 },
+  { key: 'skateOverFlatCmPerSec', label: 'foot skate minus the same run on flat ground', header: 'skate vs flat', unit: 'cm/s', digits: 2, target: TERRAIN_QUALITY_TARGETS.skateOverFlatCmPerSec },
+];
+
+/** The table's columns: QUALITY_COLUMNS, and with a terrain TERRAIN_QUALITY_COLUMNS after them. */
+export function qualityColumns(terrain: boolean): readonly QualityColumn[] {
+  return terrain ? [...QUALITY_COLUMNS, ...TERRAIN_QUALITY_COLUMNS] : QUALITY_COLUMNS;
+}
+
+/** The column's value in a row's report (NaN where the row has none, e.g. the flat rows' comparison with flat). */
 export function columnValue(column: QualityColumn, report: QualityReport): number {
-  return report[column.key];
+  const v = (report as QualityFigures)[column.key];
+  return typeof v === 'number' ? v : Number.NaN;
 }
 
 /** True / false against the column's target, null when it has none or the value is not a number. */

@@ -24,6 +24,7 @@ import { Ui } from './ui.js';
 import { CoveragePanel } from './coverage-panel.js';
 import type { CrowdOptions } from './crowd.js';
 import { applySchemaWeights, settingsFromFragment, type EngineSettings } from '../../src/sim/options-file.js';
+import { TerrainView, terrainSpec, type TerrainChoice } from './terrain.js';
 
 const MAX_AGENTS = 20000;
 /** Longest step (s): slower frames run the world slower rather than in big jumps. */
@@ -75,11 +76,15 @@ export class App {
   private readonly coverage: CoveragePanel;
   /** Engine settings from the page address (`motionmatch demo --options FILE`), or null. */
   private readonly settings: EngineSettings | null = null;
+  /** The ground the crowd walks on, and its mesh. */
+  private terrain: TerrainChoice = 'off';
+  private readonly terrainView: TerrainView;
 
   private constructor() {
     const canvas = document.getElementById('viewport') as HTMLCanvasElement;
     this.view = new SceneView(canvas);
     this.view.attachOrbitControls();
+    this.terrainView = new TerrainView(this.view.scene);
     this.crowdView = { frustum: new THREE.Frustum(), x: 0, z: 0, maxDrawn: this.view.software ? SOFTWARE_MAX_DRAWN : Infinity };
     // With worker threads and a GPU, the workers split the agents. Software WebGL (no GPU) keeps
     // the cores busy rasterising at a higher priority than the page's workers, which then wait
@@ -107,6 +112,7 @@ export class App {
       drawCrowd: (on) => this.setRendering(on),
       files: (files) => void this.loadFiles(files),
       builtin: () => void this.loadBuiltin(),
+      terrain: (choice) => void this.setTerrain(choice).catch((e: Error) => this.ui.message(e.message, 'error')),
     });
     this.histogram = new SearchHistogram(this.ui.histCanvas);
     window.addEventListener('resize', () => this.view.resize());
@@ -205,6 +211,7 @@ export class App {
     w.playerMesh.update(player);
     w.debug.update(player);
     this.view.centreGround(p[0], p[2]);
+    this.terrainView.follow(p[0], p[2]);
     if (this.frameNo % 6 === 0) this.coverage.update();
     if (this.drawScene) this.view.render();
     this.stats.render.push(performance.now() - t0);
@@ -282,7 +289,19 @@ export class App {
 
   /** Foot IK and inertialization as toggled, and the settings' controller options (when given). */
   private crowdOptions(): CrowdOptions {
-    return { footIK: this.footIK, inertialization: this.inertialization, controller: this.settings?.controller };
+    return { footIK: this.footIK, inertialization: this.inertialization, controller: this.settings?.controller, terrain: terrainSpec(this.terrain) };
+  }
+
+  /** Every character onto another ground (between frames); the terrain's mesh replaces the flat floor. */
+  private async setTerrain(choice: TerrainChoice): Promise<void> {
+    const spec = terrainSpec(choice); // refuses an unknown choice before anything changes
+    await this.exclusive(async () => {
+      this.terrain = choice;
+      this.terrainView.show(spec);
+      this.view.setFlatGroundVisible(spec === null);
+      this.ui.showTerrain(choice);
+      await this.world?.engine.setOptions(this.crowdOptions());
+    });
   }
 
   /** Says so when the crowd did not take the settings' controller options (only the weights then apply). */
@@ -493,6 +512,8 @@ export class App {
       setWorkerPolicy: (p: WorkerPolicy) => app.reconfigure({ policy: p }),
       setFootIK: (on: boolean) => app.setCrowdOptions({ footIK: on }),
       setInertialization: (on: boolean) => app.setCrowdOptions({ inertialization: on }),
+      get terrain() { return app.terrain; },
+      setTerrain: (choice: TerrainChoice) => app.setTerrain(choice),
       setRendering: (on: boolean | 'none') => app.setRendering(on),
       setRenderScale: (scale: number) => app.view.setRenderScale(scale),
       loadFiles: (files: File[]) => app.loadFiles(files),

@@ -14,6 +14,11 @@ import { CrowdSearchBatch, type BatchSearcher as BatchAnswerer } from '../../src
 import { ScriptedDriver } from '../../src/sim/scenarios.js';
 import type { ControllerSettings } from '../../src/sim/options-file.js';
 import type { StepTiming } from './stats.js';
+import { flatGround, type Ground } from '../../src/runtime/ground/ground.js';
+import { terrainGround, type TerrainSpec } from '../../src/sim/terrain.js';
+
+/** The level ground y = 0 a crowd goes back to after a terrain. */
+const LEVEL_GROUND = flatGround(0);
 
 /** What a crowd needs from a search backend: batches, and one matcher for single searches. */
 export interface BatchSearcher extends BatchAnswerer {
@@ -40,6 +45,8 @@ export interface CrowdOptions {
   inertialization: boolean;
   /** Controller options other than the defaults (a settings file's, `demo --options FILE`). */
   controller?: ControllerSettings;
+  /** Uneven ground for every character (src/sim/terrain.ts); null or absent: flat. */
+  terrain?: TerrainSpec | null;
 }
 
 /** Radius of the disc the agents wander in, for a crowd of n (about 8 m² each, at least 8 m). */
@@ -62,6 +69,8 @@ export class Crowd {
   private readonly candidateFrames: Int32Array;
   /** Index of the first agent in `characters` (1 with a player, else 0). */
   readonly first: number;
+  /** Whether the crowd has walked on a terrain (flat ground is then a level ground, see ground()). */
+  private hadTerrain = false;
 
   constructor(readonly db: Database, options: CrowdOptions, seed = 1, withPlayer = true) {
     this.options = { ...options };
@@ -123,13 +132,26 @@ export class Crowd {
     }
   }
 
-  /** Applies foot IK / inertialization switches to every character. */
+  /** Applies foot IK / inertialization switches and the terrain to every character. */
   setOptions(options: Partial<CrowdOptions>): void {
     Object.assign(this.options, options);
+    const ground = this.ground();
     for (const c of this.characters) {
       c.options.footIK = this.options.footIK;
       c.options.inertialization = this.options.inertialization;
+      c.options.ground = ground;
     }
+  }
+
+  /**
+   * The characters' ground: the terrain's, or none. Once there was a terrain, flat ground is a level
+   * ground rather than none, so that characters walk down onto it instead of their feet staying
+   * planted where the terrain had them.
+   */
+  private ground(): Ground | null {
+    const spec = this.options.terrain ?? null;
+    if (spec) this.hadTerrain = true;
+    return spec ? terrainGround(spec) : this.hadTerrain ? LEVEL_GROUND : null;
   }
 
   /** The agents' AI (not part of the timed engine update). */
@@ -174,7 +196,7 @@ export class Crowd {
   }
 
   private makeController(): MotionMatchingController {
-    return new MotionMatchingController(this.db, { ...this.options.controller, footIK: this.options.footIK, inertialization: this.options.inertialization });
+    return new MotionMatchingController(this.db, { ...this.options.controller, footIK: this.options.footIK, inertialization: this.options.inertialization, ground: this.ground() });
   }
 
   private add(c: MotionMatchingController, input: ControllerInput): void {

@@ -100,6 +100,12 @@ export class SceneView {
     this.rig.camera.updateProjectionMatrix();
   }
 
+  /** Shows or hides the flat ground and its grid (hidden while a terrain is drawn instead). */
+  setFlatGroundVisible(on: boolean): void {
+    this.grid.visible = on;
+    this.ground.visible = on;
+  }
+
   /** Keeps the grid and ground under the player (snapped to whole metres so the lines do not swim). */
   centreGround(x: number, z: number): void {
     const gx = Math.round(x), gz = Math.round(z);

@@ -6,6 +6,7 @@
 import type { Backend, SearchMethod } from '../../src/search/matcher.js';
 import type { WorkerPolicy } from './search-backend.js';
 import type { EngineMode } from './engines.js';
+import type { TerrainChoice } from './terrain.js';
 
 export interface UiHandlers {
   agents(n: number): void;
@@ -22,6 +23,7 @@ export interface UiHandlers {
   drawCrowd(on: boolean): void;
   files(files: File[]): void;
   builtin(): void;
+  terrain(choice: TerrainChoice): void;
 }
 
 function el<T extends HTMLElement>(id: string): T {
@@ -46,6 +48,7 @@ export class Ui {
   private readonly threads = el<HTMLSelectElement>('threads');
   private readonly policy = el<HTMLSelectElement>('policy');
   private readonly mirror = el<HTMLInputElement>('t-mirror');
+  private readonly terrain = el<HTMLSelectElement>('terrain');
   private readonly dbName = el('db-name');
   private readonly dbInfo = el('db-info');
   private readonly progress = el('progress');
@@ -87,6 +90,7 @@ export class Ui {
     toggle('t-charts', (on) => { this.chartsVisible = on; this.debug.classList.toggle('hidden', !on); this.timeline.classList.toggle('hidden', !on); h.charts(on); });
     toggle('t-render', h.drawCrowd);
     el('builtin-btn').addEventListener('click', (e) => { h.builtin(); refocus(e); });
+    this.terrain.addEventListener('change', (e) => { h.terrain(this.terrain.value as TerrainChoice); refocus(e); });
     this.banner.addEventListener('click', () => this.banner.classList.add('hidden'));
     this.attachDrop();
   }
@@ -116,6 +120,11 @@ export class Ui {
     this.threads.value = String(Math.min(4, s.threads));
     this.policy.value = s.policy;
     this.policy.disabled = s.threads < 2 || s.mode === 'split';
+  }
+
+  /** Reflects the ground the crowd walks on. */
+  showTerrain(choice: TerrainChoice): void {
+    this.terrain.value = choice;
   }
 
   setDatabase(name: string, info: string): void {

@@ -1,0 +1,135 @@
+/**
+ * The demo's terrain toggle in headless Chromium (Debian's /usr/bin/chromium through
+ * playwright-core), driven through the automation handle: `setTerrain('hills' | 'steps' | 'off')`
+ * puts every character on that ground and draws it, the player walks over it on its surface, a
+ * crowd keeps stepping, and the page logs no console error. Screenshots go to
+ * test-artifacts/terrain-*.png.
+ *
+ * Needs the compiled CLI and vite (`npm test` builds both first).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { REPO_ROOT } from '../helpers/cli.js';
+import { hillsField } from '../../src/sim/terrain.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const HAVE_CHROMIUM = existsSync(CHROMIUM);
+if (!HAVE_CHROMIUM) console.log(`terrain browser test skipped: ${CHROMIUM} not found (Debian: apt-get install chromium)`);
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic', '--no-first-run'];
+const ARTIFACTS = join(REPO_ROOT, 'test-artifacts');
+
+/** What the test reads from `window.motionmatch` (web/src/handle.ts, web/src/terrain.ts). */
+interface Handle {
+  ready: boolean;
+  error: string | null;
+  terrain: string;
+  player: { position: [number, number, number] };
+  stats: { frames: number; agents: number };
+  setAgents(n: number): Promise<void>;
+  setTerrain(choice: string): Promise<void>;
+}
+type W = { motionmatch: Handle };
+
+function startDemo(): Promise<{ child: ChildProcess; url: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(REPO_ROOT, 'bin/motionmatch.js'), 'demo', '--port', '0', '--json'], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PORT: '' } });
+    let out = '', err = '';
+    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`demo server did not start in time\n${err}`)); }, 80_000);
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (!out.includes('\n')) return;
+      clearTimeout(timer);
+      try { resolve({ child, url: (JSON.parse(out.split('\n')[0]) as { url: string }).url }); } catch { reject(new Error(`unexpected output: ${out}\n${err}`)); }
+    });
+    child.stderr!.on('data', (d: Buffer) => { err += d.toString(); });
+    child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`motionmatch demo exited with ${code}\n${err}`)); });
+  });
+}
+
+function stopDemo(child: ChildProcess): Promise<number | null> {
+  return new Promise((r) => {
+    if (child.exitCode !== null) { r(child.exitCode); return; }
+    child.once('exit', (code) => r(code));
+    child.kill('SIGINT');
+  });
+}
+
+const position = (page: Page) => page.evaluate(() => (window as unknown as W).motionmatch.player.position);
+const frames = (page: Page) => page.evaluate(() => (window as unknown as W).motionmatch.stats.frames);
+
+describe.skipIf(!HAVE_CHROMIUM)('the demo on uneven ground (headless Chromium)', () => {
+  let browser: Browser;
+  let demo: { child: ChildProcess; url: string };
+
+  beforeAll(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    demo = await startDemo();
+    const { chromium } = await import('playwright-core');
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    if (demo) expect(await stopDemo(demo.child)).toBe(0);
+  });
+
+  it('switches the crowd onto hills and steps and back through the handle, walking on the ground, with no console error', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+    const errors: string[] = [];
+    page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
+    page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+    await page.goto(demo.url);
+    await page.waitForFunction(() => (window as unknown as Partial<W>).motionmatch?.ready === true, null, { timeout: 60_000 });
+    expect(await page.evaluate(() => (window as unknown as W).motionmatch.terrain)).toBe('off');
+    await page.evaluate(() => (window as unknown as W).motionmatch.setAgents(100));
+
+    await page.evaluate(() => (window as unknown as W).motionmatch.setTerrain('hills'));
+    expect(await page.evaluate(() => (window as unknown as W).motionmatch.terrain)).toBe('hills');
+    expect(await page.locator('#terrain').inputValue()).toBe('hills');
+    // Walk: the player's root rides the hills (the same seeded hills `simulate --terrain hills` uses).
+    const hills = hillsField(1);
+    await page.locator('#viewport').click();
+    await page.keyboard.down('w');
+    const heights: number[] = [], gaps: number[] = [];
+    for (let k = 0; k < 12; k++) {
+      await page.waitForTimeout(250);
+      const [x, y, z] = await position(page);
+      heights.push(y);
+      gaps.push(Math.abs(y - hills.height(x, z)));
+    }
+    await page.keyboard.up('w');
+    const [x1, , z1] = await position(page);
+    expect(Math.hypot(x1, z1)).toBeGreaterThan(1); // it walked
+    expect(Math.max(...heights) - Math.min(...heights)).toBeGreaterThan(0.05); // up and down the hills
+    expect(Math.max(...gaps.slice(4))).toBeLessThan(0.3); // on the ground (a spring over steps)
+    const f0 = await frames(page);
+    await page.waitForTimeout(1000);
+    expect((await frames(page)) - f0).toBeGreaterThan(3); // 100 agents on hills keep frames coming
+    await page.screenshot({ path: join(ARTIFACTS, 'terrain-hills.png') });
+
+    await page.evaluate(() => (window as unknown as W).motionmatch.setTerrain('steps'));
+    await page.keyboard.down('w');
+    await page.waitForTimeout(1500);
+    await page.keyboard.up('w');
+    await page.screenshot({ path: join(ARTIFACTS, 'terrain-steps.png') });
+
+    // Back to flat: the root settles on y = 0.
+    await page.evaluate(() => (window as unknown as W).motionmatch.setTerrain('off'));
+    await page.waitForFunction(() => Math.abs((window as unknown as W).motionmatch.player.position[1]) < 1e-6, null, { timeout: 20_000 });
+    expect(await page.locator('#terrain').inputValue()).toBe('off');
+
+    // The control itself drives the same thing.
+    await page.locator('#terrain').selectOption('steps');
+    await page.waitForFunction(() => (window as unknown as W).motionmatch.terrain === 'steps', null, { timeout: 10_000 });
+    // A bad choice is refused and changes nothing.
+    const refused = await page.evaluate(() => (window as unknown as W).motionmatch.setTerrain('lava').then(() => 'accepted', (e: Error) => e.message));
+    expect(refused).toMatch(/terrain must be one of off, hills, steps, got lava/);
+    expect(await page.evaluate(() => (window as unknown as W).motionmatch.terrain)).toBe('steps');
+    expect(await page.evaluate(() => (window as unknown as W).motionmatch.error)).toBeNull();
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 120_000);
+});
