@@ -1,0 +1,76 @@
+/**
+ * The overlay's blend of one joint written readably, with the angular velocity it moves at: what an
+ * overlay layer shows for a given configuration (clip, time, weight, mode). The layer's step
+ * (overlay.ts) computes the same blend in expanded scalars; this form serves the switches, where
+ * the offsets start from the difference of two configurations, and the tests.
+ */
+import { quatInvMultiply, quatMultiply, quatMultiplyInv, quatNormalize, quatRotateVec3 } from '../math/quat.js';
+import type { OverlayClip } from './overlay-clip.js';
+
+/** Results of configRotation (temporaries of one call): the rotation, and its angular velocity (parent frame). */
+export const CONFIG_Q = new Float64Array(4);
+export const CONFIG_V = new Float64Array(3);
+
+const O = new Float64Array(4);
+const REF = new Float64Array(4);
+const D = new Float64Array(4);
+const C = new Float64Array(4);
+const W = new Float64Array(3);
+const B = new Float64Array(4);
+
+/** The clip's local rotation of joint j at `time` (s; clamped to its end, or wrapped when it loops) into out, and its angular velocity into w. */
+export function sampleOverlayRotation(clip: OverlayClip, time: number, j: number, out: Float64Array, w: Float64Array): void {
+  const J = clip.joints, n = clip.frames;
+  let u = Math.max(0, time) * clip.fps;
+  if (clip.loop) u %= n; else u = Math.min(u, n - 1);
+  const i0 = Math.floor(u + 1e-9) % n, a = u - i0 < 1e-9 ? 0 : u - i0;
+  const i1 = i0 + 1 < n ? i0 + 1 : clip.loop ? 0 : i0;
+  const R = clip.rotations, p = (i0 * J + j) * 4, q = (i1 * J + j) * 4;
+  // quatNlerp(out, R[p..], R[q..], a), in p's hemisphere.
+  const s = R[p] * R[q] + R[p + 1] * R[q + 1] + R[p + 2] * R[q + 2] + R[p + 3] * R[q + 3] < 0 ? -a : a;
+  for (let k = 0; k < 4; k++) out[k] = (1 - a) * R[p + k] + s * R[q + k];
+  quatNormalize(out, 0, out, 0);
+  const V = clip.angularVelocities, v0 = (i0 * J + j) * 3, v1 = (i1 * J + j) * 3;
+  for (let k = 0; k < 3; k++) w[k] = (1 - a) * V[v0 + k] + a * V[v1 + k];
+}
+
+/** nlerp(a, b, t) into out, in a's hemisphere. */
+function nlerp(out: Float64Array, a: Float64Array, b: Float64Array, t: number): void {
+  const s = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] < 0 ? -t : t;
+  for (let k = 0; k < 4; k++) out[k] = (1 - t) * a[k] + s * b[k];
+  quatNormalize(out, 0, out, 0);
+}
+
+const IDENTITY = new Float64Array([0, 0, 0, 1]);
+
+/**
+ * What a layer shows for joint j over the base rotation R[at..] (angular velocity (bx, by, bz)):
+ * `clip` at `time` with weight t (mask weight × layer weight) in mode 0 (override) or 1 (additive);
+ * the base itself when clip is null or t is 0. Into CONFIG_Q, and CONFIG_V its angular velocity,
+ * to first order: override (1 − t)·ω_B + t·ω_O; additive ω_B + t·(B·R⁻¹)·ω_O.
+ */
+export function configRotation(
+  R: Float64Array, at: number, clip: OverlayClip | null, time: number, t: number, mode: number,
+  j: number, bx: number, by: number, bz: number,
+): void {
+  for (let k = 0; k < 4; k++) B[k] = R[at + k];
+  if (clip === null || !(t > 0)) {
+    CONFIG_Q.set(B); CONFIG_V[0] = bx; CONFIG_V[1] = by; CONFIG_V[2] = bz;
+    return;
+  }
+  sampleOverlayRotation(clip, time, j, O, W);
+  if (mode === 1) {
+    for (let k = 0; k < 4; k++) REF[k] = clip.rotations[4 * j + k];
+    quatInvMultiply(D, 0, REF, 0, O, 0);
+    nlerp(C, IDENTITY, D, Math.min(1, t));
+    quatMultiply(CONFIG_Q, 0, B, 0, C, 0);
+    quatMultiplyInv(C, 0, B, 0, REF, 0);
+    quatRotateVec3(W, 0, C, 0, W, 0);
+    CONFIG_V[0] = bx + t * W[0]; CONFIG_V[1] = by + t * W[1]; CONFIG_V[2] = bz + t * W[2];
+    return;
+  }
+  if (t >= 1) CONFIG_Q.set(O);
+  else nlerp(CONFIG_Q, B, O, t);
+  const u = Math.min(1, t);
+  CONFIG_V[0] = (1 - u) * bx + u * W[0]; CONFIG_V[1] = (1 - u) * by + u * W[1]; CONFIG_V[2] = (1 - u) * bz + u * W[2];
+}
