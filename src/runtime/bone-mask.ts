@@ -113,8 +113,8 @@ function subtreeMask(skeleton: Skeleton, roots: readonly number[], falloff: numb
   for (let j = 0; j < J; j++) {
     const p = parents[j];
     if (p >= 0 && cut[p]) cut[j] = 1;
-    if (isRoot[j]) level[j] = 0;
-    else if (p >= 0 && level[p] >= 0) level[j] = level[p] + 1;
+    if (p >= 0 && level[p] >= 0) level[j] = level[p] + 1; // below a root: the larger weight
+    else if (isRoot[j]) level[j] = 0;
     if (cut[j] || level[j] < 0) continue;
     w[j] = Math.min(1, (level[j] + 1) / (falloff + 1));
   }

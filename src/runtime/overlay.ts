@@ -8,7 +8,8 @@
  *   override:  out = nlerp(B, O, m_j·w)                    (the clip's local pose replaces the base)
  *   additive:  out = B · nlerp(1, R⁻¹·O, m_j·w)             (the clip's change from its reference
  *                                                          pose R, its first frame, added on top)
- * Fades are smoothstep ramps (no velocity jump where they start or end). Anything that switches the
+ * Fades are smootherstep ramps (6u⁵ − 15u⁴ + 10u³: neither the velocity nor the acceleration
+ * jumps where a fade starts or ends). Anything that switches the
  * shown pose at once (a start without fade, a hard stop, a new clip while one plays, a jump to the
  * next gesture) is inertialized: the difference between the old and the new output, per masked
  * joint, becomes a rotation offset that decays with the controller's critically damped spring,
@@ -48,7 +49,7 @@ export interface OverlayOptions {
   mode: OverlayMode;
   /** The layer's weight at full fade, in [0, 1]. */
   weight: number;
-  /** Seconds the weight ramps up after play() and down after stop() (smoothstep); 0 = at once (inertialized). */
+  /** Seconds the weight ramps up after play() and down after stop() (smootherstep); 0 = at once (inertialized). */
   fadeIn: number;
   fadeOut: number;
   /** Half-life (s) of the offsets that smooth every switch; 0 turns inertialization off (switches pop). */
@@ -58,7 +59,7 @@ export interface OverlayOptions {
 }
 
 export const DEFAULT_OVERLAY_OPTIONS: Readonly<Omit<OverlayOptions, 'mask'>> = Object.freeze({
-  mode: 'override', weight: 1, fadeIn: 0.25, fadeOut: 0.3, halfLife: 0.1, entryWindow: 1,
+  mode: 'override', weight: 1, fadeIn: 0.5, fadeOut: 0.5, halfLife: 0.1, entryWindow: 1,
 });
 
 /** What to play: a clip (OverlayClip, or a database clip by name or index), or the database's frames carrying a tag. */
@@ -119,9 +120,10 @@ const EPSILON = 1e-7;
 // Readable steps shared by every layer of a thread (temporaries of one call).
 const QUERY = { buf: new Float64Array(0) };
 
-function smoothstep(x: number): number {
+/** 6u⁵ − 15u⁴ + 10u³ on [0, 1]: a fade whose rate and acceleration are zero where it starts and ends. */
+function smootherstep(x: number): number {
   const u = x <= 0 ? 0 : x >= 1 ? 1 : x;
-  return u * u * (3 - 2 * u);
+  return u * u * u * (u * (6 * u - 15) + 10);
 }
 
 function requireSeconds(what: string, v: number, allowInfinity = false): void {
@@ -326,10 +328,10 @@ export class OverlayLayer {
         else { S[TIME] -= dt; this.snapshot(); S[TIME] += dt; S[PLAYING] = 0; return; }
       }
     }
-    const fadeIn = S[FADE_IN] > 0 ? smoothstep(S[ELAPSED] / S[FADE_IN]) : 1;
+    const fadeIn = S[FADE_IN] > 0 ? smootherstep(S[ELAPSED] / S[FADE_IN]) : 1;
     let fade = S[FADE_FROM] + (1 - S[FADE_FROM]) * fadeIn;
     if (S[STOP_AT] !== Infinity) {
-      const out = 1 - smoothstep((S[ELAPSED] - S[STOP_AT]) / S[FADE_OUT]);
+      const out = 1 - smootherstep((S[ELAPSED] - S[STOP_AT]) / S[FADE_OUT]);
       fade = S[STOP_FROM] * out;
       if (out <= 0) { S[PLAYING] = 0; fade = 0; }
     }
@@ -473,12 +475,11 @@ export class OverlayLayer {
           let dy = rw * oy - rx * oz + ry * ow + rz * ox;
           let dz = rw * oz + rx * oy - ry * ox + rz * ow;
           let dw = rw * ow - rx * ox - ry * oy - rz * oz;
-          if (tw < 1) {
-            const s = dw < 0 ? -tw : tw;
-            dx *= s; dy *= s; dz *= s; dw = dw * s + (1 - tw);
-            const inv = 1 / Math.sqrt(dx * dx + dy * dy + dz * dz + dw * dw);
-            dx *= inv; dy *= inv; dz *= inv; dw *= inv;
-          }
+          // (normalised at full weight too: float32 clip rotations are unit only to ~1e-7)
+          const s = tw >= 1 ? 1 : dw < 0 ? -tw : tw;
+          dx *= s; dy *= s; dz *= s; dw = dw * s + (tw >= 1 ? 0 : 1 - tw);
+          const inv = 1 / Math.sqrt(dx * dx + dy * dy + dz * dz + dw * dw);
+          dx *= inv; dy *= inv; dz *= inv; dw *= inv;
           const nx = bw * dx + bx * dw + by * dz - bz * dy, ny = bw * dy - bx * dz + by * dw + bz * dx;
           const nz = bw * dz + bx * dy - by * dx + bz * dw, nw = bw * dw - bx * dx - by * dy - bz * dz;
           bx = nx; by = ny; bz = nz; bw = nw;
