@@ -5,9 +5,12 @@
  *
  * Per masked joint j with mask weight m_j and layer weight w (user weight × fades), with B the base
  * local rotation (after the controller's inertialization) and O the overlay clip's:
- *   override:  out = nlerp(B, O, m_j·w)                    (the clip's local pose replaces the base)
- *   additive:  out = B · nlerp(1, R⁻¹·O, m_j·w)             (the clip's change from its reference
+ *   override:  out = slerp(B, O, m_j·w) = B · (B⁻¹·O)^(m_j·w)   (the clip's local pose replaces the base)
+ *   additive:  out = B · (R⁻¹·O)^(m_j·w)                   (the clip's change from its reference
  *                                                          pose R, its first frame, added on top)
+ * The relative rotation D (B⁻¹·O or R⁻¹·O) is taken the same way round as on the previous step, so
+ * that a blend of rotations about 180 degrees apart never flips to the other arc mid-fade; a blend
+ * starts the short way.
  * Fades are smootherstep ramps (6u⁵ − 15u⁴ + 10u³: neither the velocity nor the acceleration
  * jumps where a fade starts or ends). Anything that switches the
  * shown pose at once (a start without fade, a hard stop, a new clip while one plays, a jump to the
@@ -28,7 +31,7 @@ import { databaseRuntime, type DatabaseRuntime } from './database-runtime.js';
 import { requireMaskFits, upperBodyMask, type BoneMask } from './bone-mask.js';
 import { overlayClipFromDatabase, type OverlayClip } from './overlay-clip.js';
 import { overlayFeaturesAt, overlayIndex, searchOverlayIndex, type OverlayIndex } from './overlay-search.js';
-import { configRotation, CONFIG_Q, CONFIG_V } from './overlay-blend.js';
+import { configRotation, CONFIG_Q, CONFIG_V, SLERP_BELOW } from './overlay-blend.js';
 
 /** What the layer edits: the controller's local pose, and what it reads of the base motion. */
 export interface OverlayHost {
@@ -82,7 +85,8 @@ export interface OverlayPlayOptions {
   start?: number;
 }
 
-// The state block: scalars at these offsets, then x0 (M*3) and j0 (M*3) of the masked joints' offsets.
+// The state block: scalars at these offsets, then x0 (M*3) and j0 (M*3) of the masked joints'
+// offsets, and the blend's arcs (M*4).
 let next = 0;
 const field = (): number => next++;
 /** 1 while an overlay plays (fading in, on, or fading out). */
@@ -151,6 +155,8 @@ export class OverlayLayer {
   private readonly S: Float64Array;
   private readonly x0: Float64Array;
   private readonly j0: Float64Array;
+  /** Per masked joint, the blend's relative rotation D of the last step, signed the way it went (zero: none). */
+  private readonly arc: Float64Array;
   /** The clip playing (null before the first play) and the one shown before the last switch. */
   private clip: OverlayClip | null = null;
   private prevClip: OverlayClip | null = null;
@@ -159,7 +165,7 @@ export class OverlayLayer {
 
   /** Values a layer keeps for `mask` (the size of the `storage` its constructor accepts). */
   static storageSize(mask: BoneMask): number {
-    return SCALARS + 6 * mask.joints.length;
+    return SCALARS + 10 * mask.joints.length;
   }
 
   constructor(db: Database, options: Partial<OverlayOptions> = {}, storage?: Float64Array) {
@@ -183,12 +189,13 @@ export class OverlayLayer {
     this.S = block.subarray(0, SCALARS);
     this.x0 = block.subarray(SCALARS, SCALARS + 3 * M);
     this.j0 = block.subarray(SCALARS + 3 * M, SCALARS + 6 * M);
+    this.arc = block.subarray(SCALARS + 6 * M, SCALARS + 10 * M);
     this.reset();
   }
 
   /** Drops the overlay and its offsets at once (teleports, resets): the next step shows the base. */
   reset(): void {
-    this.S.fill(0); this.x0.fill(0); this.j0.fill(0);
+    this.S.fill(0); this.x0.fill(0); this.j0.fill(0); this.arc.fill(0);
     this.S[STOP_AT] = Infinity; this.S[DURATION] = Number.NaN;
     this.clip = null; this.prevClip = null; this.index = null;
   }
@@ -236,6 +243,8 @@ export class OverlayLayer {
     const S = this.S;
     // A switch the fades do not smooth: over an overlay that shows, or a start without a fade-in.
     if (S[PLAYING] !== 0 || fadeIn === 0) this.snapshot();
+    // From nothing, the blends start the short way (a switch's offsets take the old arcs into account first).
+    if (S[PLAYING] === 0 && S[EVENT] === 0) this.arc.fill(0);
     const fadeNow = S[PLAYING] !== 0 ? S[FADE] : 0;
     this.clip = clip; this.index = index;
     S[PLAYING] = 1; S[FRESH] = 1; S[TIME] = start; S[ELAPSED] = 0;
@@ -323,8 +332,10 @@ export class OverlayLayer {
       const left = Math.min(clipLeft, S[DURATION] - S[ELAPSED]); // NaN duration: min(x, NaN) is NaN
       const remaining = Number.isNaN(left) ? clipLeft : left;
       if (remaining <= S[FADE_OUT] + 1e-9) {
-        // The fade-out ends where the clip (or the duration) does.
-        if (S[FADE_OUT] > 0) { S[STOP_AT] = S[ELAPSED] - (S[FADE_OUT] - Math.max(0, remaining)); S[STOP_FROM] = S[FADE]; }
+        // The fade-out ends where the clip (or the duration) does; one that could not start in time
+        // (a tag source's last gesture ended just before its duration) takes its full length from
+        // here, on the clip's last frame.
+        if (S[FADE_OUT] > 0) { S[STOP_AT] = S[ELAPSED] - Math.min(dt, Math.max(0, S[FADE_OUT] - remaining)); S[STOP_FROM] = S[FADE]; }
         else { S[TIME] -= dt; this.snapshot(); S[TIME] += dt; S[PLAYING] = 0; return; }
       }
     }
@@ -383,7 +394,7 @@ export class OverlayLayer {
       const j = J[k], m = this.maskWeights[k], k3 = 3 * k;
       const wb = base + 3 * j;
       // The previous configuration, one step on, and its angular velocity.
-      configRotation(R, 4 * j, prevShown ? this.prevClip : null, S[PREV_TIME] + dt, m * S[PREV_WEIGHT], S[PREV_MODE], j, W[wb], W[wb + 1], W[wb + 2]);
+      configRotation(R, 4 * j, prevShown ? this.prevClip : null, S[PREV_TIME] + dt, m * S[PREV_WEIGHT], S[PREV_MODE], j, W[wb], W[wb + 1], W[wb + 2], this.arc, 4 * k);
       let ox = CONFIG_Q[0], oy = CONFIG_Q[1], oz = CONFIG_Q[2], ow = CONFIG_Q[3];
       let vx = CONFIG_V[0], vy = CONFIG_V[1], vz = CONFIG_V[2];
       if (had) {
@@ -398,7 +409,7 @@ export class OverlayLayer {
         vy += e * (j0[k3 + 1] - y * x0[k3 + 1] - j0[k3 + 1] * y * t);
         vz += e * (j0[k3 + 2] - y * x0[k3 + 2] - j0[k3 + 2] * y * t);
       }
-      configRotation(R, 4 * j, nowShown ? this.clip : null, S[TIME], m * S[WEIGHT], S[MODE], j, W[wb], W[wb + 1], W[wb + 2]);
+      configRotation(R, 4 * j, nowShown ? this.clip : null, S[TIME], m * S[WEIGHT], S[MODE], j, W[wb], W[wb + 1], W[wb + 2], null, 0);
       const dx = -CONFIG_Q[0], dy = -CONFIG_Q[1], dz = -CONFIG_Q[2], dw = CONFIG_Q[3];
       // n = shown · new⁻¹ (quatMultiplyInv), the short way round, and its log (quatToScaledAngleAxis).
       let nx = ow * dx + ox * dw + oy * dz - oz * dy;
@@ -418,6 +429,7 @@ export class OverlayLayer {
       maxV = Math.max(maxV, Math.abs(vx), Math.abs(vy), Math.abs(vz));
     }
     S[MAX_X] = maxX; S[MAX_J] = maxJ; S[MAX_V] = maxV;
+    this.arc.fill(0); // the new configuration's blend starts the short way, as configRotation took it
     S[TAU] = 0;
     S[OFFSETS] = maxX > 0 || maxJ > 0 ? 1 : 0;
     this.prevClip = null;
@@ -439,7 +451,7 @@ export class OverlayLayer {
 
   /** Writes the masked joints: the base blended with the overlay (when playing), then the offsets (when any). */
   private blend(R: Float64Array): void {
-    const S = this.S, J = this.joints, M = J.length, mw = this.maskWeights, x0 = this.x0, j0 = this.j0;
+    const S = this.S, J = this.joints, M = J.length, mw = this.maskWeights, x0 = this.x0, j0 = this.j0, arc = this.arc;
     const clip = S[PLAYING] !== 0 ? this.clip : null;
     const w = S[WEIGHT], additive = S[MODE] === 1;
     let Q: Float32Array | null = null, i0 = 0, i1 = 0, a = 0, jointsInClip = 0;
@@ -449,13 +461,15 @@ export class OverlayLayer {
       i0 = fl >= clip.frames - 1 && !clip.loop ? clip.frames - 1 : fl % clip.frames;
       a = i0 === clip.frames - 1 && !clip.loop ? 0 : u - fl < 1e-9 ? 0 : u - fl;
       i1 = i0 + 1 < clip.frames ? i0 + 1 : clip.loop ? 0 : i0;
+    } else {
+      arc.fill(0);
     }
     const offsets = S[OFFSETS] !== 0;
     let e = 0, t = 0;
     if (offsets) { t = S[TAU]; e = Math.exp(-((2 * Math.LN2) / this.options.halfLife) * t); }
     const r0 = i0 * jointsInClip * 4, r1 = i1 * jointsInClip * 4;
     for (let k = 0; k < M; k++) {
-      const j = J[k], j4 = 4 * j;
+      const j = J[k], j4 = 4 * j, k4 = 4 * k;
       let bx = R[j4], by = R[j4 + 1], bz = R[j4 + 2], bw = R[j4 + 3];
       if (Q !== null) {
         // O = the clip at frame i0 + a: quatNlerp(Q, r0 + 4j, Q, r1 + 4j, a), as sampleFramePose does.
@@ -468,29 +482,37 @@ export class OverlayLayer {
           ox = x * inv; oy = y * inv; oz = z * inv; ow = ww * inv;
         }
         const tw = mw[k] * w;
-        if (additive) {
-          // D = R⁻¹·O (quatInvMultiply with the clip's first frame), then B · nlerp(1, D, tw).
-          const rx = -Q[j4], ry = -Q[j4 + 1], rz = -Q[j4 + 2], rw = Q[j4 + 3];
+        if (!additive && tw >= 1) {
+          bx = ox; by = oy; bz = oz; bw = ow;
+          arc[k4] = 0; arc[k4 + 1] = 0; arc[k4 + 2] = 0; arc[k4 + 3] = 0;
+        } else {
+          // D: the overlay's rotation relative to what it is blended from: B⁻¹·O (override) or R⁻¹·O
+          // (additive, R the clip's first frame); quatInvMultiply written out.
+          const rx = additive ? -Q[j4] : -bx, ry = additive ? -Q[j4 + 1] : -by, rz = additive ? -Q[j4 + 2] : -bz, rw = additive ? Q[j4 + 3] : bw;
           let dx = rw * ox + rx * ow + ry * oz - rz * oy;
           let dy = rw * oy - rx * oz + ry * ow + rz * ox;
           let dz = rw * oz + rx * oy - ry * ox + rz * ow;
           let dw = rw * ow - rx * ox - ry * oy - rz * oz;
-          // (normalised at full weight too: float32 clip rotations are unit only to ~1e-7)
-          const s = tw >= 1 ? 1 : dw < 0 ? -tw : tw;
-          dx *= s; dy *= s; dz *= s; dw = dw * s + (tw >= 1 ? 0 : 1 - tw);
-          const inv = 1 / Math.sqrt(dx * dx + dy * dy + dz * dz + dw * dw);
-          dx *= inv; dy *= inv; dz *= inv; dw *= inv;
+          // The same way round as last step (the short way when there is none): blending rotations
+          // about 180 degrees apart the short way each step flips the arc mid-fade (measured: 26 m/s).
+          const dot = dx * arc[k4] + dy * arc[k4 + 1] + dz * arc[k4 + 2] + dw * arc[k4 + 3];
+          if (dot < 0 || (dot === 0 && dw < 0)) { dx = -dx; dy = -dy; dz = -dz; dw = -dw; }
+          arc[k4] = dx; arc[k4 + 1] = dy; arc[k4 + 2] = dz; arc[k4 + 3] = dw;
+          // B · D^tw (= slerp(B, O, tw) for override): overlayPower, written out.
+          const u = tw >= 1 ? 1 : tw;
+          if (dw < SLERP_BELOW && u < 1) {
+            const len = Math.sqrt(dx * dx + dy * dy + dz * dz), h = Math.atan2(len, dw) * u, sc = Math.sin(h) / len;
+            dx *= sc; dy *= sc; dz *= sc; dw = Math.cos(h);
+          } else {
+            // Close rotations: nlerp(1, D, u) (within 0.1 degree of the slerp); normalised at full
+            // weight too: float32 clip rotations are unit only to ~1e-7.
+            dx *= u; dy *= u; dz *= u; dw = dw * u + (1 - u);
+            const inv = 1 / Math.sqrt(dx * dx + dy * dy + dz * dz + dw * dw);
+            dx *= inv; dy *= inv; dz *= inv; dw *= inv;
+          }
           const nx = bw * dx + bx * dw + by * dz - bz * dy, ny = bw * dy - bx * dz + by * dw + bz * dx;
           const nz = bw * dz + bx * dy - by * dx + bz * dw, nw = bw * dw - bx * dx - by * dy - bz * dz;
           bx = nx; by = ny; bz = nz; bw = nw;
-        } else if (tw >= 1) {
-          bx = ox; by = oy; bz = oz; bw = ow;
-        } else {
-          // nlerp(B, O, tw) in B's hemisphere.
-          const s = bx * ox + by * oy + bz * oz + bw * ow < 0 ? -tw : tw, b = 1 - tw;
-          const x = b * bx + s * ox, y = b * by + s * oy, z = b * bz + s * oz, ww = b * bw + s * ow;
-          const inv = 1 / Math.sqrt(x * x + y * y + z * z + ww * ww);
-          bx = x * inv; by = y * inv; bz = z * inv; bw = ww * inv;
         }
       }
       if (offsets) {
