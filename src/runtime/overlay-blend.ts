@@ -33,10 +33,14 @@ export function sampleOverlayRotation(clip: OverlayClip, time: number, j: number
   const i0 = Math.floor(u + 1e-9) % n, a = u - i0 < 1e-9 ? 0 : u - i0;
   const i1 = i0 + 1 < n ? i0 + 1 : clip.loop ? 0 : i0;
   const R = clip.rotations, p = (i0 * J + j) * 4, q = (i1 * J + j) * 4;
-  // quatNlerp(out, R[p..], R[q..], a), in p's hemisphere.
-  const s = R[p] * R[q] + R[p + 1] * R[q + 1] + R[p + 2] * R[q + 2] + R[p + 3] * R[q + 3] < 0 ? -a : a;
-  for (let k = 0; k < 4; k++) out[k] = (1 - a) * R[p + k] + s * R[q + k];
-  quatNormalize(out, 0, out, 0);
+  if (a === 0) {
+    for (let k = 0; k < 4; k++) out[k] = R[p + k]; // on a frame: as stored (as sampleFramePose reads it)
+  } else {
+    // quatNlerp(out, R[p..], R[q..], a), in p's hemisphere.
+    const s = R[p] * R[q] + R[p + 1] * R[q + 1] + R[p + 2] * R[q + 2] + R[p + 3] * R[q + 3] < 0 ? -a : a;
+    for (let k = 0; k < 4; k++) out[k] = (1 - a) * R[p + k] + s * R[q + k];
+    quatNormalize(out, 0, out, 0);
+  }
   const V = clip.angularVelocities, v0 = (i0 * J + j) * 3, v1 = (i1 * J + j) * 3;
   for (let k = 0; k < 3; k++) w[k] = (1 - a) * V[v0 + k] + a * V[v1 + k];
 }

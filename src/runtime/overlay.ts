@@ -340,7 +340,7 @@ export class OverlayLayer {
       }
     }
     const fadeIn = S[FADE_IN] > 0 ? smootherstep(S[ELAPSED] / S[FADE_IN]) : 1;
-    let fade = S[FADE_FROM] + (1 - S[FADE_FROM]) * fadeIn;
+    let fade = Math.min(1, S[FADE_FROM] + (1 - S[FADE_FROM]) * fadeIn);
     if (S[STOP_AT] !== Infinity) {
       const out = 1 - smootherstep((S[ELAPSED] - S[STOP_AT]) / S[FADE_OUT]);
       fade = S[STOP_FROM] * out;
