@@ -79,7 +79,10 @@ export interface OverlayPlayOptions {
    * search at the clip's end).
    */
   duration?: number;
-  /** Play until stop(): a clip wraps (inertialized at its end unless it loops), a tag keeps searching. */
+  /**
+   * Play until stop(): a clip wraps (inertialized at its end unless it loops), a tag keeps searching.
+   * (A looping clip given a duration wraps until then, too.)
+   */
   loop?: boolean;
   /** Clip sources: start this many seconds into the clip. */
   start?: number;
@@ -312,7 +315,7 @@ export class OverlayLayer {
     const clip = this.clip as OverlayClip, end = (clip.frames - 1) / clip.fps;
     const continues = S[LOOP] !== 0 || S[ELAPSED] < S[DURATION] - S[FADE_OUT];
     if (S[TIME] > end) {
-      if (clip.loop && S[LOOP] !== 0) {
+      if (clip.loop && continues) {
         S[TIME] -= clip.frames / clip.fps; // the last frame flows into the first
         if (S[TIME] > end) S[TIME] = 0;
       } else if (continues && (this.index || S[LOOP] !== 0)) {
@@ -328,7 +331,7 @@ export class OverlayLayer {
     }
     if (S[STOP_AT] === Infinity) {
       const cur = this.clip as OverlayClip;
-      const clipLeft = (cur.loop && S[LOOP] !== 0) || (continues && (this.index || S[LOOP] !== 0)) ? Infinity : (cur.frames - 1) / cur.fps - S[TIME];
+      const clipLeft = continues && (cur.loop || this.index || S[LOOP] !== 0) ? Infinity : (cur.frames - 1) / cur.fps - S[TIME];
       const left = Math.min(clipLeft, S[DURATION] - S[ELAPSED]); // NaN duration: min(x, NaN) is NaN
       const remaining = Number.isNaN(left) ? clipLeft : left;
       if (remaining <= S[FADE_OUT] + 1e-9) {

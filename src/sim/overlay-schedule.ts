@@ -7,7 +7,7 @@
  * agent index) and its locomotion is the same with or without them.
  */
 import { mulberry32Next, mulberry32Output } from '../util/prng.js';
-import type { OverlayLayer, OverlayMode } from '../runtime/overlay.js';
+import type { OverlayLayer, OverlayMode, OverlaySource } from '../runtime/overlay.js';
 
 /** What `simulate --overlay TAG` (and the demo's crowd) play and when (structured-cloneable). */
 export interface OverlaySimulation {
@@ -46,7 +46,11 @@ export class OverlaySchedule {
   static readonly storageSize = 3;
   private readonly S: Float64Array;
 
-  constructor(private readonly settings: OverlaySimulation, seed: number, agent: number, storage?: Float64Array) {
+  private readonly source: OverlaySource;
+
+  /** `source`: what to play (default: the settings' tag). */
+  constructor(private readonly settings: OverlaySimulation, seed: number, agent: number, storage?: Float64Array, source?: OverlaySource) {
+    this.source = source ?? { tag: settings.tag };
     if (storage !== undefined && !(storage instanceof Float64Array && storage.length >= OverlaySchedule.storageSize)) {
       throw new RangeError(`OverlaySchedule: storage must be a Float64Array of at least ${OverlaySchedule.storageSize} values`);
     }
@@ -80,7 +84,7 @@ export class OverlaySchedule {
     const due = S[T_NOW] >= S[T_NEXT];
     if (due) {
       const s = this.settings;
-      layer.play({ tag: s.tag }, { duration: this.between(s.duration), mode: s.mode });
+      layer.play(this.source, { duration: this.between(s.duration), mode: s.mode });
       S[T_NEXT] = S[T_NOW] + this.between(s.every);
     }
     S[T_NOW] += dt;

@@ -24,6 +24,7 @@ import { Ui } from './ui.js';
 import { CoveragePanel } from './coverage-panel.js';
 import type { CrowdOptions } from './crowd.js';
 import { applySchemaWeights, settingsFromFragment, type EngineSettings } from '../../src/sim/options-file.js';
+import { OverlayDemo } from './overlay-demo.js';
 
 const MAX_AGENTS = 20000;
 /** Longest step (s): slower frames run the world slower rather than in big jumps. */
@@ -75,6 +76,8 @@ export class App {
   private readonly coverage: CoveragePanel;
   /** Engine settings from the page address (`motionmatch demo --options FILE`), or null. */
   private readonly settings: EngineSettings | null = null;
+  /** The wave key and the crowd's waves (web/src/overlay-demo.ts). */
+  private readonly overlay: OverlayDemo;
 
   private constructor() {
     const canvas = document.getElementById('viewport') as HTMLCanvasElement;
@@ -91,6 +94,7 @@ export class App {
     this.input.onKey = (code) => {
       if (code === 'KeyH') this.ui.togglePanel();
       if (code === 'KeyR') void this.resetPlayer();
+      if (code === 'KeyG') void this.overlay.toggleWave();
     };
     this.ui = new Ui({
       agents: (n) => void this.setAgents(n),
@@ -119,6 +123,14 @@ export class App {
       database: () => (this.world ? { db: this.world.db, name: this.world.name } : null),
       player: () => (this.world ? { controller: this.world.engine.player, input: this.world.engine.playerInput } : null),
     }, document.getElementById('coverage-btn'));
+    this.overlay = new OverlayDemo({
+      database: () => this.world?.db ?? null,
+      player: () => this.world?.engine.player ?? null,
+      between: (fn) => this.exclusive(fn),
+      applyCrowd: () => this.setCrowdOptions({}),
+      agentsInWorkers: () => this.world?.engine.mode === 'split',
+      message: (text, kind) => this.ui.message(text, kind),
+    });
     installHandle(this.handle());
     const isolated = canShareMemory();
     this.ui.showIsolation(
@@ -205,7 +217,7 @@ export class App {
     w.playerMesh.update(player);
     w.debug.update(player);
     this.view.centreGround(p[0], p[2]);
-    if (this.frameNo % 6 === 0) this.coverage.update();
+    if (this.frameNo % 6 === 0) { this.coverage.update(); this.overlay.update(); }
     if (this.drawScene) this.view.render();
     this.stats.render.push(performance.now() - t0);
     if (this.charts) {
@@ -251,7 +263,7 @@ export class App {
   private async install(loaded: LoadedDatabase): Promise<void> {
     const { name } = loaded;
     const db = this.settings ? applySchemaWeights(loaded.db, this.settings, 'the page address (#options=...)') : loaded.db;
-    const engine = await createEngine(db, this.config, this.crowdOptions(), this.agents);
+    const engine = await createEngine(db, this.config, this.crowdOptions(db), this.agents);
     this.checkSettingsApplied(engine);
     const old = this.world;
     const segments = boneSegments(db);
@@ -281,8 +293,8 @@ export class App {
   }
 
   /** Foot IK and inertialization as toggled, and the settings' controller options (when given). */
-  private crowdOptions(): CrowdOptions {
-    return { footIK: this.footIK, inertialization: this.inertialization, controller: this.settings?.controller };
+  private crowdOptions(db = this.world?.db): CrowdOptions {
+    return { footIK: this.footIK, inertialization: this.inertialization, controller: this.settings?.controller, overlay: this.overlay.crowdSettings(db) };
   }
 
   /** Says so when the crowd did not take the settings' controller options (only the weights then apply). */
@@ -366,7 +378,7 @@ export class App {
     await this.exclusive(async () => {
       if (o.footIK !== undefined) this.footIK = o.footIK;
       if (o.inertialization !== undefined) this.inertialization = o.inertialization;
-      await this.world?.engine.setOptions({ footIK: this.footIK, inertialization: this.inertialization });
+      await this.world?.engine.setOptions({ footIK: this.footIK, inertialization: this.inertialization, overlay: this.overlay.crowdSettings(this.world?.db) });
     });
   }
 
@@ -484,6 +496,7 @@ export class App {
       player,
       stats,
       coverage: this.coverage.handle(),
+      overlay: this.overlay.handle(),
       whenReady: () => (app.ready ? Promise.resolve() : new Promise<void>((r) => app.readyWaiters.push(r))),
       setAgents: (n: number) => app.setAgents(n),
       setMode: (m: EngineMode) => app.reconfigure({ mode: m }),

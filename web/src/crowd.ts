@@ -14,6 +14,7 @@ import { CrowdSearchBatch, type BatchSearcher as BatchAnswerer } from '../../src
 import { ScriptedDriver } from '../../src/sim/scenarios.js';
 import type { ControllerSettings } from '../../src/sim/options-file.js';
 import type { StepTiming } from './stats.js';
+import { syncCrowdOverlays, type CrowdOverlays, type CrowdOverlaySettings } from './overlay-crowd.js';
 
 /** What a crowd needs from a search backend: batches, and one matcher for single searches. */
 export interface BatchSearcher extends BatchAnswerer {
@@ -40,6 +41,8 @@ export interface CrowdOptions {
   inertialization: boolean;
   /** Controller options other than the defaults (a settings file's, `demo --options FILE`). */
   controller?: ControllerSettings;
+  /** The agents' overlays (waves on a seeded schedule, web/src/overlay-crowd.ts), or null. */
+  overlay?: CrowdOverlaySettings | null;
 }
 
 /** Radius of the disc the agents wander in, for a crowd of n (about 8 m² each, at least 8 m). */
@@ -62,6 +65,8 @@ export class Crowd {
   private readonly candidateFrames: Int32Array;
   /** Index of the first agent in `characters` (1 with a player, else 0). */
   readonly first: number;
+  /** The agents' overlays, once asked for. */
+  overlays: CrowdOverlays | null = null;
 
   constructor(readonly db: Database, options: CrowdOptions, seed = 1, withPlayer = true) {
     this.options = { ...options };
@@ -74,6 +79,7 @@ export class Crowd {
     this.first = withPlayer ? 1 : 0;
     // The player, standing at the origin facing +Z.
     if (withPlayer) this.add(this.makeController(), createInput());
+    this.overlays = syncCrowdOverlays(null, this.options.overlay, db, seed, []);
   }
 
   get player(): MotionMatchingController {
@@ -100,6 +106,7 @@ export class Crowd {
     while (this.agentCount > n) {
       this.characters.pop();
       this.inputs.pop();
+      if (this.overlays && this.overlays.count > this.agentCount) this.overlays.removeLast();
     }
     if (this.agentCount === n) return;
     const port = new MatcherSearchPort(search.matcher, method);
@@ -120,6 +127,7 @@ export class Crowd {
       c.update(0, input, port);
       c.update(b.random() * c.options.searchInterval, input, port);
       this.add(c, input);
+      this.overlays?.add(c, i);
     }
   }
 
@@ -130,10 +138,12 @@ export class Crowd {
       c.options.footIK = this.options.footIK;
       c.options.inertialization = this.options.inertialization;
     }
+    this.overlays = syncCrowdOverlays(this.overlays, this.options.overlay, this.db, this.seed, this.characters.slice(this.first));
   }
 
   /** The agents' AI (not part of the timed engine update). */
   think(dt: number): void {
+    this.overlays?.tick(dt);
     for (let i = 0; i < this.agentCount; i++) {
       const d = this.drivers[i];
       d.stepSeconds = dt;
