@@ -158,13 +158,18 @@ describe.skipIf(!HAVE_CHROMIUM)('the wave in the demo (headless Chromium)', () =
       await page.waitForTimeout(800);
       await page.keyboard.press('g');
       await page.waitForFunction(() => (window as unknown as W).motionmatch.overlay.playing, null, { timeout: 10_000 });
-      let highest = -Infinity;
-      for (let i = 0; i < 12; i++) { await page.waitForTimeout(250); highest = Math.max(highest, (await overlay(page)).handRise); }
-      const o = await overlay(page);
-      await page.screenshot({ path: join(ARTIFACTS, 'overlay-wave-mocap.png') });
+      let highest = -Infinity, shot = false;
+      const clips = new Set<string>();
+      for (let i = 0; i < 12; i++) {
+        await page.waitForTimeout(250);
+        const o = await overlay(page);
+        highest = Math.max(highest, o.handRise);
+        if (o.clip) clips.add(o.clip);
+        if (!shot && o.handRise > 0.2) { await page.screenshot({ path: join(ARTIFACTS, 'overlay-wave-mocap.png') }); shot = true; }
+      }
       await page.keyboard.up('w');
-      expect(o.playing).toBe(true);
-      expect(o.clip).toMatch(/wave/);
+      expect(clips.size).toBeGreaterThan(0);
+      for (const c of clips) expect(c).toMatch(/wave/);
       expect(highest).toBeGreaterThan(0.2);
       expect(errors).toEqual([]);
     }, 60_000);
