@@ -75,6 +75,7 @@ export {
 export { OverlayLayer, DEFAULT_OVERLAY_OPTIONS, type OverlayOptions, type OverlayPlayOptions, type OverlaySource, type OverlayMode, type OverlayHost } from './runtime/overlay.js';
 export { overlayClipFromDatabase, overlayClipFromRotations, overlayClipFromClip, type OverlayClip } from './runtime/overlay-clip.js';
 export { overlayIndex, type OverlayIndex } from './runtime/overlay-search.js';
+export { synthesizedWave, type SynthesizedWave } from './runtime/overlay-wave.js';
 
 // simulation
 export { runSimulation, type SimulationOptions, type SimulationResult } from './sim/simulation.js';
