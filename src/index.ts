@@ -67,10 +67,23 @@ export { resolveControllerOptions, validateControllerOptions } from './runtime/c
 export { QualityMeter, QualityStats, type QualityReport } from './runtime/metrics.js';
 export { FootIK, DEFAULT_FOOT_IK_OPTIONS } from './runtime/foot-ik.js';
 
+// overlays: bone masks and layers over the locomotion (docs/overlays.md)
+export {
+  upperBodyMask, armsMask, boneMaskFromSubtree, boneMaskFromWeights, boneMaskFromWeightArray, parseBoneMaskSpec, maskSparesLegs, upperBodyRoot,
+  BoneMaskError, BONE_MASK_SPEC_HELP, type BoneMask, type SubtreeMaskOptions, type MaskRig,
+} from './runtime/bone-mask.js';
+export { OverlayLayer, DEFAULT_OVERLAY_OPTIONS, type OverlayOptions, type OverlayPlayOptions, type OverlaySource, type OverlayMode, type OverlayHost } from './runtime/overlay.js';
+export { overlayClipFromDatabase, overlayClipFromRotations, overlayClipFromClip, type OverlayClip } from './runtime/overlay-clip.js';
+export { overlayIndex, type OverlayIndex } from './runtime/overlay-search.js';
+export { synthesizedWave, type SynthesizedWave } from './runtime/overlay-wave.js';
+
 // simulation
 export { runSimulation, type SimulationOptions, type SimulationResult } from './sim/simulation.js';
 export { ScriptedDriver, SCENARIOS, QUALITY_SCENARIOS, type ScenarioName } from './sim/scenarios.js';
 export { raiseInliningBudget, tuneJitForCrowds, INLINING_FLAGS, CROWD_JIT_FLAGS } from './util/jit-node.js';
+export { OverlaySchedule, overlaySimulation, DEFAULT_OVERLAY_SIMULATION, type OverlaySimulation } from './sim/overlay-schedule.js';
+export { OverlayStats, OverlayMeter, type OverlayReport } from './sim/overlay-metrics.js';
+export { measureOverlayCost, type OverlayCost, type OverlayCostOptions } from './sim/overlay-cost.js';
 
 // data tools: settings files, coverage, tuning
 export { parseSettings, checkSettings, applySchemaWeights, formatSettings, SettingsError, type EngineSettings, type ControllerSettings } from './sim/options-file.js';

@@ -22,12 +22,16 @@ import { readSettingsFile } from '../sim/options-file-node.js';
 import { applySchemaWeights } from '../sim/options-file.js';
 import { TERRAIN_KINDS, describeTerrain, terrainReport, type TerrainSpec } from '../sim/terrain.js';
 import { readTerrainOption } from '../sim/terrain-file-node.js';
+import { overlaySimulation, type OverlaySimulation } from '../sim/overlay-schedule.js';
+import { OverlayStats } from '../sim/overlay-metrics.js';
+import { overlayFigures, overlayText } from '../sim/overlay-report.js';
 
 export const SIMULATE_USAGE = `usage: motionmatch simulate [--db FILE] [--agents N] [--seconds S] [--hz H] [--seed K]
                             [--workers W] [--scenario wander|path|stop-go|strafe|mixed]
                             [--method kdtree|aabb|brute] [--backend auto|wasm-simd|wasm-scalar|js]
                             [--no-ik] [--no-warmup] [--export-bvh FILE --agent I] [--terrain hills|steps|FILE]
                             [--shard I/N | --shard auto/N] [--out FILE] [--json]
+                            [--overlay TAG [--overlay-mask SPEC] [--overlay-mode override|additive]]
 
   Runs N headless agents, each with its own motion matching controller, driven by seeded scripted
   inputs, stepped at H Hz with every step's searches answered in one batch. Deterministic: the same
@@ -46,7 +50,14 @@ export const SIMULATE_USAGE = `usage: motionmatch simulate [--db FILE] [--agents
                      \`motionmatch tune\` writes them; docs/tuning.md)
   --terrain T        walk on uneven ground: hills (slopes up to 30°) or steps (10-25 cm), seeded
                      with --seed, or FILE, a height field (JSON or binary, docs/terrain.md); the
-                     report adds the feet's error against the ground (one thread, no --shard)`;
+                     report adds the feet's error against the ground (one thread, no --shard)
+  --overlay TAG      every agent plays overlays of the frames tagged TAG (e.g. wave, from
+                     \`build --tag wave=*wave*\`) over its locomotion on a seeded schedule; the report
+                     gains the overlay figures (docs/overlays.md). One thread, no --shard.
+  --overlay-mask SPEC  the joints the overlay takes over: upper[:N] (default upper:2), arms[:N],
+                     NAME[,NAME...][:N] (subtrees, falloff over N joints) or NAME=W,... (weights)
+  --overlay-mode M   override (default: the gesture's local pose) or additive (its change from its
+                     first frame, added to the locomotion)`;
 
 const METHODS: readonly SearchMethod[] = ['kdtree', 'aabb', 'brute', 'early'];
 const BACKENDS: ReadonlyArray<Backend | 'auto'> = ['auto', 'wasm-simd', 'wasm-scalar', 'js'];
@@ -71,6 +82,9 @@ export async function simulateCommand(argv: string[]): Promise<number> {
     out: { type: 'string' },
     options: { type: 'string' },
     terrain: { type: 'string' },
+    overlay: { type: 'string' },
+    'overlay-mask': { type: 'string' },
+    'overlay-mode': { type: 'string' },
     json: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   }, SIMULATE_USAGE);
@@ -105,6 +119,7 @@ export async function simulateCommand(argv: string[]): Promise<number> {
   if (values.options === '') throw new UsageError('--options needs a file name', SIMULATE_USAGE);
   const settings = values.options !== undefined ? readSettingsFile(values.options) : null;
   const terrain = terrainArgument(values.terrain, seed, workers, shard !== null);
+  const overlay = overlayOption(values, workers, shard !== null);
 
   const built = values.db ? readDatabaseFile(values.db) : buildDatabase(builtinSources());
   const db = settings ? applySchemaWeights(built, settings, values.options) : built;
@@ -115,6 +130,7 @@ export async function simulateCommand(argv: string[]): Promise<number> {
     footIK: !values['no-ik'] && (settings?.controller.footIK ?? true), controller: settings?.controller,
     agentRange: range ?? undefined, terrain,
     onProgress: (d, t) => bar.update(d, t, label),
+    ...(overlay ? { overlay, overlaySink: new OverlayStats() } : {}),
   };
   if (shard && range) {
     const startedAt = new Date();
@@ -147,7 +163,8 @@ export async function simulateCommand(argv: string[]): Promise<number> {
   bar.done();
   const exported = exportRecording(db, result.recording, exportPath, hz);
   const { recording: _omit, ...report } = result;
-  const out = { ...report, db: { source: values.db ?? 'builtin', frames: db.frameCount, clips: db.clips.length }, options: values.options ?? null, terrain: terrainReport(terrain), exported };
+  const overlayReport = overlay && options.overlaySink ? overlayFigures(db, overlay, options.overlaySink, hz) : undefined;
+  const out = { ...report, db: { source: values.db ?? 'builtin', frames: db.frameCount, clips: db.clips.length }, options: values.options ?? null, terrain: terrainReport(terrain), exported, ...(overlayReport ? { overlay: overlayReport } : {}) };
   if (values.out !== undefined) writeFileAtomic(values.out, JSON.stringify(out) + '\n', 'simulation report');
   if (json) {
     process.stdout.write(JSON.stringify(out) + '\n');
@@ -156,6 +173,7 @@ export async function simulateCommand(argv: string[]): Promise<number> {
   process.stdout.write(formatSimulationText(report, `simulated ${agents} agents for ${seconds} s at ${hz} Hz (${report.steps} steps, scenario ${scenario}, seed ${seed}) on ${workers} thread(s), ${report.backend} ${method}`) +
     (terrain ? terrainText(terrain, report.quality) : '') +
     (values.options !== undefined ? `  settings     ${values.options}\n` : '') +
+    (overlayReport ? overlayText(overlayReport) : '') +
     (exported ? `  exported     agent ${recordAgent} to ${exported.file} (${exported.frames} frames)\n` : ''));
   return 0;
 }
@@ -177,6 +195,22 @@ function terrainText(t: TerrainSpec, q: SimulationResult['quality']): string {
   const f = (x: number, d = 2) => x.toFixed(d);
   return `  terrain      ${describeTerrain(t)}\n` +
     `  ground       feet in contact ${f(q.footGroundErrorCm)} cm from the ground (p95 ${f(q.footGroundErrorP95Cm)}); in it ${f(q.footPenetrationCm)} cm (p95 ${f(q.footPenetrationP95Cm)}), above it ${f(q.footFloatCm)} cm (p95 ${f(q.footFloatP95Cm)}); swinging feet in it: p99 ${f(q.swingPenetrationP99Cm)} cm, max ${f(q.swingPenetrationMaxCm)} cm\n`;
+}
+
+/** The --overlay options as simulation settings (null without --overlay), or a usage error. */
+function overlayOption(values: { overlay?: string; 'overlay-mask'?: string; 'overlay-mode'?: string }, workers: number, sharded: boolean): OverlaySimulation | null {
+  if (values.overlay === undefined) {
+    if (values['overlay-mask'] !== undefined || values['overlay-mode'] !== undefined) throw new UsageError('--overlay-mask and --overlay-mode go with --overlay TAG', SIMULATE_USAGE);
+    return null;
+  }
+  if (values.overlay.trim() === '') throw new UsageError('--overlay needs a tag (e.g. --overlay wave)', SIMULATE_USAGE);
+  // The worker threads and the shard reports do not carry overlays yet: refuse rather than run without them.
+  if (workers > 1) throw new UsageError('--overlay runs on one thread (drop --workers)', SIMULATE_USAGE);
+  if (sharded) throw new UsageError('--overlay does not combine with --shard', SIMULATE_USAGE);
+  const mode = values['overlay-mode'] ?? 'override';
+  if (mode !== 'override' && mode !== 'additive') throw new UsageError(`--overlay-mode must be override or additive, got '${mode}'`, SIMULATE_USAGE);
+  if (values['overlay-mask'] !== undefined && values['overlay-mask'].trim() === '') throw new UsageError('--overlay-mask needs a specification (e.g. upper:2, arms)', SIMULATE_USAGE);
+  return overlaySimulation(values.overlay.trim(), { mode, ...(values['overlay-mask'] !== undefined ? { mask: values['overlay-mask'] } : {}) });
 }
 
 /** --shard's value, or a usage error naming what is wrong with it. */

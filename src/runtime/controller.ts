@@ -30,6 +30,7 @@ import { moveRoot } from './root-adjustment.js';
 import { placeOnGround } from './ground/root-height.js';
 import { travelCoverage, nearestCoveredTravel } from './travel-coverage.js';
 import { twistUpperBody, upperBodyRig } from './upper-body-twist.js';
+import { OverlayLayer, type OverlayPlayOptions, type OverlaySource } from './overlay.js';
 
 export { createInput, DEFAULT_CONTROLLER_OPTIONS, type ControllerInput, type ControllerOptions } from './controller-options.js';
 export type { ControllerCounters } from './controller-state.js';
@@ -127,6 +128,9 @@ export class MotionMatchingController {
   /** Foot locking and IK state (locks, targets) for debug views. */
   readonly footIK: FootIK;
 
+  /** The overlay layer over the locomotion (docs/overlays.md), or null. */
+  private overlayLayer: OverlayLayer | null = null;
+
   /**
    * Defaults filled in and validated. Controllers given the returned object share it instead of
    * copying it: a crowd passes one object to every character (one copy in cache, not thousands),
@@ -218,6 +222,7 @@ export class MotionMatchingController {
     this.s[LAST_DESIRED_VX] = 0; this.s[LAST_DESIRED_VZ] = 0; this.s[LAST_DESIRED_FACING] = yaw;
     this.s[DESIRED_ROT_YAW] = Number.NaN; // recomputed by the next prepare()
     this.inert.reset();
+    this.overlayLayer?.reset();
     this.s.fill(0, ROOT_VEL_OFFSET, ROOT_VEL_OFFSET + 8);
     this.layerCount = 1; this.s[LAYER_FRAME] = frame; this.s[LAYER_FRACTION] = 0; this.s[LAYER_WEIGHT] = 1;
     this.s[SEARCH_TIMER] = 0;
@@ -376,6 +381,9 @@ export class MotionMatchingController {
       this.rotations.set(this.playing.rotations);
     }
     moveRoot(this.s, o, rootDelta, o.inertialization && o.blendMode === 'inertialize');
+    // The overlay edits the masked joints' local rotations before forward kinematics; foot IK and
+    // orientation warping's upper-body turn then act on top of it (docs/overlays.md).
+    if (this.overlayLayer !== null) this.overlayLayer.apply(this);
     this.computeWorldPose();
     if (o.footIK) this.footIK.apply(this, dt, o.ground, o.groundOptions);
     if (o.orientationWarp > 0) this.turnUpperBody();
@@ -528,6 +536,40 @@ export class MotionMatchingController {
   /** World transforms of the output pose (character root * root-relative local pose). */
   computeWorldPose(): void {
     posedForwardKinematics(this.db.skeleton.parents, this.translations, this.rotations, this.s, ROOT_POS, this.s, ROOT_ROT, this.worldPositions, this.worldRotations);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Overlays (docs/overlays.md)
+
+  /** This step's dt (s): what an overlay layer advances by. */
+  get stepSeconds(): number { return this.s[STEP_DT]; }
+
+  /** The overlay layer attached (null when none). */
+  get overlay(): OverlayLayer | null { return this.overlayLayer; }
+
+  /**
+   * Attaches an overlay layer made for this controller's database (its state then steps with this
+   * character), or detaches the current one with null (the pose is the base's from the next step).
+   */
+  setOverlay(layer: OverlayLayer | null): void {
+    if (layer !== null && layer.db !== this.db) throw new RangeError('setOverlay: the overlay layer was made for another database');
+    this.overlayLayer = layer;
+  }
+
+  /**
+   * Plays `source` over the locomotion on the attached layer; without one, attaches a default layer
+   * first (override on the upper body, falloff over the spine's first two joints).
+   */
+  playOverlay(source: OverlaySource, options?: OverlayPlayOptions): OverlayLayer {
+    const layer = this.overlayLayer ?? new OverlayLayer(this.db);
+    layer.play(source, options);
+    this.overlayLayer = layer;
+    return layer;
+  }
+
+  /** Fades the playing overlay out (fadeOut seconds, default the play's; 0 = at once, inertialized). */
+  stopOverlay(fadeOut?: number): void {
+    this.overlayLayer?.stop(fadeOut);
   }
 
   /** Contact bits of the playing frame. */

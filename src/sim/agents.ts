@@ -6,6 +6,9 @@ import { CrowdSearchBatch } from '../runtime/crowd-batch.js';
 import { ScriptedDriver, type ScenarioName } from './scenarios.js';
 import { digestInit, digestWords, digestHex } from './hash.js';
 import { terrainGround, type TerrainSpec } from './terrain.js';
+import { OverlayAgents } from './overlay-agents.js';
+import type { OverlaySimulation } from './overlay-schedule.js';
+import type { OverlayStats } from './overlay-metrics.js';
 
 export interface SimulationConfig {
   agents: number;
@@ -21,6 +24,10 @@ export interface SimulationConfig {
   controller?: Partial<Omit<ControllerOptions, 'constrain' | 'ground'>>;
   /** Uneven ground the agents walk on (default: flat, y = 0). */
   terrain?: TerrainSpec | null;
+  /** Overlays the agents play on a seeded schedule (`simulate --overlay TAG`; src/sim/overlay-agents.ts). */
+  overlay?: OverlaySimulation;
+  /** Where a group on this thread adds its overlay figures when it reports (GroupResult.overlay has them too). */
+  overlaySink?: OverlayStats;
 }
 
 /** One agent's recorded motion: local pose and root transform per step. */
@@ -47,6 +54,8 @@ export interface GroupResult {
   controllerMs: number;
   searchMs: number;
   recording: Recording | null;
+  /** Overlay figures (null without overlays). */
+  overlay: OverlayStats | null;
 }
 
 /** Agents stepped together (prepare, search, complete) before the next ones: their state stays in cache. */
@@ -109,6 +118,7 @@ export class AgentGroup {
   private readonly recording: Recording | null;
   private readonly dt: number;
   private readonly fullHashEvery: number;
+  private readonly overlays: OverlayAgents | null;
 
   constructor(readonly db: Database, readonly matcher: Matcher, readonly first: number, readonly count: number, readonly cfg: SimulationConfig) {
     this.dt = 1 / cfg.hz;
@@ -137,6 +147,7 @@ export class AgentGroup {
       // Trajectory predictions are sampled at the search cadence (0.1 s), as the controller makes them.
       this.meters.push(new QualityMeter(c, this.stats, this.dt, predictEvery, storage.subarray(at + controllerSize, block + agentSize)));
     }
+    this.overlays = cfg.overlay ? new OverlayAgents(db, cfg.overlay, cfg.seed, first, this.controllers) : null;
     this.digests = new Int32Array(2 * count);
     for (let i = 0; i < count; i++) digestInit(this.digests, 2 * i);
     this.words = new Uint32Array(storage.buffer, storage.byteOffset, 2 * storage.length);
@@ -179,6 +190,7 @@ export class AgentGroup {
     for (let i = from; i < to; i++) {
       const c = this.controllers[i], input = this.inputs[i];
       this.drivers[i].drive(c.rootPosition, input);
+      if (this.overlays !== null) this.overlays.beforeStep(i, dt);
       if (c.prepare(dt, input)) batch.add(c, i);
     }
     const t1 = performance.now();
@@ -191,6 +203,7 @@ export class AgentGroup {
       if (i + 1 < to) this.prefetchSum = touchLines(this.storage, (i + 1) * this.agentSize, this.hotSize);
       batch.finish(this.controllers[i], i);
       this.meters[i].observe(this.inputs[i], dt);
+      if (this.overlays !== null) this.overlays.afterStep(i, dt);
       this.hashStep(i);
     }
     const t3 = performance.now();
@@ -232,6 +245,7 @@ export class AgentGroup {
   result(): GroupResult {
     // The final pose goes into every digest too.
     for (let i = 0; i < this.count; i++) this.hashPose(i);
+    if (this.overlays !== null) this.cfg.overlaySink?.merge(this.overlays.stats);
     return {
       first: this.first,
       count: this.count,
@@ -242,6 +256,7 @@ export class AgentGroup {
       controllerMs: this.controllerMs,
       searchMs: this.searchMs,
       recording: this.recording,
+      overlay: this.overlays?.stats ?? null,
     };
   }
 }

@@ -25,6 +25,7 @@ import { CoveragePanel } from './coverage-panel.js';
 import type { CrowdOptions } from './crowd.js';
 import { applySchemaWeights, settingsFromFragment, type EngineSettings } from '../../src/sim/options-file.js';
 import { TerrainView, terrainSpec, type TerrainChoice } from './terrain.js';
+import { OverlayDemo } from './overlay-demo.js';
 
 const MAX_AGENTS = 20000;
 /** Longest step (s): slower frames run the world slower rather than in big jumps. */
@@ -79,6 +80,8 @@ export class App {
   /** The ground the crowd walks on, and its mesh. */
   private terrain: TerrainChoice = 'off';
   private readonly terrainView: TerrainView;
+  /** The wave key and the crowd's waves (web/src/overlay-demo.ts). */
+  private readonly overlay: OverlayDemo;
 
   private constructor() {
     const canvas = document.getElementById('viewport') as HTMLCanvasElement;
@@ -96,6 +99,7 @@ export class App {
     this.input.onKey = (code) => {
       if (code === 'KeyH') this.ui.togglePanel();
       if (code === 'KeyR') void this.resetPlayer();
+      if (code === 'KeyG') void this.overlay.toggleWave();
     };
     this.ui = new Ui({
       agents: (n) => void this.setAgents(n),
@@ -125,6 +129,14 @@ export class App {
       database: () => (this.world ? { db: this.world.db, name: this.world.name } : null),
       player: () => (this.world ? { controller: this.world.engine.player, input: this.world.engine.playerInput } : null),
     }, document.getElementById('coverage-btn'));
+    this.overlay = new OverlayDemo({
+      database: () => this.world?.db ?? null,
+      player: () => this.world?.engine.player ?? null,
+      between: (fn) => this.exclusive(fn),
+      applyCrowd: () => this.setCrowdOptions({}),
+      agentsInWorkers: () => this.world?.engine.mode === 'split',
+      message: (text, kind) => this.ui.message(text, kind),
+    });
     installHandle(this.handle());
     const isolated = canShareMemory();
     this.ui.showIsolation(
@@ -212,7 +224,7 @@ export class App {
     w.debug.update(player);
     this.view.centreGround(p[0], p[2]);
     this.terrainView.follow(p[0], p[2]);
-    if (this.frameNo % 6 === 0) this.coverage.update();
+    if (this.frameNo % 6 === 0) { this.coverage.update(); this.overlay.update(); }
     if (this.drawScene) this.view.render();
     this.stats.render.push(performance.now() - t0);
     if (this.charts) {
@@ -258,7 +270,7 @@ export class App {
   private async install(loaded: LoadedDatabase): Promise<void> {
     const { name } = loaded;
     const db = this.settings ? applySchemaWeights(loaded.db, this.settings, 'the page address (#options=...)') : loaded.db;
-    const engine = await createEngine(db, this.config, this.crowdOptions(), this.agents);
+    const engine = await createEngine(db, this.config, this.crowdOptions(db), this.agents);
     this.checkSettingsApplied(engine);
     const old = this.world;
     const segments = boneSegments(db);
@@ -288,8 +300,8 @@ export class App {
   }
 
   /** Foot IK and inertialization as toggled, and the settings' controller options (when given). */
-  private crowdOptions(): CrowdOptions {
-    return { footIK: this.footIK, inertialization: this.inertialization, controller: this.settings?.controller, terrain: terrainSpec(this.terrain) };
+  private crowdOptions(db = this.world?.db): CrowdOptions {
+    return { footIK: this.footIK, inertialization: this.inertialization, controller: this.settings?.controller, terrain: terrainSpec(this.terrain), overlay: this.overlay.crowdSettings(db) };
   }
 
   /** Every character onto another ground (between frames); the terrain's mesh replaces the flat floor. */
@@ -385,7 +397,7 @@ export class App {
     await this.exclusive(async () => {
       if (o.footIK !== undefined) this.footIK = o.footIK;
       if (o.inertialization !== undefined) this.inertialization = o.inertialization;
-      await this.world?.engine.setOptions({ footIK: this.footIK, inertialization: this.inertialization });
+      await this.world?.engine.setOptions({ footIK: this.footIK, inertialization: this.inertialization, overlay: this.overlay.crowdSettings(this.world?.db) });
     });
   }
 
@@ -503,6 +515,7 @@ export class App {
       player,
       stats,
       coverage: this.coverage.handle(),
+      overlay: this.overlay.handle(),
       whenReady: () => (app.ready ? Promise.resolve() : new Promise<void>((r) => app.readyWaiters.push(r))),
       setAgents: (n: number) => app.setAgents(n),
       setMode: (m: EngineMode) => app.reconfigure({ mode: m }),

@@ -19,6 +19,7 @@ import { terrainGround, type TerrainSpec } from '../../src/sim/terrain.js';
 
 /** The level ground y = 0 a crowd goes back to after a terrain. */
 const LEVEL_GROUND = flatGround(0);
+import { syncCrowdOverlays, type CrowdOverlays, type CrowdOverlaySettings } from './overlay-crowd.js';
 
 /** What a crowd needs from a search backend: batches, and one matcher for single searches. */
 export interface BatchSearcher extends BatchAnswerer {
@@ -47,6 +48,8 @@ export interface CrowdOptions {
   controller?: ControllerSettings;
   /** Uneven ground for every character (src/sim/terrain.ts); null or absent: flat. */
   terrain?: TerrainSpec | null;
+  /** The agents' overlays (waves on a seeded schedule, web/src/overlay-crowd.ts), or null. */
+  overlay?: CrowdOverlaySettings | null;
 }
 
 /** Radius of the disc the agents wander in, for a crowd of n (about 8 m² each, at least 8 m). */
@@ -71,6 +74,8 @@ export class Crowd {
   readonly first: number;
   /** Whether the crowd has walked on a terrain (flat ground is then a level ground, see ground()). */
   private hadTerrain = false;
+  /** The agents' overlays, once asked for. */
+  overlays: CrowdOverlays | null = null;
 
   constructor(readonly db: Database, options: CrowdOptions, seed = 1, withPlayer = true) {
     this.options = { ...options };
@@ -83,6 +88,7 @@ export class Crowd {
     this.first = withPlayer ? 1 : 0;
     // The player, standing at the origin facing +Z.
     if (withPlayer) this.add(this.makeController(), createInput());
+    this.overlays = syncCrowdOverlays(null, this.options.overlay, db, seed, []);
   }
 
   get player(): MotionMatchingController {
@@ -109,6 +115,7 @@ export class Crowd {
     while (this.agentCount > n) {
       this.characters.pop();
       this.inputs.pop();
+      if (this.overlays && this.overlays.count > this.agentCount) this.overlays.removeLast();
     }
     if (this.agentCount === n) return;
     const port = new MatcherSearchPort(search.matcher, method);
@@ -129,6 +136,7 @@ export class Crowd {
       c.update(0, input, port);
       c.update(b.random() * c.options.searchInterval, input, port);
       this.add(c, input);
+      this.overlays?.add(c, i);
     }
   }
 
@@ -141,6 +149,7 @@ export class Crowd {
       c.options.inertialization = this.options.inertialization;
       c.options.ground = ground;
     }
+    this.overlays = syncCrowdOverlays(this.overlays, this.options.overlay, this.db, this.seed, this.characters.slice(this.first));
   }
 
   /**
@@ -156,6 +165,7 @@ export class Crowd {
 
   /** The agents' AI (not part of the timed engine update). */
   think(dt: number): void {
+    this.overlays?.tick(dt);
     for (let i = 0; i < this.agentCount; i++) {
       const d = this.drivers[i];
       d.stepSeconds = dt;

@@ -1,7 +1,7 @@
 /**
  * Player input: keyboard (WASD / arrows move relative to the camera, Shift runs, Q / E strafe)
- * and the first standard gamepad (left stick moves, right stick looks, RT runs, LT strafes).
- * Produces the controller's desired world velocity and facing.
+ * and the first standard gamepad (left stick moves, right stick looks, RT runs, LT strafes, Y is
+ * the wave key G). Produces the controller's desired world velocity and facing.
  */
 import type { ControllerInput } from '../../src/runtime/controller.js';
 
@@ -16,8 +16,10 @@ export class PlayerInput {
   lookY = 0;
   /** True while the player holds a movement input. */
   active = false;
-  /** Keys that are not movement (R, H, ...) call this once per press. */
+  /** Keys that are not movement (R, H, G, ...) call this once per press. */
   onKey: ((code: string) => void) | null = null;
+  /** The gamepad's Y button last frame (a press is reported once, as the key G). */
+  private padWave = false;
 
   constructor(target: Window = window) {
     target.addEventListener('keydown', (e) => {
@@ -74,6 +76,9 @@ export class PlayerInput {
       this.lookY = Math.abs(ry) > DEADZONE ? ry : 0;
       if ((pad.buttons[7]?.value ?? 0) > 0.4 || pad.buttons[5]?.pressed) run = true;
       if ((pad.buttons[6]?.value ?? 0) > 0.4 || pad.buttons[4]?.pressed) strafe = true;
+      const wave = pad.buttons[3]?.pressed === true;
+      if (wave && !this.padWave) this.onKey?.('KeyG');
+      this.padWave = wave;
     }
     const speed = magnitude * (run ? RUN_SPEED : WALK_SPEED);
     const fx = Math.sin(cameraYaw), fz = Math.cos(cameraYaw);

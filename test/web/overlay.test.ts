@@ -1,0 +1,177 @@
+/**
+ * The demo's wave (web/src/overlay-demo.ts) in headless Chromium, through `window.motionmatch`:
+ * G plays a wave over the walking player and again fades it out, the panel's button does the same,
+ * the crowd waves on its schedule in both engine modes and stops when asked; on a database with
+ * clips tagged `wave` (the real captures, when present) the key plays those. No console errors.
+ * Needs the compiled CLI and the web bundle (`npm test` builds both).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { HAS_MOCAP, MOCAP_DIR, REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const HAVE_CHROMIUM = existsSync(CHROMIUM);
+if (!HAVE_CHROMIUM) console.log(`overlay demo tests skipped: ${CHROMIUM} not found (Debian: apt-get install chromium)`);
+const ARTIFACTS = join(REPO_ROOT, 'test-artifacts');
+
+interface OverlayHandle {
+  source: string | null; playing: boolean; weight: number; clip: string | null; handRise: number;
+  wave(): Promise<{ ok: boolean; message: string }>; stop(): Promise<void>;
+  crowd: boolean; setCrowd(on: boolean): Promise<void>; crowdActive: number | null;
+}
+type W = { motionmatch: { ready: boolean; overlay: OverlayHandle; setAgents(n: number): Promise<void>; setMode(m: string): Promise<void>; setThreads(n: number): Promise<void>; stats: { frames: number; mode: string; threads: number; crossOriginIsolated: boolean } } };
+
+function startDemo(args: string[] = []): Promise<{ child: ChildProcess; url: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(REPO_ROOT, 'bin/motionmatch.js'), 'demo', '--port', '0', '--json', ...args], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PORT: '' } });
+    let out = '', err = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.includes('\n')) resolve({ child, url: (JSON.parse(out.split('\n')[0]) as { url: string }).url });
+    });
+    child.stderr!.on('data', (d: Buffer) => { err += d.toString(); });
+    child.on('exit', (code) => reject(new Error(`motionmatch demo exited with ${code}\n${err}`)));
+  });
+}
+
+async function stopDemo(demo: { child: ChildProcess } | undefined): Promise<void> {
+  if (!demo) return;
+  demo.child.kill('SIGINT');
+  await new Promise((r) => demo.child.once('exit', r));
+}
+
+const overlay = (page: Page) => page.evaluate(() => {
+  const o = (window as unknown as W).motionmatch.overlay;
+  return { source: o.source, playing: o.playing, weight: o.weight, clip: o.clip, handRise: o.handRise, crowd: o.crowd, crowdActive: o.crowdActive };
+});
+
+describe.skipIf(!HAVE_CHROMIUM)('the wave in the demo (headless Chromium)', () => {
+  let browser: Browser;
+  let page: Page;
+  const errors: string[] = [];
+
+  beforeAll(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    const { chromium } = await import('playwright-core');
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu'] });
+  }, 60_000);
+
+  afterAll(async () => { await browser?.close(); });
+
+  async function open(url: string): Promise<Page> {
+    const p = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+    p.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
+    p.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+    await p.goto(url);
+    await p.waitForFunction(() => (window as unknown as Partial<W>).motionmatch?.ready === true, null, { timeout: 60_000 });
+    return p;
+  }
+
+  describe('on the built-in database', () => {
+    let demo: { child: ChildProcess; url: string };
+    beforeAll(async () => {
+      demo = await startDemo();
+      page = await open(demo.url);
+      await page.evaluate(() => (window as unknown as W).motionmatch.setAgents(30));
+    }, 120_000);
+    afterAll(async () => { await page?.close(); await stopDemo(demo); });
+
+    it('G waves the rig\'s right arm over the walking player; G again fades it out; the button does the same', async () => {
+      const before = await overlay(page);
+      expect(before.source).toMatch(/^a wave made from the rig \(no clip is tagged 'wave'\)$/);
+      expect(before.playing).toBe(false);
+      expect(before.handRise).toBeLessThan(0);
+      await page.focus('#viewport');
+      await page.keyboard.down('w');
+      await page.waitForTimeout(800);
+      await page.keyboard.press('g');
+      // (waits on the page's state, not the clock: headless software WebGL may run at a few frames per second)
+      await page.waitForFunction(() => (window as unknown as W).motionmatch.overlay.weight > 0.9, null, { timeout: 10_000 });
+      await page.waitForTimeout(300);
+      const waving = await overlay(page);
+      await page.screenshot({ path: join(ARTIFACTS, 'overlay-wave.png') });
+      expect(waving.playing).toBe(true);
+      expect(waving.weight).toBeGreaterThan(0.9);
+      expect(waving.clip).toBe('wave (synthesized)');
+      expect(waving.handRise).toBeGreaterThan(0.25);
+      expect(await page.textContent('#wave-status')).toMatch(/^waving \(\d+%\): wave \(synthesized\)$/);
+      await page.keyboard.press('g');
+      await page.waitForFunction(() => !(window as unknown as W).motionmatch.overlay.playing, null, { timeout: 10_000 });
+      await page.waitForTimeout(500);
+      const stopped = await overlay(page);
+      expect(stopped.playing).toBe(false);
+      expect(stopped.handRise).toBeLessThan(0);
+      await page.click('#wave-btn');
+      await page.waitForFunction(() => (window as unknown as W).motionmatch.overlay.playing, null, { timeout: 10_000 });
+      await page.keyboard.up('w');
+      const r = await page.evaluate(() => (window as unknown as W).motionmatch.overlay.wave());
+      expect(r).toEqual({ ok: true, message: "waving: a wave made from the rig (no clip is tagged 'wave')" });
+      await page.evaluate(() => (window as unknown as W).motionmatch.overlay.stop());
+      expect(errors).toEqual([]);
+    }, 60_000);
+
+    it('the crowd waves on its schedule and stops when asked, in both engine modes', async () => {
+      await page.evaluate(() => (window as unknown as W).motionmatch.setMode('batched'));
+      await page.evaluate(() => (window as unknown as W).motionmatch.overlay.setCrowd(true));
+      expect(await page.isChecked('#t-crowd-wave')).toBe(true);
+      await page.waitForFunction(() => ((window as unknown as W).motionmatch.overlay.crowdActive ?? 0) >= 3, null, { timeout: 30_000 });
+      await page.evaluate(() => (window as unknown as W).motionmatch.overlay.setCrowd(false));
+      await page.waitForTimeout(1500);
+      expect((await overlay(page)).crowdActive).toBe(0);
+      // Split over workers (when the page may use threads): the agents wave in the workers.
+      const isolated = await page.evaluate(() => (window as unknown as W).motionmatch.stats.crossOriginIsolated);
+      if (isolated) {
+        await page.evaluate(async () => { const m = (window as unknown as W).motionmatch; await m.setThreads(2); await m.setMode('split'); await m.overlay.setCrowd(true); });
+        const frames = await page.evaluate(() => (window as unknown as W).motionmatch.stats.frames);
+        await page.waitForTimeout(3000);
+        expect(await page.evaluate(() => (window as unknown as W).motionmatch.stats.mode)).toBe('split');
+        expect((await overlay(page)).crowdActive).toBeNull();
+        expect(await page.evaluate(() => (window as unknown as W).motionmatch.stats.frames)).toBeGreaterThan(frames + 10);
+        await page.click('#t-crowd-wave');
+        expect((await overlay(page)).crowd).toBe(false);
+      }
+      expect(errors).toEqual([]);
+    }, 90_000);
+  });
+
+  describe.skipIf(!HAS_MOCAP)('on a database with clips tagged wave', () => {
+    let demo: { child: ChildProcess; url: string };
+    let dir: string;
+    beforeAll(async () => {
+      dir = tempDir('mm-overlay-web-');
+      const file = join(dir, 'waves.mmdb');
+      const built = runCli(['build', join(MOCAP_DIR, 'core'), join(MOCAP_DIR, 'locomotion', 'dataset-2_wave-right-hand_normal_001.bvh'), '--mirror', '--tag', 'wave=*wave*', '--out', file]);
+      expect(built.code, built.stderr).toBe(0);
+      demo = await startDemo(['--db', file]);
+      page = await open(demo.url);
+      await page.evaluate(() => (window as unknown as W).motionmatch.setAgents(10));
+    }, 180_000);
+    afterAll(async () => { await page?.close(); await stopDemo(demo); rmSync(dir, { recursive: true, force: true }); });
+
+    it('G plays the captured waves over the upper body', async () => {
+      expect((await overlay(page)).source).toBe("the clips tagged 'wave'");
+      await page.focus('#viewport');
+      await page.keyboard.down('w');
+      await page.waitForTimeout(800);
+      await page.keyboard.press('g');
+      await page.waitForFunction(() => (window as unknown as W).motionmatch.overlay.playing, null, { timeout: 10_000 });
+      let highest = -Infinity, shot = false;
+      const clips = new Set<string>();
+      for (let i = 0; i < 12; i++) {
+        await page.waitForTimeout(250);
+        const o = await overlay(page);
+        highest = Math.max(highest, o.handRise);
+        if (o.clip) clips.add(o.clip);
+        if (!shot && o.handRise > 0.2) { await page.screenshot({ path: join(ARTIFACTS, 'overlay-wave-mocap.png') }); shot = true; }
+      }
+      await page.keyboard.up('w');
+      expect(clips.size).toBeGreaterThan(0);
+      for (const c of clips) expect(c).toMatch(/wave/);
+      expect(highest).toBeGreaterThan(0.2);
+      expect(errors).toEqual([]);
+    }, 60_000);
+  });
+});
