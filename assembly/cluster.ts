@@ -20,7 +20,8 @@ import {
   REQ_REQUIRE, REQ_EXCLUDE, REQ_BIAS, REQ_BIAS_MIN, REQ_PROBES, REQ_QCODE, REQ_SCRATCH,
   REQ_STAT_BOUNDED, REQ_STAT_RESCORED, REQ_STAT_GROUPS,
   CL_COUNT, CL_CENTRES, CL_RADIUS, CL_RADIUS_MAX, CL_INFO, CL_ORIG, CL_ROW_RADIUS, CL_U8, CL_F32, CL_BOX16,
-  CLUSTER_START, CLUSTER_COUNT, CLUSTER_TAG_OR, CLUSTER_TAG_AND, CLUSTER_SKIP, CLUSTER_SKIPS, CLUSTER_INFO_SIZE,
+  CL_SUB_CENTRES, CL_SUB_RADIUS, CL_SUB_INFO,
+  CLUSTER_START, CLUSTER_COUNT, CLUSTER_TAG_OR, CLUSTER_TAG_AND, CLUSTER_INFO_SIZE,
   U8P_INV_U, U8P_EMAX, U8P_CHUNKS, U8P_W,
 } from './layout';
 import { sqDist, sqDistPair } from './row';
@@ -38,6 +39,11 @@ let gQuery: usize = 0;
 let gFeat: usize = 0;
 let gInfo: usize = 0;
 let gRadii: usize = 0;
+let gSubCentres: usize = 0;
+let gSubRadii: usize = 0;
+let gSubInfo: usize = 0;
+/** The sub-cluster list of the cluster being visited (after the cluster heap in the scratch). */
+let gSubList: usize = 0;
 let gOrig: usize = 0;
 let gRowR: usize = 0;
 let gRowsU8: usize = 0;
@@ -138,18 +144,10 @@ function clusterSkips(c: i32, d: f32): bool {
   return sphereSkips(d, <f64>load<f32>(gRadii + (<usize>c << 2)), gRadius, gStride);
 }
 
-/**
- * The first row of [start, end) whose stored distance to the centre is >= key (rows are sorted by
- * it): the skip table in the cluster's info line narrows it to one twelfth, a binary search ends it.
- */
-function firstRowFrom(info: usize, start: i32, end: i32, key: f64): i32 {
-  const n = end - start;
-  let i = 0;
-  while (i < CLUSTER_SKIPS && <f64>load<f32>(info + CLUSTER_SKIP + (<usize>i << 2)) < key) i++;
-  if (i == 0) return start;
-  // The row at skip i - 1 is below the key; the one at skip i (or the end) is not.
-  let lo = start + <i32>((<i64>(i - 1) * n) / CLUSTER_SKIPS) + 1;
-  let hi = i < CLUSTER_SKIPS ? start + <i32>((<i64>i * n) / CLUSTER_SKIPS) : end;
+/** The first row of [start, end) whose stored distance to its centre is >= key (rows are sorted by it). */
+function firstRowFrom(start: i32, end: i32, key: f64): i32 {
+  let lo = start;
+  let hi = end;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     if (<f64>load<f32>(gRowR + (<usize>mid << 2)) < key) lo = mid + 1;
@@ -238,26 +236,28 @@ function group(j: i32, step: i32, limit: i32): i32 {
   return n;
 }
 
+// @ts-ignore: decorator
+@inline
+function tagsMayMatch(info: usize): bool {
+  return !gFilterTags || ((load<u32>(info, CLUSTER_TAG_OR) & gRequire) == gRequire && (load<u32>(info, CLUSTER_TAG_AND) & gExclude) == 0);
+}
+
 /**
- * Searches cluster c whose centre is at float32 squared distance d from the query: from the rows
+ * Searches sub-cluster s whose centre is at float32 squared distance d from the query: from the rows
  * whose distance to the centre is nearest the query's, outwards in both directions a group of four
  * rows at a time, each direction stopping at the edge of the annulus (which narrows as the best
- * improves).
+ * improves). False once nothing can beat the best.
  */
-function visit(c: i32, d: f32): void {
-  const info = gInfo + <usize>c * CLUSTER_INFO_SIZE;
-  if (gFilterTags && !((load<u32>(info, CLUSTER_TAG_OR) & gRequire) == gRequire && (load<u32>(info, CLUSTER_TAG_AND) & gExclude) == 0)) return;
-  if (clusterSkips(c, d)) return;
-  // The cluster's box: its bound plus the smallest bias must not prove every row above the best.
-  let bound = box16Bound(gCtx, gQuery, gBoxes + <usize>c * (<usize>gStride << 2), gStride);
-  if (gBias) bound += gMinBias;
-  if (bound > gBest) return;
+function visitSub(s: i32, d: f32): bool {
+  const info = gSubInfo + <usize>s * CLUSTER_INFO_SIZE;
+  if (!tagsMayMatch(info)) return true;
+  if (sphereSkips(d, <f64>load<f32>(gSubRadii + (<usize>s << 2)), gRadius, gStride)) return true;
   gGroups++;
   const start = load<i32>(info, CLUSTER_START);
   const end = start + load<i32>(info, CLUSTER_COUNT);
   const dLow = distanceLow(d, gStride);
   const dHigh = distanceHigh(d, gStride);
-  let up = firstRowFrom(info, start, end, Math.sqrt(<f64>d));
+  let up = firstRowFrom(start, end, Math.sqrt(<f64>d));
   let down = up - 1;
   while (up < end || down >= start) {
     // Rows above (dHigh + radius) or below (dLow - radius) from the centre are farther than the radius.
@@ -266,7 +266,7 @@ function visit(c: i32, d: f32): void {
         up = end;
       } else {
         const n = group(up, 1, end);
-        if (n < 0) return;
+        if (n < 0) return false;
         up += n;
       }
     }
@@ -275,11 +275,45 @@ function visit(c: i32, d: f32): void {
         down = start - 1;
       } else {
         const n = group(down, -1, start);
-        if (n < 0) return;
+        if (n < 0) return false;
         down -= n;
       }
     }
   }
+  return true;
+}
+
+/**
+ * Searches cluster c whose centre is at float32 squared distance d from the query: unless its sphere
+ * or its box proves every row beyond the best, its sub-clusters in order of centre distance.
+ */
+function visit(c: i32, d: f32): void {
+  const info = gInfo + <usize>c * CLUSTER_INFO_SIZE;
+  if (!tagsMayMatch(info)) return;
+  if (clusterSkips(c, d)) return;
+  // The cluster's box: its bound plus the smallest bias must not prove every row above the best.
+  let bound = box16Bound(gCtx, gQuery, gBoxes + <usize>c * (<usize>gStride << 2), gStride);
+  if (gBias) bound += gMinBias;
+  if (bound > gBest) return;
+  const first = load<i32>(info, CLUSTER_START);
+  const count = load<i32>(info, CLUSTER_COUNT);
+  // (distance, sub-cluster) of the sub-clusters the sphere test keeps, by insertion in order.
+  const list = gSubList;
+  let n = 0;
+  for (let s = first; s < first + count; s++) {
+    const ds = sqDist(gQuery, gSubCentres + <usize>s * gRowBytes, gStride);
+    if (sphereSkips(ds, <f64>load<f32>(gSubRadii + (<usize>s << 2)), gRadius, gStride)) continue;
+    let i = n;
+    while (i > 0 && before(ds, s, keyOf(list, i - 1), idOf(list, i - 1))) {
+      store<f32>(list + (<usize>i << 3), keyOf(list, i - 1));
+      store<i32>(list + (<usize>i << 3), idOf(list, i - 1), 4);
+      i--;
+    }
+    store<f32>(list + (<usize>i << 3), ds);
+    store<i32>(list + (<usize>i << 3), s, 4);
+    n++;
+  }
+  for (let i = 0; i < n; i++) if (!visitSub(idOf(list, i), keyOf(list, i))) return;
 }
 
 /** Writes (float32 centre distance, cluster) for every cluster into scratch. */
@@ -332,6 +366,9 @@ export function clusterSearch(ctx: usize, req: usize, ranges: usize, rangeCount:
   gFeat = load<usize>(ctx, CTX_FEAT);
   gInfo = load<usize>(cl, CL_INFO);
   gRadii = load<usize>(cl, CL_RADIUS);
+  gSubCentres = load<usize>(cl, CL_SUB_CENTRES);
+  gSubRadii = load<usize>(cl, CL_SUB_RADIUS);
+  gSubInfo = load<usize>(cl, CL_SUB_INFO);
   gOrig = load<usize>(cl, CL_ORIG);
   gRowR = load<usize>(cl, CL_ROW_RADIUS);
   gRowsU8 = u8 ? load<usize>(cl, CL_U8) : 0;
@@ -366,6 +403,7 @@ export function clusterSearch(ctx: usize, req: usize, ranges: usize, rangeCount:
     gFast = false;
   }
   const scratch = load<usize>(req, REQ_SCRATCH);
+  gSubList = scratch + (<usize>k << 3);
   const rMax = <f64>load<f32>(cl, CL_RADIUS_MAX);
   centreDistances(q, load<usize>(cl, CL_CENTRES), k, scratch);
 

@@ -81,31 +81,33 @@ export const BOX16_STEP: i32 = 0; // f32[stride]
 export const BOX16_LO: i32 = 4; // f32[stride]
 export const BOX16_SIZE: i32 = 16;
 
-/** Clustered index (cluster.ts). Rows are candidate rows, cluster-major, by distance to their centre. */
-export const CL_COUNT: i32 = 0;
+/**
+ * Clustered index (cluster.ts): clusters, each split into sub-clusters; rows are candidate rows,
+ * sub-cluster by sub-cluster, each sub-cluster's by distance to its centre.
+ */
+export const CL_COUNT: i32 = 0; // clusters
 export const CL_CENTRES: i32 = 4; // f32[count * stride]
-export const CL_RADIUS: i32 = 8; // f32[count]: >= every member's exact distance to the centre
-export const CL_INFO: i32 = 12; // ClusterInfo[count]
-export const CL_ORIG: i32 = 16; // i32[rows]: frame of each cluster-order row
-export const CL_ROW_RADIUS: i32 = 20; // f32[rows]: the row's distance to its centre (nearest float32), ascending per cluster
-export const CL_U8: i32 = 24; // 8-bit rows in cluster order, or 0
-export const CL_F32: i32 = 28; // float32 rows in cluster order, or 0
-export const CL_RADIUS_MAX: i32 = 32; // f32: the largest radius
+export const CL_RADIUS: i32 = 8; // f32[count]: >= every row's exact distance to its cluster's centre
+export const CL_INFO: i32 = 12; // ClusterInfo[count]: first sub-cluster, sub-cluster count, tags
+export const CL_ORIG: i32 = 16; // i32[rows]: frame of each row
+export const CL_ROW_RADIUS: i32 = 20; // f32[rows]: the row's distance to its sub-cluster's centre (nearest float32)
+export const CL_U8: i32 = 24; // 8-bit rows, or 0
+export const CL_F32: i32 = 28; // float32 rows, or 0
+export const CL_RADIUS_MAX: i32 = 32; // f32: the largest cluster radius
 export const CL_BOX16: i32 = 36; // per cluster: 16-bit box of its rows
+export const CL_SUB_COUNT: i32 = 40; // sub-clusters
+export const CL_SUB_CENTRES: i32 = 44; // f32[subCount * stride]
+export const CL_SUB_RADIUS: i32 = 48; // f32[subCount]
+export const CL_SUB_INFO: i32 = 52; // ClusterInfo[subCount]: first row, row count, tags
+export const CL_MAX_SUBS: i32 = 56; // the most sub-clusters of one cluster
 export const CL_SIZE: i32 = 64;
 
-/**
- * ClusterInfo (64 bytes, one cache line): first row, row count, OR and AND of the tag bits, and a
- * skip table: the distances to the centre of rows start + floor(i * count / CLUSTER_SKIPS), i < 12,
- * which narrows the search for the annulus's first row to one twelfth of the cluster.
- */
+/** ClusterInfo (16 bytes): first entry below, entry count, OR and AND of the rows' tag bits. */
 export const CLUSTER_START: i32 = 0;
 export const CLUSTER_COUNT: i32 = 4;
 export const CLUSTER_TAG_OR: i32 = 8;
 export const CLUSTER_TAG_AND: i32 = 12;
-export const CLUSTER_SKIP: i32 = 16; // f32[CLUSTER_SKIPS]
-export const CLUSTER_SKIPS: i32 = 12;
-export const CLUSTER_INFO_SIZE: i32 = 64;
+export const CLUSTER_INFO_SIZE: i32 = 16;
 
 /** Box-pruning blocks: consecutive frames. */
 export const COARSE_SHIFT: i32 = 6; // 64 frames

@@ -1,39 +1,54 @@
 /**
- * The clustered index (assembly/cluster.ts searches it): k-means over the normalised candidate rows,
- * seeded and deterministic (float64 JavaScript, the project's mulberry32), so every backend builds
- * the same clusters.
+ * The clustered index (assembly/cluster.ts searches it): two levels of k-means over the normalised
+ * candidate rows, seeded and deterministic (float64 JavaScript, the project's mulberry32), so every
+ * backend builds the same index.
  *
- * Lloyd's iterations run on a random sample (32 rows per cluster, at least 4096); then every
- * candidate row is assigned to its nearest centre and the centres become the means of their rows.
- * Nearest-centre queries use the triangle inequality: each centre keeps its nearest other centres
- * sorted by distance, and a row starts from a good guess (its previous assignment, or the previous
- * frame's centre: consecutive frames are close), scanning the guess's neighbours only while they
- * could be nearer. Assignments only affect speed: every radius is measured against the final centre.
+ * Coarse level: about sqrt(rows) clusters. Fine level: each cluster split again by k-means into
+ * sub-clusters of about SUB_SIZE rows. Rows are stored sub-cluster by sub-cluster, each sub-cluster's
+ * rows sorted by their distance to its centre (ascending, ties by frame). Per cluster and per
+ * sub-cluster: the float32 centre (the mean of its rows), a radius (the float64 maximum of its rows'
+ * exact distances to that float32 centre, rounded up to float32), the OR / AND of the rows' tag bits;
+ * per cluster also its box. Per row: its distance to its sub-cluster's centre as the nearest float32
+ * (the kernels allow 2^-21 of slack for that rounding).
  *
- * Per cluster: the centre (float32), its radius (float64 maximum of the members' exact distances to
- * the float32 centre, rounded up to float32) and its rows sorted by that distance (ascending, ties by
- * frame), stored as the nearest float32 for the kernels' annulus test (they allow 2^-21 of slack).
+ * k-means: Lloyd's iterations on a random sample (32 rows per centre, at least 4096 or all rows),
+ * then every row to its nearest centre and the centres to their rows' means. Nearest-centre queries
+ * use the triangle inequality: each centre keeps its nearest other centres sorted by distance, and a
+ * row starts from a good guess (its previous assignment, or the previous row's centre: consecutive
+ * frames are close), scanning the guess's neighbours only while they could be nearer. Assignments
+ * only affect speed: radii are measured against the final centres.
  */
 import { createRandom } from '../util/prng.js';
 
-export interface ClusterIndex {
+/** Rows per sub-cluster the fine level aims at. */
+export const SUB_SIZE = 32;
+
+/** One level of the index: groups of consecutive entries of the level below. */
+export interface ClusterLevel {
   count: number;
   /** count x stride float32 centres (padding 0). */
   centres: Float32Array;
-  /** Per cluster: >= the exact distance of every member to its float32 centre. */
+  /** Per group: >= the exact distance of every row below it to its float32 centre. */
   radius: Float32Array;
   radiusMax: number;
-  /** Per cluster: first entry in `order`; count + 1 entries. */
+  /** Per group: first entry below (sub-cluster for clusters, row for sub-clusters); count + 1 entries. */
   start: Int32Array;
-  /** Candidate frames, cluster-major, by distance to their centre. */
-  order: Int32Array;
-  /** Per `order` entry: its distance to its centre (nearest float32). */
-  rowRadius: Float32Array;
   tagOr: Uint32Array;
   tagAnd: Uint32Array;
+}
+
+export interface ClusterIndex {
+  clusters: ClusterLevel;
+  subs: ClusterLevel;
   /** Per cluster: min[stride] then max[stride] of its rows (float32). */
   boxes: Float32Array;
-  /** Lloyd iterations run and the sample they ran on. */
+  /** Candidate frames, sub-cluster by sub-cluster, by distance to their sub-cluster's centre. */
+  order: Int32Array;
+  /** Per `order` entry: its distance to its sub-cluster's centre (nearest float32). */
+  rowRadius: Float32Array;
+  /** The most sub-clusters one cluster has (the kernels' scratch holds them). */
+  maxSubs: number;
+  /** Lloyd iterations run on the coarse level and the sample they ran on. */
   iterations: number;
   sample: number;
 }
@@ -42,7 +57,7 @@ export interface ClusterOptions {
   /** Clusters wanted (at most the candidate count). */
   count: number;
   seed: number;
-  /** Lloyd iterations on the sample (default 8). */
+  /** Lloyd iterations (default 8 for clusters, 4 for sub-clusters). */
   iterations?: number;
 }
 
@@ -62,17 +77,142 @@ export function buildClusters(
   for (let i = 0; i < rows; i++) if (candidates[i] !== 0) m++;
   const frames = new Int32Array(m);
   for (let i = 0, n = 0; i < rows; i++) if (candidates[i] !== 0) frames[n++] = i;
-  const k = Math.min(opts.count, m);
-  if (k === 0) {
-    return {
-      count: 0, centres: new Float32Array(0), radius: new Float32Array(0), radiusMax: 0, start: new Int32Array(1), order: frames,
-      rowRadius: new Float32Array(0), tagOr: new Uint32Array(0), tagAnd: new Uint32Array(0), boxes: new Float32Array(0), iterations: 0, sample: 0,
-    };
-  }
   const rand = createRandom(opts.seed);
+  const coarse = kMeans(features, stride, dims, frames, Math.min(opts.count, m), rand, opts.iterations ?? 8);
 
-  // A random sample (partial Fisher-Yates over a copy of the frames).
-  const pool = Int32Array.from(frames);
+  // Frames grouped by cluster, then each cluster split into sub-clusters.
+  const byCluster = groupBy(frames, coarse.owner, coarse.centres.length / dims);
+  const order = new Int32Array(m);
+  const rowDist = new Float64Array(m);
+  const subCentres: number[] = [];
+  const subOwnerCount: number[] = [];
+  let at = 0;
+  let maxSubs = 0;
+  for (const members of byCluster.groups) {
+    if (members.length === 0) continue;
+    const want = Math.ceil(members.length / SUB_SIZE);
+    const fine = kMeans(features, stride, dims, members, want, rand, 4);
+    const subs = groupBy(members, fine.owner, want);
+    let used = 0;
+    subs.groups.forEach((rowsOfSub, s) => {
+      if (rowsOfSub.length === 0) return;
+      used++;
+      for (let d = 0; d < dims; d++) subCentres.push(fine.centres[s * dims + d]);
+      subOwnerCount.push(rowsOfSub.length);
+      for (const f of rowsOfSub) order[at++] = f;
+    });
+    subOwnerCount.push(-used); // marks the end of a cluster's sub-clusters
+    maxSubs = Math.max(maxSubs, used);
+  }
+
+  // Sub-cluster level: float32 centres, rows sorted by distance to them, radii.
+  const subCount = subOwnerCount.filter((n) => n > 0).length;
+  const subs = emptyLevel(subCount, stride);
+  const rowRadius = new Float32Array(m);
+  let row = 0;
+  let sub = 0;
+  const clusterSubStart: number[] = [0];
+  for (const n of subOwnerCount) {
+    if (n < 0) {
+      clusterSubStart.push(sub);
+      continue;
+    }
+    for (let d = 0; d < dims; d++) subs.centres[sub * stride + d] = subCentres[sub * dims + d];
+    subs.start[sub] = row;
+    for (let i = row; i < row + n; i++) rowDist[i] = exactDistance(features, order[i] * stride, subs.centres, sub * stride, dims);
+    sortByDistance(order, rowDist, row, row + n);
+    summarize(subs, sub, order, row, row + n, rowDist, tagBits);
+    for (let i = row; i < row + n; i++) rowRadius[i] = rowDist[i];
+    row += n;
+    sub++;
+  }
+  subs.start[subCount] = row;
+
+  // Cluster level: the coarse centres of the non-empty clusters, radii over all their rows, boxes.
+  const count = clusterSubStart.length - 1;
+  const clusters = emptyLevel(count, stride);
+  const boxes = new Float32Array(count * 2 * stride);
+  let c = 0;
+  byCluster.groups.forEach((members, a) => {
+    if (members.length === 0) return;
+    for (let d = 0; d < dims; d++) clusters.centres[c * stride + d] = coarse.centres[a * dims + d];
+    clusters.start[c] = clusterSubStart[c];
+    const first = subs.start[clusterSubStart[c]];
+    const last = subs.start[clusterSubStart[c + 1]];
+    for (let i = first; i < last; i++) rowDist[i] = exactDistance(features, order[i] * stride, clusters.centres, c * stride, dims);
+    summarize(clusters, c, order, first, last, rowDist, tagBits);
+    boxOf(features, stride, dims, order, first, last, boxes, c * 2 * stride);
+    c++;
+  });
+  clusters.start[count] = subCount;
+  return { clusters, subs, boxes, order, rowRadius, maxSubs, iterations: coarse.iterations, sample: coarse.sample };
+}
+
+function emptyLevel(count: number, stride: number): ClusterLevel {
+  return {
+    count, centres: new Float32Array(count * stride), radius: new Float32Array(count), radiusMax: 0,
+    start: new Int32Array(count + 1), tagOr: new Uint32Array(count), tagAnd: new Uint32Array(count),
+  };
+}
+
+/** Radius (rounded up to float32) and tag bits of group g over rows [a, b) at distances dist. */
+function summarize(level: ClusterLevel, g: number, order: Int32Array, a: number, b: number, dist: Float64Array, tagBits: Uint32Array): void {
+  let r = 0;
+  let or = 0;
+  let and = 0xffffffff;
+  for (let i = a; i < b; i++) {
+    r = Math.max(r, dist[i]);
+    or |= tagBits[order[i]];
+    and &= tagBits[order[i]];
+  }
+  level.radius[g] = roundUp(r * (1 + 2 ** -40));
+  level.radiusMax = Math.max(level.radiusMax, level.radius[g]);
+  level.tagOr[g] = or >>> 0;
+  level.tagAnd[g] = and >>> 0;
+}
+
+/** The per-dimension min / max of rows [a, b) into out[at..] (min[stride], then max[stride]). */
+function boxOf(features: Float32Array, stride: number, dims: number, order: Int32Array, a: number, b: number, out: Float32Array, at: number): void {
+  out.fill(Infinity, at, at + dims);
+  out.fill(-Infinity, at + stride, at + stride + dims);
+  for (let i = a; i < b; i++) {
+    const row = order[i] * stride;
+    for (let d = 0; d < dims; d++) {
+      const x = features[row + d];
+      if (x < out[at + d]) out[at + d] = x;
+      if (x > out[at + stride + d]) out[at + stride + d] = x;
+    }
+  }
+}
+
+/** The rows grouped by owner, each group in the rows' order. */
+function groupBy(rowsOf: Int32Array, owner: Int32Array, groups: number): { groups: Int32Array[] } {
+  const counts = new Int32Array(groups);
+  for (let i = 0; i < rowsOf.length; i++) counts[owner[i]]++;
+  const out = Array.from({ length: groups }, (_, g) => new Int32Array(counts[g]));
+  const fill = new Int32Array(groups);
+  for (let i = 0; i < rowsOf.length; i++) out[owner[i]][fill[owner[i]]++] = rowsOf[i];
+  return { groups: out };
+}
+
+interface KMeansResult {
+  /** k x dims float64 centres (the means of their rows; an empty centre keeps its last position). */
+  centres: Float64Array;
+  /** Per row: its centre. */
+  owner: Int32Array;
+  iterations: number;
+  sample: number;
+}
+
+/**
+ * k-means of the given rows (frames): Lloyd's iterations on a random sample, then every row to its
+ * nearest centre and the centres to their rows' means.
+ */
+function kMeans(features: Float32Array, stride: number, dims: number, rowsOf: Int32Array, k: number, rand: () => number, iterations: number): KMeansResult {
+  const m = rowsOf.length;
+  if (k <= 0 || m === 0) return { centres: new Float64Array(0), owner: new Int32Array(m), iterations: 0, sample: 0 };
+  // A random sample (partial Fisher-Yates over a copy of the rows).
+  const pool = Int32Array.from(rowsOf);
   const s = Math.min(m, Math.max(4096, 32 * k));
   for (let i = 0; i < s; i++) {
     const j = i + Math.floor(rand() * (m - i));
@@ -81,91 +221,36 @@ export function buildClusters(
     pool[j] = t;
   }
   const sample = pool.subarray(0, s);
-
   // Initial centres: k distinct sample rows (the sample is already in random order).
   const c = new Float64Array(k * dims);
   for (let a = 0; a < k; a++) for (let d = 0; d < dims; d++) c[a * dims + d] = features[sample[a] * stride + d];
 
-  const iterations = opts.iterations ?? 8;
   const assign = new Int32Array(s);
   const sums = new Float64Array(k * dims);
   const counts = new Int32Array(k);
   let run = 0;
-  for (; run < iterations; run++) {
-    const nb = neighbourLists(c, k, dims);
-    let changed = 0;
-    for (let i = 0; i < s; i++) {
-      const a = nearestCentre(features, sample[i] * stride, dims, c, k, nb, run === 0 ? i % k : assign[i]);
-      if (a !== assign[i] || run === 0) changed++;
-      assign[i] = a;
+  if (s > k) {
+    for (; run < iterations; run++) {
+      const nb = neighbourLists(c, k, dims);
+      let changed = 0;
+      for (let i = 0; i < s; i++) {
+        const a = nearestCentre(features, sample[i] * stride, dims, c, k, nb, run === 0 ? i % k : assign[i]);
+        if (a !== assign[i] || run === 0) changed++;
+        assign[i] = a;
+      }
+      if (run > 0 && changed === 0) break;
+      meansOf(features, stride, dims, sample, assign, k, sums, counts, c);
     }
-    if (run > 0 && changed === 0) break;
-    meansOf(features, stride, dims, sample, assign, k, sums, counts, c);
   }
-
-  // Every candidate to its nearest centre; the centres become their rows' means.
   const nb = neighbourLists(c, k, dims);
   const owner = new Int32Array(m);
   let guess = 0;
   for (let i = 0; i < m; i++) {
-    guess = nearestCentre(features, frames[i] * stride, dims, c, k, nb, guess);
+    guess = nearestCentre(features, rowsOf[i] * stride, dims, c, k, nb, guess);
     owner[i] = guess;
   }
-  meansOf(features, stride, dims, frames, owner, k, sums, counts, c);
-
-  // Drop empty clusters; float32 centres; distances to them.
-  const keep = new Int32Array(k).fill(-1);
-  let count = 0;
-  for (let a = 0; a < k; a++) if (counts[a] > 0) keep[a] = count++;
-  const centres = new Float32Array(count * stride);
-  for (let a = 0; a < k; a++) {
-    if (keep[a] < 0) continue;
-    for (let d = 0; d < dims; d++) centres[keep[a] * stride + d] = c[a * dims + d];
-  }
-  const start = new Int32Array(count + 1);
-  for (let i = 0; i < m; i++) start[keep[owner[i]] + 1]++;
-  for (let a = 0; a < count; a++) start[a + 1] += start[a];
-  const order = new Int32Array(m);
-  const dist = new Float64Array(m);
-  const fill = start.slice(0, count);
-  for (let i = 0; i < m; i++) {
-    const a = keep[owner[i]];
-    const at = fill[a]++;
-    order[at] = frames[i];
-    dist[at] = exactDistance(features, frames[i] * stride, centres, a * stride, dims);
-  }
-  const radius = new Float32Array(count);
-  const rowRadius = new Float32Array(m);
-  const tagOr = new Uint32Array(count);
-  const tagAnd = new Uint32Array(count);
-  const boxes = new Float32Array(count * 2 * stride);
-  let radiusMax = 0;
-  for (let a = 0; a < count; a++) {
-    sortByDistance(order, dist, start[a], start[a + 1]);
-    let r = 0;
-    let or = 0;
-    let and = 0xffffffff;
-    const lo = a * 2 * stride;
-    boxes.fill(Infinity, lo, lo + dims);
-    boxes.fill(-Infinity, lo + stride, lo + stride + dims);
-    for (let i = start[a]; i < start[a + 1]; i++) {
-      r = Math.max(r, dist[i]);
-      rowRadius[i] = dist[i];
-      or |= tagBits[order[i]];
-      and &= tagBits[order[i]];
-      const row = order[i] * stride;
-      for (let d = 0; d < dims; d++) {
-        const x = features[row + d];
-        if (x < boxes[lo + d]) boxes[lo + d] = x;
-        if (x > boxes[lo + stride + d]) boxes[lo + stride + d] = x;
-      }
-    }
-    radius[a] = roundUp(r * (1 + 2 ** -40));
-    radiusMax = Math.max(radiusMax, radius[a]);
-    tagOr[a] = or >>> 0;
-    tagAnd[a] = and >>> 0;
-  }
-  return { count, centres, radius, radiusMax, start, order, rowRadius, tagOr, tagAnd, boxes, iterations: run, sample: s };
+  meansOf(features, stride, dims, rowsOf, owner, k, sums, counts, c);
+  return { centres: c, owner, iterations: run, sample: s };
 }
 
 /** Exact (float64) Euclidean distance of a feature row and a float32 centre. */
@@ -227,9 +312,10 @@ interface Neighbours {
 
 /** Each centre's nearest other centres, sorted by distance. */
 function neighbourLists(c: Float64Array, k: number, dims: number): Neighbours {
-  const width = Math.min(NEIGHBOURS, k - 1);
+  const width = Math.max(0, Math.min(NEIGHBOURS, k - 1));
   const ids = new Int32Array(k * width);
   const dist = new Float64Array(k * width);
+  if (width === 0) return { ids, dist, width };
   const all = new Float64Array(k);
   const idx = new Int32Array(k);
   for (let a = 0; a < k; a++) {
@@ -243,7 +329,7 @@ function neighbourLists(c: Float64Array, k: number, dims: number): Neighbours {
       idx[b] = b;
     }
     all[a] = -1; // itself first, then skipped
-    const sorted = Array.from(idx).sort((x, y) => all[x] - all[y] || x - y);
+    const sorted = idx.slice().sort((x, y) => all[x] - all[y] || x - y);
     for (let n = 0; n < width; n++) {
       ids[a * width + n] = sorted[n + 1];
       dist[a * width + n] = all[sorted[n + 1]];
@@ -273,8 +359,7 @@ function nearestCentre(features: Float32Array, row: number, dims: number, c: Flo
   let bestD2 = d0 * d0;
   let bestD = d0;
   const w = nb.width;
-  let n = 0;
-  for (; n < w; n++) {
+  for (let n = 0; n < w; n++) {
     if (nb.dist[guess * w + n] >= d0 + bestD) return best;
     const b = nb.ids[guess * w + n];
     const s = partialDistance(features, row, c, b * dims, dims, bestD2);

@@ -8,14 +8,15 @@ import type { Database } from '../database/database.js';
 import { planU8Codec, encodeRowU8, type U8Codec } from './codec-u8.js';
 import { planBox16Codec, encodeBox16, type Box16Codec } from './codec-box16.js';
 import { encodeHalf, decodeHalf } from './half.js';
-import { buildClusters, type ClusterIndex } from './cluster-build.js';
+import type { ClusterIndex } from './cluster-build.js';
 import type { KdTree } from './kdtree-build.js';
 import {
   type Heap, type DatabaseRegions, type CompactShape,
   u8RowBytes, f16RowBytes, box16Bytes, coarseBlocks, fineBlocks,
   U8P_INV_U, U8P_U, U8P_EMAX, U8P_M, U8P_CHUNKS, U8P_W, U8P_LO, BOX16_STEP, BOX16_LO,
-  CL_COUNT, CL_CENTRES, CL_RADIUS, CL_RADIUS_MAX, CL_INFO, CL_ORIG, CL_ROW_RADIUS, CL_U8, CL_F32,
-  CLUSTER_START, CLUSTER_COUNT, CLUSTER_TAG_OR, CLUSTER_TAG_AND, CLUSTER_SKIP, CLUSTER_SKIPS, CLUSTER_INFO_SIZE, CL_BOX16,
+  CL_COUNT, CL_CENTRES, CL_RADIUS, CL_RADIUS_MAX, CL_INFO, CL_ORIG, CL_ROW_RADIUS, CL_U8, CL_F32, CL_BOX16,
+  CL_SUB_COUNT, CL_SUB_CENTRES, CL_SUB_RADIUS, CL_SUB_INFO, CL_MAX_SUBS,
+  CLUSTER_START, CLUSTER_COUNT, CLUSTER_TAG_OR, CLUSTER_TAG_AND, CLUSTER_INFO_SIZE,
 } from './memory-layout.js';
 
 export interface CompactBuildStats {
@@ -28,13 +29,8 @@ export interface CompactBuildStats {
   f16ErrorMax: number;
   /** Largest row error bound of the 8-bit copy, normalised units (fine units times u). */
   u8ErrorMax: number;
-  /** The clustered index as built (clusters, Lloyd iterations, sample), or null. */
-  clusters: { count: number; iterations: number; sample: number; radiusMax: number } | null;
-}
-
-export interface ClusterBuildOptions {
-  count: number;
-  seed: number;
+  /** The clustered index as built (clusters, sub-clusters, Lloyd iterations, sample), or null. */
+  clusters: { count: number; subClusters: number; iterations: number; sample: number; radiusMax: number } | null;
 }
 
 /**
@@ -42,7 +38,7 @@ export interface ClusterBuildOptions {
  * regions and the KD-tree are in place. Returns the build statistics.
  */
 export function buildCompact(
-  heap: Heap, regions: DatabaseRegions, db: Database, tree: KdTree, shape: CompactShape, clusterOpts: ClusterBuildOptions,
+  heap: Heap, regions: DatabaseRegions, db: Database, tree: KdTree, shape: CompactShape, index: ClusterIndex | null,
 ): CompactBuildStats {
   const v = heap;
   const rows = db.frameCount;
@@ -71,11 +67,13 @@ export function buildCompact(
     stats.f16ErrorMax = writeHalfRows(v, regions.f16Rows, db.features, rows, stride);
     stats.f16Ms = now() - t0;
   }
-  if (shape.clusters > 0) {
+  if (index && regions.clusters) {
     const t0 = now();
-    const index = buildClusters(db.features, rows, stride, db.dims, db.candidates, db.tagBits, { count: clusterOpts.count, seed: clusterOpts.seed });
     writeClusters(v, regions, db, index, codec, boxCodec!);
-    stats.clusters = { count: index.count, iterations: index.iterations, sample: index.sample, radiusMax: index.radiusMax };
+    stats.clusters = {
+      count: index.clusters.count, subClusters: index.subs.count, iterations: index.iterations, sample: index.sample,
+      radiusMax: index.clusters.radiusMax,
+    };
     stats.clusterMs = now() - t0;
   }
   return stats;
@@ -153,12 +151,13 @@ function writeHalfRows(v: Heap, at: number, features: Float32Array, rows: number
   return eMax;
 }
 
-/** The clustered index: struct, centres, radii, per-cluster info and box, rows in cluster order. */
+/** The clustered index: struct, both levels (centres, radii, info), cluster boxes, rows. */
 function writeClusters(v: Heap, r: DatabaseRegions, db: Database, index: ClusterIndex, codec: U8Codec | null, boxCodec: Box16Codec): void {
   const stride = db.stride;
+  const { clusters, subs } = index;
   const p = r.clusters;
   v.i32.fill(0, p >> 2, (p >> 2) + 16);
-  v.i32[(p + CL_COUNT) >> 2] = index.count;
+  v.i32[(p + CL_COUNT) >> 2] = clusters.count;
   v.i32[(p + CL_CENTRES) >> 2] = r.clusterCentres;
   v.i32[(p + CL_RADIUS) >> 2] = r.clusterRadius;
   v.i32[(p + CL_INFO) >> 2] = r.clusterInfo;
@@ -166,21 +165,30 @@ function writeClusters(v: Heap, r: DatabaseRegions, db: Database, index: Cluster
   v.i32[(p + CL_ROW_RADIUS) >> 2] = r.clusterRowRadius;
   v.i32[(p + CL_U8) >> 2] = r.clusterU8;
   v.i32[(p + CL_F32) >> 2] = r.clusterF32;
-  v.f32[(p + CL_RADIUS_MAX) >> 2] = index.radiusMax;
+  v.f32[(p + CL_RADIUS_MAX) >> 2] = clusters.radiusMax;
   v.i32[(p + CL_BOX16) >> 2] = r.clusterBox16;
-  v.f32.set(index.centres, r.clusterCentres >> 2);
-  v.f32.set(index.radius, r.clusterRadius >> 2);
-  for (let c = 0; c < index.count; c++) {
-    const at = (r.clusterInfo + c * CLUSTER_INFO_SIZE) >> 2;
-    v.i32[at + (CLUSTER_START >> 2)] = index.start[c];
-    v.i32[at + (CLUSTER_COUNT >> 2)] = index.start[c + 1] - index.start[c];
-    v.u32[at + (CLUSTER_TAG_OR >> 2)] = index.tagOr[c];
-    v.u32[at + (CLUSTER_TAG_AND >> 2)] = index.tagAnd[c];
-    const n = index.start[c + 1] - index.start[c];
-    for (let i = 0; i < CLUSTER_SKIPS; i++) v.f32[at + (CLUSTER_SKIP >> 2) + i] = index.rowRadius[index.start[c] + Math.floor((i * n) / CLUSTER_SKIPS)];
+  v.i32[(p + CL_SUB_COUNT) >> 2] = subs.count;
+  v.i32[(p + CL_SUB_CENTRES) >> 2] = r.subCentres;
+  v.i32[(p + CL_SUB_RADIUS) >> 2] = r.subRadius;
+  v.i32[(p + CL_SUB_INFO) >> 2] = r.subInfo;
+  v.i32[(p + CL_MAX_SUBS) >> 2] = index.maxSubs;
+  const levels: Array<[typeof clusters, number, number, number]> = [
+    [clusters, r.clusterCentres, r.clusterRadius, r.clusterInfo],
+    [subs, r.subCentres, r.subRadius, r.subInfo],
+  ];
+  for (const [level, centres, radius, info] of levels) {
+    v.f32.set(level.centres, centres >> 2);
+    v.f32.set(level.radius, radius >> 2);
+    for (let c = 0; c < level.count; c++) {
+      const at = (info + c * CLUSTER_INFO_SIZE) >> 2;
+      v.i32[at + (CLUSTER_START >> 2)] = level.start[c];
+      v.i32[at + (CLUSTER_COUNT >> 2)] = level.start[c + 1] - level.start[c];
+      v.u32[at + (CLUSTER_TAG_OR >> 2)] = level.tagOr[c];
+      v.u32[at + (CLUSTER_TAG_AND >> 2)] = level.tagAnd[c];
+    }
   }
   const half = box16Bytes(stride) >> 1;
-  for (let c = 0; c < index.count; c++) encodeBox16(boxCodec, index.boxes, c * 2 * stride, v.u16, (r.clusterBox16 >> 1) + c * half);
+  for (let c = 0; c < clusters.count; c++) encodeBox16(boxCodec, index.boxes, c * 2 * stride, v.u16, (r.clusterBox16 >> 1) + c * half);
   v.i32.set(index.order, r.clusterOrig >> 2);
   v.f32.set(index.rowRadius, r.clusterRowRadius >> 2);
   if (r.clusterU8) {

@@ -22,30 +22,21 @@ export function decodeHalf(h: number): number {
   return h & 0x8000 ? -v : v;
 }
 
-/** The pattern of sign, exponent (0..31) and mantissa (0..1023). */
-function pack(negative: boolean, e: number, m: number): number {
-  return (negative ? 0x8000 : 0) | (e << 10) | m;
-}
+const bits = new Float32Array(1);
+const ints = new Uint32Array(bits.buffer);
 
-/** The largest decodable magnitude <= a (a >= HALF_MIN), as (exponent, mantissa). */
-function floorMagnitude(a: number): number {
-  if (a >= HALF_MAX) return pack(false, 31, 1023);
-  let e = Math.floor(Math.log2(a));
-  // log2 may be off by one next to a power of two: settle it exactly.
-  while (2 ** e > a) e--;
-  while (2 ** (e + 1) <= a) e++;
-  const m = Math.floor((a / 2 ** e - 1) * 1024);
-  return pack(false, e + 15, m);
-}
-
-/** The 16-bit pattern whose decoded value is nearest to x (ties: the smaller magnitude). */
+/**
+ * The 16-bit pattern whose decoded value is nearest to the float32 value x (ties: the larger
+ * magnitude), from x's bits: exponent rebiased, mantissa rounded to 10 bits with its carry.
+ */
 export function encodeHalf(x: number): number {
-  const negative = x < 0;
-  const a = Math.abs(x);
-  if (a <= HALF_MIN) return pack(negative, 0, 0);
-  const lo = floorMagnitude(a);
-  if (lo === pack(false, 31, 1023)) return lo | (negative ? 0x8000 : 0);
-  const hi = lo + 1; // the next magnitude (mantissa 1023 + 1 carries into the exponent)
-  const pick = a - decodeHalf(lo) <= decodeHalf(hi) - a ? lo : hi;
-  return pick | (negative ? 0x8000 : 0);
+  bits[0] = x;
+  const b = ints[0];
+  const sign = (b >>> 16) & 0x8000;
+  const e = ((b >>> 23) & 255) - 127;
+  if (e < -15) return sign; // below 2^-15 (zero and subnormals too): the smallest magnitude is nearest
+  if (e > 16) return sign | 0x7fff; // beyond the largest magnitude
+  // Rounding the 23-bit mantissa to 10 bits may carry into the exponent: that is the next power of two.
+  const h = (((e + 15) << 10) + (((b & 0x7fffff) + 0x1000) >>> 13));
+  return sign | Math.min(h, 0x7fff);
 }

@@ -12,6 +12,7 @@ import {
   REQ_REQUIRE, REQ_EXCLUDE, REQ_BIAS, REQ_BIAS_MIN, REQ_PROBES, REQ_QCODE, REQ_SCRATCH,
   REQ_STAT_BOUNDED, REQ_STAT_RESCORED, REQ_STAT_GROUPS,
   CL_COUNT, CL_CENTRES, CL_RADIUS, CL_RADIUS_MAX, CL_INFO, CL_ORIG, CL_ROW_RADIUS, CL_U8, CL_F32, CL_BOX16,
+  CL_SUB_CENTRES, CL_SUB_RADIUS, CL_SUB_INFO,
   CLUSTER_START, CLUSTER_COUNT, CLUSTER_TAG_OR, CLUSTER_TAG_AND, CLUSTER_INFO_SIZE,
   U8P_INV_U, U8P_EMAX, U8P_CHUNKS, U8P_W,
 } from './memory-layout.js';
@@ -85,6 +86,11 @@ class ClusterWalk {
   readonly feat: number;
   readonly info: number;
   readonly radii: number;
+  readonly subCentres: number;
+  readonly subRadii: number;
+  readonly subInfo: number;
+  /** The sub-cluster list of the cluster being visited (byte address, after the cluster heap). */
+  subList = 0;
   readonly orig: number;
   readonly rowR: number;
   readonly rowsU8: number;
@@ -120,6 +126,9 @@ class ClusterWalk {
     this.feat = i32[(ctx + CTX_FEAT) >> 2] >> 2;
     this.info = i32[(cl + CL_INFO) >> 2];
     this.radii = i32[(cl + CL_RADIUS) >> 2] >> 2;
+    this.subCentres = i32[(cl + CL_SUB_CENTRES) >> 2] >> 2;
+    this.subRadii = i32[(cl + CL_SUB_RADIUS) >> 2] >> 2;
+    this.subInfo = i32[(cl + CL_SUB_INFO) >> 2];
     this.orig = i32[(cl + CL_ORIG) >> 2] >> 2;
     this.rowR = i32[(cl + CL_ROW_RADIUS) >> 2] >> 2;
     this.rowsU8 = u8 ? i32[(cl + CL_U8) >> 2] : 0;
@@ -216,14 +225,17 @@ class ClusterWalk {
     return lo;
   }
 
-  visit(c: number, d: number): void {
-    const { i32, u32, f32 } = this.h;
-    const info = (this.info + c * CLUSTER_INFO_SIZE) >> 2;
-    if (this.filterTags && !(((u32[info + (CLUSTER_TAG_OR >> 2)] & this.require) >>> 0) === this.require && (u32[info + (CLUSTER_TAG_AND >> 2)] & this.exclude) === 0)) return;
-    if (this.skips(c, d)) return;
-    let bound = box16Bound(this.h, this.ctx, this.q, this.boxes + c * this.stride * 4, this.stride);
-    if (this.bias) bound = fr(bound + this.minBias);
-    if (bound > this.best) return;
+  private tagsMayMatch(info: number): boolean {
+    const u32 = this.h.u32;
+    return !this.filterTags || (((u32[info + (CLUSTER_TAG_OR >> 2)] & this.require) >>> 0) === this.require && (u32[info + (CLUSTER_TAG_AND >> 2)] & this.exclude) === 0);
+  }
+
+  /** Sub-cluster s at float32 squared distance d: the annulus walk of cluster.ts visitSub. False once nothing can win. */
+  private visitSub(s: number, d: number): boolean {
+    const { i32, f32 } = this.h;
+    const info = (this.subInfo + s * CLUSTER_INFO_SIZE) >> 2;
+    if (!this.tagsMayMatch(info)) return true;
+    if (sphereSkips(d, f32[this.subRadii + s], this.radius, this.stride)) return true;
     this.groups++;
     const start = i32[info + (CLUSTER_START >> 2)];
     const end = start + i32[info + (CLUSTER_COUNT >> 2)];
@@ -237,7 +249,7 @@ class ClusterWalk {
           up = end;
         } else {
           const n = this.group(up, 1, end);
-          if (n < 0) return;
+          if (n < 0) return false;
           up += n;
         }
       }
@@ -246,11 +258,39 @@ class ClusterWalk {
           down = start - 1;
         } else {
           const n = this.group(down, -1, start);
-          if (n < 0) return;
+          if (n < 0) return false;
           down -= n;
         }
       }
     }
+    return true;
+  }
+
+  /** Cluster c at float32 squared distance d: sphere, box, then its sub-clusters by centre distance. */
+  visit(c: number, d: number): void {
+    const { i32, f32 } = this.h;
+    const info = (this.info + c * CLUSTER_INFO_SIZE) >> 2;
+    if (!this.tagsMayMatch(info)) return;
+    if (this.skips(c, d)) return;
+    let bound = box16Bound(this.h, this.ctx, this.q, this.boxes + c * this.stride * 4, this.stride);
+    if (this.bias) bound = fr(bound + this.minBias);
+    if (bound > this.best) return;
+    const first = i32[info + (CLUSTER_START >> 2)];
+    const count = i32[info + (CLUSTER_COUNT >> 2)];
+    const list = new ScratchHeap(f32, i32, this.subList);
+    let n = 0;
+    for (let s = first; s < first + count; s++) {
+      const ds = sqDist(f32, this.q >> 2, this.subCentres + s * this.stride, this.stride);
+      if (sphereSkips(ds, f32[this.subRadii + s], this.radius, this.stride)) continue;
+      let i = n;
+      while (i > 0 && before(ds, s, list.key(i - 1), list.id(i - 1))) {
+        list.set(i, list.key(i - 1), list.id(i - 1));
+        i--;
+      }
+      list.set(i, ds, s);
+      n++;
+    }
+    for (let i = 0; i < n; i++) if (!this.visitSub(list.id(i), list.key(i))) return;
   }
 
   walk(heap: ScratchHeap, n: number, limit: number, rMax: number): number {
@@ -281,6 +321,7 @@ export function clusterSearch(h: Heap, ctx: number, req: number, ranges: number,
   if (k === 0 || rangeCount <= 0) return writeResult(-1, best);
   const wk = new ClusterWalk(h, ctx, req, ranges, rangeCount, q, best, u8);
   const heap = new ScratchHeap(f32, i32, i32[(req + REQ_SCRATCH) >> 2]);
+  wk.subList = heap.base + k * 8;
   const rMax = f32[(cl + CL_RADIUS_MAX) >> 2];
   const centres = i32[(cl + CL_CENTRES) >> 2] >> 2;
   const stride = wk.stride;

@@ -62,8 +62,9 @@ export interface CompactInfo {
   /** Largest certified row error (Euclidean, normalised units) of each copy. */
   u8ErrorMax: number;
   f16ErrorMax: number;
-  /** Clusters built (0: no clustered index), Lloyd iterations, the sample they ran on, largest radius. */
+  /** Clusters and sub-clusters built (0: no clustered index), Lloyd iterations, the sample they ran on, largest radius. */
   clusters: number;
+  subClusters: number;
   clusterIterations: number;
   clusterSample: number;
   clusterRadiusMax: number;
@@ -97,6 +98,7 @@ function compactInfo(shape: CompactShape, stride: number, s: CompactBuildStats |
     u8ErrorMax: s?.u8ErrorMax ?? 0,
     f16ErrorMax: s?.f16ErrorMax ?? 0,
     clusters: s?.clusters?.count ?? 0,
+    subClusters: s?.clusters?.subClusters ?? 0,
     clusterIterations: s?.clusters?.iterations ?? 0,
     clusterSample: s?.clusters?.sample ?? 0,
     clusterRadiusMax: s?.clusters?.radiusMax ?? 0,

@@ -99,15 +99,18 @@ export const CL_U8 = 24;
 export const CL_F32 = 28;
 export const CL_RADIUS_MAX = 32;
 export const CL_BOX16 = 36;
+export const CL_SUB_COUNT = 40;
+export const CL_SUB_CENTRES = 44;
+export const CL_SUB_RADIUS = 48;
+export const CL_SUB_INFO = 52;
+export const CL_MAX_SUBS = 56;
 export const CL_SIZE = 64;
 
 export const CLUSTER_START = 0;
 export const CLUSTER_COUNT = 4;
 export const CLUSTER_TAG_OR = 8;
 export const CLUSTER_TAG_AND = 12;
-export const CLUSTER_SKIP = 16;
-export const CLUSTER_SKIPS = 12;
-export const CLUSTER_INFO_SIZE = 64;
+export const CLUSTER_INFO_SIZE = 16;
 
 export const COARSE_SHIFT = 6;
 export const FINE_SHIFT = 4;
@@ -241,15 +244,17 @@ export interface CompactShape {
   u8: boolean;
   /** Half-precision rows in frame order. */
   f16: boolean;
-  /** Clusters of the clustered index (0: no clustered index). */
+  /** Clusters of the clustered index (0: no clustered index), its sub-clusters, the most sub-clusters of one cluster. */
   clusters: number;
+  subClusters: number;
+  maxSubs: number;
   /** The clustered index keeps float32 rows in cluster order (method 'cluster'). */
   clusterF32: boolean;
   /** The clustered index keeps 8-bit rows in cluster order (method 'cluster-u8'; needs u8). */
   clusterU8: boolean;
 }
 
-export const NO_COMPACT: CompactShape = { u8: false, f16: false, clusters: 0, clusterF32: false, clusterU8: false };
+export const NO_COMPACT: CompactShape = { u8: false, f16: false, clusters: 0, subClusters: 0, maxSubs: 0, clusterF32: false, clusterU8: false };
 
 export interface DatabaseShape {
   rows: number;
@@ -297,11 +302,14 @@ export interface DatabaseRegions {
   kdBox16: number;
   coarseBox16: number;
   fineBox16: number;
-  /** Clustered index: CL_* struct, centres (f32 rows), radii, per-cluster info, rows in cluster order. */
+  /** Clustered index: CL_* struct; clusters and sub-clusters (centres, radii, info); cluster boxes; rows. */
   clusters: number;
   clusterCentres: number;
   clusterRadius: number;
   clusterInfo: number;
+  subCentres: number;
+  subRadius: number;
+  subInfo: number;
   clusterOrig: number;
   clusterRowRadius: number;
   clusterU8: number;
@@ -382,6 +390,9 @@ export function planDatabase(base: number, s: DatabaseShape): DatabaseRegions {
   const clusterCentres = p.takeIf(hasClusters, k * row);
   const clusterRadius = p.takeIf(hasClusters, k * 4);
   const clusterInfo = p.takeIf(hasClusters, k * CLUSTER_INFO_SIZE);
+  const subCentres = p.takeIf(hasClusters, c.subClusters * row);
+  const subRadius = p.takeIf(hasClusters, c.subClusters * 4);
+  const subInfo = p.takeIf(hasClusters, c.subClusters * CLUSTER_INFO_SIZE);
   const clusterOrig = p.takeIf(hasClusters, s.kdRows * 4);
   const clusterRowRadius = p.takeIf(hasClusters, s.kdRows * 4);
   const clusterU8 = p.takeIf(hasClusters && c.clusterU8, s.kdRows * rb8);
@@ -391,7 +402,7 @@ export function planDatabase(base: number, s: DatabaseShape): DatabaseRegions {
     ctx, features, mask, tags, coarseBounds, fineBounds, coarseInfo, fineInfo,
     kdFeatures, kdOrig, kdNodes, kdBoxes, bias, biasCoarse, biasFine, biasNode,
     u8Params, u8W, u8Lo, u8Rows, f16Rows, box16Params, box16Step, box16Lo, kdU8, kdBox16, coarseBox16, fineBox16,
-    clusters, clusterCentres, clusterRadius, clusterInfo, clusterOrig, clusterRowRadius, clusterU8, clusterF32, clusterBox16,
+    clusters, clusterCentres, clusterRadius, clusterInfo, subCentres, subRadius, subInfo, clusterOrig, clusterRowRadius, clusterU8, clusterF32, clusterBox16,
     end: alignUp(p.end),
   };
 }
@@ -424,7 +435,7 @@ export interface SlotRegions {
   stack: number;
   /** The query in 16-bit code units (one i16 per byte of an 8-bit row); 0 without the 8-bit codec. */
   qcode: number;
-  /** Cluster visit list: (f32 key, i32 cluster) per cluster; 0 without clusters. */
+  /** Cluster visit lists: (f32 key, i32 index) per cluster, then per sub-cluster of one cluster; 0 without clusters. */
   scratch: number;
   end: number;
   batchCapacity: number;
@@ -448,11 +459,11 @@ export function planSlot(base: number, s: SlotShape): SlotRegions {
   const biasNode = p.take(s.kdNodes * 4);
   const stack = p.take(s.stackCapacity * 8);
   const qcode = p.takeIf(c.u8 || c.clusterU8, 2 * u8RowBytes(s.stride));
-  const scratch = p.takeIf(c.clusters > 0, c.clusters * 8);
+  const scratch = p.takeIf(c.clusters > 0, (c.clusters + c.maxSubs) * 8);
   return {
     req, queries, results, bestCosts, ranges, rangeTable, bias, biasCoarse, biasFine, biasNode, stack, qcode, scratch,
     end: alignUp(p.end),
-    batchCapacity: s.batchCapacity, rangeCapacity: s.rangeCapacity, stackCapacity: s.stackCapacity, scratchCapacity: c.clusters,
+    batchCapacity: s.batchCapacity, rangeCapacity: s.rangeCapacity, stackCapacity: s.stackCapacity, scratchCapacity: c.clusters + c.maxSubs,
   };
 }
 

@@ -8,7 +8,7 @@ import type { Database } from '../database/database.js';
 import { buildBlockBounds } from './aabb-build.js';
 import { buildKdTree, kdNodeCount } from './kdtree-build.js';
 import { buildCompact, type CompactBuildStats } from './compact-build.js';
-import { defaultClusterCount } from './cluster-build.js';
+import { buildClusters, defaultClusterCount, SUB_SIZE, type ClusterIndex } from './cluster-build.js';
 import { MAX_U8_STRIDE } from './codec-u8.js';
 import {
   type Heap, type DatabaseRegions, type SlotRegions, type CompactShape,
@@ -30,14 +30,29 @@ export interface UploadOptions {
   clusterSeed: number;
 }
 
-/** The compact shape for `db` under `o`: cluster count resolved against the candidate count. */
-export function compactShapeFor(db: Database, kdRows: number, o: Pick<UploadOptions, 'compact' | 'clusters'>): CompactShape {
+/** The clusters asked for by `o` for kdRows candidate rows (0: none). */
+export function clustersWanted(kdRows: number, o: Pick<UploadOptions, 'clusters'>): number {
+  if (o.clusters === 0) return 0;
+  return Math.max(1, Math.min(o.clusters < 0 ? defaultClusterCount(kdRows) : o.clusters, kdRows));
+}
+
+/**
+ * The compact shape for `db` under `o`. With the clustered index already built its sizes are exact;
+ * without it (a memory estimate before anything is built) they are upper bounds.
+ */
+export function compactShapeFor(db: Database, kdRows: number, o: Pick<UploadOptions, 'compact' | 'clusters'>, index: ClusterIndex | null = null): CompactShape {
   if (o.compact.u8 && db.stride > MAX_U8_STRIDE) {
     throw new RangeError(`compact 'u8' supports rows of at most ${MAX_U8_STRIDE} floats, the database has ${db.stride}`);
   }
-  const wanted = o.clusters < 0 ? defaultClusterCount(kdRows) : o.clusters;
-  const clusters = o.clusters === 0 ? 0 : Math.max(1, Math.min(wanted, kdRows));
-  return { u8: o.compact.u8, f16: o.compact.f16, clusters, clusterF32: clusters > 0, clusterU8: clusters > 0 && o.compact.u8 };
+  const wanted = clustersWanted(kdRows, o);
+  // An index of 0 clusters (no candidate rows) still gets its (empty) regions: its searches find nothing.
+  const clusters = wanted === 0 ? 0 : Math.max(1, index ? index.clusters.count : wanted);
+  const maxSubs = wanted === 0 ? 0 : Math.max(1, index ? index.maxSubs : Math.ceil(kdRows / SUB_SIZE));
+  const subClusters = wanted === 0 ? 0 : Math.max(1, index ? index.subs.count : Math.ceil(kdRows / SUB_SIZE) + clusters);
+  return {
+    u8: o.compact.u8, f16: o.compact.f16, clusters, subClusters, maxSubs,
+    clusterF32: clusters > 0, clusterU8: clusters > 0 && o.compact.u8,
+  };
 }
 
 /** A matcher's block of memory: the database regions followed by its own thread slot. */
@@ -77,7 +92,12 @@ export function uploadDatabase(heap: Heap, heapBase: number, db: Database, o: Up
   const stride = db.stride;
   const kdRows = countCandidates(db.candidates, rows);
   const kdNodes = kdNodeCount(kdRows, kdLeafSize);
-  const compact = compactShapeFor(db, kdRows, o);
+  compactShapeFor(db, kdRows, o); // refuses what cannot be built before the slow part
+  const tC = now();
+  const wanted = clustersWanted(kdRows, o);
+  const index = wanted > 0 ? buildClusters(db.features, rows, stride, db.dims, db.candidates, db.tagBits, { count: wanted, seed: o.clusterSeed }) : null;
+  const clusterMs = now() - tC;
+  const compact = compactShapeFor(db, kdRows, o, index);
   const shape = { rows, stride, kdRows, kdNodes, compact };
 
   // Plan relative to 0 to learn the size, then place it.
@@ -115,7 +135,8 @@ export function uploadDatabase(heap: Heap, heapBase: number, db: Database, o: Up
     for (let j = 0; j < stride; j++) heap.f32[dst + j] = db.features[src + j];
   }
   const tEnd = now();
-  const compactStats = buildCompact(heap, regions, db, tree, compact, { count: compact.clusters, seed: o.clusterSeed });
+  const compactStats = buildCompact(heap, regions, db, tree, compact, index);
+  compactStats.clusterMs += clusterMs;
 
   writeContext(heap, regions, rows, stride, kdNodes, kdRows, compactStats);
   return { regions, slot, kdNodes, kdDepth: tree.depth, aabbMs: tK - tA, kdtreeMs: tEnd - tK, compact, compactStats };
