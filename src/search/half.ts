@@ -14,12 +14,23 @@ export const HALF_MAX = 131008;
 /** The smallest decodable magnitude. */
 export const HALF_MIN = 2 ** -15;
 
-/** The value the kernels decode from the 16-bit pattern h (its float32 value, exact in float64). */
-export function decodeHalf(h: number): number {
+/** The value the kernels decode from the 16-bit pattern h: sign, 2^(e - 15) (1 + m / 1024) for every exponent e. */
+export function halfValue(h: number): number {
   const e = (h >> 10) & 31;
   const m = h & 1023;
   const v = 2 ** (e - 15) * (1 + m / 1024);
   return h & 0x8000 ? -v : v;
+}
+
+let table: Float32Array | null = null;
+
+/** halfValue through a table of all 65536 patterns (the JS kernels decode every value of a row). */
+export function decodeHalf(h: number): number {
+  if (table === null) {
+    table = new Float32Array(65536);
+    for (let i = 0; i < 65536; i++) table[i] = halfValue(i);
+  }
+  return table[h];
 }
 
 const bits = new Float32Array(1);
