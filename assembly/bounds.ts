@@ -115,5 +115,7 @@ export function sphereSkips(d: f32, e: f64, radius: f64, stride: i32): bool {
   if (radius < 0) return true;
   if (radius == Infinity) return false;
   const t = e + radius;
-  return <f64>d >= t * t * (1 + costSlack(stride)) * MARGIN + UNDERFLOW;
+  // An overflowed distance certifies only F32_MAX (see distanceLow), not infinity.
+  const v: f64 = d == Infinity ? F32_MAX : <f64>d;
+  return v >= t * t * (1 + costSlack(stride)) * MARGIN + UNDERFLOW;
 }

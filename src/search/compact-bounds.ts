@@ -75,7 +75,9 @@ export function sphereSkips(d: number, e: number, radius: number, stride: number
   if (radius < 0) return true;
   if (radius === Infinity) return false;
   const t = e + radius;
-  return d >= t * t * (1 + costSlack(stride)) * MARGIN + UNDERFLOW;
+  // An overflowed distance certifies only F32_MAX (see distanceLow), not infinity.
+  const v = d === Infinity ? F32_MAX : d;
+  return v >= t * t * (1 + costSlack(stride)) * MARGIN + UNDERFLOW;
 }
 
 /** A certified lower bound of the exact distance whose float32 square is d. */
