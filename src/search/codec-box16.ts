@@ -16,6 +16,16 @@ export interface Box16Codec {
   lo: Float32Array;
 }
 
+const bits = new Float32Array(1);
+const ints = new Int32Array(bits.buffer);
+
+/** The next float32 above a non-negative float32. */
+function nextUp(x: number): number {
+  bits[0] = x;
+  ints[0]++;
+  return bits[0];
+}
+
 /** The decoded value of code c of dimension j. */
 export function decodeBox16(codec: Box16Codec, j: number, c: number): number {
   return fr(fr(c * codec.step[j]) + codec.lo[j]);
@@ -41,7 +51,8 @@ export function planBox16Codec(features: Float32Array, rows: number, stride: num
     lo[j] = a;
     if (b > a) {
       step[j] = fr(((b - a) / BOX_CODES) * (1 + 2 ** -20));
-      while (decodeBox16(codec, j, BOX_CODES) < b) step[j] = fr(step[j] * (1 + 2 ** -20));
+      // Nudged up by at least one float32 step (a tiny range can round the step down to 0).
+      while (decodeBox16(codec, j, BOX_CODES) < b) step[j] = Math.max(nextUp(step[j]), fr(step[j] * (1 + 2 ** -20)));
     }
   }
   return codec;
