@@ -9,9 +9,9 @@
  * and says so. The reference has its own, larger budget.
  */
 import type { Database } from '../database/database.js';
-import { Matcher, type Backend, type FrameRange, type MatcherOptions, type SearchMethod, type SearchOptions, type SearchResult } from '../search/matcher.js';
+import { Matcher, type Backend, type FrameRange, type SearchMethod, type SearchOptions, type SearchResult } from '../search/matcher.js';
 import { MatcherPool } from '../search/pool.js';
-import { SEARCH_METHODS, METHOD_NEEDS } from '../search/options.js';
+import { SEARCH_METHODS, METHOD_NEEDS, matcherOptionsFor } from '../search/options.js';
 import { BenchSetLoader, loadDatabaseSet, type BenchSet, type BenchSetName } from './datasets.js';
 import { machineInfo, type ApproximateRow, type BatchRow, type BenchReport, type BenchRow, type BuildInfo } from './report.js';
 
@@ -77,21 +77,6 @@ export function mixSeed(seed: number, label: string): number {
   let h = (0x811c9dc5 ^ seed) >>> 0;
   for (let i = 0; i < label.length; i++) h = Math.imul(h ^ label.charCodeAt(i), 0x01000193) >>> 0;
   return h;
-}
-
-/**
- * The Matcher options the methods need: the compact copies and the clustered index are built only
- * when a method asks for them (they cost memory and load time).
- */
-export function matcherOptionsFor(methods: readonly SearchMethod[]): Pick<MatcherOptions, 'compact' | 'clusters'> {
-  const compact = new Set<'u8' | 'f16'>();
-  let clusters = false;
-  for (const m of methods) {
-    const need = METHOD_NEEDS[m];
-    if (need.compact) compact.add(need.compact);
-    if (need.clusters) clusters = true;
-  }
-  return { compact: [...compact], clusters };
 }
 
 /** Bytes a method reads per row it looks at: its compact row, else the float32 row. */

@@ -33,6 +33,21 @@ export const METHOD_NEEDS: Record<SearchMethod, { compact?: CompactFormat; clust
   'cluster-u8': { compact: 'u8', clusters: true },
 };
 
+/**
+ * The Matcher options the methods need: the compact copies and the clustered index are built only
+ * when a method asks for them (they cost memory and load time).
+ */
+export function matcherOptionsFor(methods: readonly SearchMethod[]): { compact: CompactFormat[]; clusters: boolean } {
+  const compact = new Set<CompactFormat>();
+  let clusters = false;
+  for (const m of methods) {
+    const need = METHOD_NEEDS[m];
+    if (need.compact) compact.add(need.compact);
+    if (need.clusters) clusters = true;
+  }
+  return { compact: [...compact], clusters };
+}
+
 /** The clustered methods (the ones `probes` applies to). */
 export function isClusterMethod(m: SearchMethod): boolean {
   return m === 'cluster' || m === 'cluster-u8';
