@@ -6,6 +6,17 @@
  * the memory before writing, and re-derives its typed-array views after growth (growth detaches a
  * non-shared `memory.buffer`, and a shared one gets a new, longer buffer object).
  *
+ * A database's regions: the float32 rows, candidate flags and tags; box-pruning bounds; the KD-tree
+ * (leaf-order rows, nodes, boxes); the persistent bias and its minima. With `compact: ['u8']` also
+ * the 8-bit codec (U8P_* struct, multipliers, offsets), 8-bit rows in frame and KD-leaf order
+ * (u8RowBytes each: codes, then the row's error bound), the 16-bit box codec (BOX16_*) and 16-bit
+ * boxes of the KD nodes and box-pruning blocks; with 'f16' half-precision rows (f16RowBytes each);
+ * with clusters the CL_* struct, centres, radii and info of clusters and sub-clusters, cluster
+ * boxes, and the rows in cluster order (frames, distances to their sub-cluster's centre, 8-bit
+ * and float32 rows). Regions not built are 0 in the context struct. A thread slot adds, besides its
+ * request, queries, results, ranges, per-call bias and KD stack, the query's i16 codes and the
+ * clusters' visit scratch. docs/search.md ("Memory layout", "Compact storage") draws all of it.
+ *
  * Struct offsets below mirror assembly/layout.ts; test/search/search-memory.test.ts checks they agree.
  */
 
