@@ -16,7 +16,7 @@
 // (with pruning) until one does, so "nothing found" is never an approximation.
 
 import {
-  CTX_STRIDE, CTX_ROWS, CTX_TAGS, CTX_FEAT, CTX_CLUSTERS, CTX_U8_PARAMS, CTX_U8_ROW_BYTES,
+  CTX_STRIDE, CTX_ROWS, CTX_TAGS, CTX_FEAT, CTX_CLUSTERS, CTX_U8_PARAMS, CTX_U8_ROW_BYTES, CTX_F16_ROW_BYTES,
   REQ_REQUIRE, REQ_EXCLUDE, REQ_BIAS, REQ_BIAS_MIN, REQ_PROBES, REQ_QCODE, REQ_SCRATCH,
   REQ_STAT_BOUNDED, REQ_STAT_RESCORED, REQ_STAT_GROUPS,
   CL_COUNT, CL_CENTRES, CL_RADIUS, CL_RADIUS_MAX, CL_INFO, CL_ORIG, CL_ROW_RADIUS, CL_U8, CL_F32, CL_BOX16,
@@ -28,7 +28,7 @@ import { sqDist, sqDistPair } from './row';
 import { withBias, writeResult } from './scan';
 import { wins, leafRowAllowed } from './kdtree';
 import { costLimit, limitRadius, codeThreshold, sphereSkips, distanceLow, distanceHigh, MARGIN_DOWN, ROW_RADIUS_SLACK } from './bounds';
-import { encodeQueryU8, codeDistance, codeDistance2, transposeSum4, box16Bound } from './compact';
+import { encodeQueryU8, codeDistance, codeDistance2, transposeSum4, box16Bound, halfDistance } from './compact';
 
 // The search in progress (module globals: each instance, hence each pool worker, has its own).
 let gCtx: usize = 0;
@@ -40,6 +40,7 @@ let gFeat: usize = 0;
 let gInfo: usize = 0;
 let gRadii: usize = 0;
 let gSubCentres: usize = 0;
+let gRowBytes16: usize = 0;
 let gSubRadii: usize = 0;
 let gSubInfo: usize = 0;
 /** The sub-cluster list of the cluster being visited (after the cluster heap in the scratch). */
@@ -301,7 +302,7 @@ function visit(c: i32, d: f32): void {
   const list = gSubList;
   let n = 0;
   for (let s = first; s < first + count; s++) {
-    const ds = sqDist(gQuery, gSubCentres + <usize>s * gRowBytes, gStride);
+    const ds = halfDistance(gQuery, gSubCentres + <usize>s * gRowBytes16, gStride);
     if (sphereSkips(ds, <f64>load<f32>(gSubRadii + (<usize>s << 2)), gRadius, gStride)) continue;
     let i = n;
     while (i > 0 && before(ds, s, keyOf(list, i - 1), idOf(list, i - 1))) {
@@ -367,6 +368,7 @@ export function clusterSearch(ctx: usize, req: usize, ranges: usize, rangeCount:
   gInfo = load<usize>(cl, CL_INFO);
   gRadii = load<usize>(cl, CL_RADIUS);
   gSubCentres = load<usize>(cl, CL_SUB_CENTRES);
+  gRowBytes16 = <usize>load<i32>(ctx, CTX_F16_ROW_BYTES);
   gSubRadii = load<usize>(cl, CL_SUB_RADIUS);
   gSubInfo = load<usize>(cl, CL_SUB_INFO);
   gOrig = load<usize>(cl, CL_ORIG);

@@ -11,7 +11,8 @@
  * per cluster also its box. Per row: its distance to its sub-cluster's centre as the nearest float32
  * (the kernels allow 2^-21 of slack for that rounding).
  *
- * k-means: Lloyd's iterations on a random sample (32 rows per centre, at least 4096 or all rows),
+ * k-means: Lloyd's iterations on a random sample (clusters: 32 rows per centre, at least 4096;
+ * sub-clusters: 8 rows per centre),
  * then every row to its nearest centre and the centres to their rows' means. Nearest-centre queries
  * use the triangle inequality: each centre keeps its nearest other centres sorted by distance, and a
  * row starts from a good guess (its previous assignment, or the previous row's centre: consecutive
@@ -19,6 +20,7 @@
  * only affect speed: radii are measured against the final centres.
  */
 import { createRandom } from '../util/prng.js';
+import { encodeHalf, decodeHalf } from './half.js';
 
 /** Rows per sub-cluster the fine level aims at. */
 export const SUB_SIZE = 32;
@@ -42,6 +44,12 @@ export interface ClusterIndex {
   subs: ClusterLevel;
   /** Per cluster: min[stride] then max[stride] of its rows (float32). */
   boxes: Float32Array;
+  /**
+   * Sub-cluster centres as half-precision patterns (count x stride): the kernels read these (one
+   * cache line a centre); subs.centres holds exactly their decoded values, which every radius and
+   * row distance is measured from.
+   */
+  subHalves: Uint16Array;
   /** Candidate frames, sub-cluster by sub-cluster, by distance to their sub-cluster's centre. */
   order: Int32Array;
   /** Per `order` entry: its distance to its sub-cluster's centre (nearest float32). */
@@ -66,7 +74,7 @@ const NEIGHBOURS = 256;
 
 /** Default cluster count for `rows` candidate rows: about sqrt(rows), measured in docs/search.md. */
 export function defaultClusterCount(rows: number): number {
-  return Math.max(1, Math.round(Math.sqrt(rows)));
+  return Math.min(4096, Math.max(1, Math.round(Math.sqrt(rows))));
 }
 
 export function buildClusters(
@@ -90,17 +98,14 @@ export function buildClusters(
   let maxSubs = 0;
   for (const members of byCluster.groups) {
     if (members.length === 0) continue;
-    const want = Math.ceil(members.length / SUB_SIZE);
-    const fine = kMeans(features, stride, dims, members, want, rand, 4);
-    const subs = groupBy(members, fine.owner, want);
     let used = 0;
-    subs.groups.forEach((rowsOfSub, s) => {
-      if (rowsOfSub.length === 0) return;
+    for (const rowsOfSub of splitRows(features, stride, dims, members, rand)) {
       used++;
-      for (let d = 0; d < dims; d++) subCentres.push(fine.centres[s * dims + d]);
+      const centre = meanOf(features, stride, dims, rowsOfSub);
+      for (let d = 0; d < dims; d++) subCentres.push(centre[d]);
       subOwnerCount.push(rowsOfSub.length);
       for (const f of rowsOfSub) order[at++] = f;
-    });
+    }
     subOwnerCount.push(-used); // marks the end of a cluster's sub-clusters
     maxSubs = Math.max(maxSubs, used);
   }
@@ -108,6 +113,7 @@ export function buildClusters(
   // Sub-cluster level: float32 centres, rows sorted by distance to them, radii.
   const subCount = subOwnerCount.filter((n) => n > 0).length;
   const subs = emptyLevel(subCount, stride);
+  const subHalves = new Uint16Array(subCount * stride);
   const rowRadius = new Float32Array(m);
   let row = 0;
   let sub = 0;
@@ -117,9 +123,15 @@ export function buildClusters(
       clusterSubStart.push(sub);
       continue;
     }
-    for (let d = 0; d < dims; d++) subs.centres[sub * stride + d] = subCentres[sub * dims + d];
+    // The centre is the nearest half-precision point to the mean: any point serves, and this one the
+    // kernels read in 64 bytes.
+    for (let d = 0; d < stride; d++) {
+      const h = encodeHalf(d < dims ? Math.fround(subCentres[sub * dims + d]) : 0);
+      subHalves[sub * stride + d] = h;
+      subs.centres[sub * stride + d] = decodeHalf(h);
+    }
     subs.start[sub] = row;
-    for (let i = row; i < row + n; i++) rowDist[i] = exactDistance(features, order[i] * stride, subs.centres, sub * stride, dims);
+    for (let i = row; i < row + n; i++) rowDist[i] = exactDistance(features, order[i] * stride, subs.centres, sub * stride, stride);
     sortByDistance(order, rowDist, row, row + n);
     summarize(subs, sub, order, row, row + n, rowDist, tagBits);
     for (let i = row; i < row + n; i++) rowRadius[i] = rowDist[i];
@@ -139,13 +151,38 @@ export function buildClusters(
     clusters.start[c] = clusterSubStart[c];
     const first = subs.start[clusterSubStart[c]];
     const last = subs.start[clusterSubStart[c + 1]];
-    for (let i = first; i < last; i++) rowDist[i] = exactDistance(features, order[i] * stride, clusters.centres, c * stride, dims);
+    for (let i = first; i < last; i++) rowDist[i] = exactDistance(features, order[i] * stride, clusters.centres, c * stride, stride);
     summarize(clusters, c, order, first, last, rowDist, tagBits);
     boxOf(features, stride, dims, order, first, last, boxes, c * 2 * stride);
     c++;
   });
   clusters.start[count] = subCount;
-  return { clusters, subs, boxes, order, rowRadius, maxSubs, iterations: coarse.iterations, sample: coarse.sample };
+  return { clusters, subs, subHalves, boxes, order, rowRadius, maxSubs, iterations: coarse.iterations, sample: coarse.sample };
+}
+
+/** Most parts one k-means splits a group into: larger groups are split again (cost O(n log n)). */
+const SPLIT_FAN_OUT = 64;
+
+/**
+ * The rows split into groups of about SUB_SIZE by k-means: at most SPLIT_FAN_OUT parts at a time,
+ * parts still too large split again. A part k-means cannot divide (identical rows) stays whole.
+ */
+function splitRows(features: Float32Array, stride: number, dims: number, rowsOf: Int32Array, rand: () => number): Int32Array[] {
+  const want = Math.ceil(rowsOf.length / SUB_SIZE);
+  if (want <= 1) return [rowsOf];
+  const parts = Math.min(want, SPLIT_FAN_OUT);
+  const km = kMeans(features, stride, dims, rowsOf, parts, rand, 4, 8, 0);
+  const groups = groupBy(rowsOf, km.owner, parts).groups.filter((g) => g.length > 0);
+  if (parts === want || groups.length === 1) return groups;
+  return groups.flatMap((g) => splitRows(features, stride, dims, g, rand));
+}
+
+/** The float64 mean of the rows. */
+function meanOf(features: Float32Array, stride: number, dims: number, rowsOf: Int32Array): Float64Array {
+  const m = new Float64Array(dims);
+  for (const f of rowsOf) for (let d = 0; d < dims; d++) m[d] += features[f * stride + d];
+  for (let d = 0; d < dims; d++) m[d] /= rowsOf.length;
+  return m;
 }
 
 function emptyLevel(count: number, stride: number): ClusterLevel {
@@ -208,12 +245,15 @@ interface KMeansResult {
  * k-means of the given rows (frames): Lloyd's iterations on a random sample, then every row to its
  * nearest centre and the centres to their rows' means.
  */
-function kMeans(features: Float32Array, stride: number, dims: number, rowsOf: Int32Array, k: number, rand: () => number, iterations: number): KMeansResult {
+function kMeans(
+  features: Float32Array, stride: number, dims: number, rowsOf: Int32Array, k: number, rand: () => number, iterations: number,
+  perCentre = 32, minSample = 4096,
+): KMeansResult {
   const m = rowsOf.length;
   if (k <= 0 || m === 0) return { centres: new Float64Array(0), owner: new Int32Array(m), iterations: 0, sample: 0 };
   // A random sample (partial Fisher-Yates over a copy of the rows).
   const pool = Int32Array.from(rowsOf);
-  const s = Math.min(m, Math.max(4096, 32 * k));
+  const s = Math.min(m, Math.max(minSample, perCentre * k));
   for (let i = 0; i < s; i++) {
     const j = i + Math.floor(rand() * (m - i));
     const t = pool[i];
@@ -234,7 +274,7 @@ function kMeans(features: Float32Array, stride: number, dims: number, rowsOf: In
       const nb = neighbourLists(c, k, dims);
       let changed = 0;
       for (let i = 0; i < s; i++) {
-        const a = nearestCentre(features, sample[i] * stride, dims, c, k, nb, run === 0 ? i % k : assign[i]);
+        const a = run === 0 ? nearestByScan(features, sample[i] * stride, dims, c, k) : nearestCentre(features, sample[i] * stride, dims, c, k, nb, assign[i]);
         if (a !== assign[i] || run === 0) changed++;
         assign[i] = a;
       }
@@ -253,10 +293,10 @@ function kMeans(features: Float32Array, stride: number, dims: number, rowsOf: In
   return { centres: c, owner, iterations: run, sample: s };
 }
 
-/** Exact (float64) Euclidean distance of a feature row and a float32 centre. */
-function exactDistance(features: Float32Array, row: number, centres: Float32Array, at: number, dims: number): number {
+/** Exact (float64) Euclidean distance of a feature row and a float32 centre over `n` floats (the whole padded row). */
+function exactDistance(features: Float32Array, row: number, centres: Float32Array, at: number, n: number): number {
   let s = 0;
-  for (let d = 0; d < dims; d++) {
+  for (let d = 0; d < n; d++) {
     const t = features[row + d] - centres[at + d];
     s += t * t;
   }
@@ -329,13 +369,56 @@ function neighbourLists(c: Float64Array, k: number, dims: number): Neighbours {
       idx[b] = b;
     }
     all[a] = -1; // itself first, then skipped
-    const sorted = idx.slice().sort((x, y) => all[x] - all[y] || x - y);
+    const sorted = smallestFirst(idx, all, width + 1);
     for (let n = 0; n < width; n++) {
       ids[a * width + n] = sorted[n + 1];
       dist[a * width + n] = all[sorted[n + 1]];
     }
   }
   return { ids, dist, width };
+}
+
+/** The `count` indices of the smallest keys, in order (ties by index): a selection, then a sort of those. */
+function smallestFirst(idx: Int32Array, key: Float64Array, count: number): Int32Array {
+  const a = idx.slice();
+  const before = (x: number, y: number): boolean => key[x] < key[y] || (key[x] === key[y] && x < y);
+  // Quickselect: a[0 .. count) holds the count smallest (in any order).
+  let lo = 0;
+  let hi = a.length - 1;
+  while (lo < hi) {
+    const pivot = a[(lo + hi) >>> 1];
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (before(a[i], pivot)) i++;
+      while (before(pivot, a[j])) j--;
+      if (i <= j) {
+        const t = a[i];
+        a[i] = a[j];
+        a[j] = t;
+        i++;
+        j--;
+      }
+    }
+    if (count - 1 <= j) hi = j;
+    else if (count - 1 >= i) lo = i;
+    else break;
+  }
+  return a.subarray(0, count).sort((x, y) => (before(x, y) ? -1 : before(y, x) ? 1 : 0));
+}
+
+/** The nearest centre by a scan of all of them (partial distances abandoned early); ties: the first. */
+function nearestByScan(features: Float32Array, row: number, dims: number, c: Float64Array, k: number): number {
+  let best = 0;
+  let bestD2 = Infinity;
+  for (let b = 0; b < k; b++) {
+    const s = partialDistance(features, row, c, b * dims, dims, bestD2);
+    if (s < bestD2) {
+      best = b;
+      bestD2 = s;
+    }
+  }
+  return best;
 }
 
 /** Squared distance of a row and a float64 centre, abandoned (returning a value >= limit) once it reaches limit. */

@@ -172,12 +172,16 @@ function writeClusters(v: Heap, r: DatabaseRegions, db: Database, index: Cluster
   v.i32[(p + CL_SUB_RADIUS) >> 2] = r.subRadius;
   v.i32[(p + CL_SUB_INFO) >> 2] = r.subInfo;
   v.i32[(p + CL_MAX_SUBS) >> 2] = index.maxSubs;
-  const levels: Array<[typeof clusters, number, number, number]> = [
-    [clusters, r.clusterCentres, r.clusterRadius, r.clusterInfo],
-    [subs, r.subCentres, r.subRadius, r.subInfo],
+  v.f32.set(clusters.centres, r.clusterCentres >> 2);
+  // Sub-cluster centres as half-precision rows (the row's error bound slot stays 0: unused).
+  const rb16 = f16RowBytes(stride);
+  v.u8.fill(0, r.subCentres, r.subCentres + subs.count * rb16);
+  for (let c = 0; c < subs.count; c++) v.u16.set(index.subHalves.subarray(c * stride, (c + 1) * stride), (r.subCentres + c * rb16) >> 1);
+  const levels: Array<[typeof clusters, number, number]> = [
+    [clusters, r.clusterRadius, r.clusterInfo],
+    [subs, r.subRadius, r.subInfo],
   ];
-  for (const [level, centres, radius, info] of levels) {
-    v.f32.set(level.centres, centres >> 2);
+  for (const [level, radius, info] of levels) {
     v.f32.set(level.radius, radius >> 2);
     for (let c = 0; c < level.count; c++) {
       const at = (info + c * CLUSTER_INFO_SIZE) >> 2;

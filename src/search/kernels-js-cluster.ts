@@ -4,11 +4,11 @@
  * hence the same frame, the same float32 cost and the same statistics on every backend.
  */
 import { sqDist } from './row-cost.js';
-import { encodeQueryU8, codeDistance, box16Bound } from './kernels-js-compact.js';
+import { encodeQueryU8, codeDistance, box16Bound, halfDistance } from './kernels-js-compact.js';
 import { costLimit, limitRadius, codeThreshold, sphereSkips, distanceLow, distanceHigh, ROW_RADIUS_SLACK } from './compact-bounds.js';
 import {
   type Heap,
-  CTX_STRIDE, CTX_ROWS, CTX_TAGS, CTX_FEAT, CTX_CLUSTERS, CTX_U8_PARAMS, CTX_U8_ROW_BYTES,
+  CTX_STRIDE, CTX_ROWS, CTX_TAGS, CTX_FEAT, CTX_CLUSTERS, CTX_U8_PARAMS, CTX_U8_ROW_BYTES, CTX_F16_ROW_BYTES,
   REQ_REQUIRE, REQ_EXCLUDE, REQ_BIAS, REQ_BIAS_MIN, REQ_PROBES, REQ_QCODE, REQ_SCRATCH,
   REQ_STAT_BOUNDED, REQ_STAT_RESCORED, REQ_STAT_GROUPS,
   CL_COUNT, CL_CENTRES, CL_RADIUS, CL_RADIUS_MAX, CL_INFO, CL_ORIG, CL_ROW_RADIUS, CL_U8, CL_F32, CL_BOX16,
@@ -87,6 +87,7 @@ class ClusterWalk {
   readonly info: number;
   readonly radii: number;
   readonly subCentres: number;
+  readonly rb16: number;
   readonly subRadii: number;
   readonly subInfo: number;
   /** The sub-cluster list of the cluster being visited (byte address, after the cluster heap). */
@@ -126,7 +127,8 @@ class ClusterWalk {
     this.feat = i32[(ctx + CTX_FEAT) >> 2] >> 2;
     this.info = i32[(cl + CL_INFO) >> 2];
     this.radii = i32[(cl + CL_RADIUS) >> 2] >> 2;
-    this.subCentres = i32[(cl + CL_SUB_CENTRES) >> 2] >> 2;
+    this.subCentres = i32[(cl + CL_SUB_CENTRES) >> 2];
+    this.rb16 = i32[(ctx + CTX_F16_ROW_BYTES) >> 2];
     this.subRadii = i32[(cl + CL_SUB_RADIUS) >> 2] >> 2;
     this.subInfo = i32[(cl + CL_SUB_INFO) >> 2];
     this.orig = i32[(cl + CL_ORIG) >> 2] >> 2;
@@ -280,7 +282,7 @@ class ClusterWalk {
     const list = new ScratchHeap(f32, i32, this.subList);
     let n = 0;
     for (let s = first; s < first + count; s++) {
-      const ds = sqDist(f32, this.q >> 2, this.subCentres + s * this.stride, this.stride);
+      const ds = halfDistance(this.h, this.q, this.subCentres + s * this.rb16, this.stride);
       if (sphereSkips(ds, f32[this.subRadii + s], this.radius, this.stride)) continue;
       let i = n;
       while (i > 0 && before(ds, s, list.key(i - 1), list.id(i - 1))) {

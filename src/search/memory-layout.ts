@@ -401,7 +401,7 @@ export function planDatabase(base: number, s: DatabaseShape): DatabaseRegions {
   const clusterCentres = p.takeIf(hasClusters, k * row);
   const clusterRadius = p.takeIf(hasClusters, k * 4);
   const clusterInfo = p.takeIf(hasClusters, k * CLUSTER_INFO_SIZE);
-  const subCentres = p.takeIf(hasClusters, c.subClusters * row);
+  const subCentres = p.takeIf(hasClusters, c.subClusters * f16RowBytes(s.stride));
   const subRadius = p.takeIf(hasClusters, c.subClusters * 4);
   const subInfo = p.takeIf(hasClusters, c.subClusters * CLUSTER_INFO_SIZE);
   const clusterOrig = p.takeIf(hasClusters, s.kdRows * 4);

@@ -65,8 +65,8 @@ export const OPTION_RANGES = {
   threads: [0, 64],
   /** Pages (64 KiB) of a pool's shared memory: a WebAssembly memory has at most 65536 (4 GiB). */
   maximumPages: [1, 65536],
-  /** Clusters of the clustered index (at most the candidate count are built). */
-  clusters: [1, 1048576],
+  /** Clusters of the clustered index (at most the candidate count are built; the build's cost grows with the square). */
+  clusters: [1, 4096],
   /** Seed of the clustered index's k-means. */
   clusterSeed: [0, 4294967295],
   /** Clusters an approximate clustered search visits. */
@@ -100,7 +100,8 @@ export interface MatcherOptions {
   compact?: ReadonlyArray<CompactFormat>;
   /**
    * The clustered index (methods cluster and cluster-u8): true for about sqrt(candidates) k-means
-   * clusters, or a cluster count (1..1048576; at most the candidate count are built). Default none.
+   * clusters (at most 4096), or a cluster count (1..4096; at most the candidate count are built).
+   * Default none.
    */
   clusters?: boolean | number;
   /** Seed of the clustered index's k-means (integer, default a fixed constant: the index is deterministic). */

@@ -191,7 +191,7 @@ describe('the clustered index', () => {
     expect(a.subs.centres).toEqual(b.subs.centres);
     const exact = (f: number, centres: Float32Array, c: number): number => {
       let s = 0;
-      for (let j = 0; j < db.dims; j++) s += (db.features[f * db.stride + j] - centres[c * db.stride + j]) ** 2;
+      for (let j = 0; j < db.stride; j++) s += (db.features[f * db.stride + j] - centres[c * db.stride + j]) ** 2;
       return Math.sqrt(s);
     };
     const seen = new Set<number>();
@@ -319,7 +319,7 @@ describe('options', () => {
   it('construction options are checked with an error naming the option', async () => {
     await expect(Matcher.create(db, { compact: 'u8' as never })).rejects.toThrow(/^compact must be an array/);
     await expect(Matcher.create(db, { compact: ['u16'] as never })).rejects.toThrow(/^compact: unknown format "u16"/);
-    await expect(Matcher.create(db, { clusters: 0 })).rejects.toThrow(/^clusters must be an integer in \[1, 1048576\], got 0/);
+    await expect(Matcher.create(db, { clusters: 0 })).rejects.toThrow(/^clusters must be an integer in \[1, 4096\], got 0/);
     await expect(Matcher.create(db, { clusters: 2.5 })).rejects.toThrow(/^clusters must be an integer/);
     await expect(Matcher.create(db, { clusters: 'auto' as never })).rejects.toThrow(/^clusters must be an integer/);
     await expect(Matcher.create(db, { clusterSeed: -1 })).rejects.toThrow(/^clusterSeed must be an integer in \[0, 4294967295\]/);
