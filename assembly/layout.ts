@@ -37,11 +37,12 @@ export const CTX_F16: i32 = 72; // half-precision rows in frame order, CTX_F16_R
 export const CTX_F16_ROW_BYTES: i32 = 76;
 export const CTX_F16_EMAX: i32 = 80; // f32: the largest error bound of a half-precision row
 export const CTX_KD_U8: i32 = 84; // 8-bit rows in KD leaf order
-export const CTX_KD_BOX16: i32 = 88; // per KD node: 16-bit box (stride low codes, stride high codes)
+export const CTX_KD_REC: i32 = 88; // per KD node: KdRecord (its children's 16-bit boxes and summaries)
 export const CTX_BOX16: i32 = 92; // BOX16_* struct: the 16-bit box codec
 export const CTX_COARSE_BOX16: i32 = 96; // per coarse block: 16-bit box
 export const CTX_FINE_BOX16: i32 = 100; // per fine block: 16-bit box
 export const CTX_CLUSTERS: i32 = 104; // CL_* struct
+export const CTX_KD_REC_BYTES: i32 = 108; // bytes per KdRecord
 export const CTX_SIZE: i32 = 128;
 
 /** Per-call request: one per thread slot, so concurrent searches never share it. */
@@ -129,6 +130,20 @@ export const NODE_TAG_OR: i32 = 20;
 export const NODE_TAG_AND: i32 = 24;
 export const NODE_MIN_ORIG: i32 = 28; // lowest original frame in the subtree (for exact tie-breaking)
 export const NODE_SIZE: i32 = 32;
+
+/**
+ * KdRecord (kdtree-u8), one per node, CTX_KD_REC_BYTES apart (256 for 28 floats: four cache lines):
+ * for an inner node, the 16-bit boxes of its left and right child (4 * stride bytes each) followed
+ * by what the walk needs of the children, so visiting a node reads one contiguous record.
+ */
+export const REC_RIGHT: i32 = 0; // right child (offsets past the two boxes)
+export const REC_LEFT_MIN_ORIG: i32 = 4;
+export const REC_RIGHT_MIN_ORIG: i32 = 8;
+export const REC_LEFT_START: i32 = 12; // leaf-order rows of a leaf child
+export const REC_LEFT_COUNT: i32 = 16; // -1: the child is an inner node
+export const REC_RIGHT_START: i32 = 20;
+export const REC_RIGHT_COUNT: i32 = 24;
+export const REC_HEADER_SIZE: i32 = 32;
 
 /** Result record: i32 frame (-1 = nothing beat bestCost), f32 cost. */
 export const RESULT_SIZE: i32 = 8;

@@ -13,12 +13,13 @@ import {
   type Heap,
   CTX_FEAT, CTX_ROWS, CTX_STRIDE, CTX_MASK, CTX_TAGS, CTX_U8, CTX_U8_PARAMS, CTX_U8_ROW_BYTES, CTX_F16, CTX_F16_ROW_BYTES,
   CTX_F16_EMAX, CTX_COARSE_BOX16, CTX_FINE_BOX16, CTX_COARSE_INFO, CTX_FINE_INFO, CTX_BOX16, CTX_KD_FEAT, CTX_KD_ORIG,
-  CTX_KD_NODES, CTX_KD_NODE_COUNT, CTX_KD_U8, CTX_KD_BOX16,
+  CTX_KD_NODES, CTX_KD_NODE_COUNT, CTX_KD_U8, CTX_KD_REC, CTX_KD_REC_BYTES,
+  REC_RIGHT, REC_LEFT_MIN_ORIG, REC_RIGHT_MIN_ORIG, REC_LEFT_START, REC_LEFT_COUNT, REC_RIGHT_START, REC_RIGHT_COUNT,
   REQ_REQUIRE, REQ_EXCLUDE, REQ_BIAS, REQ_BIAS_MIN, REQ_QCODE, REQ_BIAS_COARSE, REQ_BIAS_FINE, REQ_BIAS_NODE,
   REQ_STACK, REQ_STACK_CAP, REQ_STAT_BOUNDED, REQ_STAT_RESCORED, REQ_STAT_GROUPS,
   U8P_INV_U, U8P_EMAX, U8P_M, U8P_CHUNKS, U8P_W, U8P_LO, BOX16_STEP, BOX16_LO,
   COARSE_SHIFT, FINE_SHIFT, BLOCK_COUNT, BLOCK_TAG_OR, BLOCK_TAG_AND, BLOCK_INFO_SIZE,
-  NODE_DIM, NODE_RIGHT, NODE_START, NODE_COUNT, NODE_TAG_OR, NODE_TAG_AND, NODE_MIN_ORIG, NODE_SIZE,
+  NODE_DIM, NODE_START, NODE_COUNT, NODE_TAG_OR, NODE_TAG_AND, NODE_MIN_ORIG, NODE_SIZE,
 } from './memory-layout.js';
 
 const fr = Math.fround;
@@ -324,7 +325,7 @@ function prunable(bound: number, minOrig: number, best: number, bestIdx: number)
   return bound > best || (bound === best && minOrig > bestIdx);
 }
 
-/** The KD-tree with 16-bit boxes and 8-bit leaf rows: the twin of kdtree-compact.ts. */
+/** The KD-tree with 16-bit boxes and 8-bit leaf rows: the twin of kdtree-compact.ts (records, 32-byte stack entries). */
 export function kdSearchU8(h: Heap, ctx: number, req: number, ranges: number, rangeCount: number, q: number, best: number, out: number): number {
   const { i32, u32, f32, f64 } = h;
   const nodeCount = i32[(ctx + CTX_KD_NODE_COUNT) >> 2];
@@ -334,7 +335,8 @@ export function kdSearchU8(h: Heap, ctx: number, req: number, ranges: number, ra
   const feat = i32[(ctx + CTX_KD_FEAT) >> 2] >> 2;
   const orig = i32[(ctx + CTX_KD_ORIG) >> 2] >> 2;
   const nodes = i32[(ctx + CTX_KD_NODES) >> 2] >> 2;
-  const boxes = i32[(ctx + CTX_KD_BOX16) >> 2];
+  const recs = i32[(ctx + CTX_KD_REC) >> 2];
+  const recBytes = i32[(ctx + CTX_KD_REC_BYTES) >> 2];
   const rows8 = i32[(ctx + CTX_KD_U8) >> 2];
   const rb8 = i32[(ctx + CTX_U8_ROW_BYTES) >> 2];
   const p = i32[(ctx + CTX_U8_PARAMS) >> 2];
@@ -356,6 +358,18 @@ export function kdSearchU8(h: Heap, ctx: number, req: number, ranges: number, ra
   const nodeInts = NODE_SIZE >> 2;
   const boxBytes = stride * 4;
   const qi = q >> 2;
+  const mayMatch = (node: number): boolean => {
+    const np = nodes + node * nodeInts;
+    return ((u32[np + (NODE_TAG_OR >> 2)] & require) >>> 0) === require && (u32[np + (NODE_TAG_AND >> 2)] & exclude) === 0;
+  };
+  const push = (sp: number, node: number, bound: number, start: number, count: number, minOrig: number): void => {
+    const e = stack + sp * 8;
+    i32[e] = node;
+    f32[e + 1] = bound;
+    i32[e + 2] = start;
+    i32[e + 3] = count;
+    i32[e + 4] = minOrig;
+  };
   const rho = encodeQueryU8(h, ctx, q, qcode);
   let radius = limitRadius(costLimit(best, minBias, true), stride) * invU;
   let t = codeThreshold(rho + eMax, radius);
@@ -364,23 +378,24 @@ export function kdSearchU8(h: Heap, ctx: number, req: number, ranges: number, ra
   let leaves = 0;
 
   let bestIdx = -1;
-  i32[stack] = 0;
-  f32[stack + 1] = -Infinity;
-  let sp = 1;
+  let sp = 0;
+  if (!filterTags || mayMatch(0)) {
+    push(0, 0, -Infinity, i32[nodes + (NODE_START >> 2)], i32[nodes + (NODE_DIM >> 2)] < 0 ? i32[nodes + (NODE_COUNT >> 2)] : -1, i32[nodes + (NODE_MIN_ORIG >> 2)]);
+    sp = 1;
+  }
   while (sp > 0) {
     sp--;
-    const node = i32[stack + 2 * sp];
-    const bound = f32[stack + 2 * sp + 1];
-    const np = nodes + node * nodeInts;
-    if (prunable(bound, i32[np + (NODE_MIN_ORIG >> 2)], best, bestIdx)) continue;
-    if (filterTags && !(((u32[np + (NODE_TAG_OR >> 2)] & require) >>> 0) === require && (u32[np + (NODE_TAG_AND >> 2)] & exclude) === 0)) continue;
+    const e = stack + sp * 8;
+    const node = i32[e];
+    const bound = f32[e + 1];
+    const count = i32[e + 3];
+    if (prunable(bound, i32[e + 4], best, bestIdx)) continue;
 
-    if (i32[np + (NODE_DIM >> 2)] < 0) {
-      const start = i32[np + (NODE_START >> 2)];
-      const end = start + i32[np + (NODE_COUNT >> 2)];
+    if (count >= 0) {
+      const start = i32[e + 2];
       leaves++;
-      bounded += end - start;
-      for (let row = start; row < end; row++) {
+      bounded += count;
+      for (let row = start; row < start + count; row++) {
         const r = rows8 + row * rb8;
         const k = codeDistance(h, r, qcode, w, chunks);
         if (k >= t) continue;
@@ -401,28 +416,26 @@ export function kdSearchU8(h: Heap, ctx: number, req: number, ranges: number, ra
       continue;
     }
 
+    const rec = recs + node * recBytes;
+    const hd = (rec + 2 * boxBytes) >> 2;
     const left = node + 1;
-    const right = i32[np + (NODE_RIGHT >> 2)];
-    let lb = box16Bound(h, ctx, q, boxes + left * boxBytes, stride);
-    let rb = box16Bound(h, ctx, q, boxes + right * boxBytes, stride);
+    const right = i32[hd + (REC_RIGHT >> 2)];
+    let lb = box16Bound(h, ctx, q, rec, stride);
+    let rb = box16Bound(h, ctx, q, rec + boxBytes, stride);
     if (bias) {
       lb = fr(lb + f32[nodeBias + left]);
       rb = fr(rb + f32[nodeBias + right]);
     }
     const nearFirst = lb <= rb;
-    const farNode = nearFirst ? right : left;
-    const farBound = nearFirst ? rb : lb;
-    const nearNode = nearFirst ? left : right;
-    const nearBound = nearFirst ? lb : rb;
     if (sp + 2 > stackCap) throw new RangeError('kd stack overflow: stack capacity too small for the tree depth');
-    if (!prunable(farBound, i32[nodes + farNode * nodeInts + (NODE_MIN_ORIG >> 2)], best, bestIdx)) {
-      i32[stack + 2 * sp] = farNode;
-      f32[stack + 2 * sp + 1] = farBound;
-      sp++;
-    }
-    if (!prunable(nearBound, i32[nodes + nearNode * nodeInts + (NODE_MIN_ORIG >> 2)], best, bestIdx)) {
-      i32[stack + 2 * sp] = nearNode;
-      f32[stack + 2 * sp + 1] = nearBound;
+    for (let side = 0; side < 2; side++) {
+      const isLeft = (side === 0) !== nearFirst;
+      const child = isLeft ? left : right;
+      const cb = isLeft ? lb : rb;
+      const minOrig = i32[hd + ((isLeft ? REC_LEFT_MIN_ORIG : REC_RIGHT_MIN_ORIG) >> 2)];
+      if (prunable(cb, minOrig, best, bestIdx)) continue;
+      if (filterTags && !mayMatch(child)) continue;
+      push(sp, child, cb, i32[hd + ((isLeft ? REC_LEFT_START : REC_RIGHT_START) >> 2)], i32[hd + ((isLeft ? REC_LEFT_COUNT : REC_RIGHT_COUNT) >> 2)], minOrig);
       sp++;
     }
   }

@@ -59,11 +59,12 @@ export const CTX_F16 = 72;
 export const CTX_F16_ROW_BYTES = 76;
 export const CTX_F16_EMAX = 80;
 export const CTX_KD_U8 = 84;
-export const CTX_KD_BOX16 = 88;
+export const CTX_KD_REC = 88;
 export const CTX_BOX16 = 92;
 export const CTX_COARSE_BOX16 = 96;
 export const CTX_FINE_BOX16 = 100;
 export const CTX_CLUSTERS = 104;
+export const CTX_KD_REC_BYTES = 108;
 export const CTX_SIZE = 128;
 
 export const REQ_RANGES = 0;
@@ -144,6 +145,20 @@ export const NODE_MIN_ORIG = 28;
 export const NODE_SIZE = 32;
 /** i32 fields per node, for Int32Array-built trees. */
 export const NODE_INTS = NODE_SIZE >> 2;
+
+export const REC_RIGHT = 0;
+export const REC_LEFT_MIN_ORIG = 4;
+export const REC_RIGHT_MIN_ORIG = 8;
+export const REC_LEFT_START = 12;
+export const REC_LEFT_COUNT = 16;
+export const REC_RIGHT_START = 20;
+export const REC_RIGHT_COUNT = 24;
+export const REC_HEADER_SIZE = 32;
+
+/** Bytes of one KdRecord: two 16-bit boxes and the header, padded to whole cache lines. */
+export function kdRecordBytes(stride: number): number {
+  return alignUp(2 * box16Bytes(stride) + REC_HEADER_SIZE, 64);
+}
 
 export const RESULT_SIZE = 8;
 
@@ -310,7 +325,8 @@ export interface DatabaseRegions {
   box16Lo: number;
   /** 8-bit rows in KD leaf order, 16-bit boxes per KD node / coarse block / fine block. */
   kdU8: number;
-  kdBox16: number;
+  /** Per KD node: a KdRecord (its children's 16-bit boxes and summaries). */
+  kdRec: number;
   coarseBox16: number;
   fineBox16: number;
   /** Clustered index: CL_* struct; clusters and sub-clusters (centres, radii, info); cluster boxes; rows. */
@@ -393,7 +409,7 @@ export function planDatabase(base: number, s: DatabaseShape): DatabaseRegions {
   const box16Step = p.takeIf(box16, 4 * s.stride);
   const box16Lo = p.takeIf(box16, 4 * s.stride);
   const kdU8 = p.takeIf(c.u8, s.kdRows * rb8);
-  const kdBox16 = p.takeIf(c.u8, s.kdNodes * b16);
+  const kdRec = p.takeIf(c.u8, s.kdNodes * kdRecordBytes(s.stride));
   const coarseBox16 = p.takeIf(c.u8, cb * b16);
   const fineBox16 = p.takeIf(c.u8, fb * b16);
   const hasClusters = k > 0;
@@ -412,7 +428,7 @@ export function planDatabase(base: number, s: DatabaseShape): DatabaseRegions {
   return {
     ctx, features, mask, tags, coarseBounds, fineBounds, coarseInfo, fineInfo,
     kdFeatures, kdOrig, kdNodes, kdBoxes, bias, biasCoarse, biasFine, biasNode,
-    u8Params, u8W, u8Lo, u8Rows, f16Rows, box16Params, box16Step, box16Lo, kdU8, kdBox16, coarseBox16, fineBox16,
+    u8Params, u8W, u8Lo, u8Rows, f16Rows, box16Params, box16Step, box16Lo, kdU8, kdRec, coarseBox16, fineBox16,
     clusters, clusterCentres, clusterRadius, clusterInfo, subCentres, subRadius, subInfo, clusterOrig, clusterRowRadius, clusterU8, clusterF32, clusterBox16,
     end: alignUp(p.end),
   };
@@ -468,7 +484,7 @@ export function planSlot(base: number, s: SlotShape): SlotRegions {
   const biasCoarse = p.take(coarseBlocks(s.rows) * 4);
   const biasFine = p.take(fineBlocks(s.rows) * 4);
   const biasNode = p.take(s.kdNodes * 4);
-  const stack = p.take(s.stackCapacity * 8);
+  const stack = p.take(s.stackCapacity * KD_STACK_ENTRY);
   const qcode = p.takeIf(c.u8 || c.clusterU8, 2 * u8RowBytes(s.stride));
   const scratch = p.takeIf(c.clusters > 0, (c.clusters + c.maxSubs) * 8);
   return {
@@ -492,6 +508,9 @@ export function maxRanges(rows: number): number {
  * 32-bit row count, so 64 is never exceeded.
  */
 export const KD_STACK_CAPACITY = 64;
+
+/** Bytes per traversal stack entry: (node, bound) for kdtree; node, bound, rows, lowest frame for kdtree-u8. */
+export const KD_STACK_ENTRY = 32;
 
 /** Shape of one thread slot for a database of `rows` x `stride` with `kdNodes` tree nodes. */
 export function slotShapeFor(rows: number, stride: number, kdNodes: number, batchCapacity: number, compact: CompactShape = NO_COMPACT): SlotShape {

@@ -15,7 +15,7 @@ import {
   planDatabase, planSlot, reserve, extendReservation, slotShapeFor, coarseBlocks, fineBlocks, u8RowBytes, f16RowBytes,
   CTX_FEAT, CTX_ROWS, CTX_STRIDE, CTX_MASK, CTX_TAGS, CTX_COARSE_BOUNDS, CTX_FINE_BOUNDS, CTX_COARSE_INFO,
   CTX_FINE_INFO, CTX_KD_FEAT, CTX_KD_ORIG, CTX_KD_NODES, CTX_KD_BOXES, CTX_KD_NODE_COUNT, CTX_KD_ROWS, CTX_SIZE,
-  CTX_U8, CTX_U8_PARAMS, CTX_U8_ROW_BYTES, CTX_F16, CTX_F16_ROW_BYTES, CTX_F16_EMAX, CTX_KD_U8, CTX_KD_BOX16,
+  CTX_U8, CTX_U8_PARAMS, CTX_U8_ROW_BYTES, CTX_F16, CTX_F16_ROW_BYTES, CTX_F16_EMAX, CTX_KD_U8, CTX_KD_REC, CTX_KD_REC_BYTES, kdRecordBytes,
   CTX_BOX16, CTX_COARSE_BOX16, CTX_FINE_BOX16, CTX_CLUSTERS,
   COARSE_SHIFT, FINE_SHIFT, BLOCK_INFO_SIZE,
 } from './memory-layout.js';
@@ -180,7 +180,8 @@ function writeContext(heap: Heap, regions: DatabaseRegions, rows: number, stride
   i32[c + (CTX_F16_ROW_BYTES >> 2)] = f16RowBytes(stride);
   heap.f32[c + (CTX_F16_EMAX >> 2)] = cs.f16ErrorMax;
   i32[c + (CTX_KD_U8 >> 2)] = regions.kdU8;
-  i32[c + (CTX_KD_BOX16 >> 2)] = regions.kdBox16;
+  i32[c + (CTX_KD_REC >> 2)] = regions.kdRec;
+  i32[c + (CTX_KD_REC_BYTES >> 2)] = kdRecordBytes(stride);
   i32[c + (CTX_BOX16 >> 2)] = regions.box16Params;
   i32[c + (CTX_COARSE_BOX16 >> 2)] = regions.coarseBox16;
   i32[c + (CTX_FINE_BOX16 >> 2)] = regions.fineBox16;
