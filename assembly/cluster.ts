@@ -28,7 +28,7 @@ import { sqDist, sqDistPair } from './row';
 import { withBias, writeResult } from './scan';
 import { wins, leafRowAllowed } from './kdtree';
 import { costLimit, limitRadius, codeThreshold, sphereSkips, distanceLow, distanceHigh, MARGIN_DOWN, ROW_RADIUS_SLACK } from './bounds';
-import { encodeQueryU8, codeDistance, codeDistance2, transposeSum4, box16Bound, halfDistance } from './compact';
+import { encodeQueryU8, codeDistance, chunkK, transposeSum4, box16Bound, halfDistance } from './compact';
 
 // The search in progress (module globals: each instance, hence each pool worker, has its own).
 let gCtx: usize = 0;
@@ -203,10 +203,14 @@ function fourRowsU8(a: i32, step: i32): bool {
   const rb = gRowBytes8;
   const q0 = v128.load(gQcode), q1 = v128.load(gQcode, 16), q2 = v128.load(gQcode, 32), q3 = v128.load(gQcode, 48);
   const w0 = v128.load(gW), w1 = v128.load(gW, 16);
+  // The first chunk holds the widest dimensions: its partial sums (<= K) often settle all four rows.
+  const tv = i32x4.splat(gT8);
+  const c0 = chunkK(r, q0, q1, w0), c1 = chunkK(r + rb, q0, q1, w0), c2 = chunkK(r + 2 * rb, q0, q1, w0), c3 = chunkK(r + 3 * rb, q0, q1, w0);
+  if (!v128.any_true(i32x4.lt_s(transposeSum4(c0, c1, c2, c3), tv))) return true;
   const kv = transposeSum4(
-    codeDistance2(r, q0, q1, q2, q3, w0, w1), codeDistance2(r + rb, q0, q1, q2, q3, w0, w1),
-    codeDistance2(r + 2 * rb, q0, q1, q2, q3, w0, w1), codeDistance2(r + 3 * rb, q0, q1, q2, q3, w0, w1));
-  if (!v128.any_true(i32x4.lt_s(kv, i32x4.splat(gT8)))) return true;
+    i32x4.add(c0, chunkK(r + 16, q2, q3, w1)), i32x4.add(c1, chunkK(r + rb + 16, q2, q3, w1)),
+    i32x4.add(c2, chunkK(r + 2 * rb + 16, q2, q3, w1)), i32x4.add(c3, chunkK(r + 3 * rb + 16, q2, q3, w1)));
+  if (!v128.any_true(i32x4.lt_s(kv, tv))) return true;
   // Lanes in visiting order (rows lo .. lo + 3 going up, lo + 3 .. lo going down).
   const k0 = i32x4.extract_lane(kv, 0), k1 = i32x4.extract_lane(kv, 1), k2 = i32x4.extract_lane(kv, 2), k3 = i32x4.extract_lane(kv, 3);
   if (step > 0) {

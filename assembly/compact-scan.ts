@@ -24,7 +24,7 @@ import {
 import { sqDist } from './row';
 import { rowAllowed, withBias, writeResult } from './scan';
 import { costLimit, limitRadius, codeThreshold, sphereThreshold } from './bounds';
-import { encodeQueryU8, codeDistance, codeDistance2, transposeSum4, halfDistance, box16Bound } from './compact';
+import { encodeQueryU8, codeDistance, chunkK, transposeSum4, halfDistanceBounded, box16Bound } from './compact';
 
 // The scan in progress (set by beginScan).
 let gFeat: usize = 0;
@@ -134,10 +134,14 @@ function scanU8(s: i32, e: i32): void {
     const w0 = v128.load(gW), w1 = v128.load(gW, 16);
     let r = gRows8 + <usize>i * gRowBytes8;
     for (; i + 3 < e; i += 4, r += 128) {
+      // The first chunk holds the widest dimensions: its partial sums (<= K) often settle all four rows.
+      const tv = i32x4.splat(t);
+      const c0 = chunkK(r, q0, q1, w0), c1 = chunkK(r + 32, q0, q1, w0), c2 = chunkK(r + 64, q0, q1, w0), c3 = chunkK(r + 96, q0, q1, w0);
+      if (!v128.any_true(i32x4.lt_s(transposeSum4(c0, c1, c2, c3), tv))) continue;
       const kv = transposeSum4(
-        codeDistance2(r, q0, q1, q2, q3, w0, w1), codeDistance2(r + 32, q0, q1, q2, q3, w0, w1),
-        codeDistance2(r + 64, q0, q1, q2, q3, w0, w1), codeDistance2(r + 96, q0, q1, q2, q3, w0, w1));
-      if (!v128.any_true(i32x4.lt_s(kv, i32x4.splat(t)))) continue;
+        i32x4.add(c0, chunkK(r + 16, q2, q3, w1)), i32x4.add(c1, chunkK(r + 48, q2, q3, w1)),
+        i32x4.add(c2, chunkK(r + 80, q2, q3, w1)), i32x4.add(c3, chunkK(r + 112, q2, q3, w1)));
+      if (!v128.any_true(i32x4.lt_s(kv, tv))) continue;
       // In frame order, re-testing each row against the threshold as it tightens.
       let k = i32x4.extract_lane(kv, 0);
       if (k < t && u8Candidate(i, k)) t = gT8;
@@ -192,8 +196,8 @@ export function bruteF16Search(ctx: usize, req: usize, ranges: usize, rangeCount
     const e = load<i32>(ranges + (<usize>k << 3), 4);
     let r = gRows16 + <usize>s * gRowBytes16;
     for (let i = s; i < e; i++, r += gRowBytes16) {
-      const d = halfDistance(q, r, gStride);
-      // NaN threshold: nothing may be skipped (see sphereThreshold).
+      // A partial sum at or above t already decides; NaN threshold: nothing may be skipped (see sphereThreshold).
+      const d = halfDistanceBounded(q, r, gStride, t);
       if (!(d >= t) && f16Candidate(i, d)) t = sphereThreshold(eMax, gRadius, gStride);
     }
     bounded += e - s;

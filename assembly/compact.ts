@@ -3,8 +3,8 @@
 // written by src/search/compact-build.ts; docs/search.md ("Compact storage") has the layouts and
 // the proofs.
 //
-// 8-bit rows: code c[j] (u8) per float of the row, then the row's error bound (f32), padded to
-// 16-byte chunks. In "fine units" u (a float64 per database) dimension j of a row is
+// 8-bit rows: code c[j] (u8) per float of the row, widest dimension first (U8P_DIM maps code
+// bytes to dimensions), then the row's error bound (f32), padded to 16-byte chunks. In "fine units" u (a float64 per database) dimension j of a row is
 // X[j] = (x[j] - lo[j]) / u and is approximated by w[j] * c[j] (w[j] in 1..W, 0 for padding and for
 // the bytes after the codes). The query is encoded once as Q[j] = round(clamp(X_q[j], 255 w[j] - M, M))
 // in i16, so the code distance K = sum (Q[j] - w[j] c[j])^2 is an exact i32 (|Q - w c| <= M and
@@ -25,7 +25,7 @@
 // in float32 (no fused multiply-add), and the build picks codes whose decoded values contain the
 // exact box, so the box bound of the decoded box is a valid lower bound with the proof of row.ts.
 
-import { CTX_U8_PARAMS, CTX_STRIDE, CTX_BOX16, U8P_INV_U, U8P_M, U8P_CHUNKS, U8P_W, U8P_LO, BOX16_STEP, BOX16_LO } from './layout';
+import { CTX_U8_PARAMS, CTX_STRIDE, CTX_BOX16, U8P_INV_U, U8P_M, U8P_CHUNKS, U8P_W, U8P_LO, U8P_DIM, BOX16_STEP, BOX16_LO } from './layout';
 import { hsum } from './row';
 
 /**
@@ -41,9 +41,11 @@ export function encodeQueryU8(ctx: usize, q: usize, qcode: usize): f64 {
   const chunks = load<i32>(p, U8P_CHUNKS);
   const w = load<usize>(p, U8P_W);
   const lo = load<usize>(p, U8P_LO);
+  const dim = load<usize>(p, U8P_DIM);
   let r2: f64 = 0;
   for (let j = 0; j < stride; j++) {
-    const x = (<f64>load<f32>(q + (<usize>j << 2)) - load<f64>(lo + (<usize>j << 3))) * invU;
+    const d = load<i32>(dim + (<usize>j << 2));
+    const x = (<f64>load<f32>(q + (<usize>d << 2)) - load<f64>(lo + (<usize>j << 3))) * invU;
     const a = <f64>(255 * <i32>load<u8>(w + <usize>j)) - m;
     const c = x < a ? a : x > m ? m : x;
     const n = Math.round(c);
@@ -63,7 +65,7 @@ const RESIDUAL_FLOOR: f64 = 9.5367431640625e-7; // 2^-20
 /** The i16 query codes and u8 multipliers of chunk pair `k` (16 bytes of a row), kept in registers. */
 // @ts-ignore: decorator
 @inline
-function chunkK(r: usize, qLo: v128, qHi: v128, w: v128): v128 {
+export function chunkK(r: usize, qLo: v128, qHi: v128, w: v128): v128 {
   const c = v128.load(r);
   const k0 = i16x8.sub(qLo, i16x8.extmul_low_i8x16_u(c, w));
   const k1 = i16x8.sub(qHi, i16x8.extmul_high_i8x16_u(c, w));
@@ -172,6 +174,41 @@ export function halfDistance(q: usize, r: usize, stride: i32): f32 {
       r += 8;
     }
     return (l0 + l2) + (l1 + l3);
+  }
+}
+
+/**
+ * halfDistance with one early check: once half of the row's groups of 8 floats are summed, a partial
+ * sum (lanes combined as hsum: <= the full sum, every term being >= 0 and rounding monotone) at or
+ * above `limit` is returned as is. Used where only "D >= limit" matters (NaN limit: never early).
+ */
+export function halfDistanceBounded(q: usize, r: usize, stride: i32, limit: f32): f32 {
+  if (ASC_FEATURE_SIMD) {
+    const end = q + (<usize>stride << 2);
+    const mid = q + (<usize>(stride >> 3) << 4); // after floor(groups of 4 / 2) groups
+    let acc = f32x4.splat(0);
+    let checked = false;
+    while (q + 16 < end) {
+      if (!checked && q >= mid) {
+        checked = true;
+        const p = hsum(acc);
+        if (p >= limit) return p;
+      }
+      const h = v128.load(r);
+      const d0 = f32x4.sub(v128.load(q), decodeHalves(i32x4.extend_low_i16x8_s(h)));
+      acc = f32x4.add(acc, f32x4.mul(d0, d0));
+      const d1 = f32x4.sub(v128.load(q, 16), decodeHalves(i32x4.extend_high_i16x8_s(h)));
+      acc = f32x4.add(acc, f32x4.mul(d1, d1));
+      q += 32;
+      r += 16;
+    }
+    if (q < end) {
+      const d = f32x4.sub(v128.load(q), decodeHalves(i32x4.extend_low_i16x8_s(v128.load64_zero(r))));
+      acc = f32x4.add(acc, f32x4.mul(d, d));
+    }
+    return hsum(acc);
+  } else {
+    return halfDistance(q, r, stride);
   }
 }
 

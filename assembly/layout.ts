@@ -73,8 +73,9 @@ export const U8P_U: i32 = 8; // f64: u, the fine unit
 export const U8P_EMAX: i32 = 16; // f64: largest row error bound, fine units
 export const U8P_M: i32 = 24; // i32: |Q - w c| <= M
 export const U8P_CHUNKS: i32 = 28; // i32: 16-byte chunks per row
-export const U8P_W: i32 = 32; // u8[chunks * 16]: multipliers (0 past the codes)
-export const U8P_LO: i32 = 36; // f64[stride]: offsets
+export const U8P_W: i32 = 32; // u8[chunks * 16]: multiplier of each code byte (0 past the codes)
+export const U8P_LO: i32 = 36; // f64[stride]: offset of each code byte's dimension
+export const U8P_DIM: i32 = 40; // i32[stride]: the dimension of each code byte (widest first)
 export const U8P_SIZE: i32 = 64;
 
 /** 16-bit box codec: code c of dimension j decodes to f32(c) * step[j] + lo[j]. */

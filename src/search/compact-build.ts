@@ -15,7 +15,7 @@ import {
   u8RowBytes, f16RowBytes, box16Bytes, coarseBlocks, fineBlocks, kdRecordBytes,
   NODE_INTS, NODE_DIM, NODE_RIGHT, NODE_START, NODE_COUNT, NODE_MIN_ORIG,
   REC_RIGHT, REC_LEFT_MIN_ORIG, REC_RIGHT_MIN_ORIG, REC_LEFT_START, REC_LEFT_COUNT, REC_RIGHT_START, REC_RIGHT_COUNT,
-  U8P_INV_U, U8P_U, U8P_EMAX, U8P_M, U8P_CHUNKS, U8P_W, U8P_LO, BOX16_STEP, BOX16_LO,
+  U8P_INV_U, U8P_U, U8P_EMAX, U8P_M, U8P_CHUNKS, U8P_W, U8P_LO, U8P_DIM, BOX16_STEP, BOX16_LO,
   CL_COUNT, CL_CENTRES, CL_RADIUS, CL_RADIUS_MAX, CL_INFO, CL_ORIG, CL_ROW_RADIUS, CL_U8, CL_F32, CL_BOX16,
   CL_SUB_COUNT, CL_SUB_CENTRES, CL_SUB_RADIUS, CL_SUB_INFO, CL_MAX_SUBS,
   CLUSTER_START, CLUSTER_COUNT, CLUSTER_TAG_OR, CLUSTER_TAG_AND, CLUSTER_INFO_SIZE,
@@ -99,6 +99,8 @@ function writeU8Rows(v: Heap, r: DatabaseRegions, db: Database): U8Codec {
   v.i32[(p + U8P_CHUNKS) >> 2] = codec.rowBytes >> 4;
   v.i32[(p + U8P_W) >> 2] = r.u8W;
   v.i32[(p + U8P_LO) >> 2] = r.u8Lo;
+  v.i32[(p + U8P_DIM) >> 2] = r.u8Dim;
+  v.i32.set(codec.dim, r.u8Dim >> 2);
   v.u8.set(codec.w, r.u8W);
   v.f64.set(codec.lo, r.u8Lo >> 3);
   if (codec.rowBytes !== u8RowBytes(stride)) throw new Error('internal: 8-bit row size disagrees with the layout');

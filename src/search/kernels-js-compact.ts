@@ -17,7 +17,7 @@ import {
   REC_RIGHT, REC_LEFT_MIN_ORIG, REC_RIGHT_MIN_ORIG, REC_LEFT_START, REC_LEFT_COUNT, REC_RIGHT_START, REC_RIGHT_COUNT,
   REQ_REQUIRE, REQ_EXCLUDE, REQ_BIAS, REQ_BIAS_MIN, REQ_QCODE, REQ_BIAS_COARSE, REQ_BIAS_FINE, REQ_BIAS_NODE,
   REQ_STACK, REQ_STACK_CAP, REQ_STAT_BOUNDED, REQ_STAT_RESCORED, REQ_STAT_GROUPS,
-  U8P_INV_U, U8P_EMAX, U8P_M, U8P_CHUNKS, U8P_W, U8P_LO, BOX16_STEP, BOX16_LO,
+  U8P_INV_U, U8P_EMAX, U8P_M, U8P_CHUNKS, U8P_W, U8P_LO, U8P_DIM, BOX16_STEP, BOX16_LO,
   COARSE_SHIFT, FINE_SHIFT, BLOCK_COUNT, BLOCK_TAG_OR, BLOCK_TAG_AND, BLOCK_INFO_SIZE,
   NODE_DIM, NODE_START, NODE_COUNT, NODE_TAG_OR, NODE_TAG_AND, NODE_MIN_ORIG, NODE_SIZE,
 } from './memory-layout.js';
@@ -34,9 +34,10 @@ export function encodeQueryU8(h: Heap, ctx: number, q: number, qcode: number): n
   const chunks = i32[(p + U8P_CHUNKS) >> 2];
   const w = i32[(p + U8P_W) >> 2];
   const lo = i32[(p + U8P_LO) >> 2] >> 3;
+  const dim = i32[(p + U8P_DIM) >> 2] >> 2;
   let r2 = 0;
   for (let j = 0; j < stride; j++) {
-    const x = (f32[(q >> 2) + j] - f64[lo + j]) * invU;
+    const x = (f32[(q >> 2) + i32[dim + j]] - f64[lo + j]) * invU;
     const a = 255 * u8[w + j] - m;
     const c = x < a ? a : x > m ? m : x;
     const up = Math.ceil(c);

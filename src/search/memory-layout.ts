@@ -95,6 +95,7 @@ export const U8P_M = 24;
 export const U8P_CHUNKS = 28;
 export const U8P_W = 32;
 export const U8P_LO = 36;
+export const U8P_DIM = 40;
 export const U8P_SIZE = 64;
 
 export const BOX16_STEP = 0;
@@ -315,6 +316,7 @@ export interface DatabaseRegions {
   u8Params: number;
   u8W: number;
   u8Lo: number;
+  u8Dim: number;
   /** 8-bit rows in frame order (u8RowBytes each). */
   u8Rows: number;
   /** Half-precision rows in frame order (f16RowBytes each). */
@@ -401,6 +403,7 @@ export function planDatabase(base: number, s: DatabaseShape): DatabaseRegions {
   const u8Params = p.takeIf(u8, U8P_SIZE);
   const u8W = p.takeIf(u8, rb8);
   const u8Lo = p.takeIf(u8, 8 * s.stride);
+  const u8Dim = p.takeIf(u8, 4 * s.stride);
   const u8Rows = p.takeIf(c.u8, s.rows * rb8);
   const f16Rows = p.takeIf(c.f16, s.rows * f16RowBytes(s.stride));
   // The 16-bit box codec serves the KD-tree and box pruning over 8-bit rows and the cluster boxes.
@@ -428,7 +431,7 @@ export function planDatabase(base: number, s: DatabaseShape): DatabaseRegions {
   return {
     ctx, features, mask, tags, coarseBounds, fineBounds, coarseInfo, fineInfo,
     kdFeatures, kdOrig, kdNodes, kdBoxes, bias, biasCoarse, biasFine, biasNode,
-    u8Params, u8W, u8Lo, u8Rows, f16Rows, box16Params, box16Step, box16Lo, kdU8, kdRec, coarseBox16, fineBox16,
+    u8Params, u8W, u8Lo, u8Dim, u8Rows, f16Rows, box16Params, box16Step, box16Lo, kdU8, kdRec, coarseBox16, fineBox16,
     clusters, clusterCentres, clusterRadius, clusterInfo, subCentres, subRadius, subInfo, clusterOrig, clusterRowRadius, clusterU8, clusterF32, clusterBox16,
     end: alignUp(p.end),
   };
