@@ -17,7 +17,7 @@ import { tagsPass, withBias, writeResult } from './scan';
 /** True when frame `f` lies in one of the sorted, disjoint ranges. */
 // @ts-ignore: decorator
 @inline
-function inRanges(f: i32, ranges: usize, rangeCount: i32): bool {
+export function inRanges(f: i32, ranges: usize, rangeCount: i32): bool {
   let lo = 0;
   let hi = rangeCount;
   while (lo < hi) {
@@ -31,14 +31,14 @@ function inRanges(f: i32, ranges: usize, rangeCount: i32): bool {
 /** (cost, frame) beats (best, bestIdx) lexicographically; bestIdx = -1 accepts only cost < best. */
 // @ts-ignore: decorator
 @inline
-function wins(c: f32, f: i32, best: f32, bestIdx: i32): bool {
+export function wins(c: f32, f: i32, best: f32, bestIdx: i32): bool {
   return c < best || (c == best && f < bestIdx);
 }
 
 /** Tag filter and range membership of a leaf row (checked only for rows that would win). */
 // @ts-ignore: decorator
 @inline
-function leafRowAllowed(f: i32, tags: usize, require: u32, exclude: u32, filterTags: bool, ranges: usize, rangeCount: i32, allFrames: bool): bool {
+export function leafRowAllowed(f: i32, tags: usize, require: u32, exclude: u32, filterTags: bool, ranges: usize, rangeCount: i32, allFrames: bool): bool {
   if (filterTags && !tagsPass(load<u32>(tags + (<usize>f << 2)), require, exclude)) return false;
   return allFrames || inRanges(f, ranges, rangeCount);
 }
@@ -46,7 +46,7 @@ function leafRowAllowed(f: i32, tags: usize, require: u32, exclude: u32, filterT
 /** A subtree cannot improve on (best, bestIdx). bestIdx = -1 means "must be strictly below best". */
 // @ts-ignore: decorator
 @inline
-function prunable(bound: f32, minOrig: i32, best: f32, bestIdx: i32): bool {
+export function prunable(bound: f32, minOrig: i32, best: f32, bestIdx: i32): bool {
   return bound > best || (bound == best && minOrig > bestIdx);
 }
 
@@ -149,7 +149,7 @@ export function kdSearch(ctx: usize, req: usize, ranges: usize, rangeCount: i32,
 
 // @ts-ignore: decorator
 @inline
-function nodeMayMatch(np: usize, require: u32, exclude: u32): bool {
+export function nodeMayMatch(np: usize, require: u32, exclude: u32): bool {
   return (load<u32>(np, NODE_TAG_OR) & require) == require && (load<u32>(np, NODE_TAG_AND) & exclude) == 0;
 }
 

@@ -9,9 +9,16 @@
 // `bestCost` (ties to the lowest frame) and writes (i32 frame, f32 cost) to `out`; when no allowed
 // frame beats `bestCost` it returns -1 and writes (-1, bestCost).
 
-import { METHOD_BRUTE, METHOD_EARLY, METHOD_AABB, CTX_STRIDE, REQ_RANGES, REQ_RANGE_COUNT, REQ_RANGE_TABLE, RESULT_SIZE } from './layout';
+import {
+  METHOD_BRUTE, METHOD_EARLY, METHOD_AABB, METHOD_KDTREE, METHOD_BRUTE_U8, METHOD_BRUTE_F16, METHOD_AABB_U8, METHOD_KDTREE_U8,
+  METHOD_CLUSTER, CTX_STRIDE, CTX_U8_PARAMS, U8P_W, U8P_CHUNKS, REQ_RANGES, REQ_RANGE_COUNT, REQ_RANGE_TABLE, RESULT_SIZE,
+} from './layout';
 import { bruteSearch, earlySearch, aabbSearch } from './scan';
 import { kdSearch } from './kdtree';
+import { kdSearchU8 } from './kdtree-compact';
+import { bruteU8Search, bruteF16Search, aabbU8Search } from './compact-scan';
+import { clusterSearch } from './cluster';
+import { encodeQueryU8 as encodeQuery, codeDistance, halfDistance } from './compact';
 import { sqDist, boxBound } from './row';
 
 export { firstAllowed, blockMinBias } from './scan';
@@ -31,7 +38,12 @@ function searchRanges(method: i32, ctx: usize, req: usize, ranges: usize, rangeC
   if (method == METHOD_BRUTE) return bruteSearch(ctx, req, ranges, rangeCount, query, bestCost, out);
   if (method == METHOD_EARLY) return earlySearch(ctx, req, ranges, rangeCount, query, bestCost, out);
   if (method == METHOD_AABB) return aabbSearch(ctx, req, ranges, rangeCount, query, bestCost, out);
-  return kdSearch(ctx, req, ranges, rangeCount, query, bestCost, out);
+  if (method == METHOD_KDTREE) return kdSearch(ctx, req, ranges, rangeCount, query, bestCost, out);
+  if (method == METHOD_BRUTE_U8) return bruteU8Search(ctx, req, ranges, rangeCount, query, bestCost, out);
+  if (method == METHOD_BRUTE_F16) return bruteF16Search(ctx, req, ranges, rangeCount, query, bestCost, out);
+  if (method == METHOD_AABB_U8) return aabbU8Search(ctx, req, ranges, rangeCount, query, bestCost, out);
+  if (method == METHOD_KDTREE_U8) return kdSearchU8(ctx, req, ranges, rangeCount, query, bestCost, out);
+  return clusterSearch(ctx, req, ranges, rangeCount, query, bestCost, out, method != METHOD_CLUSTER);
 }
 
 /** One query over the request's ranges. */
@@ -71,4 +83,20 @@ export function rowCost(a: usize, b: usize, stride: i32): f32 {
 /** Box lower bound, exported for tests. */
 export function rowBoxBound(q: usize, lo: usize, hi: usize, stride: i32): f32 {
   return boxBound(q, lo, hi, stride);
+}
+
+/** The 8-bit encoding of the query at q into qcode; returns its certified residual (exported for tests). */
+export function encodeQueryU8(ctx: usize, q: usize, qcode: usize): f64 {
+  return encodeQuery(ctx, q, qcode);
+}
+
+/** Code distance of the coded query at qcode and the 8-bit row at `row` (exported for tests). */
+export function rowCodeDistance(ctx: usize, qcode: usize, row: usize): i32 {
+  const p = load<usize>(ctx, CTX_U8_PARAMS);
+  return codeDistance(row, qcode, load<usize>(p, U8P_W), load<i32>(p, U8P_CHUNKS));
+}
+
+/** Float32 squared distance of the query at q and the half-precision row at `row` (exported for tests). */
+export function rowHalfDistance(q: usize, row: usize, stride: i32): f32 {
+  return halfDistance(q, row, stride);
 }

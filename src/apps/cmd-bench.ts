@@ -5,7 +5,7 @@ import { parseCommandArgs, numberOption, integerOption, UsageError } from './arg
 import { createProgress } from '../util/progress.js';
 import { nodePackageRoot, simdSupported } from '../search/wasm.js';
 import type { Backend, SearchMethod } from '../search/matcher.js';
-import { runBench, ALL_BACKENDS, ALL_METHODS, type BenchConfig } from '../bench/search-bench.js';
+import { runBench, ALL_BACKENDS, ALL_METHODS, DEFAULT_PROBES, type BenchConfig } from '../bench/search-bench.js';
 import { BENCH_SETS, defaultMocapDir, resolveMocapDir, type BenchSetName } from '../bench/datasets.js';
 import { renderMarkdown } from '../bench/report.js';
 import { renderSvgChart } from '../bench/svg-chart.js';
@@ -44,8 +44,9 @@ function renderRuntimeMarkdown(r: { controller: ControllerBenchRow[]; simulation
 export const DEFAULT_BENCH_JSON = 'bench-results/bench.json';
 
 export const BENCH_USAGE = `usage: motionmatch bench [--sets builtin,real,real4x,real16x | --db FILE] [--mocap DIR]
-                         [--queries N] [--noise 0.1,0.5] [--methods brute,early,window,aabb,kdtree]
+                         [--queries N] [--noise 0.1,0.5] [--methods brute,early,window,aabb,kdtree,...]
                          [--backends js,wasm-scalar,wasm-simd] [--threads 1,2] [--batch-methods brute,kdtree]
+                         [--probes 1,4,16]
                          [--row-seconds S] [--ref-seconds S] [--batch-seconds S] [--seed N]
                          [--json [FILE]] [--quick]
 
@@ -62,10 +63,14 @@ export const BENCH_USAGE = `usage: motionmatch bench [--sets builtin,real,real4x
                      default <package>/../shared/data/mocap/bench
   --queries N        queries per database and sigma (default 500; --quick 40)
   --noise LIST       Gaussian noise sigmas in normalised units added to database rows (default 0.1,0.5)
-  --methods LIST     search methods (default all five)
+  --methods LIST     search methods (default all: brute, early, window, aabb, kdtree, and over compact
+                     data brute-u8, brute-f16, aabb-u8, kdtree-u8, cluster, cluster-u8; the compact
+                     copies and the clustered index are built only when a listed method needs them)
   --backends LIST    js, wasm-scalar, wasm-simd, auto (default all the engine supports)
   --threads LIST     MatcherPool worker counts for the batch rows (default 1,2; 0 = no pool rows)
   --batch-methods L  methods timed in batch mode (default brute,kdtree among --methods)
+  --probes LIST      probe counts of the approximate clustered rows, reported with their recall@1
+                     (default 1,4,16; 0 = none; needs cluster or cluster-u8 in --methods)
   --row-seconds S    time budget per table row; slower rows time fewer queries (default 2; --quick 0.2)
   --ref-seconds S    time budget of the JS brute-force reference per database and sigma (default 15)
   --batch-seconds S  tinybench time per batch row (default 1)
@@ -123,6 +128,7 @@ export async function benchCommand(argv: string[]): Promise<number> {
     backends: { type: 'string' },
     threads: { type: 'string' },
     'batch-methods': { type: 'string' },
+    probes: { type: 'string' },
     'row-seconds': { type: 'string' },
     'ref-seconds': { type: 'string' },
     'batch-seconds': { type: 'string' },
@@ -157,6 +163,11 @@ export async function benchCommand(argv: string[]): Promise<number> {
     if (threads.length > 1) throw new UsageError('--threads 0 (no pool rows) cannot be combined with other counts', BENCH_USAGE);
     threads = [];
   }
+  let probes = numberList(values.probes, 'probes', 0, 1_048_576, true) ?? [...DEFAULT_PROBES];
+  if (probes.includes(0)) {
+    if (probes.length > 1) throw new UsageError('--probes 0 (no approximate clustered rows) cannot be combined with other counts', BENCH_USAGE);
+    probes = [];
+  }
   const sets: BenchSetName[] = listOption(values.sets, 'sets', BENCH_SETS) ?? (quick ? ['builtin'] : [...BENCH_SETS]);
 
   let mocapDir: string | null = null;
@@ -178,6 +189,7 @@ export async function benchCommand(argv: string[]): Promise<number> {
     methods,
     backends,
     batchMethods,
+    probes,
     threads,
     rowSeconds: numberOption(values['row-seconds'], 'row-seconds', BENCH_USAGE, 0, 3600) ?? (quick ? 0.2 : 2),
     refSeconds: numberOption(values['ref-seconds'], 'ref-seconds', BENCH_USAGE, 0, 36000) ?? (quick ? 1 : 15),

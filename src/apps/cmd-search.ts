@@ -3,8 +3,9 @@ import { readRegularFile } from '../util/files-node.js';
 import { readDatabaseFile } from '../database/mmdb-node.js';
 import type { Database } from '../database/database.js';
 import { Matcher, type Backend, type FrameRange, type SearchMethod } from '../search/matcher.js';
+import { SEARCH_METHODS, isClusterMethod, matcherOptionsFor } from '../search/options.js';
 
-export const SEARCH_USAGE = `usage: motionmatch search DB --queries FILE [--normalized] [--method brute|early|window|aabb|kdtree]
+export const SEARCH_USAGE = `usage: motionmatch search DB --queries FILE [--normalized] [--method METHOD] [--probes N]
                           [--backend wasm-simd|wasm-scalar|js|auto] [--window START:END[,START:END...]]
                           [--require-tags a,b] [--exclude-tags c] [--row-floats N] [--json]
 
@@ -12,7 +13,11 @@ export const SEARCH_USAGE = `usage: motionmatch search DB --queries FILE [--norm
   --queries FILE   little-endian float32 rows, one query per row: the database's feature dims
                    (e.g. 27) or its padded stride (e.g. 28) floats; raw features unless --normalized
   --normalized     the queries are already normalised ((raw - mean) / scale, as db.features)
-  --method M       brute, early, window, aabb or kdtree (default kdtree); all return the same frames
+  --method M       brute, early, window, aabb, kdtree (default), or over compact data brute-u8,
+                   brute-f16, aabb-u8, kdtree-u8, cluster, cluster-u8 (their copies and index are built
+                   when the database is loaded); all return the same frames
+  --probes N       cluster and cluster-u8 only: search the N clusters nearest each query, an
+                   approximate answer (default: exact)
   --backend B      wasm-simd, wasm-scalar, js or auto (default auto: SIMD when the engine has it)
   --window RANGES  search only frames in these [START, END) ranges (required by --method window;
                    restricts every other method too)
@@ -28,7 +33,7 @@ export const SEARCH_USAGE = `usage: motionmatch search DB --queries FILE [--norm
 /** Largest query file accepted: 64 MiB (a bound, so /dev/zero or a runaway file cannot exhaust memory). */
 export const MAX_QUERY_FILE_BYTES = 64 * 2 ** 20;
 
-const METHODS: readonly SearchMethod[] = ['brute', 'early', 'window', 'aabb', 'kdtree'];
+const METHODS: readonly SearchMethod[] = SEARCH_METHODS;
 const BACKENDS: ReadonlyArray<Backend | 'auto'> = ['wasm-simd', 'wasm-scalar', 'js', 'auto'];
 
 /** "10:200,300:400" -> [[10, 200], [300, 400]]. */
@@ -114,6 +119,7 @@ export async function searchCommand(argv: string[]): Promise<number> {
     queries: { type: 'string', short: 'q' },
     normalized: { type: 'boolean' },
     method: { type: 'string' },
+    probes: { type: 'string' },
     backend: { type: 'string' },
     window: { type: 'string' },
     'require-tags': { type: 'string' },
@@ -132,14 +138,17 @@ export async function searchCommand(argv: string[]): Promise<number> {
   const ranges = values.window !== undefined ? parseWindow(values.window) : undefined;
   if (method === 'window' && ranges === undefined) throw new UsageError('--method window needs --window START:END[,START:END...]', SEARCH_USAGE);
   const rowFloats = integerOption(values['row-floats'], 'row-floats', SEARCH_USAGE, 1, 1 << 20);
+  const probes = integerOption(values.probes, 'probes', SEARCH_USAGE, 1, 2147483647);
+  if (probes !== undefined && !isClusterMethod(method)) throw new UsageError(`--probes applies to --method cluster or cluster-u8, not ${method}`, SEARCH_USAGE);
   const json = !!values.json;
 
   const file = positionals[0];
   const db = readDatabaseFile(file);
   const q = readQueryFile(values.queries, db, rowFloats);
-  const matcher = await Matcher.create(db, { backend });
+  const matcher = await Matcher.create(db, { backend, ...matcherOptionsFor([method]) });
   const opts = {
     method,
+    probes,
     normalized: !!values.normalized,
     ranges,
     requireTags: tagList(values['require-tags']),
@@ -169,7 +178,7 @@ export async function searchCommand(argv: string[]): Promise<number> {
   });
 
   if (json) {
-    process.stdout.write(JSON.stringify({ results, method, backend: matcher.backend, queries: q.rows, ms: +ms.toFixed(3) }) + '\n');
+    process.stdout.write(JSON.stringify({ results, method, ...(probes !== undefined ? { probes, approximate: true } : {}), backend: matcher.backend, queries: q.rows, ms: +ms.toFixed(3) }) + '\n');
     return 0;
   }
   const clipWidth = Math.max(4, ...results.map((r) => (r.clip ?? '-').length));
@@ -182,7 +191,7 @@ export async function searchCommand(argv: string[]): Promise<number> {
   });
   lines.push(
     `${q.rows} ${q.rows === 1 ? 'query' : 'queries'} (${q.width} floats each, ${opts.normalized ? 'normalised' : 'raw'}) against ${file} ` +
-    `(${db.frameCount} frames): method ${method}, backend ${matcher.backend}, ${ms.toFixed(2)} ms`,
+    `(${db.frameCount} frames): method ${method}${probes !== undefined ? ` (approximate: ${probes} probes)` : ''}, backend ${matcher.backend}, ${ms.toFixed(2)} ms`,
   );
   process.stdout.write(lines.join('\n') + '\n');
   return 0;

@@ -3,6 +3,7 @@
  */
 import { arch, availableParallelism, cpus, release, type } from 'node:os';
 import { sharedMemorySupported, simdSupported } from '../search/wasm.js';
+import type { CompactInfo } from '../search/matcher.js';
 
 export interface MachineInfo {
   cpu: string;
@@ -39,6 +40,13 @@ export interface BenchRow {
   checked: number;
   /** True for the JS brute-force row: the reference and the speedup baseline. */
   reference: boolean;
+  /** Bytes the method reads per row it looks at (its 8-bit or half-precision row, else the float32 row). */
+  bytesPerRow: number;
+  /** Compact and clustered methods: rows looked at (bound computed) per query, rows re-scored in float32 per query and their share, clusters / leaves / blocks searched per query. */
+  rowsPerQuery?: number;
+  rescoredPerQuery?: number;
+  rescoredShare?: number;
+  groupsPerQuery?: number;
   /** Up to 3 differing results, for debugging. */
   mismatchExamples?: Array<{ query: number; frame: number; cost: number; refFrame: number; refCost: number }>;
 }
@@ -80,6 +88,8 @@ export interface BuildInfo {
   kdtreeMs: number;
   kdNodes: number;
   kdDepth: number;
+  /** Compact copies and clustered index of the set's matchers (zeros when no method needed them). */
+  compact: CompactInfo;
 }
 
 export interface BenchConfigSummary {
@@ -91,6 +101,7 @@ export interface BenchConfigSummary {
   methods: string[];
   backends: string[];
   batchMethods: string[];
+  probes: number[];
   threads: number[];
   rowSeconds: number;
   refSeconds: number;
@@ -99,21 +110,34 @@ export interface BenchConfigSummary {
   quick: boolean;
 }
 
-/** The opt-in approximate search (PCA KD-tree + exact re-ranking): speed beside recall@1. */
+/**
+ * An approximate search (never the default): the PCA KD-tree with exact re-ranking, or a clustered
+ * method with a probe count. Speed beside recall@1.
+ */
 export interface ApproximateRow {
   set: string;
   frames: number;
   sigma: number;
-  components: number;
-  candidates: number;
-  /** Share of the feature variance the kept components explain. */
-  explainedVariance: number;
+  /** 'pca-kdtree' (src/search/approximate.ts) or the clustered method ('cluster-u8', 'cluster'). */
+  method: string;
+  backend: string;
+  /** Its settings in words. */
+  settings: string;
+  /** PCA rows: components kept, candidates re-ranked, share of the feature variance kept. */
+  components?: number;
+  candidates?: number;
+  explainedVariance?: number;
+  /** Clustered rows: clusters searched per query. */
+  probes?: number;
   queries: number;
   medianUs: number;
   p99Us: number;
   speedupVsJsBrute: number;
   /** Share of queries where it returns the brute-force frame. */
   recallAt1: number;
+  /** Queries compared with the reference. */
+  checked: number;
+  /** Build time of its index (PCA tree, or the clustered index). */
   buildMs: number;
 }
 
@@ -163,6 +187,18 @@ function table(head: string[], align: Array<'l' | 'r'>, rows: string[][]): strin
   return lines.join('\n');
 }
 
+/** "57 / 0.6 (1.1%)": rows looked at and re-scored per query, and the re-scored share; "" for float32 methods. */
+function rescoredCell(x: BenchRow): string {
+  if (x.rowsPerQuery === undefined || x.rescoredPerQuery === undefined || x.rescoredShare === undefined) return '';
+  return `${fmt(x.rowsPerQuery)} / ${fmt(x.rescoredPerQuery)} (${fmtShare(x.rescoredShare)})`;
+}
+
+/** A share as a percentage with 2 significant digits. */
+function fmtShare(s: number): string {
+  const p = 100 * s;
+  return `${p >= 10 ? p.toFixed(0) : p >= 1 ? p.toFixed(1) : p.toPrecision(2)}%`;
+}
+
 /** The whole report as Markdown (what the command prints). */
 export function renderMarkdown(r: BenchReport): string {
   const m = r.machine;
@@ -177,12 +213,12 @@ export function renderMarkdown(r: BenchReport): string {
   if (r.rows.length) {
     out.push('## Single queries', '');
     out.push(table(
-      ['set', 'frames', 'sigma', 'backend', 'method', 'queries', 'median µs', 'p99 µs', '× JS brute', 'mismatches'],
-      ['l', 'r', 'r', 'l', 'l', 'r', 'r', 'r', 'r', 'r'],
+      ['set', 'frames', 'sigma', 'backend', 'method', 'queries', 'median µs', 'p99 µs', '× JS brute', 'mismatches', 'bytes/row', 'rows looked at / re-scored per query'],
+      ['l', 'r', 'r', 'l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
       r.rows.map((x) => [
         x.set, String(x.frames), String(x.sigma), x.backend, x.reference ? `${x.method} (ref)` : x.method,
         `${x.queries}${x.capped ? '*' : ''}`, fmt(x.medianUs), fmt(x.p99Us), fmt(x.speedupVsJsBrute),
-        `${x.mismatches}/${x.checked}`,
+        `${x.mismatches}/${x.checked}`, String(x.bytesPerRow), rescoredCell(x),
       ]),
     ), '');
   }
@@ -200,13 +236,13 @@ export function renderMarkdown(r: BenchReport): string {
   }
 
   if (r.approximate.length) {
-    out.push('## Approximate search (opt-in, JS): PCA KD-tree + exact re-ranking', '');
+    out.push('## Approximate search (opt-in): PCA KD-tree + exact re-ranking, clustered search with a probe count', '');
     out.push(table(
-      ['set', 'frames', 'sigma', 'components', 'candidates', 'variance kept', 'median µs', 'p99 µs', '× JS brute', 'recall@1'],
-      ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+      ['set', 'frames', 'sigma', 'method', 'backend', 'settings', 'median µs', 'p99 µs', '× JS brute', 'recall@1'],
+      ['l', 'r', 'r', 'l', 'l', 'l', 'r', 'r', 'r', 'r'],
       r.approximate.map((a) => [
-        a.set, String(a.frames), String(a.sigma), String(a.components), String(a.candidates), a.explainedVariance.toFixed(3),
-        fmt(a.medianUs), fmt(a.p99Us), fmt(a.speedupVsJsBrute), a.recallAt1.toFixed(3),
+        a.set, String(a.frames), String(a.sigma), a.method, a.backend, a.settings,
+        fmt(a.medianUs), fmt(a.p99Us), fmt(a.speedupVsJsBrute), `${a.recallAt1.toFixed(3)} (of ${a.checked})`,
       ]),
     ), '');
   }
@@ -222,6 +258,21 @@ export function renderMarkdown(r: BenchReport): string {
         fmt(b.aabbMs), fmt(b.kdtreeMs), String(b.kdNodes), String(b.kdDepth), b.description,
       ]),
     ), '');
+    const compact = sets.filter(([, b]) => b.compact.u8RowBytes || b.compact.f16RowBytes || b.compact.clusters);
+    if (compact.length) {
+      out.push(table(
+        ['set', '8-bit bytes/row', 'largest 8-bit row error', 'half bytes/row', 'largest half row error', 'clusters / sub-clusters', '8-bit + 16-bit box build ms', 'half build ms', 'cluster build ms'],
+        ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+        compact.map(([name, b]) => {
+          const c = b.compact;
+          return [
+            name, c.u8RowBytes ? String(c.u8RowBytes) : '-', c.u8RowBytes ? c.u8ErrorMax.toPrecision(3) : '-',
+            c.f16RowBytes ? String(c.f16RowBytes) : '-', c.f16RowBytes ? c.f16ErrorMax.toPrecision(3) : '-',
+            c.clusters ? `${c.clusters} / ${c.subClusters}` : '-', fmt(c.u8Ms + c.box16Ms), fmt(c.f16Ms), fmt(c.clusterMs),
+          ];
+        }),
+      ), '');
+    }
   }
 
   const notes = [...r.skipped.map((s) => s.reason), ...r.notes];

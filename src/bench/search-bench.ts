@@ -11,10 +11,14 @@
 import type { Database } from '../database/database.js';
 import { Matcher, type Backend, type FrameRange, type SearchMethod, type SearchOptions, type SearchResult } from '../search/matcher.js';
 import { MatcherPool } from '../search/pool.js';
+import { SEARCH_METHODS, METHOD_NEEDS, matcherOptionsFor } from '../search/options.js';
 import { BenchSetLoader, loadDatabaseSet, type BenchSet, type BenchSetName } from './datasets.js';
 import { machineInfo, type ApproximateRow, type BatchRow, type BenchReport, type BenchRow, type BuildInfo } from './report.js';
 
-export const ALL_METHODS: readonly SearchMethod[] = ['brute', 'early', 'window', 'aabb', 'kdtree'];
+export const ALL_METHODS: readonly SearchMethod[] = SEARCH_METHODS;
+
+/** Probe counts of the approximate clustered rows (clusters searched per query). */
+export const DEFAULT_PROBES: readonly number[] = [1, 4, 16];
 export const ALL_BACKENDS: readonly Backend[] = ['js', 'wasm-scalar', 'wasm-simd'];
 
 export interface BenchConfig {
@@ -30,6 +34,8 @@ export interface BenchConfig {
   backends: Backend[];
   /** Methods timed in batch mode. */
   batchMethods: SearchMethod[];
+  /** Probe counts of the approximate clustered rows (empty: none; they need a clustered method in `methods`). */
+  probes: number[];
   /** MatcherPool worker counts for the batch rows (searchBatch on the calling thread is always timed). */
   threads: number[];
   /** Time budget per single-query row (seconds). */
@@ -71,6 +77,15 @@ export function mixSeed(seed: number, label: string): number {
   let h = (0x811c9dc5 ^ seed) >>> 0;
   for (let i = 0; i < label.length; i++) h = Math.imul(h ^ label.charCodeAt(i), 0x01000193) >>> 0;
   return h;
+}
+
+/** Bytes a method reads per row it looks at: its compact row, else the float32 row. */
+export function bytesPerRow(m: Matcher, method: SearchMethod): number {
+  const need = METHOD_NEEDS[method];
+  const c = m.buildStats.compact;
+  if (need.compact === 'u8') return c.u8RowBytes;
+  if (need.compact === 'f16') return c.f16RowBytes;
+  return m.db.stride * 4;
 }
 
 /** Frames that a search may return (db.candidates). */
@@ -151,14 +166,21 @@ interface RowRun {
   timesMs: Float64Array;
   frames: Int32Array;
   costs: Float32Array;
+  /** Sums over the timed queries of the compact / clustered statistics (0 for the float32 methods). */
+  bounded: number;
+  rescored: number;
+  groups: number;
 }
+
+/** What timeRow needs of a searcher: Matcher.search, and its statistics when it keeps them. */
+type Searcher = Pick<Matcher, 'search'> & { lastStats?: Matcher['lastStats'] };
 
 /**
  * Times queries one by one, in order, until all are done or `budgetMs` of wall time is spent
  * (after at least MIN_QUERIES). Warm-up runs a few queries from the end of the list first, so the
  * timed ones do not find their own paths cached.
  */
-function timeRow(m: Pick<Matcher, 'search'>, views: Float32Array[], opts: SearchOptions, budgetMs: number): RowRun {
+function timeRow(m: Searcher, views: Float32Array[], opts: SearchOptions, budgetMs: number): RowRun {
   const n = views.length;
   const out: SearchResult = { frame: -1, clip: -1, clipTime: 0, cost: 0 };
   const warmStart = performance.now();
@@ -171,6 +193,9 @@ function timeRow(m: Pick<Matcher, 'search'>, views: Float32Array[], opts: Search
   const costs = new Float32Array(n);
   const minQueries = Math.min(n, MIN_QUERIES);
   const start = performance.now();
+  let bounded = 0;
+  let rescored = 0;
+  let groups = 0;
   let k = 0;
   for (; k < n; k++) {
     if (k >= minQueries && performance.now() - start >= budgetMs) break;
@@ -180,8 +205,13 @@ function timeRow(m: Pick<Matcher, 'search'>, views: Float32Array[], opts: Search
     timesMs[k] = performance.now() - t0;
     frames[k] = out.frame;
     costs[k] = out.cost;
+    if (m.lastStats) {
+      bounded += m.lastStats.bounded;
+      rescored += m.lastStats.rescored;
+      groups += m.lastStats.groups;
+    }
   }
-  return { count: k, capped: k < n, timesMs, frames, costs };
+  return { count: k, capped: k < n, timesMs, frames, costs, bounded, rescored, groups };
 }
 
 function compare(run: { frames: Int32Array; costs: Float32Array }, count: number, ref: RowRun): { mismatches: number; checked: number; examples: NonNullable<BenchRow['mismatchExamples']> } {
@@ -248,10 +278,11 @@ async function timeBatch(name: string, fn: () => void | Promise<void>, isAsync: 
 /** Work units of one set, for the progress bar. */
 function stepsPerSet(c: BenchConfig): number {
   const rows = c.methods.length * c.backends.length + (c.methods.includes('brute') && c.backends.includes('js') ? 0 : 1);
-  // per sigma: the single-query rows, the approximate row, and per batch method searchBatch + each
+  // per sigma: the single-query rows, the approximate rows, and per batch method searchBatch + each
   // pool (plus a pool+caller for every count of 2 or more)
   const pools = c.threads.length + c.threads.filter((t) => t >= 2).length;
-  return 1 + c.noise.length * (rows + 1 + c.batchMethods.length * (1 + pools));
+  const probeRows = c.methods.some((m) => m === 'cluster' || m === 'cluster-u8') ? c.probes.length : 0;
+  return 1 + c.noise.length * (rows + 1 + probeRows + c.batchMethods.length * (1 + pools));
 }
 
 export async function runBench(config: BenchConfig, hooks: BenchHooks = {}): Promise<BenchReport> {
@@ -268,6 +299,7 @@ export async function runBench(config: BenchConfig, hooks: BenchHooks = {}): Pro
       methods: [...config.methods],
       backends: [...config.backends],
       batchMethods: [...config.batchMethods],
+      probes: [...config.probes],
       threads: [...config.threads],
       rowSeconds: config.rowSeconds,
       refSeconds: config.refSeconds,
@@ -337,6 +369,12 @@ export async function runBench(config: BenchConfig, hooks: BenchHooks = {}): Pro
     'Reference: the JS brute-force row (ref) of each set and sigma; "× JS brute" is its median over the row\'s median; ' +
     `mismatches/checked counts results whose frame differs from the reference or whose cost differs by more than 1e-5 relative, over the queries both ran.`,
   );
+  if (report.rows.some((r) => r.rescoredShare !== undefined)) {
+    report.notes.push(
+      'Compact and clustered rows: bytes/row is what the method reads per row it looks at (its 8-bit or half-precision row, else the float32 row); ' +
+      're-scored = rows whose certified compact bound could not rule them out, re-costed in float32 (per query, and as a share of the rows looked at).',
+    );
+  }
   if (config.methods.includes('window')) {
     report.notes.push('window: brute force over a range list with one range per clip (its candidate frames); the ranges hold every candidate, so the answer must equal brute force.');
   }
@@ -375,9 +413,12 @@ interface SetResult {
 async function benchSet(set: BenchSet, c: BenchConfig, steps: Steps, log: (m: string) => void): Promise<SetResult> {
   const db = set.db;
   const matchers = new Map<Backend, Matcher>();
-  const ref = await Matcher.create(db, { backend: 'js' });
-  matchers.set('js', ref);
-  for (const b of c.backends) if (!matchers.has(b)) matchers.set(b, await Matcher.create(db, { backend: b }));
+  const extra = matcherOptionsFor([...c.methods, ...c.batchMethods]);
+  const js = c.backends.includes('js') ? await Matcher.create(db, { backend: 'js', ...extra }) : null;
+  // The reference is the plain float32 brute force: it needs none of the compact data.
+  const ref = js ?? await Matcher.create(db, { backend: 'js' });
+  if (js) matchers.set('js', js);
+  for (const b of c.backends) if (!matchers.has(b)) matchers.set(b, await Matcher.create(db, { backend: b, ...extra }));
   const stats = [...matchers.values()].map((m) => m.buildStats);
   const build: BuildInfo = {
     description: set.description,
@@ -391,18 +432,19 @@ async function benchSet(set: BenchSet, c: BenchConfig, steps: Steps, log: (m: st
     kdtreeMs: Math.min(...stats.map((s) => s.kdtreeMs)),
     kdNodes: stats[0].kdNodes,
     kdDepth: stats[0].kdDepth,
+    compact: stats[0].compact,
   };
 
   // Batch: the best WASM build on the calling thread, and a pool per worker count.
   const batchMatcher = c.batchMethods.length === 0 ? null
-    : matchers.get('wasm-simd') ?? matchers.get('wasm-scalar') ?? await Matcher.create(db, { backend: 'auto' });
+    : matchers.get('wasm-simd') ?? matchers.get('wasm-scalar') ?? await Matcher.create(db, { backend: 'auto', ...extra });
   // 'pool' rows: t worker threads; 'pool+caller' rows: t - 1 workers plus the calling thread (t threads in all).
   const pools: Array<{ threads: number; pool: MatcherPool; mode: BatchRow['mode'] }> = [];
   let poolFailure: string | null = null;
   if (c.batchMethods.length > 0) {
     for (const t of c.threads) {
       try {
-        const pool = await MatcherPool.create(db, { threads: t });
+        const pool = await MatcherPool.create(db, { threads: t, ...extra });
         if (pool.threads !== t) {
           poolFailure ??= `MatcherPool ran on the calling thread instead of ${t} worker(s) (no SharedArrayBuffer?)`;
           await pool.close();
@@ -410,7 +452,7 @@ async function benchSet(set: BenchSet, c: BenchConfig, steps: Steps, log: (m: st
         }
         pools.push({ threads: t, pool, mode: 'pool' });
         if (t >= 2) {
-          const mixed = await MatcherPool.create(db, { threads: t - 1, callerShare: true });
+          const mixed = await MatcherPool.create(db, { threads: t - 1, callerShare: true, ...extra });
           if (mixed.threads === t - 1) pools.push({ threads: t, pool: mixed, mode: 'pool+caller' });
           else await mixed.close();
         }
@@ -449,7 +491,7 @@ async function benchSet(set: BenchSet, c: BenchConfig, steps: Steps, log: (m: st
       steps.begin(`${set.name} sigma ${sigma}: js brute (reference)`);
       const refRun = timeRow(ref, views, { method: 'brute', normalized: true }, c.refSeconds * 1000);
       const refMedian = median(refRun.timesMs, refRun.count) * 1000;
-      const makeRow = (backend: Backend, method: SearchMethod, run: RowRun, isRef: boolean): BenchRow => {
+      const makeRow = (backend: Backend, method: SearchMethod, run: RowRun, isRef: boolean, m: Matcher): BenchRow => {
         const med = median(run.timesMs, run.count) * 1000;
         const cmp = compare(run, run.count, refRun);
         capped ||= run.capped;
@@ -465,12 +507,19 @@ async function benchSet(set: BenchSet, c: BenchConfig, steps: Steps, log: (m: st
           mismatches: cmp.mismatches,
           checked: cmp.checked,
           reference: isRef,
+          bytesPerRow: bytesPerRow(m, method),
         };
+        if (run.bounded > 0) {
+          row.rowsPerQuery = run.bounded / run.count;
+          row.rescoredPerQuery = run.rescored / run.count;
+          row.rescoredShare = run.rescored / run.bounded;
+          row.groupsPerQuery = run.groups / run.count;
+        }
         if (cmp.examples.length) row.mismatchExamples = cmp.examples;
         return row;
       };
 
-      rows.push(makeRow('js', 'brute', refRun, true));
+      rows.push(makeRow('js', 'brute', refRun, true, ref));
       steps.end();
       for (const method of c.methods) {
         for (const backend of c.backends) {
@@ -479,7 +528,7 @@ async function benchSet(set: BenchSet, c: BenchConfig, steps: Steps, log: (m: st
           if (method === 'window') opts.ranges = windowRanges;
           steps.begin(`${set.name} sigma ${sigma}: ${backend} ${method}`);
           const run = timeRow(matchers.get(backend)!, views, opts, c.rowSeconds * 1000);
-          rows.push(makeRow(backend, method, run, false));
+          rows.push(makeRow(backend, method, run, false, matchers.get(backend)!));
           steps.end();
         }
       }
@@ -489,12 +538,32 @@ async function benchSet(set: BenchSet, c: BenchConfig, steps: Steps, log: (m: st
       const aCmp = compare(aRun, aRun.count, refRun);
       const aMed = median(aRun.timesMs, aRun.count) * 1000;
       approximate.push({
-        set: set.name, frames: db.frameCount, sigma, components: approx.components, candidates: approx.candidates,
+        set: set.name, frames: db.frameCount, sigma, method: 'pca-kdtree', backend: 'js',
+        settings: `${approx.components} components, ${approx.candidates} candidates, variance kept ${approx.explainedVariance.toFixed(3)}`,
+        components: approx.components, candidates: approx.candidates,
         explainedVariance: approx.explainedVariance, queries: aRun.count, medianUs: aMed,
         p99Us: percentile(aRun.timesMs, 99, aRun.count) * 1000, speedupVsJsBrute: refMedian / aMed,
-        recallAt1: aCmp.checked ? 1 - aCmp.mismatches / aCmp.checked : 1, buildMs: approxBuildMs,
+        recallAt1: aCmp.checked ? 1 - aCmp.mismatches / aCmp.checked : 1, checked: aCmp.checked, buildMs: approxBuildMs,
       });
       steps.end();
+
+      // The clustered methods' approximate mode: the `probes` nearest clusters only.
+      const clusterMethod = c.methods.find((m) => m === 'cluster-u8') ?? c.methods.find((m) => m === 'cluster');
+      const probeMatcher = matchers.get('wasm-simd') ?? matchers.get('wasm-scalar') ?? matchers.get('js');
+      for (const probes of clusterMethod && probeMatcher ? c.probes : []) {
+        steps.begin(`${set.name} sigma ${sigma}: ${clusterMethod} probes ${probes}`);
+        const pRun = timeRow(probeMatcher!, views, { method: clusterMethod!, normalized: true, probes }, c.rowSeconds * 1000);
+        const pCmp = compare(pRun, pRun.count, refRun);
+        const pMed = median(pRun.timesMs, pRun.count) * 1000;
+        approximate.push({
+          set: set.name, frames: db.frameCount, sigma, method: clusterMethod!, backend: probeMatcher!.backend,
+          settings: `probes ${probes} of ${probeMatcher!.buildStats.compact.clusters} clusters`, probes,
+          queries: pRun.count, medianUs: pMed, p99Us: percentile(pRun.timesMs, 99, pRun.count) * 1000,
+          speedupVsJsBrute: refMedian / pMed, recallAt1: pCmp.checked ? 1 - pCmp.mismatches / pCmp.checked : 1, checked: pCmp.checked,
+          buildMs: probeMatcher!.buildStats.compact.clusterMs,
+        });
+        steps.end();
+      }
 
       for (const method of c.batchMethods) {
         if (!batchMatcher) break;

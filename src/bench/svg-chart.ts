@@ -12,7 +12,7 @@
 import type { BatchRow, BenchReport, BenchRow } from './report.js';
 import { fmt } from './report.js';
 
-const METHOD_ORDER = ['brute', 'early', 'window', 'aabb', 'kdtree'];
+const METHOD_ORDER = ['brute', 'brute-f16', 'brute-u8', 'early', 'window', 'aabb', 'aabb-u8', 'kdtree', 'kdtree-u8', 'cluster', 'cluster-u8'];
 const BACKEND_ORDER = ['js', 'wasm-scalar', 'wasm-simd'];
 const BACKEND_COLOR: Record<string, string> = { 'js': '#d9534f', 'wasm-scalar': '#f0ad4e', 'wasm-simd': '#337ab7' };
 const MODE_COLORS = ['#5cb85c', '#8e6cc0', '#8c564b', '#17becf', '#bcbd22', '#7f7f7f'];

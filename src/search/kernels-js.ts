@@ -1,18 +1,21 @@
 /**
  * Plain-JS twins of the WASM search kernels (assembly/): same ABI (byte addresses into the same
  * memory layout), same semantics, same float32 summation order, so every backend returns the same
- * frame and a bit-identical cost. This is the correctness oracle and the benchmark's baseline.
+ * frame and a bit-identical cost. This is the correctness oracle and the benchmark's baseline. The
+ * compact and clustered methods' twins are in kernels-js-compact.ts and kernels-js-cluster.ts.
  *
- * Float32 semantics: each +, -, * is computed in float64 and rounded with Math.fround. For these
- * operations double rounding is exact (float64 has more than 2 * 24 + 2 significand bits), so the
- * result equals the float32 operation WASM performs.
- *
- * Summation order (see assembly/row.ts): lane l accumulates dims l, l + 4, ... from +0; lanes combine
- * as (l0 + l2) + (l1 + l3); bias is added last.
+ * Summation order (see assembly/row.ts and row-cost.ts): lane l accumulates dims l, l + 4, ... from +0;
+ * lanes combine as (l0 + l2) + (l1 + l3); bias is added last.
  */
+import { sqDist, sqDistBounded, boxBound } from './row-cost.js';
+import {
+  bruteU8Search, bruteF16Search, aabbU8Search, kdSearchU8, encodeQueryU8, codeDistance, halfDistance,
+} from './kernels-js-compact.js';
+import { clusterSearch } from './kernels-js-cluster.js';
 import {
   Heap, SearchKernels,
-  METHOD_BRUTE, METHOD_EARLY, METHOD_AABB,
+  METHOD_BRUTE, METHOD_EARLY, METHOD_AABB, METHOD_KDTREE, METHOD_BRUTE_U8, METHOD_BRUTE_F16, METHOD_AABB_U8,
+  METHOD_KDTREE_U8, METHOD_CLUSTER, CTX_U8_PARAMS, U8P_W, U8P_CHUNKS,
   CTX_FEAT, CTX_ROWS, CTX_STRIDE, CTX_MASK, CTX_TAGS, CTX_COARSE_BOUNDS, CTX_FINE_BOUNDS, CTX_COARSE_INFO,
   CTX_FINE_INFO, CTX_KD_FEAT, CTX_KD_ORIG, CTX_KD_NODES, CTX_KD_BOXES, CTX_KD_NODE_COUNT,
   REQ_RANGES, REQ_RANGE_COUNT, REQ_RANGE_TABLE, REQ_REQUIRE, REQ_EXCLUDE, REQ_BIAS, REQ_BIAS_COARSE,
@@ -22,74 +25,10 @@ import {
   RESULT_SIZE,
 } from './memory-layout.js';
 
+/** The row arithmetic lives in row-cost.ts; re-exported for the callers that import it from here. */
+export { sqDist, sqDistBetween, sqDistBounded, boxBound } from './row-cost.js';
+
 const fr = Math.fround;
-
-/** Squared distance of padded rows at float indices qi, ri. */
-export function sqDist(f32: Float32Array, qi: number, ri: number, stride: number): number {
-  return sqDistBetween(f32, qi, f32, ri, stride);
-}
-
-/** sqDist for rows in two arrays (same lanes and summation order, so the same float32 result). */
-export function sqDistBetween(q: ArrayLike<number>, qi: number, r: Float32Array, ri: number, stride: number): number {
-  let l0 = 0, l1 = 0, l2 = 0, l3 = 0;
-  for (let j = 0; j < stride; j += 4) {
-    const d0 = fr(q[qi + j] - r[ri + j]);
-    const d1 = fr(q[qi + j + 1] - r[ri + j + 1]);
-    const d2 = fr(q[qi + j + 2] - r[ri + j + 2]);
-    const d3 = fr(q[qi + j + 3] - r[ri + j + 3]);
-    l0 = fr(l0 + fr(d0 * d0));
-    l1 = fr(l1 + fr(d1 * d1));
-    l2 = fr(l2 + fr(d2 * d2));
-    l3 = fr(l3 + fr(d3 * d3));
-  }
-  return fr(fr(l0 + l2) + fr(l1 + l3));
-}
-
-/**
- * sqDist + bias with early exit: one check after the first floor(stride / 8) groups of 4 dims (as
- * row.ts); +Infinity when the partial cost reaches limit, otherwise the exact cost.
- */
-export function sqDistBounded(f32: Float32Array, qi: number, ri: number, stride: number, bias: number, limit: number): number {
-  let l0 = 0, l1 = 0, l2 = 0, l3 = 0;
-  const mid = (stride >> 3) << 2;
-  for (let j = 0; j < stride; j += 4) {
-    if (j === mid) {
-      const p = fr(fr(fr(l0 + l2) + fr(l1 + l3)) + bias);
-      if (p >= limit) return Infinity;
-    }
-    const d0 = fr(f32[qi + j] - f32[ri + j]);
-    const d1 = fr(f32[qi + j + 1] - f32[ri + j + 1]);
-    const d2 = fr(f32[qi + j + 2] - f32[ri + j + 2]);
-    const d3 = fr(f32[qi + j + 3] - f32[ri + j + 3]);
-    l0 = fr(l0 + fr(d0 * d0));
-    l1 = fr(l1 + fr(d1 * d1));
-    l2 = fr(l2 + fr(d2 * d2));
-    l3 = fr(l3 + fr(d3 * d3));
-  }
-  return fr(fr(fr(l0 + l2) + fr(l1 + l3)) + bias);
-}
-
-/** q - clamp(q, lo, hi), as row.ts computes it. */
-function clampGap(q: number, lo: number, hi: number): number {
-  const c = q < lo ? lo : q;
-  return fr(q - (hi < c ? hi : c));
-}
-
-/** Lower bound of sqDist over the box [lo, hi] (float indices), never above any inside row's cost. */
-export function boxBound(f32: Float32Array, qi: number, lo: number, hi: number, stride: number): number {
-  let l0 = 0, l1 = 0, l2 = 0, l3 = 0;
-  for (let j = 0; j < stride; j += 4) {
-    const d0 = clampGap(f32[qi + j], f32[lo + j], f32[hi + j]);
-    const d1 = clampGap(f32[qi + j + 1], f32[lo + j + 1], f32[hi + j + 1]);
-    const d2 = clampGap(f32[qi + j + 2], f32[lo + j + 2], f32[hi + j + 2]);
-    const d3 = clampGap(f32[qi + j + 3], f32[lo + j + 3], f32[hi + j + 3]);
-    l0 = fr(l0 + fr(d0 * d0));
-    l1 = fr(l1 + fr(d1 * d1));
-    l2 = fr(l2 + fr(d2 * d2));
-    l3 = fr(l3 + fr(d3 * d3));
-  }
-  return fr(fr(l0 + l2) + fr(l1 + l3));
-}
 
 function tagsPass(t: number, require: number, exclude: number): boolean {
   return ((t & require) >>> 0) === require && (t & exclude) === 0;
@@ -300,7 +239,12 @@ function searchRanges(h: Heap, method: number, ctx: number, req: number, ranges:
   if (method === METHOD_BRUTE) return scanSearch(h, false, ctx, req, ranges, rangeCount, q, best, out);
   if (method === METHOD_EARLY) return scanSearch(h, true, ctx, req, ranges, rangeCount, q, best, out);
   if (method === METHOD_AABB) return aabbSearch(h, ctx, req, ranges, rangeCount, q, best, out);
-  return kdSearch(h, ctx, req, ranges, rangeCount, q, best, out);
+  if (method === METHOD_KDTREE) return kdSearch(h, ctx, req, ranges, rangeCount, q, best, out);
+  if (method === METHOD_BRUTE_U8) return bruteU8Search(h, ctx, req, ranges, rangeCount, q, best, out);
+  if (method === METHOD_BRUTE_F16) return bruteF16Search(h, ctx, req, ranges, rangeCount, q, best, out);
+  if (method === METHOD_AABB_U8) return aabbU8Search(h, ctx, req, ranges, rangeCount, q, best, out);
+  if (method === METHOD_KDTREE_U8) return kdSearchU8(h, ctx, req, ranges, rangeCount, q, best, out);
+  return clusterSearch(h, ctx, req, ranges, rangeCount, q, best, out, method !== METHOD_CLUSTER);
 }
 
 /** The JS backend over `memory`, with the WASM module's ABI. */
@@ -394,6 +338,22 @@ export function createJsKernels(memory: WebAssembly.Memory, heapBase = 1024): Se
     rowBoxBound(q, lo, hi, stride) {
       h.refresh();
       return boxBound(h.f32, q >> 2, lo >> 2, hi >> 2, stride);
+    },
+
+    encodeQueryU8(ctx, q, qcode) {
+      h.refresh();
+      return encodeQueryU8(h, ctx, q, qcode);
+    },
+
+    rowCodeDistance(ctx, qcode, row) {
+      h.refresh();
+      const p = h.i32[(ctx + CTX_U8_PARAMS) >> 2];
+      return codeDistance(h, row, qcode, h.i32[(p + U8P_W) >> 2], h.i32[(p + U8P_CHUNKS) >> 2]);
+    },
+
+    rowHalfDistance(q, row, stride) {
+      h.refresh();
+      return halfDistance(h, q, row, stride);
     },
   };
 }

@@ -22,17 +22,25 @@
  */
 import type { Database } from '../database/database.js';
 import { createJsKernels } from './kernels-js.js';
-import { Heap, type SearchKernels, type DatabaseRegions, type SlotRegions, type SlotShape, planSlot, reserve, slotShapeFor, CTX_ROWS, CTX_STRIDE } from './memory-layout.js';
-import { resolveMatcherOptions, checkBestCost, integerOption, DEFAULT_KD_LEAF_SIZE, type Backend, type MatcherOptions, type SearchOptions, type BatchSearchOptions } from './options.js';
+import {
+  Heap, type SearchKernels, type DatabaseRegions, type SlotRegions, type SlotShape, type CompactShape,
+  planSlot, reserve, slotShapeFor, u8RowBytes, f16RowBytes, NO_COMPACT, CTX_ROWS, CTX_STRIDE,
+} from './memory-layout.js';
+import {
+  resolveMatcherOptions, checkBestCost, integerOption, DEFAULT_KD_LEAF_SIZE,
+  type Backend, type MatcherOptions, type SearchOptions, type BatchSearchOptions, type ResolvedMatcherOptions,
+} from './options.js';
 import { writeQueryRows } from './query.js';
 import type { SearchResult, BatchResult } from './results.js';
 import { requireSearchableDatabase, checkSearchStructure } from './searchable.js';
-import { CallScratch, SearchStaging, STAGING, type HasStaging } from './staging.js';
+import { CallScratch, SearchStaging, STAGING, type HasStaging, type SearchStats } from './staging.js';
 import { uploadDatabase, now, type Reservation } from './upload.js';
+import type { CompactBuildStats } from './compact-build.js';
 import { compileSearchModule, createSearchMemory, instantiateKernels, isSharedMemory, simdSupported } from './wasm.js';
 
 export type { FrameRange } from './ranges.js';
-export type { SearchMethod, Backend, MatcherOptions, SearchOptions, BatchSearchOptions } from './options.js';
+export type { SearchMethod, Backend, MatcherOptions, SearchOptions, BatchSearchOptions, CompactFormat } from './options.js';
+export type { SearchStats } from './staging.js';
 export { EmptyCandidateSetError, type SearchResult, type BatchResult } from './results.js';
 
 /** What another thread needs to search a database loaded in shared memory (Matcher.shareSlot). */
@@ -43,6 +51,28 @@ export interface SharedMatcherHandle {
   regions: DatabaseRegions;
   slot: SlotRegions;
   kdNodes: number;
+  compact: CompactShape;
+}
+
+/** The compact copies and the clustered index of a loaded database (BuildStats.compact). */
+export interface CompactInfo {
+  /** Bytes per row of the 8-bit and half-precision copies (0 when not built). */
+  u8RowBytes: number;
+  f16RowBytes: number;
+  /** Largest certified row error (Euclidean, normalised units) of each copy. */
+  u8ErrorMax: number;
+  f16ErrorMax: number;
+  /** Clusters and sub-clusters built (0: no clustered index), Lloyd iterations, the sample they ran on, largest radius. */
+  clusters: number;
+  subClusters: number;
+  clusterIterations: number;
+  clusterSample: number;
+  clusterRadiusMax: number;
+  /** Milliseconds building the 8-bit copies (frame, leaf and cluster order), 16-bit boxes, half rows, clusters. */
+  u8Ms: number;
+  box16Ms: number;
+  f16Ms: number;
+  clusterMs: number;
 }
 
 export interface BuildStats {
@@ -58,6 +88,25 @@ export interface BuildStats {
   kdLeafSize: number;
   /** Bytes reserved in kernel memory for the database and the main slot. */
   bytes: number;
+  compact: CompactInfo;
+}
+
+function compactInfo(shape: CompactShape, stride: number, s: CompactBuildStats | null): CompactInfo {
+  return {
+    u8RowBytes: shape.u8 ? u8RowBytes(stride) : 0,
+    f16RowBytes: shape.f16 ? f16RowBytes(stride) : 0,
+    u8ErrorMax: s?.u8ErrorMax ?? 0,
+    f16ErrorMax: s?.f16ErrorMax ?? 0,
+    clusters: s?.clusters?.count ?? 0,
+    subClusters: s?.clusters?.subClusters ?? 0,
+    clusterIterations: s?.clusters?.iterations ?? 0,
+    clusterSample: s?.clusters?.sample ?? 0,
+    clusterRadiusMax: s?.clusters?.radiusMax ?? 0,
+    u8Ms: s?.u8Ms ?? 0,
+    box16Ms: s?.box16Ms ?? 0,
+    f16Ms: s?.f16Ms ?? 0,
+    clusterMs: s?.clusterMs ?? 0,
+  };
 }
 
 export class Matcher implements HasStaging {
@@ -72,11 +121,15 @@ export class Matcher implements HasStaging {
   /** Slot 0 is the calling thread's; MatcherPool adds one per worker. */
   readonly slots: SlotRegions[] = [];
   buildStats!: BuildStats;
+  /** What the compact and clustered methods did in the last search / searchBatch call (zero for the others). */
+  readonly lastStats: SearchStats = { bounded: 0, rescored: 0, groups: 0 };
 
   private readonly kdLeafSize: number;
   private readonly batchCapacity: number;
+  private readonly options: ResolvedMatcherOptions;
   private staging!: SearchStaging;
   private kdNodes = 0;
+  private compact: CompactShape = NO_COMPACT;
   private readonly reservation: Reservation = { base: -1, bytes: 0 };
   private clipOf: Int32Array = new Int32Array(0);
   private readonly scratch = new CallScratch();
@@ -84,18 +137,20 @@ export class Matcher implements HasStaging {
   private qViewGen = -1;
   private qViewLen = 0;
 
-  private constructor(backend: Backend, memory: WebAssembly.Memory, kernels: SearchKernels, module: WebAssembly.Module | undefined, kdLeafSize: number, batchCapacity: number) {
+  private constructor(backend: Backend, memory: WebAssembly.Memory, kernels: SearchKernels, module: WebAssembly.Module | undefined, options: ResolvedMatcherOptions) {
     this.backend = backend;
     this.memory = memory;
     this.kernels = kernels;
     this.wasmModule = module;
     this.heap = new Heap(memory);
-    this.kdLeafSize = kdLeafSize;
-    this.batchCapacity = batchCapacity;
+    this.options = options;
+    this.kdLeafSize = options.kdLeafSize;
+    this.batchCapacity = options.batchCapacity;
   }
 
   static async create(db: Database, opts: MatcherOptions = {}): Promise<Matcher> {
-    const { backend: wanted, kdLeafSize, batchCapacity } = resolveMatcherOptions(opts);
+    const resolved = resolveMatcherOptions(opts);
+    const wanted = resolved.backend;
     let backend: Backend;
     let kernels: SearchKernels;
     let module: WebAssembly.Module | undefined;
@@ -111,7 +166,7 @@ export class Matcher implements HasStaging {
       module = await compileSearchModule({ simd: backend === 'wasm-simd', shared: isSharedMemory(memory) }, opts.wasm);
       kernels = await instantiateKernels(module, memory);
     }
-    const m = new Matcher(backend, memory, kernels, module, kdLeafSize, batchCapacity);
+    const m = new Matcher(backend, memory, kernels, module, resolved);
     m.load(db);
     return m;
   }
@@ -126,7 +181,7 @@ export class Matcher implements HasStaging {
     const shape = this.slotShape(integerOption('batchCapacity', batchCapacity, this.batchCapacity));
     const slot = planSlot(reserve(this.memory, planSlot(0, shape).end, this.kernels.heapBase()), shape);
     this.heap.ensure(slot.end);
-    return { backend: this.backend, module: this.wasmModule, memory: this.memory, regions: this.regions, slot, kdNodes: this.kdNodes };
+    return { backend: this.backend, module: this.wasmModule, memory: this.memory, regions: this.regions, slot, kdNodes: this.kdNodes, compact: this.compact };
   }
 
   /**
@@ -138,13 +193,17 @@ export class Matcher implements HasStaging {
     // The loading thread checked the values; the shapes are what this side indexes by.
     checkSearchStructure(db);
     const kernels = await instantiateKernels(handle.module, handle.memory);
-    const m = new Matcher(handle.backend, handle.memory, kernels, handle.module, DEFAULT_KD_LEAF_SIZE, handle.slot.batchCapacity);
+    const options = resolveMatcherOptions({ kdLeafSize: DEFAULT_KD_LEAF_SIZE, batchCapacity: handle.slot.batchCapacity });
+    const m = new Matcher(handle.backend, handle.memory, kernels, handle.module, options);
     if (db.frameCount !== m.heap.i32[(handle.regions.ctx + CTX_ROWS) >> 2] || db.stride !== m.heap.i32[(handle.regions.ctx + CTX_STRIDE) >> 2]) {
       throw new RangeError('Matcher.attach: the database does not match the one loaded in shared memory');
     }
     m.heap.ensure(handle.slot.end);
-    m.bind(db, handle.regions, handle.slot, handle.kdNodes);
-    m.buildStats = { backend: m.backend, aabbMs: 0, kdtreeMs: 0, loadMs: 0, kdNodes: handle.kdNodes, kdDepth: 0, kdLeafSize: m.kdLeafSize, bytes: handle.slot.end - handle.slot.req };
+    m.bind(db, handle.regions, handle.slot, handle.kdNodes, handle.compact);
+    m.buildStats = {
+      backend: m.backend, aabbMs: 0, kdtreeMs: 0, loadMs: 0, kdNodes: handle.kdNodes, kdDepth: 0, kdLeafSize: m.kdLeafSize,
+      bytes: handle.slot.end - handle.slot.req, compact: compactInfo(handle.compact, db.stride, null),
+    };
     return m;
   }
 
@@ -166,8 +225,8 @@ export class Matcher implements HasStaging {
   load(db: Database): void {
     const t0 = now();
     requireSearchableDatabase(db);
-    const up = uploadDatabase(this.heap, this.kernels.heapBase(), db, this.kdLeafSize, this.batchCapacity, this.reservation);
-    this.bind(db, up.regions, up.slot, up.kdNodes);
+    const up = uploadDatabase(this.heap, this.kernels.heapBase(), db, this.options, this.reservation);
+    this.bind(db, up.regions, up.slot, up.kdNodes, up.compact);
     this.buildStats = {
       backend: this.backend,
       aabbMs: up.aabbMs,
@@ -177,16 +236,18 @@ export class Matcher implements HasStaging {
       kdDepth: up.kdDepth,
       kdLeafSize: this.kdLeafSize,
       bytes: up.slot.end - up.regions.ctx,
+      compact: compactInfo(up.compact, db.stride, up.compactStats),
     };
   }
 
   /** Makes `db` (already in memory at `regions`) the searched database, with `slot` as slot 0. */
-  private bind(db: Database, regions: DatabaseRegions, slot: SlotRegions, kdNodes: number): void {
+  private bind(db: Database, regions: DatabaseRegions, slot: SlotRegions, kdNodes: number, compact: CompactShape): void {
     this.db = db;
     this.regions = regions;
     this.slots.length = 0;
     this.slots.push(slot);
     this.kdNodes = kdNodes;
+    this.compact = compact;
     this.qView = null;
     this.staging = new SearchStaging(this.heap, this.kernels, db, regions);
     const rows = db.frameCount;
@@ -199,7 +260,7 @@ export class Matcher implements HasStaging {
 
   /** Shape of one thread slot for the loaded database (MatcherPool sizes worker slots with it). */
   slotShape(batchCapacity = this.batchCapacity): SlotShape {
-    return slotShapeFor(this.staging.rows, this.staging.stride, this.kdNodes, batchCapacity);
+    return slotShapeFor(this.staging.rows, this.staging.stride, this.kdNodes, batchCapacity, this.compact);
   }
 
   /**
@@ -252,6 +313,8 @@ export class Matcher implements HasStaging {
     st.stageQuery(cs, slot, query, opts.normalized === true);
     const frame = this.kernels.search(method, this.regions.ctx, slot.req, slot.queries, bestCost, slot.results);
     const cost = this.heap.f32[(slot.results >> 2) + 1];
+    clearStats(this.lastStats);
+    st.addStats(slot, this.lastStats);
     if (frame < 0) st.checkMiss(cs, slot, opts, bestCost, query);
     const res = out ?? { frame: -1, clip: -1, clipTime: 0, cost: 0 };
     this.describe(frame, cost, res);
@@ -272,9 +335,11 @@ export class Matcher implements HasStaging {
     const slot = this.slots[0];
     const cs = this.scratch;
     const method = st.prepareCall(cs, opts, slot);
+    clearStats(this.lastStats);
     for (let from = 0; from < k;) {
       const n = st.stageChunk(cs, slot, queries, width, k, from, k, opts);
       this.kernels.searchBatch(method, this.regions.ctx, slot.req, slot.queries, n, slot.bestCosts, slot.results);
+      st.addStats(slot, this.lastStats);
       st.collectChunk(slot, from, n, opts, res, queries, width);
       from += n;
     }
@@ -288,4 +353,11 @@ export class Matcher implements HasStaging {
     res.clip = clip;
     res.clipTime = clip >= 0 ? (frame - this.db.clips[clip].start) / this.db.fps : 0;
   }
+}
+
+/** Zeroes a statistics record. */
+export function clearStats(s: SearchStats): void {
+  s.bounded = 0;
+  s.rescored = 0;
+  s.groups = 0;
 }

@@ -6,6 +6,17 @@
  * the memory before writing, and re-derives its typed-array views after growth (growth detaches a
  * non-shared `memory.buffer`, and a shared one gets a new, longer buffer object).
  *
+ * A database's regions: the float32 rows, candidate flags and tags; box-pruning bounds; the KD-tree
+ * (leaf-order rows, nodes, boxes); the persistent bias and its minima. With `compact: ['u8']` also
+ * the 8-bit codec (U8P_* struct, multipliers, offsets), 8-bit rows in frame and KD-leaf order
+ * (u8RowBytes each: codes, then the row's error bound), the 16-bit box codec (BOX16_*) and 16-bit
+ * boxes of the KD nodes and box-pruning blocks; with 'f16' half-precision rows (f16RowBytes each);
+ * with clusters the CL_* struct, centres, radii and info of clusters and sub-clusters, cluster
+ * boxes, and the rows in cluster order (frames, distances to their sub-cluster's centre, 8-bit
+ * and float32 rows). Regions not built are 0 in the context struct. A thread slot adds, besides its
+ * request, queries, results, ranges, per-call bias and KD stack, the query's i16 codes and the
+ * clusters' visit scratch. docs/search.md ("Memory layout", "Compact storage") draws all of it.
+ *
  * Struct offsets below mirror assembly/layout.ts; test/search/search-memory.test.ts checks they agree.
  */
 
@@ -13,6 +24,18 @@ export const METHOD_BRUTE = 0;
 export const METHOD_EARLY = 1;
 export const METHOD_AABB = 2;
 export const METHOD_KDTREE = 3;
+/** Brute force over the 8-bit copy (certified lower bounds, float32 re-scoring). */
+export const METHOD_BRUTE_U8 = 4;
+/** Brute force over the half-precision copy. */
+export const METHOD_BRUTE_F16 = 5;
+/** Box pruning with 16-bit box codes over the 8-bit copy. */
+export const METHOD_AABB_U8 = 6;
+/** KD-tree with 16-bit box codes and 8-bit leaf rows. */
+export const METHOD_KDTREE_U8 = 7;
+/** Clustered search over float32 rows in cluster order. */
+export const METHOD_CLUSTER = 8;
+/** Clustered search over 8-bit rows in cluster order. */
+export const METHOD_CLUSTER_U8 = 9;
 
 export const CTX_FEAT = 0;
 export const CTX_ROWS = 4;
@@ -29,7 +52,20 @@ export const CTX_KD_NODES = 44;
 export const CTX_KD_BOXES = 48;
 export const CTX_KD_NODE_COUNT = 52;
 export const CTX_KD_ROWS = 56;
-export const CTX_SIZE = 64;
+export const CTX_U8 = 60;
+export const CTX_U8_PARAMS = 64;
+export const CTX_U8_ROW_BYTES = 68;
+export const CTX_F16 = 72;
+export const CTX_F16_ROW_BYTES = 76;
+export const CTX_F16_EMAX = 80;
+export const CTX_KD_U8 = 84;
+export const CTX_KD_REC = 88;
+export const CTX_BOX16 = 92;
+export const CTX_COARSE_BOX16 = 96;
+export const CTX_FINE_BOX16 = 100;
+export const CTX_CLUSTERS = 104;
+export const CTX_KD_REC_BYTES = 108;
+export const CTX_SIZE = 128;
 
 export const REQ_RANGES = 0;
 export const REQ_RANGE_COUNT = 4;
@@ -42,7 +78,52 @@ export const REQ_BIAS_FINE = 28;
 export const REQ_BIAS_NODE = 32;
 export const REQ_STACK = 36;
 export const REQ_STACK_CAP = 40;
-export const REQ_SIZE = 64;
+export const REQ_PROBES = 44;
+export const REQ_BIAS_MIN = 48;
+export const REQ_QCODE = 52;
+export const REQ_SCRATCH = 56;
+export const REQ_SCRATCH_CAP = 60;
+export const REQ_STAT_BOUNDED = 64;
+export const REQ_STAT_RESCORED = 72;
+export const REQ_STAT_GROUPS = 80;
+export const REQ_SIZE = 128;
+
+export const U8P_INV_U = 0;
+export const U8P_U = 8;
+export const U8P_EMAX = 16;
+export const U8P_M = 24;
+export const U8P_CHUNKS = 28;
+export const U8P_W = 32;
+export const U8P_LO = 36;
+export const U8P_DIM = 40;
+export const U8P_SIZE = 64;
+
+export const BOX16_STEP = 0;
+export const BOX16_LO = 4;
+export const BOX16_SIZE = 16;
+
+export const CL_COUNT = 0;
+export const CL_CENTRES = 4;
+export const CL_RADIUS = 8;
+export const CL_INFO = 12;
+export const CL_ORIG = 16;
+export const CL_ROW_RADIUS = 20;
+export const CL_U8 = 24;
+export const CL_F32 = 28;
+export const CL_RADIUS_MAX = 32;
+export const CL_BOX16 = 36;
+export const CL_SUB_COUNT = 40;
+export const CL_SUB_CENTRES = 44;
+export const CL_SUB_RADIUS = 48;
+export const CL_SUB_INFO = 52;
+export const CL_MAX_SUBS = 56;
+export const CL_SIZE = 64;
+
+export const CLUSTER_START = 0;
+export const CLUSTER_COUNT = 4;
+export const CLUSTER_TAG_OR = 8;
+export const CLUSTER_TAG_AND = 12;
+export const CLUSTER_INFO_SIZE = 16;
 
 export const COARSE_SHIFT = 6;
 export const FINE_SHIFT = 4;
@@ -66,6 +147,20 @@ export const NODE_SIZE = 32;
 /** i32 fields per node, for Int32Array-built trees. */
 export const NODE_INTS = NODE_SIZE >> 2;
 
+export const REC_RIGHT = 0;
+export const REC_LEFT_MIN_ORIG = 4;
+export const REC_RIGHT_MIN_ORIG = 8;
+export const REC_LEFT_START = 12;
+export const REC_LEFT_COUNT = 16;
+export const REC_RIGHT_START = 20;
+export const REC_RIGHT_COUNT = 24;
+export const REC_HEADER_SIZE = 32;
+
+/** Bytes of one KdRecord: two 16-bit boxes and the header, padded to whole cache lines. */
+export function kdRecordBytes(stride: number): number {
+  return alignUp(2 * box16Bytes(stride) + REC_HEADER_SIZE, 64);
+}
+
 export const RESULT_SIZE = 8;
 
 export const PAGE_BYTES = 65536;
@@ -80,9 +175,12 @@ export function alignUp(x: number, a: number = REGION_ALIGN): number {
 export class Heap {
   readonly memory: WebAssembly.Memory;
   u8!: Uint8Array;
+  i16!: Int16Array;
+  u16!: Uint16Array;
   i32!: Int32Array;
   u32!: Uint32Array;
   f32!: Float32Array;
+  f64!: Float64Array;
   /** Bumped on every re-derivation, so holders of sub-views know to rebuild them. */
   generation = 0;
 
@@ -119,9 +217,12 @@ export class Heap {
   private derive(): void {
     const buf = this.memory.buffer;
     this.u8 = new Uint8Array(buf);
+    this.i16 = new Int16Array(buf);
+    this.u16 = new Uint16Array(buf);
     this.i32 = new Int32Array(buf);
     this.u32 = new Uint32Array(buf);
     this.f32 = new Float32Array(buf);
+    this.f64 = new Float64Array(buf);
     this.generation++;
   }
 }
@@ -158,17 +259,41 @@ class Planner {
     this.end = at + bytes;
     return at;
   }
+  /** A region only when `built`; 0 (no region) otherwise. */
+  takeIf(built: boolean, bytes: number): number {
+    return built ? this.take(bytes) : 0;
+  }
 }
+
+/** Which compact copies and indexes a database gets besides the float32 rows (all optional). */
+export interface CompactShape {
+  /** 8-bit rows in frame order, 8-bit KD leaf rows, 16-bit box codes (KD nodes, box-pruning blocks). */
+  u8: boolean;
+  /** Half-precision rows in frame order. */
+  f16: boolean;
+  /** Clusters of the clustered index (0: no clustered index), its sub-clusters, the most sub-clusters of one cluster. */
+  clusters: number;
+  subClusters: number;
+  maxSubs: number;
+  /** The clustered index keeps float32 rows in cluster order (method 'cluster'). */
+  clusterF32: boolean;
+  /** The clustered index keeps 8-bit rows in cluster order (method 'cluster-u8'; needs u8). */
+  clusterU8: boolean;
+}
+
+export const NO_COMPACT: CompactShape = { u8: false, f16: false, clusters: 0, subClusters: 0, maxSubs: 0, clusterF32: false, clusterU8: false };
 
 export interface DatabaseShape {
   rows: number;
   stride: number;
-  /** Candidate rows in the KD-tree. */
+  /** Candidate rows in the KD-tree (and in the clustered index). */
   kdRows: number;
   kdNodes: number;
+  /** Compact copies and indexes; absent = none. */
+  compact?: CompactShape;
 }
 
-/** Where one database's static data lives. */
+/** Where one database's static data lives. Regions that were not built are 0. */
 export interface DatabaseRegions {
   ctx: number;
   features: number;
@@ -187,6 +312,38 @@ export interface DatabaseRegions {
   biasCoarse: number;
   biasFine: number;
   biasNode: number;
+  /** 8-bit codec: U8P_* struct, per-byte multipliers (u8RowBytes), per-dim offsets (f64). */
+  u8Params: number;
+  u8W: number;
+  u8Lo: number;
+  u8Dim: number;
+  /** 8-bit rows in frame order (u8RowBytes each). */
+  u8Rows: number;
+  /** Half-precision rows in frame order (f16RowBytes each). */
+  f16Rows: number;
+  /** 16-bit box codec: BOX16_* struct, per-dim step and offset (f32). */
+  box16Params: number;
+  box16Step: number;
+  box16Lo: number;
+  /** 8-bit rows in KD leaf order, 16-bit boxes per KD node / coarse block / fine block. */
+  kdU8: number;
+  /** Per KD node: a KdRecord (its children's 16-bit boxes and summaries). */
+  kdRec: number;
+  coarseBox16: number;
+  fineBox16: number;
+  /** Clustered index: CL_* struct; clusters and sub-clusters (centres, radii, info); cluster boxes; rows. */
+  clusters: number;
+  clusterCentres: number;
+  clusterRadius: number;
+  clusterInfo: number;
+  subCentres: number;
+  subRadius: number;
+  subInfo: number;
+  clusterOrig: number;
+  clusterRowRadius: number;
+  clusterU8: number;
+  clusterF32: number;
+  clusterBox16: number;
   end: number;
 }
 
@@ -198,11 +355,34 @@ export function fineBlocks(rows: number): number {
   return Math.ceil(rows / FINE_BLOCK);
 }
 
+/**
+ * Bytes of one 8-bit row: `stride` codes, then the row's error bound (f32), padded to whole v128
+ * loads (32 bytes for 27 or 28 dims). The kernels read the row in 16-byte chunks; the error bound
+ * and padding bytes have multiplier 0, so they never enter the code distance.
+ */
+export function u8RowBytes(stride: number): number {
+  return alignUp(stride + 4, 16);
+}
+
+/** Bytes of one half-precision row: `stride` halves, the row's error bound (f32), padding (64 bytes for 28). */
+export function f16RowBytes(stride: number): number {
+  return alignUp(2 * stride + 4, 16);
+}
+
+/** Bytes of one 16-bit box: `stride` low codes then `stride` high codes. */
+export function box16Bytes(stride: number): number {
+  return 4 * stride;
+}
+
 export function planDatabase(base: number, s: DatabaseShape): DatabaseRegions {
   const p = new Planner(base);
+  const c = s.compact ?? NO_COMPACT;
   const row = s.stride * 4;
   const cb = coarseBlocks(s.rows);
   const fb = fineBlocks(s.rows);
+  const rb8 = u8RowBytes(s.stride);
+  const b16 = box16Bytes(s.stride);
+  const k = c.clusters;
   const ctx = p.take(CTX_SIZE);
   const features = p.take(s.rows * row);
   const mask = p.take(s.rows);
@@ -219,9 +399,41 @@ export function planDatabase(base: number, s: DatabaseShape): DatabaseRegions {
   const biasCoarse = p.take(cb * 4);
   const biasFine = p.take(fb * 4);
   const biasNode = p.take(s.kdNodes * 4);
+  const u8 = c.u8 || c.clusterU8;
+  const u8Params = p.takeIf(u8, U8P_SIZE);
+  const u8W = p.takeIf(u8, rb8);
+  const u8Lo = p.takeIf(u8, 8 * s.stride);
+  const u8Dim = p.takeIf(u8, 4 * s.stride);
+  const u8Rows = p.takeIf(c.u8, s.rows * rb8);
+  const f16Rows = p.takeIf(c.f16, s.rows * f16RowBytes(s.stride));
+  // The 16-bit box codec serves the KD-tree and box pruning over 8-bit rows and the cluster boxes.
+  const box16 = c.u8 || k > 0;
+  const box16Params = p.takeIf(box16, BOX16_SIZE);
+  const box16Step = p.takeIf(box16, 4 * s.stride);
+  const box16Lo = p.takeIf(box16, 4 * s.stride);
+  const kdU8 = p.takeIf(c.u8, s.kdRows * rb8);
+  const kdRec = p.takeIf(c.u8, s.kdNodes * kdRecordBytes(s.stride));
+  const coarseBox16 = p.takeIf(c.u8, cb * b16);
+  const fineBox16 = p.takeIf(c.u8, fb * b16);
+  const hasClusters = k > 0;
+  const clusters = p.takeIf(hasClusters, CL_SIZE);
+  const clusterCentres = p.takeIf(hasClusters, k * row);
+  const clusterRadius = p.takeIf(hasClusters, k * 4);
+  const clusterInfo = p.takeIf(hasClusters, k * CLUSTER_INFO_SIZE);
+  const subCentres = p.takeIf(hasClusters, c.subClusters * f16RowBytes(s.stride));
+  const subRadius = p.takeIf(hasClusters, c.subClusters * 4);
+  const subInfo = p.takeIf(hasClusters, c.subClusters * CLUSTER_INFO_SIZE);
+  const clusterOrig = p.takeIf(hasClusters, s.kdRows * 4);
+  const clusterRowRadius = p.takeIf(hasClusters, s.kdRows * 4);
+  const clusterU8 = p.takeIf(hasClusters && c.clusterU8, s.kdRows * rb8);
+  const clusterF32 = p.takeIf(hasClusters && c.clusterF32, s.kdRows * row);
+  const clusterBox16 = p.takeIf(hasClusters, k * b16);
   return {
     ctx, features, mask, tags, coarseBounds, fineBounds, coarseInfo, fineInfo,
-    kdFeatures, kdOrig, kdNodes, kdBoxes, bias, biasCoarse, biasFine, biasNode, end: alignUp(p.end),
+    kdFeatures, kdOrig, kdNodes, kdBoxes, bias, biasCoarse, biasFine, biasNode,
+    u8Params, u8W, u8Lo, u8Dim, u8Rows, f16Rows, box16Params, box16Step, box16Lo, kdU8, kdRec, coarseBox16, fineBox16,
+    clusters, clusterCentres, clusterRadius, clusterInfo, subCentres, subRadius, subInfo, clusterOrig, clusterRowRadius, clusterU8, clusterF32, clusterBox16,
+    end: alignUp(p.end),
   };
 }
 
@@ -235,8 +447,9 @@ export interface SlotShape extends DatabaseShape {
 }
 
 /**
- * One thread's scratch: its request struct, query and result slots, ranges and per-call bias.
- * Concurrent searches (pool workers) each use their own slot.
+ * One thread's scratch: its request struct, query and result slots, ranges and per-call bias, and
+ * the per-query scratch of the compact and clustered methods (the query's 8-bit codes, the visit
+ * order of the clusters). Concurrent searches (pool workers) each use their own slot.
  */
 export interface SlotRegions {
   req: number;
@@ -250,14 +463,20 @@ export interface SlotRegions {
   biasFine: number;
   biasNode: number;
   stack: number;
+  /** The query in 16-bit code units (one i16 per byte of an 8-bit row); 0 without the 8-bit codec. */
+  qcode: number;
+  /** Cluster visit lists: (f32 key, i32 index) per cluster, then per sub-cluster of one cluster; 0 without clusters. */
+  scratch: number;
   end: number;
   batchCapacity: number;
   rangeCapacity: number;
   stackCapacity: number;
+  scratchCapacity: number;
 }
 
 export function planSlot(base: number, s: SlotShape): SlotRegions {
   const p = new Planner(base);
+  const c = s.compact ?? NO_COMPACT;
   const req = p.take(REQ_SIZE);
   const queries = p.take(s.batchCapacity * s.stride * 4);
   const results = p.take(s.batchCapacity * RESULT_SIZE);
@@ -268,11 +487,13 @@ export function planSlot(base: number, s: SlotShape): SlotRegions {
   const biasCoarse = p.take(coarseBlocks(s.rows) * 4);
   const biasFine = p.take(fineBlocks(s.rows) * 4);
   const biasNode = p.take(s.kdNodes * 4);
-  const stack = p.take(s.stackCapacity * 8);
+  const stack = p.take(s.stackCapacity * KD_STACK_ENTRY);
+  const qcode = p.takeIf(c.u8 || c.clusterU8, 2 * u8RowBytes(s.stride));
+  const scratch = p.takeIf(c.clusters > 0, (c.clusters + c.maxSubs) * 8);
   return {
-    req, queries, results, bestCosts, ranges, rangeTable, bias, biasCoarse, biasFine, biasNode, stack,
+    req, queries, results, bestCosts, ranges, rangeTable, bias, biasCoarse, biasFine, biasNode, stack, qcode, scratch,
     end: alignUp(p.end),
-    batchCapacity: s.batchCapacity, rangeCapacity: s.rangeCapacity, stackCapacity: s.stackCapacity,
+    batchCapacity: s.batchCapacity, rangeCapacity: s.rangeCapacity, stackCapacity: s.stackCapacity, scratchCapacity: c.clusters + c.maxSubs,
   };
 }
 
@@ -291,9 +512,12 @@ export function maxRanges(rows: number): number {
  */
 export const KD_STACK_CAPACITY = 64;
 
+/** Bytes per traversal stack entry: (node, bound) for kdtree; node, bound, rows, lowest frame for kdtree-u8. */
+export const KD_STACK_ENTRY = 32;
+
 /** Shape of one thread slot for a database of `rows` x `stride` with `kdNodes` tree nodes. */
-export function slotShapeFor(rows: number, stride: number, kdNodes: number, batchCapacity: number): SlotShape {
-  return { rows, stride, kdRows: 0, kdNodes, batchCapacity, rangeCapacity: maxRanges(rows), stackCapacity: KD_STACK_CAPACITY };
+export function slotShapeFor(rows: number, stride: number, kdNodes: number, batchCapacity: number, compact: CompactShape = NO_COMPACT): SlotShape {
+  return { rows, stride, kdRows: 0, kdNodes, compact, batchCapacity, rangeCapacity: maxRanges(rows), stackCapacity: KD_STACK_CAPACITY };
 }
 
 /** "12.5 MiB": byte counts in messages. */
@@ -317,6 +541,12 @@ export interface SearchKernels {
   kdNodeMinBias(ctx: number, bias: number, out: number): void;
   rowCost(a: number, b: number, stride: number): number;
   rowBoxBound(q: number, lo: number, hi: number, stride: number): number;
+  /** The query at `q` in 16-bit code units into `qcode`; returns its certified rounding residual. */
+  encodeQueryU8(ctx: number, q: number, qcode: number): number;
+  /** Sum of squared code differences of the coded query and one 8-bit row. */
+  rowCodeDistance(ctx: number, qcode: number, row: number): number;
+  /** Float32 squared distance of a query and one half-precision row, in the row cost's lane order. */
+  rowHalfDistance(q: number, row: number, stride: number): number;
   /** First byte the host may use. */
   heapBase(): number;
 }

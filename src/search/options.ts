@@ -6,10 +6,52 @@
 import type { WasmSource } from './wasm.js';
 import type { FrameRange } from './ranges.js';
 
-export type SearchMethod = 'brute' | 'early' | 'window' | 'aabb' | 'kdtree';
+export type SearchMethod =
+  | 'brute' | 'early' | 'window' | 'aabb' | 'kdtree'
+  | 'brute-u8' | 'brute-f16' | 'aabb-u8' | 'kdtree-u8' | 'cluster' | 'cluster-u8';
 export type Backend = 'wasm-simd' | 'wasm-scalar' | 'js';
+/** Compact copies of the feature matrix (docs/search.md, "Compact storage"). */
+export type CompactFormat = 'u8' | 'f16';
 
-export const SEARCH_METHODS: readonly SearchMethod[] = ['brute', 'early', 'window', 'aabb', 'kdtree'];
+export const SEARCH_METHODS: readonly SearchMethod[] = [
+  'brute', 'early', 'window', 'aabb', 'kdtree', 'brute-u8', 'brute-f16', 'aabb-u8', 'kdtree-u8', 'cluster', 'cluster-u8',
+];
+export const COMPACT_FORMATS: readonly CompactFormat[] = ['u8', 'f16'];
+
+/** What each method needs besides the float32 rows, boxes and KD-tree every matcher has. */
+export const METHOD_NEEDS: Record<SearchMethod, { compact?: CompactFormat; clusters?: boolean }> = {
+  brute: {},
+  early: {},
+  window: {},
+  aabb: {},
+  kdtree: {},
+  'brute-u8': { compact: 'u8' },
+  'brute-f16': { compact: 'f16' },
+  'aabb-u8': { compact: 'u8' },
+  'kdtree-u8': { compact: 'u8' },
+  cluster: { clusters: true },
+  'cluster-u8': { compact: 'u8', clusters: true },
+};
+
+/**
+ * The Matcher options the methods need: the compact copies and the clustered index are built only
+ * when a method asks for them (they cost memory and load time).
+ */
+export function matcherOptionsFor(methods: readonly SearchMethod[]): { compact: CompactFormat[]; clusters: boolean } {
+  const compact = new Set<CompactFormat>();
+  let clusters = false;
+  for (const m of methods) {
+    const need = METHOD_NEEDS[m];
+    if (need.compact) compact.add(need.compact);
+    if (need.clusters) clusters = true;
+  }
+  return { compact: [...compact], clusters };
+}
+
+/** The clustered methods (the ones `probes` applies to). */
+export function isClusterMethod(m: SearchMethod): boolean {
+  return m === 'cluster' || m === 'cluster-u8';
+}
 export const BACKENDS: ReadonlyArray<Backend | 'auto'> = ['auto', 'wasm-simd', 'wasm-scalar', 'js'];
 
 /** Inclusive [min, max] of each integer option. */
@@ -23,11 +65,19 @@ export const OPTION_RANGES = {
   threads: [0, 64],
   /** Pages (64 KiB) of a pool's shared memory: a WebAssembly memory has at most 65536 (4 GiB). */
   maximumPages: [1, 65536],
+  /** Clusters of the clustered index (at most the candidate count are built; the build's cost grows with the square). */
+  clusters: [1, 4096],
+  /** Seed of the clustered index's k-means. */
+  clusterSeed: [0, 4294967295],
+  /** Clusters an approximate clustered search visits. */
+  probes: [1, 2147483647],
 } as const satisfies Record<string, readonly [number, number]>;
 
 export type IntegerOption = keyof typeof OPTION_RANGES;
 
 export const DEFAULT_KD_LEAF_SIZE = 16;
+/** Seed of the clustered index's k-means when none is given ("mmcl"). */
+export const DEFAULT_CLUSTER_SEED = 0x6d6d636c;
 export const DEFAULT_BATCH_CAPACITY = 256;
 export const DEFAULT_WORKER_BATCH_CAPACITY = 1024;
 
@@ -42,6 +92,20 @@ export interface MatcherOptions {
   kdLeafSize?: number;
   /** Queries per kernel call in searchBatch (larger batches are split), 1..65536, default 256. */
   batchCapacity?: number;
+  /**
+   * Compact copies of the feature matrix to build (default none): 'u8' (8-bit codes, 32 bytes a row
+   * for 27 dims; methods brute-u8, aabb-u8, kdtree-u8, cluster-u8) and 'f16' (half precision, 64
+   * bytes a row; brute-f16). Exact: compact rows only decide which rows are re-scored in float32.
+   */
+  compact?: ReadonlyArray<CompactFormat>;
+  /**
+   * The clustered index (methods cluster and cluster-u8): true for about sqrt(candidates) k-means
+   * clusters (at most 4096), or a cluster count (1..4096; at most the candidate count are built).
+   * Default none.
+   */
+  clusters?: boolean | number;
+  /** Seed of the clustered index's k-means (integer, default a fixed constant: the index is deterministic). */
+  clusterSeed?: number;
 }
 
 export interface PoolOptions extends Omit<MatcherOptions, 'memory'> {
@@ -82,6 +146,13 @@ export interface SearchOptions {
    * setBias (if any); null: none; an array: this bias for this call only (copied, O(frames)).
    */
   bias?: Float32Array | null;
+  /**
+   * Clustered methods only: search the `probes` clusters nearest to the query (an approximate
+   * answer; measure its recall) instead of every cluster that may hold a better row. When none of
+   * them holds an allowed frame below bestCost the search goes on until one is found, so frame -1
+   * stays exact. Default: exact.
+   */
+  probes?: number;
 }
 
 export interface BatchSearchOptions extends Omit<SearchOptions, 'bestCost'> {
@@ -105,6 +176,11 @@ export interface ResolvedMatcherOptions {
   backend: Backend | 'auto';
   kdLeafSize: number;
   batchCapacity: number;
+  /** Compact copies to build. */
+  compact: { u8: boolean; f16: boolean };
+  /** Clusters asked for: 0 none, -1 the default count, else the count. */
+  clusters: number;
+  clusterSeed: number;
 }
 
 /** Checks every Matcher option (before anything is allocated) and fills in the defaults. */
@@ -119,7 +195,35 @@ export function resolveMatcherOptions(opts: MatcherOptions): ResolvedMatcherOpti
     backend,
     kdLeafSize: integerOption('kdLeafSize', opts.kdLeafSize, DEFAULT_KD_LEAF_SIZE),
     batchCapacity: integerOption('batchCapacity', opts.batchCapacity, DEFAULT_BATCH_CAPACITY),
+    compact: compactOption(opts.compact),
+    clusters: clustersOption(opts.clusters),
+    clusterSeed: integerOption('clusterSeed', opts.clusterSeed, DEFAULT_CLUSTER_SEED),
   };
+}
+
+/** The `compact` option: an array of distinct known formats. */
+function compactOption(v: unknown): { u8: boolean; f16: boolean } {
+  if (v === undefined) return { u8: false, f16: false };
+  if (!Array.isArray(v)) throw new TypeError(`compact must be an array of formats (${COMPACT_FORMATS.join(', ')}), got ${describe(v)}`);
+  for (const f of v) {
+    if (!COMPACT_FORMATS.includes(f as CompactFormat)) throw new RangeError(`compact: unknown format ${describe(f)} (expected ${COMPACT_FORMATS.join(', ')})`);
+  }
+  return { u8: v.includes('u8'), f16: v.includes('f16') };
+}
+
+/** The `clusters` option: false / absent (0), true (-1: the default count) or a count. */
+function clustersOption(v: unknown): number {
+  if (v === undefined || v === false) return 0;
+  if (v === true) return -1;
+  return integerOption('clusters', v, 0);
+}
+
+/** Checks `probes` for a search with `method`; returns the kernel's value (0: exact). */
+export function probesOption(v: unknown, method: SearchMethod): number {
+  if (v === undefined) return 0;
+  const n = integerOption('probes', v, 0);
+  if (!isClusterMethod(method)) throw new RangeError(`probes applies to the clustered methods (cluster, cluster-u8), not '${method}'`);
+  return n;
 }
 
 export interface ResolvedPoolOptions extends ResolvedMatcherOptions {

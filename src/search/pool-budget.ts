@@ -11,7 +11,7 @@ import type { Database } from '../database/database.js';
 import { kdNodeCount } from './kdtree-build.js';
 import { planDatabase, planSlot, slotShapeFor, formatBytes, PAGE_BYTES, REGION_ALIGN } from './memory-layout.js';
 import type { ResolvedPoolOptions } from './options.js';
-import { countCandidates } from './upload.js';
+import { countCandidates, compactShapeFor } from './upload.js';
 import { DEFAULT_SHARED_MAXIMUM_PAGES, WASM_MAX_PAGES } from './wasm.js';
 
 /** Resident memory of one idle pool worker: about 12 MiB, measured with Node 20 worker_threads. */
@@ -36,10 +36,11 @@ export function estimatePoolMemory(db: Database, o: ResolvedPoolOptions): PoolMe
   const rows = db.frameCount;
   const kdRows = countCandidates(db.candidates, rows);
   const kdNodes = kdNodeCount(kdRows, o.kdLeafSize);
-  const dbEnd = planDatabase(0, { rows, stride: db.stride, kdRows, kdNodes }).end;
-  const slotBytes = planSlot(0, slotShapeFor(rows, db.stride, kdNodes, o.workerBatchCapacity)).end + REGION_ALIGN;
-  const ownSlot = planSlot(0, slotShapeFor(rows, db.stride, kdNodes, o.batchCapacity)).end;
-  const biasSlot = planSlot(0, slotShapeFor(rows, db.stride, kdNodes, 1)).end;
+  const compact = compactShapeFor(db, kdRows, o);
+  const dbEnd = planDatabase(0, { rows, stride: db.stride, kdRows, kdNodes, compact }).end;
+  const slotBytes = planSlot(0, slotShapeFor(rows, db.stride, kdNodes, o.workerBatchCapacity, compact)).end + REGION_ALIGN;
+  const ownSlot = planSlot(0, slotShapeFor(rows, db.stride, kdNodes, o.batchCapacity, compact)).end;
+  const biasSlot = planSlot(0, slotShapeFor(rows, db.stride, kdNodes, 1, compact)).end;
   // The module's static data sits below the host's regions: one page is more than it uses.
   const databaseBytes = PAGE_BYTES + dbEnd + ownSlot + biasSlot + 3 * REGION_ALIGN;
   const sharedBytes = databaseBytes + o.threads * slotBytes;

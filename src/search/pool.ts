@@ -12,7 +12,7 @@
  *   await pool.close();
  */
 import type { Database } from '../database/database.js';
-import { Matcher, type BatchSearchOptions, type BatchResult } from './matcher.js';
+import { Matcher, clearStats, type BatchSearchOptions, type BatchResult, type SearchStats } from './matcher.js';
 import { planSlot, reserve, formatBytes, type SlotRegions } from './memory-layout.js';
 import { resolvePoolOptions, DEFAULT_WORKER_BATCH_CAPACITY, type PoolOptions } from './options.js';
 import { estimatePoolMemory, checkPoolMemory } from './pool-budget.js';
@@ -49,6 +49,8 @@ export class MatcherPool {
   private biasSlot: SlotRegions | null = null;
   private nextId = 1;
   private busy = false;
+  /** What the compact and clustered methods did in the last batch, over every share. */
+  readonly lastStats: SearchStats = { bounded: 0, rescored: 0, groups: 0 };
 
   private readonly callerShare: boolean;
 
@@ -68,7 +70,10 @@ export class MatcherPool {
       checkPoolMemory(estimatePoolMemory(db, o), budget.bytes, budget.label);
     }
     const memory = parallel ? createSearchMemory({ shared: true, maximumPages: o.maximumPages }) : undefined;
-    const matcher = await Matcher.create(db, { backend: o.backend, wasm: opts.wasm, kdLeafSize: o.kdLeafSize, batchCapacity: o.batchCapacity, memory });
+    const matcher = await Matcher.create(db, {
+      backend: o.backend, wasm: opts.wasm, kdLeafSize: o.kdLeafSize, batchCapacity: o.batchCapacity, memory,
+      compact: opts.compact, clusters: opts.clusters, clusterSeed: opts.clusterSeed,
+    });
     if (!parallel || matcher.wasmModule === undefined) return new MatcherPool(matcher, [], false);
 
     const wanted = o.threads;
@@ -106,7 +111,11 @@ export class MatcherPool {
    * it does only once every share has finished (even when one of them failed).
    */
   async searchBatch(queries: ArrayLike<number> & { length: number }, k: number, opts: BatchSearchOptions = {}, out?: BatchResult): Promise<BatchResult> {
-    if (this.lanes.length === 0) return this.matcher.searchBatch(queries, k, opts, out);
+    if (this.lanes.length === 0) {
+      const r = this.matcher.searchBatch(queries, k, opts, out);
+      Object.assign(this.lastStats, this.matcher.lastStats);
+      return r;
+    }
     if (this.busy) throw new Error('MatcherPool.searchBatch: a batch is already running on this pool');
     const st = this.staging();
     const width = st.batchWidth(queries.length, k);
@@ -118,6 +127,7 @@ export class MatcherPool {
     try {
       st.heap.refresh();
       const method = st.prepareCall(this.scratch, opts, this.reserveBiasSlot());
+      clearStats(this.lastStats);
       const first = this.callerShare ? 1 : 0;
       const share = Math.ceil(k / (this.lanes.length + first));
       // Workers are staged and woken first (runShare posts before its first await), then the
@@ -181,6 +191,7 @@ export class MatcherPool {
     while (from < to) {
       const n = st.stageChunk(this.scratch, slot, queries, width, k, from, to, opts);
       st.kernels.searchBatch(method, st.regions.ctx, slot.req, slot.queries, n, slot.bestCosts, slot.results);
+      st.addStats(slot, this.lastStats);
       st.collectChunk(slot, from, n, opts, res, queries, width);
       from += n;
     }
@@ -197,6 +208,7 @@ export class MatcherPool {
         queries: slot.queries, count: n, bestCosts: slot.bestCosts, out: slot.results,
       });
       await done;
+      st.addStats(slot, this.lastStats);
       st.collectChunk(slot, from, n, opts, res, queries, width);
       from += n;
     }

@@ -14,11 +14,16 @@
 import type { Database } from '../database/database.js';
 import {
   type Heap, type SearchKernels, type DatabaseRegions, type SlotRegions,
-  maxRanges, METHOD_BRUTE, METHOD_EARLY, METHOD_AABB, METHOD_KDTREE, COARSE_SHIFT, FINE_SHIFT,
+  maxRanges, METHOD_BRUTE, METHOD_EARLY, METHOD_AABB, METHOD_KDTREE, METHOD_BRUTE_U8, METHOD_BRUTE_F16, METHOD_AABB_U8,
+  METHOD_KDTREE_U8, METHOD_CLUSTER, METHOD_CLUSTER_U8, COARSE_SHIFT, FINE_SHIFT,
   REQ_RANGES, REQ_RANGE_COUNT, REQ_RANGE_TABLE, REQ_REQUIRE, REQ_EXCLUDE, REQ_BIAS, REQ_BIAS_COARSE,
-  REQ_BIAS_FINE, REQ_BIAS_NODE, REQ_STACK, REQ_STACK_CAP, REQ_SIZE,
+  REQ_BIAS_FINE, REQ_BIAS_NODE, REQ_STACK, REQ_STACK_CAP, REQ_PROBES, REQ_BIAS_MIN, REQ_QCODE, REQ_SCRATCH,
+  REQ_SCRATCH_CAP, REQ_STAT_BOUNDED, REQ_STAT_RESCORED, REQ_STAT_GROUPS, REQ_SIZE,
 } from './memory-layout.js';
-import { checkBestCost, checkNormalizedFlag, type SearchMethod, type SearchOptions, type BatchSearchOptions } from './options.js';
+import {
+  checkBestCost, checkNormalizedFlag, probesOption, METHOD_NEEDS,
+  type SearchMethod, type SearchOptions, type BatchSearchOptions,
+} from './options.js';
 import { costOverflowError, writeQueryRows } from './query.js';
 import { normalizeRanges, subtractRanges } from './ranges.js';
 import { EmptyCandidateSetError, type BatchResult } from './results.js';
@@ -29,7 +34,24 @@ const METHOD_CODES: Record<SearchMethod, number> = {
   window: METHOD_BRUTE,
   aabb: METHOD_AABB,
   kdtree: METHOD_KDTREE,
+  'brute-u8': METHOD_BRUTE_U8,
+  'brute-f16': METHOD_BRUTE_F16,
+  'aabb-u8': METHOD_AABB_U8,
+  'kdtree-u8': METHOD_KDTREE_U8,
+  cluster: METHOD_CLUSTER,
+  'cluster-u8': METHOD_CLUSTER_U8,
 };
+
+/**
+ * What the compact and clustered methods did in a call (summed over its queries): rows whose
+ * compact bound (or, for 'cluster', float32 cost) was computed, rows re-scored in float32, and
+ * clusters (or KD leaves, or box-pruning blocks) searched. Zero for the float32 methods.
+ */
+export interface SearchStats {
+  bounded: number;
+  rescored: number;
+  groups: number;
+}
 
 /**
  * Staging state of one call in progress: request parameters shared by its queries and range
@@ -40,6 +62,9 @@ export class CallScratch {
   method = 0;
   require = 0;
   exclude = 0;
+  probes = 0;
+  /** Smallest bias of the call (0 without one): the compact methods' thresholds use it. */
+  biasMin = 0;
   bias = 0;
   biasCoarse = 0;
   biasFine = 0;
@@ -74,6 +99,8 @@ export class SearchStaging {
   readonly stride: number;
   /** True while a persistent bias (Matcher.setBias) is stored in the database's bias regions. */
   hasStaticBias = false;
+  /** The persistent bias's smallest value. */
+  private staticBiasMin = 0;
   private readonly tagBit: Map<string, number>;
 
   constructor(readonly heap: Heap, readonly kernels: SearchKernels, db: Database, regions: DatabaseRegions) {
@@ -102,11 +129,13 @@ export class SearchStaging {
    */
   prepareCall(cs: CallScratch, opts: SearchOptions | BatchSearchOptions, biasSlot: SlotRegions): number {
     const method = opts.method ?? 'kdtree';
-    const code = METHOD_CODES[method];
+    const code = Object.hasOwn(METHOD_CODES, method) ? METHOD_CODES[method] : undefined;
     if (code === undefined) throw new RangeError(`unknown search method '${String(method)}'`);
     if (method === 'window' && opts.ranges === undefined) throw new RangeError("method 'window' needs ranges");
+    this.checkBuilt(method);
     checkNormalizedFlag(opts.normalized);
     cs.method = code;
+    cs.probes = probesOption(opts.probes, method);
     cs.require = this.tagMask(opts.requireTags, 'requireTags');
     cs.exclude = this.tagMask(opts.excludeTags, 'excludeTags');
     this.prepareBias(cs, opts.bias, code, biasSlot);
@@ -240,6 +269,29 @@ export class SearchStaging {
     }
   }
 
+  /** Throws when `method` needs a compact copy or the clustered index this matcher did not build. */
+  private checkBuilt(method: SearchMethod): void {
+    const need = METHOD_NEEDS[method];
+    const r = this.regions;
+    if (need.compact === 'u8' && r.u8Rows === 0) {
+      throw new RangeError(`method '${method}' needs the 8-bit copy: create the Matcher with { compact: ['u8'] }`);
+    }
+    if (need.compact === 'f16' && r.f16Rows === 0) {
+      throw new RangeError(`method '${method}' needs the half-precision copy: create the Matcher with { compact: ['f16'] }`);
+    }
+    if (need.clusters && r.clusters === 0) {
+      throw new RangeError(`method '${method}' needs the clustered index: create the Matcher with { clusters: true }`);
+    }
+  }
+
+  /** Statistics of the last kernel call in `slot` (added into `into`). */
+  addStats(slot: SlotRegions, into: SearchStats): void {
+    const f64 = this.heap.f64;
+    into.bounded += f64[(slot.req + REQ_STAT_BOUNDED) >> 3];
+    into.rescored += f64[(slot.req + REQ_STAT_RESCORED) >> 3];
+    into.groups += f64[(slot.req + REQ_STAT_GROUPS) >> 3];
+  }
+
   /** Stores a persistent bias (or clears it, null) with its block and node minima. */
   setStaticBias(bias: Float32Array | null): void {
     if (bias === null) {
@@ -248,7 +300,7 @@ export class SearchStaging {
     }
     this.heap.refresh();
     const r = this.regions;
-    copyBias(bias, this.rows, this.heap.f32, r.bias >> 2, 'setBias');
+    this.staticBiasMin = copyBias(bias, this.rows, this.heap.f32, r.bias >> 2, 'setBias');
     this.kernels.blockMinBias(r.bias, this.rows, COARSE_SHIFT, r.biasCoarse);
     this.kernels.blockMinBias(r.bias, this.rows, FINE_SHIFT, r.biasFine);
     this.kernels.kdNodeMinBias(r.ctx, r.bias, r.biasNode);
@@ -282,31 +334,38 @@ export class SearchStaging {
     i32[q + (REQ_BIAS_NODE >> 2)] = c.biasNode;
     i32[q + (REQ_STACK >> 2)] = slot.stack;
     i32[q + (REQ_STACK_CAP >> 2)] = slot.stackCapacity;
+    i32[q + (REQ_PROBES >> 2)] = c.probes;
+    this.heap.f32[q + (REQ_BIAS_MIN >> 2)] = c.biasMin;
+    i32[q + (REQ_QCODE >> 2)] = slot.qcode;
+    i32[q + (REQ_SCRATCH >> 2)] = slot.scratch;
+    i32[q + (REQ_SCRATCH_CAP >> 2)] = slot.scratchCapacity;
   }
 
   private prepareBias(c: CallScratch, bias: Float32Array | null | undefined, method: number, slot: SlotRegions): void {
     if (bias === null || (bias === undefined && !this.hasStaticBias)) {
       c.bias = c.biasCoarse = c.biasFine = c.biasNode = 0;
+      c.biasMin = 0;
       return;
     }
     if (bias === undefined) {
       const r = this.regions;
+      c.biasMin = this.staticBiasMin;
       c.bias = r.bias;
       c.biasCoarse = r.biasCoarse;
       c.biasFine = r.biasFine;
       c.biasNode = r.biasNode;
       return;
     }
-    copyBias(bias, this.rows, this.heap.f32, slot.bias >> 2, 'bias');
+    c.biasMin = copyBias(bias, this.rows, this.heap.f32, slot.bias >> 2, 'bias');
     c.bias = slot.bias;
     c.biasCoarse = slot.biasCoarse;
     c.biasFine = slot.biasFine;
     c.biasNode = slot.biasNode;
     // Only the pruning methods need the minima.
-    if (method === METHOD_AABB) {
+    if (method === METHOD_AABB || method === METHOD_AABB_U8) {
       this.kernels.blockMinBias(slot.bias, this.rows, COARSE_SHIFT, slot.biasCoarse);
       this.kernels.blockMinBias(slot.bias, this.rows, FINE_SHIFT, slot.biasFine);
-    } else if (method === METHOD_KDTREE) {
+    } else if (method === METHOD_KDTREE || method === METHOD_KDTREE_U8) {
       this.kernels.kdNodeMinBias(this.regions.ctx, slot.bias, slot.biasNode);
     }
   }
@@ -352,16 +411,22 @@ export class SearchStaging {
   }
 }
 
-/** Copies a per-frame bias into kernel memory, refusing a wrong length or non-finite values. */
-function copyBias(bias: Float32Array, rows: number, f32: Float32Array, dst: number, label: string): void {
+/**
+ * Copies a per-frame bias into kernel memory, refusing a wrong length or non-finite values;
+ * returns its smallest value (0 for an empty database).
+ */
+function copyBias(bias: Float32Array, rows: number, f32: Float32Array, dst: number, label: string): number {
   if (!(bias instanceof Float32Array) || bias.length !== rows) {
     throw new RangeError(`${label}: expected a Float32Array of ${rows} values (one per frame), got ${bias?.length}`);
   }
+  let min = rows > 0 ? Infinity : 0;
   for (let i = 0; i < rows; i++) {
     const b = bias[i];
     if (!Number.isFinite(b)) throw new RangeError(`${label}[${i}] is ${b}: bias must be finite`);
     f32[dst + i] = b;
+    if (b < min) min = b;
   }
+  return min;
 }
 
 /** Key of a Matcher's staging, for MatcherPool (src/search only; not exported from the package). */

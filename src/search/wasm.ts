@@ -172,6 +172,9 @@ export async function instantiateKernels(module: WebAssembly.Module, memory: Web
     kdNodeMinBias: x.kdNodeMinBias,
     rowCost: x.rowCost,
     rowBoxBound: x.rowBoxBound,
+    encodeQueryU8: x.encodeQueryU8,
+    rowCodeDistance: x.rowCodeDistance,
+    rowHalfDistance: x.rowHalfDistance,
     heapBase: x.heapBase,
   };
 }

@@ -137,17 +137,46 @@ describe('motionmatch bench --quick (built-in database)', () => {
     expect(b.kdNodes).toBeGreaterThan(0);
   });
 
-  it('reports the opt-in approximate search beside its recall, apart from the exact rows', () => {
-    const a = (report as unknown as { approximate: Array<{ sigma: number; recallAt1: number; medianUs: number; explainedVariance: number }> }).approximate;
-    expect(a.map((x) => x.sigma)).toEqual([0.1, 0.5]);
+  it('reports the opt-in approximate searches beside their recall, apart from the exact rows', () => {
+    type Approx = { sigma: number; method: string; probes?: number; recallAt1: number; checked: number; medianUs: number; explainedVariance?: number };
+    const a = (report as unknown as { approximate: Approx[] }).approximate;
+    // Per sigma: the PCA tree, then the clustered search with 1, 4 and 16 probes.
+    expect(a.map((x) => `${x.sigma} ${x.method} ${x.probes ?? ''}`)).toEqual([0.1, 0.5].flatMap((s) => [`${s} pca-kdtree `, `${s} cluster-u8 1`, `${s} cluster-u8 4`, `${s} cluster-u8 16`]));
     for (const x of a) {
       expect(x.recallAt1).toBeGreaterThan(0.3);
       expect(x.recallAt1).toBeLessThanOrEqual(1);
+      expect(x.checked).toBeGreaterThan(0);
       expect(x.medianUs).toBeGreaterThan(0);
-      expect(x.explainedVariance).toBeGreaterThan(0.5);
+      if (x.method === 'pca-kdtree') expect(x.explainedVariance).toBeGreaterThan(0.5);
     }
     expect(report.rows.some((r) => r.method.includes('approx'))).toBe(false);
     expect(run.stdout).toContain('## Approximate search');
+    expect(run.stdout).toMatch(/cluster-u8 \| wasm-simd \| probes 4 of \d+ clusters/);
+  });
+
+  it('reports bytes per row and the share of rows re-scored for the compact and clustered methods', () => {
+    type Compact = { method: string; bytesPerRow: number; rowsPerQuery?: number; rescoredPerQuery?: number; rescoredShare?: number; mismatches: number };
+    const rows = report.rows as unknown as Compact[];
+    for (const method of ['brute-u8', 'brute-f16', 'aabb-u8', 'kdtree-u8', 'cluster', 'cluster-u8']) {
+      const mine = rows.filter((r) => r.method === method);
+      expect(mine.length, method).toBe(6); // 3 backends x 2 sigmas
+      for (const r of mine) {
+        expect(r.mismatches).toBe(0);
+        expect(r.bytesPerRow).toBe(method.endsWith('u8') ? 32 : method === 'brute-f16' ? 64 : 112);
+        expect(r.rowsPerQuery).toBeGreaterThan(0);
+        expect(r.rescoredShare).toBeGreaterThanOrEqual(0);
+        expect(r.rescoredShare).toBeLessThanOrEqual(1);
+        expect(r.rescoredPerQuery! / r.rowsPerQuery!).toBeCloseTo(r.rescoredShare!, 12);
+      }
+      // Identical work on every backend: the thresholds are the same float64 arithmetic.
+      for (const sigma of [0.1, 0.5]) {
+        const bySigma = (rows as unknown as Array<Compact & { sigma: number; queries: number }>).filter((r) => r.method === method && r.sigma === sigma && r.queries === 40);
+        expect(new Set(bySigma.map((r) => r.rescoredPerQuery)).size, `${method} ${sigma}`).toBeLessThanOrEqual(1);
+      }
+    }
+    expect(rows.find((r) => r.method === 'kdtree')!.rescoredShare).toBeUndefined();
+    expect(run.stdout).toMatch(/\| bytes\/row \| rows looked at \/ re-scored per query \|/);
+    expect(run.stdout).toMatch(/\| 8-bit bytes\/row \|/);
   });
 
   it('adds the runtime section: controller step cost and simulation scaling', () => {

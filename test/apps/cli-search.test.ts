@@ -16,7 +16,7 @@ interface SearchJson {
   ms: number;
 }
 
-const METHODS = ['brute', 'early', 'window', 'aabb', 'kdtree'] as const;
+const METHODS = ['brute', 'early', 'window', 'aabb', 'kdtree', 'brute-u8', 'brute-f16', 'aabb-u8', 'kdtree-u8', 'cluster', 'cluster-u8'] as const;
 const BACKENDS = ['js', 'wasm-scalar', 'wasm-simd'] as const;
 
 function gauss(r: () => number): number {
@@ -227,6 +227,20 @@ describe('motionmatch search (built-in database)', () => {
     expect(spec.code).toBe(2);
     expect(spec.stderr).toMatch(/not START:END/);
     expect(runCli(['search', dbFile, '--queries', rawFile, '--window', '20:10']).code).toBe(2);
+    const probes = runCli(['search', dbFile, '--queries', rawFile, '--method', 'kdtree', '--probes', '3']);
+    expect(probes.code).toBe(2);
+    expect(probes.stderr).toMatch(/--probes applies to --method cluster or cluster-u8, not kdtree/);
+    expect(runCli(['search', dbFile, '--queries', rawFile, '--method', 'cluster', '--probes', '0']).code).toBe(2);
+  });
+
+  it('--probes makes the clustered search approximate, and says so', () => {
+    const got = search([dbFile, '--queries', rawFile, '--method', 'cluster-u8', '--probes', '2']) as SearchJson & { probes?: number; approximate?: boolean };
+    expect(got.probes).toBe(2);
+    expect(got.approximate).toBe(true);
+    for (const r of got.results) expect(r.frame).toBeGreaterThanOrEqual(0);
+    const text = runCli(['search', dbFile, '--queries', rawFile, '--method', 'cluster-u8', '--probes', '2']);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/method cluster-u8 \(approximate: 2 probes\)/);
   });
 
   it('reports missing files and an empty candidate window as errors', () => {

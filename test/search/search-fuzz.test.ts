@@ -12,7 +12,7 @@ import { makeFakeDb, rng, gauss } from '../helpers/fake-db.js';
 import { oracleSearch } from '../helpers/search-oracle.js';
 
 const BACKENDS: Backend[] = ['wasm-simd', 'wasm-scalar', 'js'];
-const METHODS: SearchMethod[] = ['brute', 'early', 'window', 'aabb', 'kdtree'];
+const METHODS: SearchMethod[] = ['brute', 'early', 'window', 'aabb', 'kdtree', 'brute-u8', 'brute-f16', 'aabb-u8', 'kdtree-u8', 'cluster', 'cluster-u8'];
 /** The errors docs/search.md promises for query values (and nothing else). */
 const DOCUMENTED = /^query( \d+ )?\[\d+\] is .*(: queries must be finite|outside the float32 range|the query is too far from every allowed frame for a float32 cost)/;
 
@@ -55,7 +55,7 @@ function databases(): Array<{ name: string; db: Database }> {
 describe.each(databases())('fuzzed queries ($name)', ({ db }) => {
   const matchers = new Map<Backend, Matcher>();
   beforeAll(async () => {
-    for (const backend of BACKENDS) matchers.set(backend, await Matcher.create(db, { backend, kdLeafSize: 4 }));
+    for (const backend of BACKENDS) matchers.set(backend, await Matcher.create(db, { backend, kdLeafSize: 4, compact: ['u8', 'f16'], clusters: 7 }));
   });
 
   it('every backend and method agrees, with a frame in range or the documented error', { timeout: 60_000 }, () => {
@@ -101,7 +101,7 @@ describe.each(databases())('fuzzed queries ($name)', ({ db }) => {
   it('a batch answers like its single searches, or throws the error of one of its failing queries', { timeout: 60_000 }, () => {
     const batch = fc.array(fc.array(value, { minLength: db.dims, maxLength: db.dims }), { minLength: 1, maxLength: 6 });
     fc.assert(
-      fc.property(batch, fc.constantFrom<SearchMethod>('brute', 'kdtree', 'aabb'), (qs, method) => {
+      fc.property(batch, fc.constantFrom<SearchMethod>('brute', 'kdtree', 'aabb', 'brute-u8', 'kdtree-u8', 'cluster-u8'), (qs, method) => {
         for (const backend of BACKENDS) {
           const m = matchers.get(backend)!;
           const rows = qs.map((q) => Float32Array.from(q));

@@ -23,8 +23,8 @@ describe('MatcherPool', () => {
   let single: Matcher;
 
   beforeAll(async () => {
-    pool = await MatcherPool.create(db, { threads: 2, workerBatchCapacity: 300 });
-    single = await Matcher.create(db, { backend: 'wasm-simd' });
+    pool = await MatcherPool.create(db, { threads: 2, workerBatchCapacity: 300, compact: ['u8', 'f16'], clusters: true });
+    single = await Matcher.create(db, { backend: 'wasm-simd', compact: ['u8', 'f16'], clusters: true });
   });
   afterAll(async () => {
     await pool.close();
@@ -42,13 +42,17 @@ describe('MatcherPool', () => {
     const bestCost = new Float32Array(k).map(() => (r() < 0.3 ? 0.5 : Infinity));
     const excludeRangesPerQuery = Array.from({ length: k }, (_, i) => (i % 3 === 0 ? [[i * 7 % 20000 - 10, i * 7 % 20000 + 10] as [number, number]] : null));
     const bias = new Float32Array(20000).map(() => 0.1 * gauss(r));
-    for (const method of ['brute', 'early', 'aabb', 'kdtree'] as const) {
+    for (const method of ['brute', 'early', 'aabb', 'kdtree', 'brute-u8', 'brute-f16', 'aabb-u8', 'kdtree-u8', 'cluster', 'cluster-u8'] as const) {
       const opts = { method, bestCost, excludeRangesPerQuery, requireTags: ['a'], bias };
       const want = single.searchBatch(queries, k, opts);
       const got = await pool.searchBatch(queries, k, opts);
-      expect(got.frames).toEqual(want.frames);
-      expect(got.costs).toEqual(want.costs);
+      expect(got.frames, method).toEqual(want.frames);
+      expect(got.costs, method).toEqual(want.costs);
+      // Each worker counts in its own request struct; the pool adds them up.
+      expect(pool.lastStats, method).toEqual(single.lastStats);
     }
+    const approx = { method: 'cluster-u8' as const, probes: 3 };
+    expect((await pool.searchBatch(queries, k, approx)).frames).toEqual(single.searchBatch(queries, k, approx).frames);
   });
 
   it('gives the same results when the calling thread takes a share (callerShare)', async () => {

@@ -1,7 +1,8 @@
 /**
  * Search correctness: every backend (SIMD WASM, scalar WASM, JS) and every method (brute, early,
- * window, aabb, kdtree) returns exactly the oracle's frame and bit-identical float32 cost, on random
- * databases with duplicate rows, exact ties, sparse candidates, tags, bias, ranges and best costs.
+ * window, aabb, kdtree, and over compact data brute-u8, brute-f16, aabb-u8, kdtree-u8, cluster,
+ * cluster-u8) returns exactly the oracle's frame and bit-identical float32 cost, on random databases
+ * with duplicate rows, exact ties, sparse candidates, tags, bias, ranges and best costs.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
@@ -11,7 +12,9 @@ import { makeFakeDb, rng, gauss } from '../helpers/fake-db.js';
 import { oracleSearch, laneCost, allowedFrame, type OracleOptions } from '../helpers/search-oracle.js';
 
 const BACKENDS: Backend[] = ['wasm-simd', 'wasm-scalar', 'js'];
-const METHODS: SearchMethod[] = ['brute', 'early', 'aabb', 'kdtree'];
+const METHODS: SearchMethod[] = ['brute', 'early', 'aabb', 'kdtree', 'brute-u8', 'brute-f16', 'aabb-u8', 'kdtree-u8', 'cluster', 'cluster-u8'];
+/** Every compact copy and the clustered index, so that every method can run. */
+const ALL = { compact: ['u8', 'f16'] as const, clusters: true };
 const TAGS = ['idle', 'run', 'jump'];
 
 interface DbCase {
@@ -137,7 +140,7 @@ describe('search: every backend and method equals the oracle', () => {
 
   beforeAll(async () => {
     const seedDb = makeCaseDb({ rows: 10, dims: 3, seed: 1, quantized: false, dupRate: 0, holeRate: 0, smooth: false });
-    for (const b of BACKENDS) matchers.set(b, await Matcher.create(seedDb, { backend: b }));
+    for (const b of BACKENDS) matchers.set(b, await Matcher.create(seedDb, { backend: b, ...ALL }));
   });
 
   it('picks the backends it was asked for', () => {
@@ -202,7 +205,7 @@ describe('search: every backend and method equals the oracle', () => {
   });
 
   it('batch equals single searches (per-query best costs and excluded ranges, chunked)', async () => {
-    const chunked = await Matcher.create(makeCaseDb({ rows: 5, dims: 2, seed: 3, quantized: false, dupRate: 0, holeRate: 0, smooth: false }), { backend: 'wasm-simd', batchCapacity: 5 });
+    const chunked = await Matcher.create(makeCaseDb({ rows: 5, dims: 2, seed: 3, quantized: false, dupRate: 0, holeRate: 0, smooth: false }), { backend: 'wasm-simd', batchCapacity: 5, ...ALL });
     const all = [...matchers.values(), chunked];
     await fc.assert(
       fc.asyncProperty(dbCase, fc.integer(), fc.integer({ min: 1, max: 40 }), fc.constantFrom(...METHODS), async (c, qseed, k, method) => {
@@ -291,7 +294,7 @@ describe('search: every backend and method equals the oracle', () => {
     // 300 identical rows: every method must return the first allowed one.
     const db = makeFakeDb(new Float32Array(300 * 5).fill(1), 5, { candidates: new Uint8Array(300).map((_, i) => (i < 7 ? 0 : 1)) });
     for (const backend of BACKENDS) {
-      const m = await Matcher.create(db, { backend, kdLeafSize: 4 });
+      const m = await Matcher.create(db, { backend, kdLeafSize: 4, ...ALL });
       for (const method of METHODS) {
         expect(m.search([1, 1, 1, 1, 1], { method, normalized: true }).frame).toBe(7);
         expect(m.search([1, 1, 1, 1, 1], { method, normalized: true, excludeRanges: [[0, 150]] }).frame).toBe(150);
@@ -310,7 +313,7 @@ describe('search: every backend and method equals the oracle', () => {
     const bias = new Float32Array(db.frameCount).map(() => gauss(r) - 1);
     const q = makeQuery(db, r, 0.2, false);
     for (const backend of BACKENDS) {
-      const m = await Matcher.create(db, { backend });
+      const m = await Matcher.create(db, { backend, ...ALL });
       for (const method of METHODS) {
         const plain = m.search(q, { method, normalized: true });
         const perCall = m.search(q, { method, normalized: true, bias });

@@ -1,0 +1,297 @@
+// Compact rows and boxes: the 8-bit code distance, the half-precision row distance and the 16-bit
+// box bound (SIMD and scalar), and the per-query encoding of the 8-bit codec. The formats are
+// written by src/search/compact-build.ts; docs/search.md ("Compact storage") has the layouts and
+// the proofs.
+//
+// 8-bit rows: code c[j] (u8) per float of the row, widest dimension first (U8P_DIM maps code
+// bytes to dimensions), then the row's error bound (f32), padded to 16-byte chunks. In "fine units" u (a float64 per database) dimension j of a row is
+// X[j] = (x[j] - lo[j]) / u and is approximated by w[j] * c[j] (w[j] in 1..W, 0 for padding and for
+// the bytes after the codes). The query is encoded once as Q[j] = round(clamp(X_q[j], 255 w[j] - M, M))
+// in i16, so the code distance K = sum (Q[j] - w[j] c[j])^2 is an exact i32 (|Q - w c| <= M and
+// stride * M^2 < 2^31).
+//
+// Half-precision rows: `stride` IEEE binary16 bit patterns, then the row's error bound (f32),
+// padded. They are decoded with four integer operations and no float arithmetic: a half h becomes
+// the float32 whose bits are ((sign-extended h << 13) & 0x8fffffff) + 0x38000000. The shift puts
+// mantissa and exponent in place (and copies of the sign in bits 28..31), the mask keeps the sign
+// in bit 31 only, the add rebiases the exponent by 112 = 127 - 15. That is the binary16 value for
+// every normal half. The two reserved exponents decode differently from IEEE: 0 reads as
+// 2^-15 (1 + m / 1024) instead of a subnormal (so zero is not representable; it is stored as
+// +-2^-15) and 31 as the finite 2^16 (1 + m / 1024). No subnormal float ever appears (they are slow
+// on some CPUs), the encoder only uses what this decodes to, and the row's error bound covers the
+// difference.
+//
+// 16-bit boxes: per dimension a low and a high code; a code c decodes to (f32(c) * step[j]) + lo[j]
+// in float32 (no fused multiply-add), and the build picks codes whose decoded values contain the
+// exact box, so the box bound of the decoded box is a valid lower bound with the proof of row.ts.
+
+import { CTX_U8_PARAMS, CTX_STRIDE, CTX_BOX16, U8P_INV_U, U8P_M, U8P_CHUNKS, U8P_W, U8P_LO, U8P_DIM, BOX16_STEP, BOX16_LO } from './layout';
+import { hsum } from './row';
+
+/**
+ * Encodes the query row at q (stride f32) into i16 codes at qcode (one per byte of an 8-bit row,
+ * 0 after the stride) and returns the certified residual: an upper bound of the Euclidean distance,
+ * in fine units, between the clamped exact query and its codes.
+ */
+export function encodeQueryU8(ctx: usize, q: usize, qcode: usize): f64 {
+  const p = load<usize>(ctx, CTX_U8_PARAMS);
+  const stride = load<i32>(ctx, CTX_STRIDE);
+  const invU = load<f64>(p, U8P_INV_U);
+  const m = <f64>load<i32>(p, U8P_M);
+  const chunks = load<i32>(p, U8P_CHUNKS);
+  const w = load<usize>(p, U8P_W);
+  const lo = load<usize>(p, U8P_LO);
+  const dim = load<usize>(p, U8P_DIM);
+  let r2: f64 = 0;
+  for (let j = 0; j < stride; j++) {
+    const d = load<i32>(dim + (<usize>j << 2));
+    const x = (<f64>load<f32>(q + (<usize>d << 2)) - load<f64>(lo + (<usize>j << 3))) * invU;
+    const a = <f64>(255 * <i32>load<u8>(w + <usize>j)) - m;
+    const c = x < a ? a : x > m ? m : x;
+    const n = Math.round(c);
+    const e = c - n;
+    r2 += e * e;
+    store<i16>(qcode + (<usize>j << 1), <i16><i32>n);
+  }
+  const end = chunks << 4;
+  for (let j = stride; j < end; j++) store<i16>(qcode + (<usize>j << 1), 0);
+  return Math.sqrt(r2) * MARGIN_RESIDUAL + RESIDUAL_FLOOR;
+}
+
+/** Margins of the query residual: its float64 rounding (|x| < 2^15 units) is far below 2^-20. */
+const MARGIN_RESIDUAL: f64 = 1.0000000009313226; // 1 + 2^-30
+const RESIDUAL_FLOOR: f64 = 9.5367431640625e-7; // 2^-20
+
+/** The i16 query codes and u8 multipliers of chunk pair `k` (16 bytes of a row), kept in registers. */
+// @ts-ignore: decorator
+@inline
+export function chunkK(r: usize, qLo: v128, qHi: v128, w: v128): v128 {
+  const c = v128.load(r);
+  const k0 = i16x8.sub(qLo, i16x8.extmul_low_i8x16_u(c, w));
+  const k1 = i16x8.sub(qHi, i16x8.extmul_high_i8x16_u(c, w));
+  return i32x4.add(i32x4.dot_i16x8_s(k0, k0), i32x4.dot_i16x8_s(k1, k1));
+}
+
+/** Code distance of one 8-bit row as four i32 partial sums (SIMD) for rows of 2 chunks (stride <= 28). */
+// @ts-ignore: decorator
+@inline
+export function codeDistance2(r: usize, q0: v128, q1: v128, q2: v128, q3: v128, w0: v128, w1: v128): v128 {
+  return i32x4.add(chunkK(r, q0, q1, w0), chunkK(r + 16, q2, q3, w1));
+}
+
+/** Code distance of one 8-bit row as four i32 partial sums (SIMD), any number of chunks. */
+// @ts-ignore: decorator
+@inline
+export function codeDistanceN(r: usize, qcode: usize, w: usize, chunks: i32): v128 {
+  let acc = i32x4.splat(0);
+  for (let k = 0; k < chunks; k++) {
+    const o = <usize>k << 4;
+    acc = i32x4.add(acc, chunkK(r + o, v128.load(qcode + (o << 1)), v128.load(qcode + (o << 1), 16), v128.load(w + o)));
+  }
+  return acc;
+}
+
+/** The four lanes' sums of four rows' partial sums: [sum a, sum b, sum c, sum d]. */
+// @ts-ignore: decorator
+@inline
+export function transposeSum4(a: v128, b: v128, c: v128, d: v128): v128 {
+  const s0 = i32x4.add(v128.shuffle<i32>(a, b, 0, 4, 1, 5), v128.shuffle<i32>(a, b, 2, 6, 3, 7));
+  const s1 = i32x4.add(v128.shuffle<i32>(c, d, 0, 4, 1, 5), v128.shuffle<i32>(c, d, 2, 6, 3, 7));
+  return i32x4.add(v128.shuffle<i32>(s0, s1, 0, 1, 4, 5), v128.shuffle<i32>(s0, s1, 2, 3, 6, 7));
+}
+
+/** Sum of an i32x4. */
+// @ts-ignore: decorator
+@inline
+export function isum(v: v128): i32 {
+  const t = i32x4.add(v, v128.shuffle<i32>(v, v, 2, 3, 0, 1));
+  return i32x4.extract_lane(t, 0) + i32x4.extract_lane(t, 1);
+}
+
+/** Code distance of the 8-bit row at r (any build): the exact integer sum. */
+export function codeDistance(r: usize, qcode: usize, w: usize, chunks: i32): i32 {
+  if (ASC_FEATURE_SIMD) {
+    return isum(codeDistanceN(r, qcode, w, chunks));
+  } else {
+    const end = chunks << 4;
+    let k: i32 = 0;
+    for (let j = 0; j < end; j++) {
+      const d = <i32>load<i16>(qcode + (<usize>j << 1)) - <i32>load<u8>(w + <usize>j) * <i32>load<u8>(r + <usize>j);
+      k += d * d;
+    }
+    return k;
+  }
+}
+
+/** A half's float32 by the integer decoding of the module comment (scalar). */
+// @ts-ignore: decorator
+@inline
+export function decodeHalf(h: i32): f32 {
+  return reinterpret<f32>(((((h << 16) >> 16) << 13) & 0x8fffffff) + 0x38000000);
+}
+
+/** Four halves (sign-extended into i32 lanes) decoded to f32 lanes. */
+// @ts-ignore: decorator
+@inline
+function decodeHalves(v: v128): v128 {
+  return i32x4.add(v128.and(i32x4.shl(v, 13), i32x4.splat(0x8fffffff)), i32x4.splat(0x38000000));
+}
+
+/**
+ * Float32 squared distance of the query at q and the half-precision row at r, in the lanes and
+ * order of sqDist (lane l sums dims l, l + 4, ...; (l0 + l2) + (l1 + l3)).
+ */
+export function halfDistance(q: usize, r: usize, stride: i32): f32 {
+  const end = q + (<usize>stride << 2);
+  if (ASC_FEATURE_SIMD) {
+    let acc = f32x4.splat(0);
+    while (q + 16 < end) {
+      const h = v128.load(r);
+      const d0 = f32x4.sub(v128.load(q), decodeHalves(i32x4.extend_low_i16x8_s(h)));
+      acc = f32x4.add(acc, f32x4.mul(d0, d0));
+      const d1 = f32x4.sub(v128.load(q, 16), decodeHalves(i32x4.extend_high_i16x8_s(h)));
+      acc = f32x4.add(acc, f32x4.mul(d1, d1));
+      q += 32;
+      r += 16;
+    }
+    if (q < end) {
+      const d = f32x4.sub(v128.load(q), decodeHalves(i32x4.extend_low_i16x8_s(v128.load64_zero(r))));
+      acc = f32x4.add(acc, f32x4.mul(d, d));
+    }
+    return hsum(acc);
+  } else {
+    let l0: f32 = 0, l1: f32 = 0, l2: f32 = 0, l3: f32 = 0;
+    while (q < end) {
+      const d0 = load<f32>(q) - decodeHalf(<i32>load<u16>(r));
+      const d1 = load<f32>(q, 4) - decodeHalf(<i32>load<u16>(r, 2));
+      const d2 = load<f32>(q, 8) - decodeHalf(<i32>load<u16>(r, 4));
+      const d3 = load<f32>(q, 12) - decodeHalf(<i32>load<u16>(r, 6));
+      l0 += d0 * d0;
+      l1 += d1 * d1;
+      l2 += d2 * d2;
+      l3 += d3 * d3;
+      q += 16;
+      r += 8;
+    }
+    return (l0 + l2) + (l1 + l3);
+  }
+}
+
+/**
+ * halfDistance with one early check: once half of the row's groups of 8 floats are summed, a partial
+ * sum (lanes combined as hsum: <= the full sum, every term being >= 0 and rounding monotone) at or
+ * above `limit` is returned as is. Used where only "D >= limit" matters (NaN limit: never early).
+ */
+export function halfDistanceBounded(q: usize, r: usize, stride: i32, limit: f32): f32 {
+  if (ASC_FEATURE_SIMD) {
+    const end = q + (<usize>stride << 2);
+    const mid = q + (<usize>(stride >> 3) << 4); // after floor(groups of 4 / 2) groups
+    let acc = f32x4.splat(0);
+    let checked = false;
+    while (q + 16 < end) {
+      if (!checked && q >= mid) {
+        checked = true;
+        const p = hsum(acc);
+        if (p >= limit) return p;
+      }
+      const h = v128.load(r);
+      const d0 = f32x4.sub(v128.load(q), decodeHalves(i32x4.extend_low_i16x8_s(h)));
+      acc = f32x4.add(acc, f32x4.mul(d0, d0));
+      const d1 = f32x4.sub(v128.load(q, 16), decodeHalves(i32x4.extend_high_i16x8_s(h)));
+      acc = f32x4.add(acc, f32x4.mul(d1, d1));
+      q += 32;
+      r += 16;
+    }
+    if (q < end) {
+      const d = f32x4.sub(v128.load(q), decodeHalves(i32x4.extend_low_i16x8_s(v128.load64_zero(r))));
+      acc = f32x4.add(acc, f32x4.mul(d, d));
+    }
+    return hsum(acc);
+  } else {
+    return halfDistance(q, r, stride);
+  }
+}
+
+/** One 16-bit box code decoded to its float32 value (scalar). */
+// @ts-ignore: decorator
+@inline
+function decodeBox(c: u16, step: f32, lo: f32): f32 {
+  return <f32><i32>c * step + lo;
+}
+
+/** Four 16-bit codes (zero-extended into i32 lanes) decoded to f32 lanes. */
+// @ts-ignore: decorator
+@inline
+function decodeBoxes(c: v128, step: v128, lo: v128): v128 {
+  return f32x4.add(f32x4.mul(f32x4.convert_i32x4_s(c), step), lo);
+}
+
+// @ts-ignore: decorator
+@inline
+function gap4(qv: v128, lo: v128, hi: v128, acc: v128): v128 {
+  const d = f32x4.sub(qv, f32x4.pmin(f32x4.pmax(qv, lo), hi));
+  return f32x4.add(acc, f32x4.mul(d, d));
+}
+
+// @ts-ignore: decorator
+@inline
+function clampGap(q: f32, lo: f32, hi: f32): f32 {
+  const c = q < lo ? lo : q;
+  return q - (hi < c ? hi : c);
+}
+
+/**
+ * Box bound of the 16-bit box at `box` (stride low codes, then stride high codes): boxBound (row.ts)
+ * of the decoded box, same lanes and order.
+ */
+export function box16Bound(ctx: usize, q: usize, box: usize, stride: i32): f32 {
+  const p = load<usize>(ctx, CTX_BOX16);
+  let step = load<usize>(p, BOX16_STEP);
+  let lo = load<usize>(p, BOX16_LO);
+  let hiCodes = box + (<usize>stride << 1);
+  const end = q + (<usize>stride << 2);
+  if (ASC_FEATURE_SIMD) {
+    let acc = f32x4.splat(0);
+    while (q + 16 < end) {
+      const a = v128.load(box);
+      const b = v128.load(hiCodes);
+      const s0 = v128.load(step);
+      const o0 = v128.load(lo);
+      acc = gap4(v128.load(q), decodeBoxes(i32x4.extend_low_i16x8_u(a), s0, o0), decodeBoxes(i32x4.extend_low_i16x8_u(b), s0, o0), acc);
+      const s1 = v128.load(step, 16);
+      const o1 = v128.load(lo, 16);
+      acc = gap4(v128.load(q, 16), decodeBoxes(i32x4.extend_high_i16x8_u(a), s1, o1), decodeBoxes(i32x4.extend_high_i16x8_u(b), s1, o1), acc);
+      q += 32;
+      box += 16;
+      hiCodes += 16;
+      step += 32;
+      lo += 32;
+    }
+    if (q < end) {
+      const s0 = v128.load(step);
+      const o0 = v128.load(lo);
+      const a = i32x4.extend_low_i16x8_u(v128.load64_zero(box));
+      const b = i32x4.extend_low_i16x8_u(v128.load64_zero(hiCodes));
+      acc = gap4(v128.load(q), decodeBoxes(a, s0, o0), decodeBoxes(b, s0, o0), acc);
+    }
+    return hsum(acc);
+  } else {
+    let l0: f32 = 0, l1: f32 = 0, l2: f32 = 0, l3: f32 = 0;
+    while (q < end) {
+      const d0 = clampGap(load<f32>(q), decodeBox(load<u16>(box), load<f32>(step), load<f32>(lo)), decodeBox(load<u16>(hiCodes), load<f32>(step), load<f32>(lo)));
+      const d1 = clampGap(load<f32>(q, 4), decodeBox(load<u16>(box, 2), load<f32>(step, 4), load<f32>(lo, 4)), decodeBox(load<u16>(hiCodes, 2), load<f32>(step, 4), load<f32>(lo, 4)));
+      const d2 = clampGap(load<f32>(q, 8), decodeBox(load<u16>(box, 4), load<f32>(step, 8), load<f32>(lo, 8)), decodeBox(load<u16>(hiCodes, 4), load<f32>(step, 8), load<f32>(lo, 8)));
+      const d3 = clampGap(load<f32>(q, 12), decodeBox(load<u16>(box, 6), load<f32>(step, 12), load<f32>(lo, 12)), decodeBox(load<u16>(hiCodes, 6), load<f32>(step, 12), load<f32>(lo, 12)));
+      l0 += d0 * d0;
+      l1 += d1 * d1;
+      l2 += d2 * d2;
+      l3 += d3 * d3;
+      q += 16;
+      box += 8;
+      hiCodes += 8;
+      step += 16;
+      lo += 16;
+    }
+    return (l0 + l2) + (l1 + l3);
+  }
+}
