@@ -1,3 +1,4 @@
+import { frameClipTable } from '../database/frame-clips.js';
 import type { Database } from '../database/database.js';
 import { quatInvMultiply, quatInvRotateVec3, quatMultiply, quatMultiplyInv, quatRotateVec3, quatToScaledAngleAxis, quatYaw } from '../math/quat.js';
 
@@ -45,8 +46,7 @@ export function databaseRuntime(db: Database): DatabaseRuntime {
 
 export function computeDatabaseRuntime(db: Database): DatabaseRuntime {
   const N = db.frameCount, J = db.skeleton.names.length, fps = db.fps;
-  const clipOf = new Int32Array(N);
-  db.clips.forEach((c, i) => clipOf.fill(i, c.start, c.start + c.count));
+  const clipOf = frameClipTable(db);
   // Work in float64 (the math helpers take Float64Array only), store float32 for the frame loop.
   const rot = Float64Array.from(db.rotations), pos = Float64Array.from(db.translations);
   const rootRot = Float64Array.from(db.rootRotations), rootPos = Float64Array.from(db.rootPositions);

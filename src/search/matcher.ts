@@ -20,6 +20,7 @@
  * No allocation per query: queries, ranges and requests are staged in preallocated kernel memory
  * and results can be written into a caller-owned object.
  */
+import { frameClipTable } from '../database/frame-clips.js';
 import type { Database } from '../database/database.js';
 import { createJsKernels } from './kernels-js.js';
 import {
@@ -250,12 +251,8 @@ export class Matcher implements HasStaging {
     this.compact = compact;
     this.qView = null;
     this.staging = new SearchStaging(this.heap, this.kernels, db, regions);
-    const rows = db.frameCount;
-    this.clipOf = new Int32Array(rows).fill(-1);
-    db.clips.forEach((clip, ci) => {
-      for (let f = Math.max(0, clip.start); f < Math.min(rows, clip.start + clip.count); f++) this.clipOf[f] = ci;
-    });
-    this.scratch.ensure(0, rows);
+    this.clipOf = frameClipTable(db);
+    this.scratch.ensure(0, db.frameCount);
   }
 
   /** Shape of one thread slot for the loaded database (MatcherPool sizes worker slots with it). */

@@ -8,7 +8,7 @@ import type { Database } from '../database/database.js';
 import type { EngineSettings } from './options-file.js';
 
 export interface TuneParameter {
-  key: 'poseWeight' | 'trajectoryWeight' | 'continuingBias' | 'searchInterval' | 'trajectoryHalfLife' | 'inertializationHalfLife';
+  key: 'poseWeight' | 'trajectoryWeight' | 'continuingBias' | 'minRelativeGain' | 'minDwell' | 'searchInterval' | 'trajectoryHalfLife' | 'inertializationHalfLife';
   label: string;
   min: number;
   max: number;
@@ -23,6 +23,8 @@ export const TUNE_PARAMETERS: readonly TuneParameter[] = [
   { key: 'poseWeight', label: 'pose weight ×', min: 0.5, max: 2, log: true, defaultValue: 1, help: 'multiplies the weights of the pose groups (feet, hips)' },
   { key: 'trajectoryWeight', label: 'trajectory weight ×', min: 0.5, max: 2, log: true, defaultValue: 1, help: 'multiplies the weights of the trajectory groups' },
   { key: 'continuingBias', label: 'continuing bias', min: 0.005, max: 5, log: true, defaultValue: 0.01, help: 'cost a transition must save over continuing' },
+  { key: 'minRelativeGain', label: 'minimum relative gain', min: 0.02, max: 0.4, log: true, defaultValue: 0.1, help: 'share of the continuing cost a transition must also save' },
+  { key: 'minDwell', label: 'minimum dwell (s)', min: 0.05, max: 0.5, log: true, defaultValue: 0.2, help: 'seconds after a transition without regular searches' },
   { key: 'searchInterval', label: 'search interval (s)', min: 0.05, max: 0.5, log: true, defaultValue: 0.1, help: 'seconds between regular searches' },
   { key: 'trajectoryHalfLife', label: 'trajectory half-life (s)', min: 0.12, max: 0.5, log: true, defaultValue: 0.27, help: 'half-life of the trajectory and facing springs' },
   { key: 'inertializationHalfLife', label: 'inertialization half-life (s)', min: 0.05, max: 0.25, log: true, defaultValue: 0.1, help: 'half-life of the transition offsets' },
@@ -79,6 +81,8 @@ export function settingsOf(db: Database, v: TuneValues, comment?: string): Engin
     ...(comment !== undefined ? { comment } : {}),
     controller: {
       continuingBias: v.continuingBias,
+      minRelativeGain: v.minRelativeGain,
+      minDwell: v.minDwell,
       searchInterval: v.searchInterval,
       trajectoryHalfLife: v.trajectoryHalfLife,
       facingHalfLife: v.trajectoryHalfLife,

@@ -134,11 +134,13 @@ export async function runTune(db: Database, o: TuneOptions): Promise<TuneResult>
     if (seen.has(valuesKey(values))) continue;
     await run(values, 'design');
   }
-  // Local refinement: perturb the recommendation (every other round) or a front point, with a
-  // step that shrinks as the rounds go by.
+  // Local refinement: perturb the incumbent (every other round) or a front point, with a step that
+  // shrinks as the rounds go by. The incumbent is the recommendation, or the defaults while nothing
+  // beats them: good defaults sit where the design's coarse points rarely land, and a better point is
+  // most likely found next to them.
   for (let round = 0; mayContinue(); round++) {
     const front = paretoFront(evaluations.map((e) => e.objectives));
-    const base = round % 2 === 0 && recommended !== null ? recommended : front[Math.floor(random() * front.length)];
+    const base = round % 2 === 0 ? (recommended ?? 0) : front[Math.floor(random() * front.length)];
     const sigma = Math.max(0.04, 0.2 * 0.9 ** round);
     const u0 = unitsOf(evaluations[base].values);
     let values: TuneValues | null = null;

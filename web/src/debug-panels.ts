@@ -271,22 +271,13 @@ export class DatabaseTimeline {
     mark(c.frame, '#ffffff', 2);
     if (this.hoverX >= 0) {
       const f = Math.min(N - 1, Math.max(0, Math.floor((this.hoverX * N) / W)));
-      const ci = clipOfFrame(db, f);
+      const ci = c.rt.clipOf[f];
       const clip = db.clips[ci];
       this.hoverLabel.textContent = `${clip.name}${clip.mirrored ? ' (mirrored)' : ''} frame ${f - clip.start} · cost ${this.costs[f].toFixed(3)}${db.candidates[f] ? '' : ' (not a candidate)'}`;
       this.ctx.fillStyle = 'rgba(255,255,255,0.5)';
       this.ctx.fillRect(Math.floor(this.hoverX), 0, 1, H);
     }
   }
-}
-
-function clipOfFrame(db: Database, f: number): number {
-  let lo = 0, hi = db.clips.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (db.clips[mid].start <= f) lo = mid; else hi = mid - 1;
-  }
-  return lo;
 }
 
 /** A dark-blue -> purple -> orange -> pale-yellow ramp, t in [0, 1] (1 = brightest = cheapest). */
