@@ -92,6 +92,20 @@ export const GROUND_PREV = field(1);
 export const GROUND_SLOPE = field(2);
 export const GROUND_DT = field(1);
 export const GROUND_E = field(1);
+/**
+ * Level of detail (runtime/lod.ts; all zero without levels, which is level 0): the pose is updated
+ * every LOD_POSE_EVERY steps (0 or 1: every step), counting steps in LOD_POSE_COUNT and the time not
+ * yet given to the pose in LOD_POSE_DT; regular searches are local until LOD_FULL_INTERVAL seconds
+ * after the last full one, over a window of ±LOD_LOCAL_FRAMES frames. Seconds since the last search
+ * and since the last full search (the search budget's query age).
+ */
+export const LOD_POSE_EVERY = field(1);
+export const LOD_POSE_COUNT = field(1);
+export const LOD_POSE_DT = field(1);
+export const LOD_FULL_INTERVAL = field(1);
+export const LOD_LOCAL_FRAMES = field(1);
+export const SINCE_SEARCH = field(1);
+export const SINCE_FULL_SEARCH = field(1);
 /** Values in the fixed part. */
 export const STATE_SIZE = field(0);
 

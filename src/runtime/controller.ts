@@ -22,7 +22,9 @@ import {
   LAST_COST, LAST_SEARCH_COST, PLAY_RATE, SEARCH_TIMER, LAST_DESIRED_VX, LAST_DESIRED_VZ,
   LAST_DESIRED_FACING, STEP_DT, ADJUST_DT, COUNT_STEPS, COUNT_SEARCHES, COUNT_TRANSITIONS,
   COUNT_SECONDS, RESULT_COST, DESIRED_ROT_YAW, SINCE_TRANSITION, UPPER_TWIST_TARGET, UPPER_TWIST, UPPER_TWIST_VEL, STATE_SIZE, blockSize, CounterView, type ControllerCounters,
+  LOD_POSE_EVERY, LOD_POSE_COUNT, LOD_POSE_DT, LOD_FULL_INTERVAL, LOD_LOCAL_FRAMES, SINCE_SEARCH, SINCE_FULL_SEARCH,
 } from './controller-state.js';
+import type { LodLevel } from './lod.js';
 import { trajectoryLayout, type TrajectoryLayout } from './trajectory-layout.js';
 import { poseScratch, sampleFramePose, blendLayerPoses, type Pose64 } from './frame-pose.js';
 import { advanceCrossfade, advanceLayer, pushLayer, updatePlayRate } from './playback.js';
@@ -62,7 +64,8 @@ export const MAX_DESIRED_SPEED = 100;
 export class MotionMatchingController {
   readonly db: Database;
   readonly rt: DatabaseRuntime;
-  readonly options: ControllerOptions;
+  /** The options in force: the ones given, or a level's (setLevel). */
+  options: ControllerOptions;
   readonly joints: number;
 
   // Output pose (after inertialization and IK) and root transform.
@@ -110,6 +113,14 @@ export class MotionMatchingController {
   readonly request: PoseSearchRequest;
   readonly result: PoseSearchResult = { frame: -1, cost: Number.POSITIVE_INFINITY };
   wantsSearch = false;
+  /** Set by prepare() with wantsSearch: the search is forced (sharp input change, clip end, first step): never local. */
+  searchForced = false;
+  /**
+   * Set by prepare() with wantsSearch: a level of detail asks for a local search (a window around
+   * the playing frame, local-search.ts) rather than a full one. A crowd that cannot run it (no
+   * candidate in the window) clears it before complete(): the search was then a full one.
+   */
+  searchLocal = false;
   /** The last query's raw (unnormalised) features. */
   readonly rawQuery: Float32Array;
 
@@ -228,6 +239,7 @@ export class MotionMatchingController {
     this.s[SEARCH_TIMER] = 0;
     this.s[SINCE_TRANSITION] = Number.POSITIVE_INFINITY;
     this.s[UPPER_TWIST_TARGET] = 0; this.s[UPPER_TWIST] = 0; this.s[UPPER_TWIST_VEL] = 0;
+    this.s[LOD_POSE_COUNT] = 0; this.s[LOD_POSE_DT] = 0; this.s[SINCE_SEARCH] = 0; this.s[SINCE_FULL_SEARCH] = Number.POSITIVE_INFINITY;
     this.forceSearch = true;
     this.samplePlaying();
     this.rotations.set(this.playing.rotations);
@@ -291,6 +303,10 @@ export class MotionMatchingController {
     const dwelling = this.s[SINCE_TRANSITION] < o.minDwell - 1e-6;
     this.wantsSearch = this.forceSearch || (this.s[SEARCH_TIMER] <= 1e-6 && !dwelling) || atEnd;
     if (!this.wantsSearch) return false;
+    this.searchForced = this.forceSearch || atEnd;
+    // Local between full searches (levels of detail; LOD_FULL_INTERVAL is 0 without them). Tag
+    // filters need the whole database: a window may hold no allowed frame.
+    this.searchLocal = !this.searchForced && this.s[SINCE_FULL_SEARCH] < this.s[LOD_FULL_INTERVAL] - 1e-6 && input.requireTags === null && input.excludeTags === null;
     this.predictForQuery();
     this.buildQuery(input, clip.start, clip.start + clip.count, atEnd);
     return true;
@@ -340,6 +356,43 @@ export class MotionMatchingController {
     }
   }
 
+  /**
+   * Puts off the search prepare() asked for (a crowd's search budget): this step completes without
+   * one, and the next prepare() asks again (the regular timer stays expired, a forced search stays
+   * forced), so the character's query age keeps growing until it is served.
+   */
+  deferSearch(): void {
+    this.wantsSearch = false;
+  }
+
+  /** Seconds since this character's last search (the search budget's urgency). */
+  get searchAge(): number { return this.s[SINCE_SEARCH]; }
+
+  /** Horizontal distance (m) between the character and its simulated trajectory: how far it has strayed. */
+  get trajectoryDeviation(): number {
+    const dx = this.s[SIM_POS] - this.s[ROOT_POS], dz = this.s[SIM_POS + 2] - this.s[ROOT_POS + 2];
+    return Math.sqrt(dx * dx + dz * dz);
+  }
+
+  /** Half-width (frames) of a local search's window around the playing frame (this level's). */
+  get localSearchFrames(): number { return this.s[LOD_LOCAL_FRAMES]; }
+
+  /**
+   * Switches to a level of detail (runtime/lod.ts): `options` are the level's controller options
+   * (lod.ts levelOptions: shared by every character at that level), `level` its pose rate and
+   * search pattern. Foot IK switched back on starts from the current pose (no stale locks); a change
+   * of inertialization on/off drops the offsets (a cut, at a distance where it is not seen).
+   */
+  setLevel(options: ControllerOptions, level: LodLevel): void {
+    const old = this.options;
+    this.options = options;
+    if (options.footIK && !old.footIK) this.footIK.reset(this.worldPositions);
+    if (options.inertialization !== old.inertialization) this.inert.reset();
+    this.s[LOD_POSE_EVERY] = level.poseEvery;
+    this.s[LOD_FULL_INTERVAL] = level.fullSearchInterval;
+    this.s[LOD_LOCAL_FRAMES] = Math.round(level.localSeconds * this.db.fps);
+  }
+
   /** Second half of a step: transition if `frame` (-1 = none) is worth it, play, move, fix the feet. */
   complete(frame: number, cost: number): void {
     if (frame !== -1 && !(frame >= 0 && frame < this.db.frameCount && (frame | 0) === frame)) {
@@ -360,33 +413,57 @@ export class MotionMatchingController {
       this.s[SEARCH_TIMER] = o.searchInterval;
       this.forceSearch = false;
       this.s[LAST_SEARCH_COST] = cost;
+      this.s[SINCE_SEARCH] = 0;
+      if (!this.searchLocal) this.s[SINCE_FULL_SEARCH] = 0;
       if (frame >= 0 && frame < this.db.frameCount && cost < this.request.bestCost) this.transition(frame);
     }
     this.wantsSearch = false;
+    this.searchLocal = false;
     const rootDelta = this.advancePlayback();
+    // Levels of detail update the pose every LOD_POSE_EVERY steps (0 or 1: every step, with dt
+    // exactly as given), with the time gathered since the last update.
+    const S = this.s;
+    let poseNow = true, poseDt = dt;
+    if (S[LOD_POSE_EVERY] > 1) {
+      S[LOD_POSE_DT] += dt;
+      if (++S[LOD_POSE_COUNT] >= S[LOD_POSE_EVERY] || this.transitioned) {
+        poseDt = S[LOD_POSE_DT]; S[LOD_POSE_DT] = 0; S[LOD_POSE_COUNT] = 0;
+      } else {
+        poseNow = false;
+      }
+    }
     if (o.inertialization && o.blendMode === 'inertialize') {
       const hl = o.inertializationHalfLife;
-      if (this.s[FRAME_FRACTION] === 0) {
+      if (!poseNow) {
+        // the pose waits for its turn
+      } else if (this.s[FRAME_FRACTION] === 0) {
         // On a frame exactly (a 30 Hz step on 30 fps data): read the database pose in place.
         const f = this.frame, J = this.joints;
-        this.inert.apply(dt, hl, this.rt.translations, f * J * 3, this.rt.rotations, f * J * 4, this.translations, this.rotations);
+        this.inert.apply(poseDt, hl, this.rt.translations, f * J * 3, this.rt.rotations, f * J * 4, this.translations, this.rotations);
       } else {
         this.samplePlaying();
-        this.inert.apply(dt, hl, this.playing.positions, 0, this.playing.rotations, 0, this.translations, this.rotations);
+        this.inert.apply(poseDt, hl, this.playing.positions, 0, this.playing.rotations, 0, this.translations, this.rotations);
       }
       this.decayRootVelocityOffset();
-    } else {
+    } else if (poseNow) {
       this.samplePlaying();
       this.translations.set(this.playing.positions);
       this.rotations.set(this.playing.rotations);
     }
     moveRoot(this.s, o, rootDelta, o.inertialization && o.blendMode === 'inertialize');
-    // The overlay edits the masked joints' local rotations before forward kinematics; foot IK and
-    // orientation warping's upper-body turn then act on top of it (docs/overlays.md).
-    if (this.overlayLayer !== null) this.overlayLayer.apply(this);
-    this.computeWorldPose();
-    if (o.footIK) this.footIK.apply(this, dt, o.ground, o.groundOptions);
-    if (o.orientationWarp > 0) this.turnUpperBody();
+    if (poseNow) {
+      // The pose's parts read the step's dt from the block: the gathered time while they run.
+      S[STEP_DT] = poseDt;
+      // The overlay edits the masked joints' local rotations before forward kinematics; foot IK and
+      // orientation warping's upper-body turn then act on top of it (docs/overlays.md).
+      if (this.overlayLayer !== null) this.overlayLayer.apply(this);
+      this.computeWorldPose();
+      if (o.footIK) this.footIK.apply(this, poseDt, o.ground, o.groundOptions);
+      if (o.orientationWarp > 0) this.turnUpperBody();
+      S[STEP_DT] = dt;
+    }
+    this.s[SINCE_SEARCH] += dt;
+    this.s[SINCE_FULL_SEARCH] += dt;
     this.s[COUNT_STEPS]++;
     this.s[COUNT_SECONDS] += dt;
     this.s[SINCE_TRANSITION] = this.transitioned ? dt : this.s[SINCE_TRANSITION] + dt;
