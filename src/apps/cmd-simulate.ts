@@ -25,6 +25,8 @@ import { readTerrainOption } from '../sim/terrain-file-node.js';
 import { overlaySimulation, type OverlaySimulation } from '../sim/overlay-schedule.js';
 import { OverlayStats } from '../sim/overlay-metrics.js';
 import { overlayFigures, overlayText } from '../sim/overlay-report.js';
+import type { SimulationLod } from '../sim/agents.js';
+import type { LodReport } from '../sim/lod-report.js';
 
 export const SIMULATE_USAGE = `usage: motionmatch simulate [--db FILE] [--agents N] [--seconds S] [--hz H] [--seed K]
                             [--workers W] [--scenario wander|path|stop-go|strafe|mixed]
@@ -32,6 +34,7 @@ export const SIMULATE_USAGE = `usage: motionmatch simulate [--db FILE] [--agents
                             [--no-ik] [--no-warmup] [--export-bvh FILE --agent I] [--terrain hills|steps|FILE]
                             [--shard I/N | --shard auto/N] [--out FILE] [--json]
                             [--overlay TAG [--overlay-mask SPEC] [--overlay-mode override|additive]]
+                            [--lod [--search-budget N]]
 
   Runs N headless agents, each with its own motion matching controller, driven by seeded scripted
   inputs, stepped at H Hz with every step's searches answered in one batch. Deterministic: the same
@@ -57,7 +60,12 @@ export const SIMULATE_USAGE = `usage: motionmatch simulate [--db FILE] [--agents
   --overlay-mask SPEC  the joints the overlay takes over: upper[:N] (default upper:2), arms[:N],
                      NAME[,NAME...][:N] (subtrees, falloff over N joints) or NAME=W,... (weights)
   --overlay-mode M   override (default: the gesture's local pose) or additive (its change from its
-                     first frame, added to the locomotion)`;
+                     first frame, added to the locomotion)
+  --lod              levels of detail by distance to a seeded camera (docs/lod.md): far agents search
+                     less often (locally between full searches), drop foot IK and inertialization and
+                     update their pose every 2-4 steps; the report adds each level's agent-steps and quality
+  --search-budget N  with --lod: at most N searches per step for the whole crowd; the least urgent wait
+                     (oldest query first, then the largest trajectory deviation)`;
 
 const METHODS: readonly SearchMethod[] = ['kdtree', 'aabb', 'brute', 'early'];
 const BACKENDS: ReadonlyArray<Backend | 'auto'> = ['auto', 'wasm-simd', 'wasm-scalar', 'js'];
@@ -85,6 +93,8 @@ export async function simulateCommand(argv: string[]): Promise<number> {
     overlay: { type: 'string' },
     'overlay-mask': { type: 'string' },
     'overlay-mode': { type: 'string' },
+    lod: { type: 'boolean' },
+    'search-budget': { type: 'string' },
     json: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   }, SIMULATE_USAGE);
@@ -120,6 +130,7 @@ export async function simulateCommand(argv: string[]): Promise<number> {
   const settings = values.options !== undefined ? readSettingsFile(values.options) : null;
   const terrain = terrainArgument(values.terrain, seed, workers, shard !== null);
   const overlay = overlayOption(values, workers, shard !== null);
+  const lod = lodOption(values, shard !== null);
 
   const built = values.db ? readDatabaseFile(values.db) : buildDatabase(builtinSources());
   const db = settings ? applySchemaWeights(built, settings, values.options) : built;
@@ -131,6 +142,7 @@ export async function simulateCommand(argv: string[]): Promise<number> {
     agentRange: range ?? undefined, terrain,
     onProgress: (d, t) => bar.update(d, t, label),
     ...(overlay ? { overlay, overlaySink: new OverlayStats() } : {}),
+    ...(lod ? { lod } : {}),
   };
   if (shard && range) {
     const startedAt = new Date();
@@ -174,6 +186,7 @@ export async function simulateCommand(argv: string[]): Promise<number> {
     (terrain ? terrainText(terrain, report.quality) : '') +
     (values.options !== undefined ? `  settings     ${values.options}\n` : '') +
     (overlayReport ? overlayText(overlayReport) : '') +
+    (report.lod ? lodText(report.lod) : '') +
     (exported ? `  exported     agent ${recordAgent} to ${exported.file} (${exported.frames} frames)\n` : ''));
   return 0;
 }
@@ -211,6 +224,27 @@ function overlayOption(values: { overlay?: string; 'overlay-mask'?: string; 'ove
   if (mode !== 'override' && mode !== 'additive') throw new UsageError(`--overlay-mode must be override or additive, got '${mode}'`, SIMULATE_USAGE);
   if (values['overlay-mask'] !== undefined && values['overlay-mask'].trim() === '') throw new UsageError('--overlay-mask needs a specification (e.g. upper:2, arms)', SIMULATE_USAGE);
   return overlaySimulation(values.overlay.trim(), { mode, ...(values['overlay-mask'] !== undefined ? { mask: values['overlay-mask'] } : {}) });
+}
+
+/** --lod and --search-budget as simulation settings (null without --lod), or a usage error. */
+function lodOption(values: { lod?: boolean; 'search-budget'?: string }, sharded: boolean): SimulationLod | null {
+  if (!values.lod) {
+    if (values['search-budget'] !== undefined) throw new UsageError('--search-budget goes with --lod', SIMULATE_USAGE);
+    return null;
+  }
+  // Partial reports do not carry the levels' figures, and a budget block may straddle two shards.
+  if (sharded) throw new UsageError('--lod does not combine with --shard yet', SIMULATE_USAGE);
+  const budget = integerOption(values['search-budget'], 'search-budget', SIMULATE_USAGE, 1, 100_000_000) ?? 0;
+  return { budget };
+}
+
+/** The text report's level-of-detail lines. */
+function lodText(r: LodReport): string {
+  const f = (x: number, d = 1) => x.toFixed(d);
+  const lines = r.levels.map((l) => `  level ${l.level}      ${l.toM === null ? `>= ${l.fromM}` : `${l.fromM}-${l.toM}`} m: ${f(100 * l.share)}% of agent-steps, ${f(l.searchesPerAgentSec, 2)} searches/s, skate ${f(l.footSkateCmPerSec, 2)} cm/s, trajectory error ${f(l.trajectoryErrorCm)} cm, ${f(l.transitionsPerSec, 2)} transitions/s`);
+  return lines.join('\n') + '\n' +
+    `  lod          camera (${f(r.camera.x)}, ${f(r.camera.z)}) m; ${r.fullSearches.toLocaleString('en-US')} full + ${r.localSearches.toLocaleString('en-US')} local searches; ${r.levelChanges.toLocaleString('en-US')} level changes` +
+    (r.budget > 0 ? `; budget ${r.budget}/step: ${r.deferred.toLocaleString('en-US')} deferred, oldest query served at ${f(r.maxSearchAgeSeconds, 2)} s` : '') + '\n';
 }
 
 /** --shard's value, or a usage error naming what is wrong with it. */

@@ -17,6 +17,9 @@ export interface BatchSearcher {
   searchBatch(queries: Float32Array, k: number, opts: BatchSearchOptions, out: BatchResult): BatchResult | Promise<BatchResult>;
 }
 
+/** Excluded ranges per request addExcluding accepts. */
+export const MAX_EXCLUDED = 6;
+
 export class CrowdSearchBatch {
   /** Requests staged since begin(). */
   count = 0;
@@ -29,6 +32,8 @@ export class CrowdSearchBatch {
   private readonly ranges: Array<[number, number]> = [];
   private readonly rangeLists: Array<ReadonlyArray<FrameRange>> = [];
   private readonly perQuery: Array<ReadonlyArray<FrameRange> | null> = [];
+  /** Per staged request a list of MAX_EXCLUDED ranges for addExcluding (unused ones empty), made on first use. */
+  private readonly multi: Array<Array<[number, number]>> = [];
   private result: BatchResult = { frames: new Int32Array(0), costs: new Float32Array(0) };
   private readonly options: BatchSearchOptions & { excludeRangesPerQuery: Array<ReadonlyArray<FrameRange> | null> };
   /** The next staged request finish() looks at. */
@@ -73,6 +78,34 @@ export class CrowdSearchBatch {
     this.count = k + 1;
   }
 
+  /**
+   * Stages `owner`'s request like add(), but with `n` (at most MAX_EXCLUDED) excluded ranges given
+   * as pairs in `pairs` instead of the request's one (a local search excludes everything outside
+   * its window: local-search.ts).
+   */
+  addExcluding(c: MotionMatchingController, owner: number, pairs: Int32Array, n: number): void {
+    if (n > MAX_EXCLUDED) throw new RangeError(`addExcluding: at most ${MAX_EXCLUDED} ranges, got ${n}`);
+    const k = this.count;
+    if (k === this.owners.length) this.ensureCapacity(2 * k);
+    this.queries.set(c.request.query, k * this.stride);
+    this.bestCosts[k] = c.request.bestCost;
+    while (this.multi.length <= k) this.multi.push(Array.from({ length: MAX_EXCLUDED }, (): [number, number] => [0, 0]));
+    const list = this.multi[k];
+    for (let j = 0; j < MAX_EXCLUDED; j++) {
+      // Unused entries are empty ranges, which the search skips: the lists never change length.
+      list[j][0] = j < n ? pairs[2 * j] : 0;
+      list[j][1] = j < n ? pairs[2 * j + 1] : 0;
+    }
+    this.perQuery[k] = list;
+    this.owners[k] = owner;
+    this.count = k + 1;
+  }
+
+  /** The frame ranges the next batches search in (method 'window' needs them); undefined: the whole database. */
+  set searchRanges(ranges: ReadonlyArray<FrameRange> | undefined) {
+    this.options.ranges = ranges;
+  }
+
   /** Answers every staged request in one call (nothing to do when none was staged). */
   search(searcher: BatchSearcher): BatchResult | Promise<BatchResult> {
     const k = this.count;
@@ -94,6 +127,20 @@ export class CrowdSearchBatch {
     } else {
       c.complete(-1, Number.POSITIVE_INFINITY);
     }
+  }
+
+  /**
+   * Like finish(), for a crowd with more than one batch: completes `owner`'s step with this batch's
+   * answer and returns true when the owner's request was staged here, else leaves it and returns false.
+   */
+  tryFinish(c: MotionMatchingController, owner: number): boolean {
+    const j = this.cursor;
+    if (j < this.count && this.owners[j] === owner) {
+      c.complete(this.result.frames[j], this.result.costs[j]);
+      this.cursor = j + 1;
+      return true;
+    }
+    return false;
   }
 
   private ensureCapacity(n: number): void {

@@ -160,7 +160,8 @@ const SCALARS = 10;
  * thousands of characters can be measured, all feeding one QualityStats.
  */
 export class QualityMeter {
-  readonly stats: QualityStats;
+  /** Where observations go (a crowd with levels of detail points it at the level's statistics). */
+  stats: QualityStats;
   private readonly J: number;
   /** Contact point (toe, else ankle) and ankle of each foot. */
   private readonly contactL: number;

@@ -8,6 +8,10 @@ import { digestOfAgentHashes } from './hash.js';
 import { shareDatabase } from './shared-arrays.js';
 import { estimateSimulationMemory, requireSimulationFits } from './memory-node.js';
 import { workerExecArgv } from '../util/worker-node.js';
+import { BUDGET_BLOCK } from '../runtime/search-budget.js';
+import { DEFAULT_CONTROLLER_OPTIONS } from '../runtime/controller-options.js';
+import { lodReport, type LodReport } from './lod-report.js';
+import { lodCamera } from './lod-camera.js';
 
 export interface SimulationOptions extends SimulationConfig {
   /** Threads doing agent work: 1 runs on the calling thread, N > 1 spawns N workers. */
@@ -59,6 +63,8 @@ export interface SimulationResult {
   /** Share of thread time spent in searches (vs controller work). */
   searchShare: number;
   recording: Recording | null;
+  /** Levels of detail (only with o.lod): per-level agent-steps and quality, searches, deferrals. */
+  lod?: LodReport;
 }
 
 /** What runAgentGroups returns: every group's result (in agent order) and the run's timings. */
@@ -116,14 +122,17 @@ async function runInWorkers(db: Database, matcher: Matcher, o: SimulationOptions
   const script = import.meta.url.endsWith('.ts') ? pathToFileURL(join(await nodePackageRoot(), 'dist', 'src', 'sim', 'sim-worker.js')) : here;
   if (script.protocol === 'file:' && !existsSync(script)) throw new Error(`simulate: ${script.pathname} not found; run \`npm run build\` (workers run the compiled JavaScript)`);
   const shared = shareDatabase(db, databaseRuntime(db));
-  const per = Math.ceil(agentCount / o.workers);
+  // With a search budget, threads split at the budget's blocks (search-budget.ts): each block's
+  // decisions then stay on one thread, and the result is the same for any worker count.
+  const even = Math.ceil(agentCount / o.workers);
+  const per = o.lod && o.lod.budget > 0 ? Math.ceil(even / BUDGET_BLOCK) * BUDGET_BLOCK : even;
   const end = firstAgent + agentCount;
   const ranges: Array<[number, number]> = [];
   for (let first = firstAgent; first < end; first += per) ranges.push([first, Math.min(per, end - first)]);
   const progress = new Array(ranges.length).fill(0);
   const workers = ranges.map(() => new Worker(script, { execArgv: workerExecArgv() }));
   try {
-    const cfg: SimulationConfig = { agents: o.agents, seconds: o.seconds, hz: o.hz, seed: o.seed, scenario: o.scenario, method: o.method, footIK: o.footIK, recordAgent: o.recordAgent, controller: o.controller };
+    const cfg: SimulationConfig = { agents: o.agents, seconds: o.seconds, hz: o.hz, seed: o.seed, scenario: o.scenario, method: o.method, footIK: o.footIK, recordAgent: o.recordAgent, controller: o.controller, lod: o.lod };
     const ready = await Promise.all(workers.map((w, i) => request(w, {
       type: 'init', db: shared.db, rt: shared.rt, handle: matcher.shareSlot(ranges[i][1]), first: ranges[i][0], count: ranges[i][1], cfg, warmup: o.warmup !== false,
     }, 'ready')));
@@ -188,6 +197,7 @@ function summarize(o: SimulationOptions, groups: GroupResult[], steps: number, w
     quality: q,
     searchShare: searchMs / Math.max(searchMs + controllerMs, 1e-9),
     recording,
+    ...(o.lod ? { lod: lodReport(groups, lodCamera(o.seed, o.agents), o.lod.budget, 1 / o.hz, o.controller?.searchInterval ?? DEFAULT_CONTROLLER_OPTIONS.searchInterval) } : {}),
   };
 }
 
