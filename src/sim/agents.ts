@@ -73,7 +73,6 @@ export interface GroupResult {
 
 /** Agents stepped together (prepare, search, complete) before the next ones: their state stays in cache. */
 const CHUNK = 128;
-const PREFETCH = process.env.MM_PREFETCH !== '0';
 
 export function stepCount(cfg: SimulationConfig): number {
   return Math.round(cfg.seconds * cfg.hz);
@@ -267,7 +266,7 @@ export class AgentGroup {
     const k = lod.search(this.matcher);
     const t2 = performance.now();
     for (let i = from; i < to; i++) {
-      if (PREFETCH && i + 1 < to) this.prefetchSum = touchLines(this.storage, (i + 1) * this.agentSize, this.hotSize);
+      if (i + 1 < to) this.prefetchSum = touchLines(this.storage, (i + 1) * this.agentSize, this.hotSize);
       lod.finish(this.controllers[i], i);
       this.meters[i].observe(this.inputs[i], dt);
       if (this.overlays !== null) this.overlays.afterStep(i, dt);

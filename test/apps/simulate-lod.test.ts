@@ -1,0 +1,68 @@
+/**
+ * `motionmatch simulate --lod [--search-budget N]` (docs/lod.md): the report's level figures,
+ * determinism over worker counts with a budget, and usage errors. Level 0 is bit-identical to a
+ * run without levels: test/runtime/lod.test.ts.
+ */
+import { describe, it, expect, beforeAll } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+
+type Level = { level: number; agentSteps: number; share: number; footSkateCmPerSec: number; trajectoryErrorCm: number; transitionsPerSec: number; searchesPerAgentSec: number };
+type Lod = { levels: Level[]; budget: number; deferred: number; fullSearches: number; localSearches: number; maxSearchAgeSeconds: number };
+type Report = { hash: string; searches: number; steps: number; agents: number; workers: number; lod?: Lod };
+
+describe('motionmatch simulate --lod', () => {
+  // 1,500 agents on a 64-wide grid are 70 m long: the seeded camera sees near, middle and far agents.
+  const base = ['simulate', '--agents', '1500', '--seconds', '1', '--seed', '3', '--lod', '--json'];
+  let one: Report, two: Report, budget1: Report, budget2: Report;
+  beforeAll(() => {
+    const runs = [base, [...base, '--workers', '2'], [...base, '--search-budget', '60'], [...base, '--search-budget', '60', '--workers', '2']].map((a) => runCli(a));
+    for (const r of runs) expect(r.code, r.stderr).toBe(0);
+    [one, two, budget1, budget2] = runs.map((r) => JSON.parse(r.stdout) as Report);
+  }, 120_000);
+
+  it('reports every level: agent-steps adding up to the run, quality, searches', () => {
+    const lod = one.lod!;
+    expect(lod.levels).toHaveLength(4);
+    expect(lod.levels.reduce((n, l) => n + l.agentSteps, 0)).toBe(one.agents * one.steps);
+    for (const l of lod.levels) {
+      expect(l.agentSteps, `level ${l.level}`).toBeGreaterThan(0);
+      for (const k of ['footSkateCmPerSec', 'trajectoryErrorCm', 'transitionsPerSec', 'searchesPerAgentSec'] as const) expect(Number.isFinite(l[k]), k).toBe(true);
+    }
+    // Coarser levels search less often.
+    expect(lod.levels[3].searchesPerAgentSec).toBeLessThan(lod.levels[0].searchesPerAgentSec);
+    expect(lod.fullSearches + lod.localSearches).toBe(one.searches);
+    expect(lod.localSearches).toBeGreaterThan(0);
+    expect(lod.deferred).toBe(0);
+  });
+
+  it('gives the same hash with one and two workers, with and without a budget', () => {
+    expect(two.hash).toBe(one.hash);
+    expect(budget2.hash).toBe(budget1.hash);
+    expect(budget1.hash).not.toBe(one.hash);
+    expect(two.lod!.levels.map((l) => l.agentSteps)).toEqual(one.lod!.levels.map((l) => l.agentSteps));
+  });
+
+  it('keeps to the budget: at most N searches a step, the rest deferred', () => {
+    const lod = budget1.lod!;
+    expect(lod.budget).toBe(60);
+    expect(budget1.searches).toBeLessThanOrEqual(60 * budget1.steps);
+    expect(lod.deferred).toBeGreaterThan(0);
+    expect(budget2.lod!.deferred).toBe(lod.deferred);
+  });
+
+  it('refuses bad --lod and --search-budget values with a usage error (exit 2)', () => {
+    const cases: Array<[string[], RegExp]> = [
+      [['--search-budget', '10'], /--search-budget goes with --lod/],
+      [['--lod', '--search-budget', '0'], /search-budget/],
+      [['--lod', '--search-budget', '2.5'], /search-budget/],
+      [['--lod', '--search-budget', 'many'], /search-budget/],
+      [['--lod=3'], /lod/],
+      [['--lod', '--shard', '0/2', '--json'], /--lod does not combine with --shard/],
+    ];
+    for (const [extra, message] of cases) {
+      const r = runCli(['simulate', '--agents', '10', '--seconds', '0.1', ...extra]);
+      expect(r.code, extra.join(' ')).toBe(2);
+      expect(r.stderr, extra.join(' ')).toMatch(message);
+    }
+  });
+});
