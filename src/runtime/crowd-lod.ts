@@ -129,7 +129,11 @@ export class CrowdLod {
     const k = this.dueCount++;
     this.dueOwners[k] = i;
     this.dueForced[k] = c.searchForced ? 1 : 0;
-    this.dueAge[k] = c.searchAge;
+    // Age in units of the level's own search interval: a near character (0.1 s) that has waited
+    // 0.2 s is more overdue than a far one (0.4 s) that has waited 0.4 s. Measured with plain
+    // seconds, a budget of 500 searches a step for 5,000 agents cut the nearest level's searches
+    // from 7.6 to 2.6 a second, while the far levels' barely changed.
+    this.dueAge[k] = c.searchAge / c.options.searchInterval;
     this.dueDeviation[k] = c.trajectoryDeviation;
   }
 
@@ -153,7 +157,7 @@ export class CrowdLod {
         this.counts.deferred++;
         continue;
       }
-      if (this.dueAge[k] > this.counts.maxSearchAgeSeconds && c.searchCount > 0) this.counts.maxSearchAgeSeconds = this.dueAge[k];
+      if (c.searchAge > this.counts.maxSearchAgeSeconds && c.searchCount > 0) this.counts.maxSearchAgeSeconds = c.searchAge;
       this.counts.levelSearches[this.level[i]]++;
       this.stage(c, i);
     }

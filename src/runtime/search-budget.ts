@@ -1,11 +1,12 @@
 /**
  * A crowd's search budget: at most B searches a step. When more characters are due, the least
- * urgent wait. Urgency is the query's age (seconds since the character last searched) plus a bonus
- * for a forced search (a sharp input change or a clip running out: FORCED_BONUS), then the larger
- * trajectory deviation (how far the character has strayed from its simulated trajectory), then the
- * lower index. A deferred character's age grows every step, so it is served after at most a bounded
- * wait (it overtakes every younger query, forced ones included once it is FORCED_BONUS older):
- * nobody starves while the budget is at least one search a step.
+ * urgent wait. Urgency is the query's age (time since the character last searched, in units of its
+ * level's search interval: crowd-lod.ts) plus a bonus for a forced search (a sharp input change or
+ * a clip running out: FORCED_BONUS), then the larger trajectory deviation (how far the character
+ * has strayed from its simulated trajectory), then the lower index. A deferred character's age
+ * grows every step, so it is served after a bounded wait (it overtakes every younger query, forced
+ * ones included once it is FORCED_BONUS older): nobody starves while the budget is at least one
+ * search a step.
  *
  * The budget is counted, not timed, so a run stays deterministic. It is shared out over fixed
  * blocks of agents (BUDGET_BLOCK consecutive indices) in proportion to their size, with a share
@@ -16,8 +17,8 @@
 /** Agents (consecutive indices from 0) that share out one part of the budget. */
 export const BUDGET_BLOCK = 128;
 
-/** Seconds of age a forced search counts extra. */
-export const FORCED_BONUS = 0.5;
+/** Age (search intervals) a forced search counts extra. */
+export const FORCED_BONUS = 1;
 
 /**
  * Searches block [start, end) of `agents` may run at step `step` when the crowd may run `budget`.
