@@ -388,7 +388,7 @@ export class MotionMatchingController {
     this.options = options;
     if (options.footIK && !old.footIK) this.footIK.reset(this.worldPositions);
     if (options.inertialization !== old.inertialization) this.inert.reset();
-    this.s[LOD_POSE_EVERY] = level.poseEvery;
+    this.s[LOD_POSE_EVERY] = level.poseEvery > 1 ? level.poseEvery : 0; // 0: every step, as without levels
     this.s[LOD_FULL_INTERVAL] = level.fullSearchInterval;
     this.s[LOD_LOCAL_FRAMES] = Math.round(level.localSeconds * this.db.fps);
   }

@@ -9,10 +9,10 @@
  * character with its answer.
  */
 import type { Database } from '../database/database.js';
-import type { Matcher, SearchMethod } from '../search/matcher.js';
+import type { SearchMethod } from '../search/matcher.js';
 import type { ControllerOptions } from './controller-options.js';
 import type { MotionMatchingController } from './controller.js';
-import { CrowdSearchBatch } from './crowd-batch.js';
+import { CrowdSearchBatch, type BatchSearcher } from './crowd-batch.js';
 import { DEFAULT_LOD_HYSTERESIS, DEFAULT_LOD_LEVELS, MAX_LOD_LEVELS, initialLodLevel, levelOptions, selectLodLevel, validateLodLevels, type LodLevel } from './lod.js';
 import { LOCAL_EXCLUDED_RANGES, LocalSearchWindow } from './local-search.js';
 import { BUDGET_BLOCK, rankByUrgency } from './search-budget.js';
@@ -111,13 +111,27 @@ export class CrowdLod {
       l = selectLodLevel(this.levels, was, distance, this.hysteresis);
       if (l !== was) this.counts.levelChanges++;
     }
-    if (l !== was) c.setLevel(this.options[l], this.levels[l]);
+    // The first choice always sets the level: the controller may come from another crowd's levels.
+    if (l !== was || this.chosen[i] === 1) { c.setLevel(this.options[l], this.levels[l]); this.chosen[i] = 2; }
     this.level[i] = l;
     this.counts.levelSteps[l]++;
     return l;
   }
 
-  /** Starts a block (at most BUDGET_BLOCK characters, in ascending order). */
+  /** The search method of full searches. */
+  set method(method: SearchMethod) {
+    this.full.method = method;
+  }
+
+  /** Characters at each level now (into `out`, one entry per level). */
+  countLevels(out: number[]): number[] {
+    out.length = this.levels.length;
+    out.fill(0);
+    for (let i = 0; i < this.level.length; i++) out[this.level[i]]++;
+    return out;
+  }
+
+  /** Starts a block of characters, in ascending order (a budget's block: search-budget.ts; or a whole crowd). */
   beginBlock(): void {
     this.full.begin();
     this.local.begin();
@@ -127,6 +141,7 @@ export class CrowdLod {
   /** Character i's prepare() returned true. */
   due(c: MotionMatchingController, i: number): void {
     const k = this.dueCount++;
+    if (k === this.dueOwners.length) this.grow(2 * k);
     this.dueOwners[k] = i;
     this.dueForced[k] = c.searchForced ? 1 : 0;
     // Age in units of the level's own search interval: a near character (0.1 s) that has waited
@@ -179,11 +194,26 @@ export class CrowdLod {
     this.counts.fullSearches++;
   }
 
-  /** Answers the block's staged searches (full ones, then local ones through the windowed kernel). */
-  search(matcher: Pick<Matcher, 'searchBatch'>): number {
-    this.full.search(matcher);
-    this.local.search(matcher);
-    return this.full.count + this.local.count;
+  /**
+   * Answers the block's staged searches (full ones, then local ones through the windowed kernel);
+   * returns how many. With a searcher that answers later (a MatcherPool), one batch after the other.
+   */
+  search(searcher: BatchSearcher): number | Promise<number> {
+    const n = this.full.count + this.local.count;
+    const a = this.full.search(searcher);
+    if (a instanceof Promise) return a.then(() => this.local.search(searcher)).then(() => n);
+    const b = this.local.search(searcher);
+    return b instanceof Promise ? b.then(() => n) : n;
+  }
+
+  private grow(n: number): void {
+    const copy = <T extends Int32Array | Uint8Array | Float64Array>(a: T, make: (n: number) => T): T => { const b = make(n); b.set(a); return b; };
+    this.dueOwners = copy(this.dueOwners, (m) => new Int32Array(m));
+    this.dueForced = copy(this.dueForced, (m) => new Uint8Array(m));
+    this.dueAge = copy(this.dueAge, (m) => new Float64Array(m));
+    this.dueDeviation = copy(this.dueDeviation, (m) => new Float64Array(m));
+    this.order = new Int32Array(n);
+    this.keep = new Uint8Array(n);
   }
 
   /** Completes character i's step with its answer (none when it did not search). Ascending order. */

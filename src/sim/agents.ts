@@ -270,7 +270,8 @@ export class AgentGroup {
       lod.schedule(this.controllers, Infinity);
     }
     const t1 = performance.now();
-    const k = lod.search(this.matcher);
+    // A Matcher answers at once (only a MatcherPool returns a promise).
+    const k = lod.search(this.matcher) as number;
     const t2 = performance.now();
     for (let i = from; i < to; i++) {
       if (i + 1 < to) this.prefetchSum = touchLines(this.storage, (i + 1) * this.agentSize, this.lodPrefetch[lod.level[i + 1]]);
