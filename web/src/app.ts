@@ -58,6 +58,8 @@ export class App {
   private agents = 100;
   private footIK = true;
   private inertialization = true;
+  /** Levels of detail for the agents (docs/lod.md), off by default; `?lod` in the URL or the handle's setLod turn them on. */
+  private lod = new URLSearchParams(location.search).has('lod');
   private drawCrowd = true;
   /** False: skip WebGL drawing altogether (benchmarks of the engine alone). */
   private drawScene = true;
@@ -199,6 +201,9 @@ export class App {
     const rig = this.view.rig;
     this.input.read(rig.yaw, w.engine.playerInput);
     if (this.input.lookX || this.input.lookY) rig.orbit(-this.input.lookX * 2.5 * dt, this.input.lookY * 1.5 * dt);
+    // Levels of detail measure from the camera's place on the ground.
+    w.engine.camera.x = rig.camera.position.x;
+    w.engine.camera.z = rig.camera.position.z;
     const timing = await w.engine.step(dt, this.config.method);
     this.stats.record(timing);
     this.draw(w, dt);
@@ -301,7 +306,7 @@ export class App {
 
   /** Foot IK and inertialization as toggled, and the settings' controller options (when given). */
   private crowdOptions(db = this.world?.db): CrowdOptions {
-    return { footIK: this.footIK, inertialization: this.inertialization, controller: this.settings?.controller, terrain: terrainSpec(this.terrain), overlay: this.overlay.crowdSettings(db) };
+    return { footIK: this.footIK, inertialization: this.inertialization, controller: this.settings?.controller, terrain: terrainSpec(this.terrain), overlay: this.overlay.crowdSettings(db), lod: this.lod };
   }
 
   /** Every character onto another ground (between frames); the terrain's mesh replaces the flat floor. */
@@ -393,11 +398,12 @@ export class App {
     });
   }
 
-  private async setCrowdOptions(o: { footIK?: boolean; inertialization?: boolean }): Promise<void> {
+  private async setCrowdOptions(o: { footIK?: boolean; inertialization?: boolean; lod?: boolean }): Promise<void> {
     await this.exclusive(async () => {
       if (o.footIK !== undefined) this.footIK = o.footIK;
       if (o.inertialization !== undefined) this.inertialization = o.inertialization;
-      await this.world?.engine.setOptions({ footIK: this.footIK, inertialization: this.inertialization, overlay: this.overlay.crowdSettings(this.world?.db) });
+      if (o.lod !== undefined) this.lod = o.lod;
+      await this.world?.engine.setOptions({ footIK: this.footIK, inertialization: this.inertialization, overlay: this.overlay.crowdSettings(this.world?.db), lod: this.lod });
     });
   }
 
@@ -502,6 +508,7 @@ export class App {
       get agents() { return app.world?.engine.agentCount ?? 0; },
       get drawnAgents() { return app.world?.crowdMesh.drawn ?? 0; },
       get softwareWebGL() { return app.view.software; },
+      get lodLevels() { return s.levels.slice(); },
       window: (n: number) => s.window(n),
     };
     return {
@@ -525,6 +532,8 @@ export class App {
       setWorkerPolicy: (p: WorkerPolicy) => app.reconfigure({ policy: p }),
       setFootIK: (on: boolean) => app.setCrowdOptions({ footIK: on }),
       setInertialization: (on: boolean) => app.setCrowdOptions({ inertialization: on }),
+      get lod() { return app.lod; },
+      setLod: (on: boolean) => app.setCrowdOptions({ lod: on }),
       get terrain() { return app.terrain; },
       setTerrain: (choice: TerrainChoice) => app.setTerrain(choice),
       setRendering: (on: boolean | 'none') => app.setRendering(on),

@@ -22,7 +22,7 @@ export type AgentWorkerRequest =
   | { type: 'agents'; n: number; radius: number; method: SearchMethod }
   | { type: 'options'; options: CrowdOptions }
   | { type: 'backend'; backend: Backend }
-  | { type: 'step'; dt: number; method: SearchMethod; buffer: Float32Array | null };
+  | { type: 'step'; dt: number; method: SearchMethod; buffer: Float32Array | null; camera?: { x: number; z: number } };
 
 export type AgentWorkerReply =
   | { type: 'ready'; backend: Backend }
@@ -80,6 +80,7 @@ async function handle(msg: AgentWorkerRequest): Promise<void> {
     case 'step': {
       if (!crowd || !searcher || !db) throw new Error('agent worker used before init');
       const t0 = performance.now();
+      if (msg.camera) { crowd.camera.x = msg.camera.x; crowd.camera.z = msg.camera.z; }
       crowd.think(msg.dt);
       const timing = await crowd.step(msg.dt, searcher, msg.method);
       // Poses for drawing: [roots n*3 | poses n*J*7] in one buffer that travels back and forth.

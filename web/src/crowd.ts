@@ -20,6 +20,9 @@ import { terrainGround, type TerrainSpec } from '../../src/sim/terrain.js';
 /** The level ground y = 0 a crowd goes back to after a terrain. */
 const LEVEL_GROUND = flatGround(0);
 import { syncCrowdOverlays, type CrowdOverlays, type CrowdOverlaySettings } from './overlay-crowd.js';
+import { CrowdLod } from '../../src/runtime/crowd-lod.js';
+import { DEFAULT_LOD_LEVELS } from '../../src/runtime/lod.js';
+import type { ControllerOptions } from '../../src/runtime/controller-options.js';
 
 /** What a crowd needs from a search backend: batches, and one matcher for single searches. */
 export interface BatchSearcher extends BatchAnswerer {
@@ -50,6 +53,8 @@ export interface CrowdOptions {
   terrain?: TerrainSpec | null;
   /** The agents' overlays (waves on a seeded schedule, web/src/overlay-crowd.ts), or null. */
   overlay?: CrowdOverlaySettings | null;
+  /** Levels of detail by distance to the camera (docs/lod.md); the player is always at full detail. */
+  lod?: boolean;
 }
 
 /** Radius of the disc the agents wander in, for a crowd of n (about 8 m² each, at least 8 m). */
@@ -76,6 +81,12 @@ export class Crowd {
   private hadTerrain = false;
   /** The agents' overlays, once asked for. */
   overlays: CrowdOverlays | null = null;
+  /** Levels of detail (options.lod), made for the current crowd size; null when off. */
+  private lod: CrowdLod | null = null;
+  /** Where the camera is (x, z on the ground): the levels' distances are measured from it. */
+  readonly camera = { x: 0, z: 0 };
+  /** Characters at each level after the last step (empty without levels). */
+  readonly levelCounts: number[] = [];
 
   constructor(readonly db: Database, options: CrowdOptions, seed = 1, withPlayer = true) {
     this.options = { ...options };
@@ -138,6 +149,7 @@ export class Crowd {
       this.add(c, input);
       this.overlays?.add(c, i);
     }
+    this.syncLod(false);
   }
 
   /** Applies foot IK / inertialization switches and the terrain to every character. */
@@ -150,6 +162,32 @@ export class Crowd {
       c.options.ground = ground;
     }
     this.overlays = syncCrowdOverlays(this.overlays, this.options.overlay, this.db, this.seed, this.characters.slice(this.first));
+    this.syncLod(true);
+  }
+
+  /**
+   * Makes the levels match the options and the crowd's size: a new CrowdLod (every character's
+   * level chosen afresh at the next step) when turned on, resized or `rebuild` (new options); every
+   * character back at full detail when turned off.
+   */
+  private syncLod(rebuild: boolean): void {
+    const n = this.characters.length;
+    if (!this.options.lod) {
+      if (this.lod) {
+        const base = this.lodBase();
+        for (const c of this.characters) c.setLevel(base, DEFAULT_LOD_LEVELS[0]);
+        this.lod = null;
+        this.levelCounts.length = 0;
+      }
+      return;
+    }
+    if (this.lod && !rebuild && this.lod.level.length === n) return;
+    this.lod = new CrowdLod(this.db, this.lodBase(), n, 'kdtree');
+  }
+
+  /** The options of full detail, one object shared by every character at level 0. */
+  private lodBase(): ControllerOptions {
+    return MotionMatchingController.resolveOptions({ ...this.options.controller, footIK: this.options.footIK, inertialization: this.options.inertialization, ground: this.ground() });
   }
 
   /**
@@ -175,6 +213,7 @@ export class Crowd {
 
   /** One engine step for every character; resolves with its timings. */
   async step(dt: number, search: BatchSearcher, method: SearchMethod): Promise<StepTiming> {
+    if (this.lod) return this.stepLod(this.lod, dt, search, method);
     const chars = this.characters, inputs = this.inputs, n = chars.length, batch = this.batch;
     const t0 = performance.now();
     batch.begin();
@@ -187,6 +226,31 @@ export class Crowd {
     for (let i = 0; i < n; i++) batch.finish(chars[i], i);
     const t3 = performance.now();
     return { prepareMs: t1 - t0, searchMs: t2 - t1, completeMs: t3 - t2, updateMs: t3 - t0, searches: batch.count };
+  }
+
+  /** step() with levels of detail: each character's level from its distance to the camera, full and local searches. */
+  private async stepLod(lod: CrowdLod, dt: number, search: BatchSearcher, method: SearchMethod): Promise<StepTiming> {
+    const chars = this.characters, inputs = this.inputs, n = chars.length, cx = this.camera.x, cz = this.camera.z;
+    const t0 = performance.now();
+    lod.beginBlock();
+    for (let i = 0; i < n; i++) {
+      const c = chars[i], dx = c.rootPosition[0] - cx, dz = c.rootPosition[2] - cz;
+      // The player (index 0 of a crowd with one) is what the camera follows: always full detail.
+      lod.choose(c, i, i < this.first ? 0 : Math.sqrt(dx * dx + dz * dz));
+      if (c.prepare(dt, inputs[i])) lod.due(c, i);
+    }
+    lod.schedule(chars, Infinity);
+    const t1 = performance.now();
+    lod.method = method;
+    const pending = lod.search(search);
+    const searches = pending instanceof Promise ? await pending : pending;
+    const t2 = performance.now();
+    for (let i = 0; i < n; i++) lod.finish(chars[i], i);
+    const t3 = performance.now();
+    lod.countLevels(this.levelCounts);
+    // Agents only (the player is not counted at level 0).
+    if (this.first > 0 && n > 0) this.levelCounts[lod.level[0]]--;
+    return { prepareMs: t1 - t0, searchMs: t2 - t1, completeMs: t3 - t2, updateMs: t3 - t0, searches, levels: this.levelCounts };
   }
 
   /** Copies the agents' roots and world poses into `chunk` (grown as needed); returns it. */

@@ -38,6 +38,8 @@ export interface CrowdEngine {
   /** Why fewer threads run than were asked for (null when not). */
   readonly fallbackReason: string | null;
   readonly config: EngineConfig;
+  /** Where the camera is on the ground (levels of detail measure distances from it); set before step(). */
+  readonly camera: { x: number; z: number };
   setAgentCount(n: number): Promise<void>;
   setOptions(o: CrowdOptions): Promise<void>;
   /** Another backend or worker policy (same mode and threads). */
@@ -97,6 +99,10 @@ class BatchedEngine implements CrowdEngine {
     this.search = search;
     this.config = { ...config, mode: 'batched', backend: search.backend, threads: search.threads };
     await old.close();
+  }
+
+  get camera(): { x: number; z: number } {
+    return this.crowd.camera;
   }
 
   step(dt: number, method: SearchMethod): Promise<StepTiming> {
@@ -227,13 +233,17 @@ class SplitEngine implements CrowdEngine {
     await old.close();
   }
 
+  get camera(): { x: number; z: number } {
+    return this.crowd.camera;
+  }
+
   async step(dt: number, method: SearchMethod): Promise<StepTiming> {
     this.config.method = method;
     const t0 = performance.now();
     const pending = this.shards.map((s) => {
       const buffer = s.buffer;
       s.buffer = null;
-      return SplitEngine.call(s, { type: 'step', dt, method, buffer }, buffer ? [buffer.buffer] : []);
+      return SplitEngine.call(s, { type: 'step', dt, method, buffer, camera: this.camera }, buffer ? [buffer.buffer] : []);
     });
     // The player steps here while the workers step the agents.
     const own = await this.crowd.step(dt, this.playerSearch, method);
@@ -250,6 +260,10 @@ class SplitEngine implements CrowdEngine {
       s.chunk.roots = r.buffer.subarray(0, 3 * r.count);
       s.chunk.poses = r.buffer.subarray(3 * r.count, r.count * (3 + F));
       timing.searches += r.timing.searches;
+      if (r.timing.levels) {
+        timing.levels ??= new Array<number>(r.timing.levels.length).fill(0);
+        r.timing.levels.forEach((n, l) => { timing.levels![l] += n; });
+      }
       // The parts of the slowest worker: that is what the frame waited for.
       if (r.timing.updateMs > slowest) {
         slowest = r.timing.updateMs;

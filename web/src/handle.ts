@@ -49,6 +49,8 @@ export interface MotionmatchStats {
   readonly drawnAgents: number;
   /** True when WebGL runs without a GPU (SwiftShader, llvmpipe). */
   readonly softwareWebGL: boolean;
+  /** With levels of detail: agents at each level (0 = full detail) in the last frame; empty without. */
+  readonly lodLevels: number[];
   /** Every measure over the last n frames (benchmarks). */
   window(n: number): StatsWindow;
 }
@@ -105,6 +107,10 @@ export interface MotionmatchHandle {
   setWorkerPolicy(p: WorkerPolicy): Promise<void>;
   setFootIK(on: boolean): Promise<void>;
   setInertialization(on: boolean): Promise<void>;
+  /** Whether the agents run with levels of detail (docs/lod.md). */
+  readonly lod: boolean;
+  /** Levels of detail on or off for the agents (distance from the camera; the player stays at full detail). */
+  setLod(on: boolean): Promise<void>;
   /** true: draw everything; false: the player only; 'none': no WebGL drawing (measure the engine alone). */
   setRendering(on: boolean | 'none'): void;
   /** Render resolution relative to the window (software WebGL is fill-rate bound). */

@@ -91,6 +91,8 @@ export interface StepTiming {
   completeMs: number;
   updateMs: number;
   searches: number;
+  /** With levels of detail: agents at each level in this step. */
+  levels?: number[];
 }
 
 /** Everything the read-outs and the automation handle show. */
@@ -106,6 +108,8 @@ export class FrameStats {
   /** Wall time between frames (ms). */
   readonly interval = new SampleRing(240);
   frames = 0;
+  /** With levels of detail: agents at each level in the last step (empty without). */
+  readonly levels: number[] = [];
   private lastFrameAt = Number.NaN;
 
   record(t: StepTiming): void {
@@ -116,6 +120,8 @@ export class FrameStats {
     this.complete.push(t.completeMs);
     this.searches.push(t.searches);
     if (t.searches > 0) this.perQuery.push((1000 * t.searchMs) / t.searches);
+    this.levels.length = 0;
+    if (t.levels) for (const n of t.levels) this.levels.push(n);
   }
 
   /** Call once per displayed frame with performance.now(). */

@@ -1,0 +1,118 @@
+/**
+ * Levels of detail in the demo's crowd (docs/lod.md), in headless Chromium (Debian's
+ * /usr/bin/chromium through playwright-core), driven through the automation handle: `setLod(true)`
+ * puts the agents on levels by their distance to the camera, `stats.lodLevels` counts them per
+ * level every frame (in both engines: agents split over workers and batched on the main thread),
+ * frames keep coming, `setLod(false)` brings everyone back to full detail, and the page logs no
+ * console error. The per-frame time with and without levels is printed (not asserted: this machine
+ * is shared).
+ *
+ * Needs the compiled CLI and vite (`npm test` builds both first).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { REPO_ROOT } from '../helpers/cli.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const HAVE_CHROMIUM = existsSync(CHROMIUM);
+if (!HAVE_CHROMIUM) console.log(`LOD browser test skipped: ${CHROMIUM} not found (Debian: apt-get install chromium)`);
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic', '--no-first-run'];
+
+interface Handle {
+  ready: boolean;
+  error: string | null;
+  lod: boolean;
+  stats: { frames: number; agents: number; mode: string; threads: number; updateMsMedian: number; lodLevels: number[] };
+  setAgents(n: number): Promise<void>;
+  setLod(on: boolean): Promise<void>;
+  setMode(m: string): Promise<void>;
+  setFixedStep(s: number | null): void;
+  setRendering(on: boolean | 'none'): void;
+  resetStats(): void;
+}
+type W = { motionmatch: Handle };
+
+function startDemo(): Promise<{ child: ChildProcess; url: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(REPO_ROOT, 'bin/motionmatch.js'), 'demo', '--port', '0', '--json'], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PORT: '' } });
+    let out = '', err = '';
+    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`demo server did not start in time\n${err}`)); }, 80_000);
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (!out.includes('\n')) return;
+      clearTimeout(timer);
+      try { resolve({ child, url: (JSON.parse(out.split('\n')[0]) as { url: string }).url }); } catch { reject(new Error(`unexpected output: ${out}\n${err}`)); }
+    });
+    child.stderr!.on('data', (d: Buffer) => { err += d.toString(); });
+    child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`motionmatch demo exited with ${code}\n${err}`)); });
+  });
+}
+
+function stopDemo(child: ChildProcess): Promise<number | null> {
+  return new Promise((r) => {
+    if (child.exitCode !== null) { r(child.exitCode); return; }
+    child.once('exit', (code) => r(code));
+    child.kill('SIGINT');
+  });
+}
+
+describe.skipIf(!HAVE_CHROMIUM)('levels of detail in the demo crowd (headless Chromium)', () => {
+  let browser: Browser;
+  let demo: { child: ChildProcess; url: string };
+
+  beforeAll(async () => {
+    demo = await startDemo();
+    const { chromium } = await import('playwright-core');
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    if (demo) expect(await stopDemo(demo.child)).toBe(0);
+  });
+
+  it('puts the agents on levels by distance in both engines, reports them per frame, and turns off', async () => {
+    const page = await browser.newPage({ viewport: { width: 800, height: 600 } });
+    const errors: string[] = [];
+    page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
+    page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+    await page.goto(demo.url);
+    await page.waitForFunction(() => (window as unknown as Partial<W>).motionmatch?.ready === true, null, { timeout: 60_000 });
+    // Reads the handle: `fn` runs in the page with window.motionmatch (its source goes across).
+    const h = <T>(fn: (m: Handle) => T) => page.evaluate((src) => (0, eval)(src)((window as unknown as W).motionmatch), fn.toString()) as Promise<T>;
+    // 1,500 agents wander a disc of 62 m radius around the player: near, middle and far agents.
+    const agents = 1500;
+    await page.evaluate((n) => { const m = (window as unknown as W).motionmatch; m.setFixedStep(1 / 60); m.setRendering('none'); return m.setAgents(n); }, agents);
+    expect(await h((m) => m.stats.lodLevels)).toEqual([]);
+    for (const mode of ['split', 'batched']) {
+      await page.evaluate((md) => (window as unknown as W).motionmatch.setMode(md), mode);
+      await page.evaluate(() => (window as unknown as W).motionmatch.setLod(false));
+      await page.evaluate(() => (window as unknown as W).motionmatch.resetStats());
+      await page.waitForFunction((f) => (window as unknown as W).motionmatch.stats.frames > f + 60, await h((m) => m.stats.frames), { timeout: 60_000 });
+      const fullMs = await h((m) => m.stats.updateMsMedian);
+      await page.evaluate(() => (window as unknown as W).motionmatch.setLod(true));
+      expect(await h((m) => m.lod)).toBe(true);
+      await page.evaluate(() => (window as unknown as W).motionmatch.resetStats());
+      await page.waitForFunction((f) => (window as unknown as W).motionmatch.stats.frames > f + 60, await h((m) => m.stats.frames), { timeout: 60_000 });
+      const levels = await h((m) => m.stats.lodLevels);
+      const lodMs = await h((m) => m.stats.updateMsMedian);
+      expect(await h((m) => m.stats.mode)).toBe(mode);
+      console.log(`LOD in the browser, ${mode} (${await h((m) => m.stats.threads)} threads), ${agents} agents: ${fullMs.toFixed(2)} ms/frame full detail, ${lodMs.toFixed(2)} with levels ${JSON.stringify(levels)}`);
+      expect(levels).toHaveLength(4);
+      expect(levels.reduce((a, b) => a + b, 0)).toBe(agents);
+      // The camera is near the player at the disc's centre: agents at levels 0-2 (the disc ends
+      // before level 3's 80 m).
+      for (const n of levels.slice(0, 3)) expect(n).toBeGreaterThan(0);
+    }
+    await page.evaluate(() => (window as unknown as W).motionmatch.setLod(false));
+    const f0 = await h((m) => m.stats.frames);
+    await page.waitForFunction((f) => (window as unknown as W).motionmatch.stats.frames > f + 5, f0, { timeout: 30_000 });
+    expect(await h((m) => m.stats.lodLevels)).toEqual([]);
+    expect(await h((m) => m.error)).toBeNull();
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 240_000);
+});
