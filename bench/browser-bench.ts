@@ -10,7 +10,9 @@
  * world by 1/60 s, so each frame carries the load of a 60 Hz frame however fast the page runs.
  *
  *   node dist/bench/browser-bench.js [--agents 100,500,1000,2000,5000] [--threads 1,2]
- *        [--seconds 3] [--rounds 3] [--draw] [--profile] [--out bench-results/browser.json] [--chromium PATH]
+ *        [--seconds 3] [--rounds 3] [--draw] [--lod] [--profile] [--out bench-results/browser.json] [--chromium PATH]
+ *
+ * --lod adds the batched and split engines with levels of detail (docs/lod.md) beside the others.
  *
  * Other work on the machine skews single runs: each configuration runs `rounds` times, interleaved
  * with the others, and its best run (lowest median) is reported.
@@ -69,6 +71,8 @@ export interface BrowserBenchOptions {
   threads?: number[];
   seconds?: number;
   draw?: boolean;
+  /** Also measure the engines with levels of detail (docs/lod.md). */
+  lod?: boolean;
   /** Also measure worker threads with auto routing (default true). */
   auto?: boolean;
   profile?: boolean;
@@ -102,6 +106,8 @@ interface Handle {
   setMode(m: string): Promise<void>;
   setWorkerPolicy(p: string): Promise<void>;
   setAgents(n: number): Promise<void>;
+  lod: boolean;
+  setLod(on: boolean): Promise<void>;
 }
 type WithHandle = { motionmatch: Handle };
 
@@ -138,17 +144,18 @@ export async function runBrowserBench(options: BrowserBenchOptions = {}): Promis
     });
     const p = page as unknown as Page;
     const rows: BrowserBenchRow[] = [];
-    const measure = async (variant: string, n: number, t: number, drawing: boolean, policy = 'workers', mode = 'batched'): Promise<BrowserBenchRow> => {
-      await p.evaluate(async ([count, th, draw, pol, md]) => {
+    const measure = async (variant: string, n: number, t: number, drawing: boolean, policy = 'workers', mode = 'batched', lod = false): Promise<BrowserBenchRow> => {
+      await p.evaluate(async ([count, th, draw, pol, md, lv]) => {
         const m = (window as unknown as WithHandle).motionmatch;
         if (m.stats.mode !== md) await m.setMode(md);
+        if (m.lod !== lv) await m.setLod(lv);
         m.setRendering(draw ? true : 'none');
         // Every frame carries a 60 Hz step's load (searches every 0.1 s = 1/6 of the crowd per frame).
         m.setFixedStep(1 / 60);
         if (m.stats.workerPolicy !== pol) await m.setWorkerPolicy(pol);
         if (m.stats.threads !== th) await m.setThreads(th);
         await m.setAgents(count);
-      }, [n, t, drawing, policy, mode] as const);
+      }, [n, t, drawing, policy, mode, lod] as const);
       await p.waitForTimeout(warmup * 1000);
       const f0 = await p.evaluate(() => (window as unknown as WithHandle).motionmatch.stats.frames);
       await p.waitForTimeout(seconds * 1000);
@@ -170,14 +177,14 @@ export async function runBrowserBench(options: BrowserBenchOptions = {}): Promis
     };
     // Other work on the machine comes and goes: run every configuration of a crowd size in turn,
     // `rounds` times, and keep each configuration's best run (lowest median).
-    type Config = [variant: string, threads: number, drawing: boolean, policy: string, mode: string];
+    type Config = [variant: string, threads: number, drawing: boolean, policy: string, mode: string, lod?: boolean];
     const rounds = Math.max(1, options.rounds ?? 3);
     const runAll = async (configs: Config[], sizes: number[]): Promise<void> => {
       for (const n of sizes) {
         const best = new Map<string, BrowserBenchRow>();
         for (let r = 0; r < rounds; r++) {
-          for (const [variant, t, drawing, policy, mode] of configs) {
-            const row = await measure(variant, n, t, drawing, policy, mode);
+          for (const [variant, t, drawing, policy, mode, lod] of configs) {
+            const row = await measure(variant, n, t, drawing, policy, mode, lod === true);
             const key = `${variant}/${t}`;
             const prev = best.get(key);
             if (!prev || row.updateMs.median < prev.updateMs.median) best.set(key, row);
@@ -198,6 +205,12 @@ export async function runBrowserBench(options: BrowserBenchOptions = {}): Promis
       if (t > 1 && options.auto !== false) configs.push(['batched, auto routing', t, false, 'auto', 'batched']);
       // Agents split over t workers, each stepping its share completely.
       if (t > 1) configs.push(['split', t, false, 'workers', 'split']);
+    }
+    if (options.lod) {
+      for (const t of threads) {
+        configs.push(['batched + lod', t, false, 'workers', 'batched', true]);
+        if (t > 1) configs.push(['split + lod', t, false, 'workers', 'split', true]);
+      }
     }
     if (options.draw) {
       for (const t of threads) {
@@ -275,20 +288,20 @@ export async function main(argv: string[]): Promise<number> {
     args: argv,
     options: {
       agents: { type: 'string' }, threads: { type: 'string' }, seconds: { type: 'string' }, rounds: { type: 'string' },
-      draw: { type: 'boolean' }, profile: { type: 'boolean' }, out: { type: 'string' }, chromium: { type: 'string' },
+      draw: { type: 'boolean' }, lod: { type: 'boolean' }, profile: { type: 'boolean' }, out: { type: 'string' }, chromium: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
   });
   if (values.help) {
-    process.stdout.write('usage: node dist/bench/browser-bench.js [--agents 100,500,1000,2000,5000] [--threads 1,2] [--seconds 3] [--rounds 3] [--draw] [--profile] [--out FILE] [--chromium PATH]\n');
+    process.stdout.write('usage: node dist/bench/browser-bench.js [--agents 100,500,1000,2000,5000] [--threads 1,2] [--seconds 3] [--rounds 3] [--draw] [--lod] [--profile] [--out FILE] [--chromium PATH]\n');
     return 0;
   }
   const result = await runBrowserBench({
     agents: list(values.agents), threads: list(values.threads),
     seconds: values.seconds !== undefined ? Number(values.seconds) : undefined,
     rounds: values.rounds !== undefined ? Number(values.rounds) : undefined,
-    draw: values.draw, profile: values.profile, chromium: values.chromium,
+    draw: values.draw, lod: values.lod, profile: values.profile, chromium: values.chromium,
     log: (line) => process.stdout.write(line + '\n'),
   });
   const out = resolve(values.out ?? join(await nodePackageRoot(), 'bench-results', 'browser.json'));
