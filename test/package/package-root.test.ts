@@ -69,11 +69,12 @@ describe("the package root ('motionmatch')", () => {
       for (let i = 0; i < 300; i++) c.update(1 / 60, input, search);
       const at = new Float64Array([c.rootPosition[0], 0, c.rootPosition[2]]), out = new Float64Array(4);
       hills.sample(at, out);
+      const groundY = out[0];
       const field = HeightField.fromFunction((x, z) => 0.1 * x + 0.2 * z, { columns: 3, rows: 2, spacing: 0.5 });
       const back = parseHeightFieldFile(new TextEncoder().encode(heightFieldToJson(field.toSpec())), 'f.json');
       const plane = groundFromFunctions({ height: (x, z) => 2 + 0 * x * z });
       plane.sample(at, out.fill(0));
-      console.log(JSON.stringify({ z: c.rootPosition[2], rootY: c.rootPosition[1], groundY: out[0], heights: Array.from(back.heights), plane: out[0], methods: SEARCH_METHODS }));
+      console.log(JSON.stringify({ z: c.rootPosition[2], rootY: c.rootPosition[1], groundY, heights: Array.from(back.heights), plane: out[0], methods: SEARCH_METHODS }));
     `);
     expect(r.code, r.err).toBe(0);
     const o = JSON.parse(r.out);
