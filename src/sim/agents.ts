@@ -26,8 +26,6 @@ export interface SimulationConfig {
   terrain?: TerrainSpec | null;
   /** Overlays the agents play on a seeded schedule (`simulate --overlay TAG`; src/sim/overlay-agents.ts). */
   overlay?: OverlaySimulation;
-  /** Where a group on this thread adds its overlay figures when it reports (GroupResult.overlay has them too). */
-  overlaySink?: OverlayStats;
 }
 
 /** One agent's recorded motion: local pose and root transform per step. */
@@ -245,7 +243,6 @@ export class AgentGroup {
   result(): GroupResult {
     // The final pose goes into every digest too.
     for (let i = 0; i < this.count; i++) this.hashPose(i);
-    if (this.overlays !== null) this.cfg.overlaySink?.merge(this.overlays.stats);
     return {
       first: this.first,
       count: this.count,
