@@ -50,7 +50,8 @@ export { openLoop } from './database/loops.js';
 export { Matcher, EmptyCandidateSetError, type SearchMethod, type Backend, type SearchOptions, type SearchResult } from './search/matcher.js';
 export { MatcherPool, type PoolOptions } from './search/pool.js';
 export type { MatcherOptions, BatchSearchOptions, BatchResult } from './search/matcher.js';
-export { OPTION_RANGES } from './search/options.js';
+export type { CompactFormat, SearchStats, CompactInfo, BuildStats } from './search/matcher.js';
+export { OPTION_RANGES, SEARCH_METHODS } from './search/options.js';
 
 // runtime
 export {
@@ -66,6 +67,14 @@ export { CrowdSearchBatch, type BatchSearcher } from './runtime/crowd-batch.js';
 export { resolveControllerOptions, validateControllerOptions } from './runtime/controller-options.js';
 export { QualityMeter, QualityStats, type QualityReport } from './runtime/metrics.js';
 export { FootIK, DEFAULT_FOOT_IK_OPTIONS } from './runtime/foot-ik.js';
+
+// ground: what the character stands on (docs/terrain.md)
+export { groundFromFunctions, flatGround, sampleGround, validateGround, type Ground, type GroundFunctions } from './runtime/ground/ground.js';
+export { DEFAULT_GROUND_OPTIONS, validateGroundOptions, type GroundOptions } from './runtime/ground/ground-options.js';
+export {
+  HeightField, HeightFieldError, HEIGHT_FIELD_LIMITS, checkHeightFieldLayout,
+  type HeightFieldEdges, type HeightFieldLayout, type HeightFieldSpec,
+} from './runtime/ground/height-field.js';
 
 // overlays: bone masks and layers over the locomotion (docs/overlays.md)
 export {
@@ -84,6 +93,14 @@ export { raiseInliningBudget, tuneJitForCrowds, INLINING_FLAGS, CROWD_JIT_FLAGS 
 export { OverlaySchedule, overlaySimulation, DEFAULT_OVERLAY_SIMULATION, type OverlaySimulation } from './sim/overlay-schedule.js';
 export { OverlayStats, OverlayMeter, type OverlayReport } from './sim/overlay-metrics.js';
 export { measureOverlayCost, type OverlayCost, type OverlayCostOptions } from './sim/overlay-cost.js';
+export {
+  hillsField, stepsField, terrainGround, maxSlope, describeTerrain, TERRAIN_KINDS, HILLS_MAX_SLOPE, STEP_MIN_RISE, STEP_MAX_RISE,
+  type TerrainKind, type TerrainSpec,
+} from './sim/terrain.js';
+export {
+  parseHeightFieldFile, heightFieldToBinary, heightFieldToJson, HEIGHT_FIELD_FORMAT, HEIGHT_FIELD_VERSION, HEIGHT_FIELD_MAGIC, MAX_HEIGHT_FIELD_FILE_BYTES,
+} from './sim/terrain-file.js';
+export { readTerrainOption } from './sim/terrain-file-node.js';
 
 // data tools: settings files, coverage, tuning
 export { parseSettings, checkSettings, applySchemaWeights, formatSettings, SettingsError, type EngineSettings, type ControllerSettings } from './sim/options-file.js';

@@ -9,7 +9,7 @@ import { runBench, ALL_BACKENDS, ALL_METHODS, DEFAULT_PROBES, type BenchConfig }
 import { BENCH_SETS, defaultMocapDir, resolveMocapDir, type BenchSetName } from '../bench/datasets.js';
 import { renderMarkdown } from '../bench/report.js';
 import { renderSvgChart } from '../bench/svg-chart.js';
-import { benchControllerStep, benchSimulationScaling, type ControllerBenchRow, type ScalingRow } from '../bench/controller-bench.js';
+import { benchControllerStep, benchSimulationScaling, type ControllerBenchOptions, type ControllerBenchRow, type ScalingRow } from '../bench/controller-bench.js';
 import { buildDatabase } from '../database/build.js';
 import { builtinSources } from '../database/sources-node.js';
 
@@ -20,8 +20,13 @@ type Section = (typeof SECTIONS)[number];
 async function runRuntimeBench(quick: boolean, agentCounts: number[], log: (m: string) => void): Promise<{ controller: ControllerBenchRow[]; simulation: ScalingRow[] }> {
   const db = buildDatabase(builtinSources());
   const controller: ControllerBenchRow[] = [];
-  for (const o of [{ footIK: true, inertialization: true }, { footIK: false, inertialization: true }, { footIK: false, inertialization: false }]) {
-    log(`controller step, IK ${o.footIK ? 'on' : 'off'}, inertialization ${o.inertialization ? 'on' : 'off'}`);
+  const variants: ControllerBenchOptions[] = [
+    { footIK: true, inertialization: true }, { footIK: false, inertialization: true }, { footIK: false, inertialization: false },
+    // What an active overlay and uneven ground add to the first row (the built-in data's gesture-like tag: idle).
+    { footIK: true, inertialization: true, overlay: 'idle' }, { footIK: true, inertialization: true, terrain: { kind: 'hills', seed: 1 } },
+  ];
+  for (const o of variants) {
+    log(`controller step, ${controllerRowLabel({ footIK: o.footIK ?? true, inertialization: o.inertialization ?? true, overlay: o.overlay ?? null, terrain: o.terrain ? o.terrain.kind : null })}`);
     controller.push(await benchControllerStep(db, { ...o, agents: quick ? 20 : 200, seconds: quick ? 1.5 : 6 }));
   }
   log(`simulation scaling (${agentCounts.join(', ')} agents x 1, 2 workers)`);
@@ -29,11 +34,16 @@ async function runRuntimeBench(quick: boolean, agentCounts: number[], log: (m: s
   return { controller, simulation };
 }
 
+/** A controller row's settings in words: "IK on, inertialization on, overlay idle on upper body..., on hills (seed 1)". */
+function controllerRowLabel(c: Pick<ControllerBenchRow, 'footIK' | 'inertialization' | 'overlay' | 'terrain'>): string {
+  return `IK ${c.footIK ? 'on' : 'off'}, inertialization ${c.inertialization ? 'on' : 'off'}${c.overlay ? `, overlay ${c.overlay}` : ''}${c.terrain ? `, on ${c.terrain}` : ''}`;
+}
+
 function renderRuntimeMarkdown(r: { controller: ControllerBenchRow[]; simulation: ScalingRow[] }): string {
   const lines = [
     '', '## Runtime (built-in database)', '',
     '| controller step (search excluded) | joints | median us/step | p99 us/step |', '|---|---|---|---|',
-    ...r.controller.map((c) => `| IK ${c.footIK ? 'on' : 'off'}, inertialization ${c.inertialization ? 'on' : 'off'}, ${c.hz} Hz | ${c.joints} | ${c.usPerStep.toFixed(2)} | ${c.p99UsPerStep.toFixed(2)} |`),
+    ...r.controller.map((c) => `| ${controllerRowLabel(c)}, ${c.hz} Hz | ${c.joints} | ${c.usPerStep.toFixed(2)} | ${c.p99UsPerStep.toFixed(2)} |`),
     '', '| simulation agents | workers | agent-steps/s | search share |', '|---|---|---|---|',
     ...r.simulation.map((x) => `| ${x.agents} | ${x.workers} | ${Math.round(x.agentStepsPerSec).toLocaleString('en-US')} | ${(100 * x.searchShare).toFixed(1)}% |`),
     '',

@@ -2,7 +2,9 @@ import { parseCommandArgs, UsageError } from './args.js';
 import { readRegularTextFile, requireWritableRegularPath, writeFileAtomic } from '../util/files-node.js';
 import { parsePartialReport, type ParsedPartial } from '../sim/shard-report.js';
 import { mergePartialReports } from '../sim/shard-merge.js';
-import { formatSimulationText } from './cmd-simulate.js';
+import { formatSimulationText, terrainText } from './cmd-simulate.js';
+import { describeTerrainReport } from '../sim/terrain.js';
+import { overlayText } from '../sim/overlay-report.js';
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 
@@ -12,8 +14,9 @@ export const MERGE_USAGE = `usage: motionmatch merge PARTIAL.json... [--json] [-
   any order) into the report of the whole run: the same fields as \`simulate --json\` and the same
   hash as the run without --shard, plus one entry per shard (host, agents, timings).
   Refuses, with the reason: shards of different runs (seed, agents, duration, scenario, method,
-  backend, controller options, database contents, shard count or motionmatch version differ), a
-  shard given twice, a missing shard, and damaged or edited files (each carries a checksum).
+  backend, controller options, database contents, terrain, overlay settings, shard count or
+  motionmatch version differ), a shard given twice, a missing shard, and damaged or edited files
+  (each carries a checksum). Terrain and overlay figures merge like the rest.
   --json      print the merged report as JSON (the text summary otherwise)
   --out FILE  also write the merged JSON report to FILE (atomically)`;
 
@@ -52,6 +55,8 @@ export async function mergeCommand(argv: string[]): Promise<number> {
   const slowest = merged.shards.reduce((a, b) => (b.wallSeconds > a.wallSeconds ? b : a));
   process.stdout.write(
     formatSimulationText(merged, `merged ${merged.shards.length} shards of ${merged.agents} agents for ${merged.seconds} s at ${merged.hz} Hz (${merged.steps} steps, scenario ${merged.scenario}, seed ${merged.seed}) from ${hosts} host(s), ${merged.workers} thread(s) in all, ${merged.backend} ${merged.method}`) +
+    (merged.terrain ? terrainText(describeTerrainReport(merged.terrain), merged.quality) : '') +
+    (merged.overlay ? overlayText(merged.overlay) : '') +
     `  shards       slowest ${slowest.index} (${slowest.file}, ${slowest.wallSeconds.toFixed(2)} s stepping); ${merged.shardWallSecondsTotal.toFixed(2)} s stepping in all\n`,
   );
   return 0;

@@ -48,7 +48,7 @@ export const QUALITY_USAGE = `usage: motionmatch quality [DB] [--db FILE] [--age
   --terrain T      also run every scenario on uneven ground: hills (slopes up to 30°), steps (10-25 cm)
                    or a height field FILE (docs/terrain.md); each terrain row follows its flat twin
                    and adds the feet against the ground and the skate over flat ground, with their
-                   targets (one thread)
+                   targets (with any --workers)
   --json           print one JSON object: settings, targets, and each scenario's full quality report
   --svg FILE       also draw the figures as an SVG chart: one bar per scenario for each measure,
                    the targets marked`;
@@ -98,7 +98,6 @@ export async function qualityCommand(argv: string[]): Promise<number> {
   if (values.svg !== undefined) checkOutputPath(values.svg);
   const engineSettings = values.options !== undefined ? readSettingsFile(values.options) : null;
   if (values.terrain === '') throw new UsageError(`--terrain needs ${TERRAIN_KINDS.join(', ')} or a height field file`, QUALITY_USAGE);
-  if (values.terrain !== undefined && workers > 1) throw new UsageError('--terrain runs on one thread for now (leave out --workers)', QUALITY_USAGE);
   const terrain = values.terrain !== undefined ? readTerrainOption(values.terrain, seed) : null;
   const columns = qualityColumns(terrain !== null);
 

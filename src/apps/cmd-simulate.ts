@@ -23,8 +23,7 @@ import { applySchemaWeights } from '../sim/options-file.js';
 import { TERRAIN_KINDS, describeTerrain, terrainReport, type TerrainSpec } from '../sim/terrain.js';
 import { readTerrainOption } from '../sim/terrain-file-node.js';
 import { overlaySimulation, type OverlaySimulation } from '../sim/overlay-schedule.js';
-import { OverlayStats } from '../sim/overlay-metrics.js';
-import { overlayFigures, overlayText } from '../sim/overlay-report.js';
+import { describeOverlay, overlayFiguresOf, overlayText } from '../sim/overlay-report.js';
 import type { SimulationLod } from '../sim/agents.js';
 import type { LodReport } from '../sim/lod-report.js';
 
@@ -53,10 +52,10 @@ export const SIMULATE_USAGE = `usage: motionmatch simulate [--db FILE] [--agents
                      \`motionmatch tune\` writes them; docs/tuning.md)
   --terrain T        walk on uneven ground: hills (slopes up to 30°) or steps (10-25 cm), seeded
                      with --seed, or FILE, a height field (JSON or binary, docs/terrain.md); the
-                     report adds the feet's error against the ground (one thread, no --shard)
+                     report adds the feet's error against the ground (any --workers, --shard)
   --overlay TAG      every agent plays overlays of the frames tagged TAG (e.g. wave, from
                      \`build --tag wave=*wave*\`) over its locomotion on a seeded schedule; the report
-                     gains the overlay figures (docs/overlays.md). One thread, no --shard.
+                     gains the overlay figures (docs/overlays.md); any --workers, --shard.
   --overlay-mask SPEC  the joints the overlay takes over: upper[:N] (default upper:2), arms[:N],
                      NAME[,NAME...][:N] (subtrees, falloff over N joints) or NAME=W,... (weights)
   --overlay-mode M   override (default: the gesture's local pose) or additive (its change from its
@@ -128,8 +127,8 @@ export async function simulateCommand(argv: string[]): Promise<number> {
   if (values.out !== undefined) requireOutputPath(values.out);
   if (values.options === '') throw new UsageError('--options needs a file name', SIMULATE_USAGE);
   const settings = values.options !== undefined ? readSettingsFile(values.options) : null;
-  const terrain = terrainArgument(values.terrain, seed, workers, shard !== null);
-  const overlay = overlayOption(values, workers, shard !== null);
+  const terrain = terrainArgument(values.terrain, seed);
+  const overlay = overlayOption(values);
   const lod = lodOption(values, shard !== null);
 
   const built = values.db ? readDatabaseFile(values.db) : buildDatabase(builtinSources());
@@ -141,16 +140,18 @@ export async function simulateCommand(argv: string[]): Promise<number> {
     footIK: !values['no-ik'] && (settings?.controller.footIK ?? true), controller: settings?.controller,
     agentRange: range ?? undefined, terrain,
     onProgress: (d, t) => bar.update(d, t, label),
-    ...(overlay ? { overlay, overlaySink: new OverlayStats() } : {}),
+    ...(overlay ? { overlay } : {}),
     ...(lod ? { lod } : {}),
   };
   if (shard && range) {
     const startedAt = new Date();
     const run = await runAgentGroups(db, options);
     bar.done();
+    const finishedAt = new Date();
     const partial = partialReport({
       run: runIdentity(db, options, stepCount(options), shard.count, await packageVersion()),
-      shard, source: values.db ?? 'builtin', host: hostname(), startedAt, finishedAt: new Date(), workers,
+      shard, source: values.db ?? 'builtin', host: hostname(), startedAt, finishedAt, workers,
+      terrain, overlay: overlay ? describeOverlay(db, overlay, hz) : null,
     }, run);
     const exported = exportRecording(db, run.groups.find((g) => g.recording)?.recording ?? null, exportPath, hz);
     const text = partialReportText(partial);
@@ -174,8 +175,8 @@ export async function simulateCommand(argv: string[]): Promise<number> {
   const result = await runSimulation(db, options);
   bar.done();
   const exported = exportRecording(db, result.recording, exportPath, hz);
-  const { recording: _omit, ...report } = result;
-  const overlayReport = overlay && options.overlaySink ? overlayFigures(db, overlay, options.overlaySink, hz) : undefined;
+  const { recording: _omit, overlayStats, ...report } = result;
+  const overlayReport = overlay && overlayStats ? overlayFiguresOf(describeOverlay(db, overlay, hz), overlayStats) : undefined;
   const out = { ...report, db: { source: values.db ?? 'builtin', frames: db.frameCount, clips: db.clips.length }, options: values.options ?? null, terrain: terrainReport(terrain), exported, ...(overlayReport ? { overlay: overlayReport } : {}) };
   if (values.out !== undefined) writeFileAtomic(values.out, JSON.stringify(out) + '\n', 'simulation report');
   if (json) {
@@ -183,7 +184,7 @@ export async function simulateCommand(argv: string[]): Promise<number> {
     return 0;
   }
   process.stdout.write(formatSimulationText(report, `simulated ${agents} agents for ${seconds} s at ${hz} Hz (${report.steps} steps, scenario ${scenario}, seed ${seed}) on ${workers} thread(s), ${report.backend} ${method}`) +
-    (terrain ? terrainText(terrain, report.quality) : '') +
+    (terrain ? terrainText(describeTerrain(terrain), report.quality) : '') +
     (values.options !== undefined ? `  settings     ${values.options}\n` : '') +
     (overlayReport ? overlayText(overlayReport) : '') +
     (report.lod ? lodText(report.lod) : '') +
@@ -191,35 +192,27 @@ export async function simulateCommand(argv: string[]): Promise<number> {
   return 0;
 }
 
-/**
- * --terrain's terrain (null without it). The simulation's worker threads and partial reports do not
- * carry a terrain yet: refused with them rather than silently run on flat ground.
- */
-function terrainArgument(value: string | undefined, seed: number, workers: number, sharded: boolean): TerrainSpec | null {
+/** --terrain's terrain (null without it). */
+function terrainArgument(value: string | undefined, seed: number): TerrainSpec | null {
   if (value === undefined) return null;
   if (value === '') throw new UsageError(`--terrain needs ${TERRAIN_KINDS.join(', ')} or a height field file`, SIMULATE_USAGE);
-  if (workers > 1) throw new UsageError('--terrain runs on one thread for now (leave out --workers)', SIMULATE_USAGE);
-  if (sharded) throw new UsageError('--terrain does not combine with --shard yet (partial reports do not record the terrain)', SIMULATE_USAGE);
   return readTerrainOption(value, seed);
 }
 
-/** The text report's terrain lines: what the ground was, and the feet against it. */
-function terrainText(t: TerrainSpec, q: SimulationResult['quality']): string {
+/** The text report's terrain lines (simulate, merge): what the ground was, and the feet against it. */
+export function terrainText(terrain: string, q: SimulationResult['quality']): string {
   const f = (x: number, d = 2) => x.toFixed(d);
-  return `  terrain      ${describeTerrain(t)}\n` +
+  return `  terrain      ${terrain}\n` +
     `  ground       feet in contact ${f(q.footGroundErrorCm)} cm from the ground (p95 ${f(q.footGroundErrorP95Cm)}); in it ${f(q.footPenetrationCm)} cm (p95 ${f(q.footPenetrationP95Cm)}), above it ${f(q.footFloatCm)} cm (p95 ${f(q.footFloatP95Cm)}); swinging feet in it: p99 ${f(q.swingPenetrationP99Cm)} cm, max ${f(q.swingPenetrationMaxCm)} cm\n`;
 }
 
 /** The --overlay options as simulation settings (null without --overlay), or a usage error. */
-function overlayOption(values: { overlay?: string; 'overlay-mask'?: string; 'overlay-mode'?: string }, workers: number, sharded: boolean): OverlaySimulation | null {
+function overlayOption(values: { overlay?: string; 'overlay-mask'?: string; 'overlay-mode'?: string }): OverlaySimulation | null {
   if (values.overlay === undefined) {
     if (values['overlay-mask'] !== undefined || values['overlay-mode'] !== undefined) throw new UsageError('--overlay-mask and --overlay-mode go with --overlay TAG', SIMULATE_USAGE);
     return null;
   }
   if (values.overlay.trim() === '') throw new UsageError('--overlay needs a tag (e.g. --overlay wave)', SIMULATE_USAGE);
-  // The worker threads and the shard reports do not carry overlays yet: refuse rather than run without them.
-  if (workers > 1) throw new UsageError('--overlay runs on one thread (drop --workers)', SIMULATE_USAGE);
-  if (sharded) throw new UsageError('--overlay does not combine with --shard', SIMULATE_USAGE);
   const mode = values['overlay-mode'] ?? 'override';
   if (mode !== 'override' && mode !== 'additive') throw new UsageError(`--overlay-mode must be override or additive, got '${mode}'`, SIMULATE_USAGE);
   if (values['overlay-mask'] !== undefined && values['overlay-mask'].trim() === '') throw new UsageError('--overlay-mask needs a specification (e.g. upper:2, arms)', SIMULATE_USAGE);
@@ -279,7 +272,7 @@ async function packageVersion(): Promise<string> {
 }
 
 /** The text report of a whole run (simulate, merge): `header` then the figures. */
-export function formatSimulationText(report: Omit<SimulationResult, 'recording'>, header: string): string {
+export function formatSimulationText(report: Omit<SimulationResult, 'recording' | 'overlayStats'>, header: string): string {
   const f = (x: number, d = 1) => x.toFixed(d);
   return [
     header,

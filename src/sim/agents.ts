@@ -36,8 +36,6 @@ export interface SimulationConfig {
   terrain?: TerrainSpec | null;
   /** Overlays the agents play on a seeded schedule (`simulate --overlay TAG`; src/sim/overlay-agents.ts). */
   overlay?: OverlaySimulation;
-  /** Where a group on this thread adds its overlay figures when it reports (GroupResult.overlay has them too). */
-  overlaySink?: OverlayStats;
   /** Levels of detail by distance to a seeded camera (lod-camera.ts) and a search budget; absent: full detail. */
   lod?: SimulationLod | null;
 }
@@ -319,7 +317,6 @@ export class AgentGroup {
   result(): GroupResult {
     // The final pose goes into every digest too.
     for (let i = 0; i < this.count; i++) this.hashPose(i);
-    if (this.overlays !== null) this.cfg.overlaySink?.merge(this.overlays.stats);
     // With levels, the meters fed each level's statistics: the group's whole figure is their merge.
     if (this.lod !== null && this.stats.steps === 0) this.stats.merge(this.lod.mergedStats());
     return {

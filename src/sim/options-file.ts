@@ -7,7 +7,7 @@
  *     "comment": "free text (optional)" }
  *
  * Both parts are optional. Controller options are any of ControllerOptions except the `constrain`
- * hook (a function); they are checked generically — the key must be an option, the value of the
+ * hook (a function) and the `ground` (an object with methods: `--terrain` picks it); they are checked generically — the key must be an option, the value of the
  * option's JSON type — and then by resolveControllerOptions, so options added to the controller
  * later are accepted without a change here. Schema weights name groups of the database they are
  * applied to (checked when applied: a settings file does not know its database). Browser-safe:
@@ -19,7 +19,7 @@ import { reweightDatabase, schemaWeights } from '../database/reweight.js';
 import { DEFAULT_CONTROLLER_OPTIONS, resolveControllerOptions, type ControllerOptions } from '../runtime/controller-options.js';
 
 /** Controller options a file can set: structured-cloneable (the simulation's workers receive them). */
-export type ControllerSettings = Partial<Omit<ControllerOptions, 'constrain'>>;
+export type ControllerSettings = Partial<Omit<ControllerOptions, 'constrain' | 'ground'>>;
 
 export interface EngineSettings {
   controller: ControllerSettings;
@@ -34,8 +34,11 @@ export class SettingsError extends Error {
 }
 
 const TOP_LEVEL_KEYS = ['controller', 'schemaWeights', 'comment'];
-/** Options that hold code, not values: never in a file. */
-const NOT_SETTABLE = new Set(['constrain']);
+/** Options that hold code, not values: never in a file; why, for the message. */
+const NOT_SETTABLE = new Map([
+  ['constrain', 'a code hook: set it in code, not in a file'],
+  ['ground', 'an object with methods: walk on a terrain with --terrain hills|steps|FILE, or set it in code; groundOptions can be set here'],
+]);
 
 /** Settings that change nothing. */
 export function emptySettings(): EngineSettings {
@@ -119,7 +122,8 @@ export function checkSettings(value: unknown, source = 'settings'): EngineSettin
     for (const [k, v] of Object.entries(value.controller)) {
       if (!Object.hasOwn(defaults, k) || NOT_SETTABLE.has(k)) {
         const known = Object.keys(defaults).filter((n) => !NOT_SETTABLE.has(n));
-        throw new SettingsError(`${source}: unknown controller option "${k}"${NOT_SETTABLE.has(k) ? ' (a code hook: set it in code, not in a file)' : ''} (options: ${known.join(', ')})`);
+        const why = NOT_SETTABLE.get(k);
+        throw new SettingsError(`${source}: ${why ? 'controller option' : 'unknown controller option'} "${k}"${why ? ` cannot be set from a file (${why})` : ''} (options: ${known.join(', ')})`);
       }
       controller[k] = checkLike(v, defaults[k], `controller.${k}`, source);
     }

@@ -25,7 +25,11 @@ export interface OverlayFigures extends OverlayReport {
   costUsEntrySearch: number;
 }
 
-export function overlayFigures(db: Database, settings: OverlaySimulation, stats: OverlayStats, hz: number): OverlayFigures {
+/** The figures that do not come from the agents' meters: the settings, the mask and the measured cost. */
+export type OverlayDescription = Omit<OverlayFigures, keyof OverlayReport>;
+
+/** The settings and mask as the report names them, and the cost measured on this machine now. */
+export function describeOverlay(db: Database, settings: OverlaySimulation, hz: number): OverlayDescription {
   const mask = parseBoneMaskSpec(settings.mask, db);
   const cost = measureOverlayCost(db, { mask, source: { tag: settings.tag }, mode: settings.mode, hz });
   const round = (x: number) => Math.round(x * 1000) / 1000;
@@ -33,9 +37,21 @@ export function overlayFigures(db: Database, settings: OverlaySimulation, stats:
     tag: settings.tag, mode: settings.mode,
     mask: { spec: settings.mask, label: mask.label, joints: Array.from(mask.joints, (j) => db.skeleton.names[j]) },
     every: settings.every, duration: settings.duration,
-    ...stats.report(),
     costUsPlaying: round(cost.playingUs), costUsFading: round(cost.fadingUs), costUsSwitching: round(cost.switchingUs), costUsEntrySearch: round(cost.entryUs),
   };
+}
+
+/** The report's overlay part: the description and the meters' figures (the same key order for simulate and merge). */
+export function overlayFiguresOf(d: OverlayDescription, stats: OverlayStats): OverlayFigures {
+  return {
+    tag: d.tag, mode: d.mode, mask: d.mask, every: d.every, duration: d.duration,
+    ...stats.report(),
+    costUsPlaying: d.costUsPlaying, costUsFading: d.costUsFading, costUsSwitching: d.costUsSwitching, costUsEntrySearch: d.costUsEntrySearch,
+  };
+}
+
+export function overlayFigures(db: Database, settings: OverlaySimulation, stats: OverlayStats, hz: number): OverlayFigures {
+  return overlayFiguresOf(describeOverlay(db, settings, hz), stats);
 }
 
 /** The lines the text report adds. */

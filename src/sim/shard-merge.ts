@@ -7,6 +7,8 @@ import { QualityStats } from '../runtime/metrics.js';
 import { headlineFigures, type SimulationResult } from './simulation.js';
 import { digestOfAgentHashes, PartialReportError, type ParsedPartial, type RunIdentity } from './shard-report.js';
 import { addTimingHistograms, timingQuantile } from './shard-timing.js';
+import { OverlayStats } from './overlay-metrics.js';
+import { overlayFiguresOf, type OverlayDescription, type OverlayFigures } from './overlay-report.js';
 
 export interface ShardSummary {
   index: number;
@@ -24,9 +26,13 @@ export interface ShardSummary {
   finishedAt: string;
 }
 
-export type MergedReport = Omit<SimulationResult, 'recording'> & {
+export type MergedReport = Omit<SimulationResult, 'recording' | 'overlayStats'> & {
   db: { source: string; frames: number; clips: number; fingerprint: string };
+  /** The terrain as `simulate --json` reports it (null on flat ground). */
+  terrain: Record<string, unknown> | null;
   exported: null;
+  /** With overlays: the figures of all shards' agents, as `simulate --json` reports them. */
+  overlay?: OverlayFigures;
   /** motionmatch version that ran the shards. */
   motionmatch: string;
   /** Sum over shards of their stepping time (the machine time the run took, setup excluded). */
@@ -49,7 +55,17 @@ function firstDifference(a: unknown, b: unknown, path: string): { path: string; 
 const WHAT: Partial<Record<string, string>> = {
   'run.motionmatch': 'motionmatch versions', 'run.seed': 'seeds', 'run.agents': 'agent counts', 'run.shards': 'shard counts',
   'run.scenario': 'scenarios', 'run.seconds': 'durations', 'run.hz': 'step rates', 'run.db.fingerprint': 'databases',
+  'run.terrain': 'terrains', 'run.overlay': 'overlay settings',
 };
+
+/** What a difference at `path` is called: its own name, else its nearest named parent's (run.terrain.seed: terrains). */
+function whatDiffers(path: string): string {
+  for (let p = path; p.includes('.'); p = p.slice(0, p.lastIndexOf('.'))) {
+    const name = WHAT[p];
+    if (name !== undefined) return p === path ? name : `${name}, ${path.slice(p.length + 1)}`;
+  }
+  return path;
+}
 
 /** Throws unless every partial is a shard of the same run, each shard exactly once. */
 export function requireCompleteRun(parts: readonly ParsedPartial[]): void {
@@ -58,7 +74,7 @@ export function requireCompleteRun(parts: readonly ParsedPartial[]): void {
   for (const p of parts.slice(1)) {
     const d = firstDifference(first.report.run, p.report.run, 'run');
     if (d) {
-      const what = WHAT[d.path] ?? d.path;
+      const what = whatDiffers(d.path);
       throw new PartialReportError(`${p.file} and ${first.file} are shards of different runs (${what}: ${JSON.stringify(d.b)} vs ${JSON.stringify(d.a)})`);
     }
   }
@@ -77,6 +93,16 @@ export function requireCompleteRun(parts: readonly ParsedPartial[]): void {
   }
 }
 
+/**
+ * The overlay description of the first shard with each cost the lowest any shard measured (each is
+ * already a best of rounds: the least disturbed machine's figure).
+ */
+function fastestOverlayCost(parts: readonly ParsedPartial[]): OverlayDescription {
+  const all = parts.map((p) => p.report.overlay!.description);
+  const least = (k: 'costUsPlaying' | 'costUsFading' | 'costUsSwitching' | 'costUsEntrySearch') => Math.min(...all.map((d) => d[k]));
+  return { ...all[0], costUsPlaying: least('costUsPlaying'), costUsFading: least('costUsFading'), costUsSwitching: least('costUsSwitching'), costUsEntrySearch: least('costUsEntrySearch') };
+}
+
 /** The backend(s) the shards ran on: one name, or the distinct names joined with '+'. */
 function backends(parts: readonly ParsedPartial[]): string {
   return [...new Set(parts.map((p) => p.report.result.backend))].sort().join('+');
@@ -93,12 +119,14 @@ export function mergePartialReports(parts: readonly ParsedPartial[]): MergedRepo
   const ordered = [...parts].sort((a, b) => a.report.shard.index - b.report.shard.index);
   const run: RunIdentity = ordered[0].report.run;
   const stats = new QualityStats();
+  const overlayStats = run.overlay ? new OverlayStats() : null;
   const hashes: string[] = [];
   let searches = 0, controllerMs = 0, searchMs = 0, wallSeconds = 0, setupSeconds = 0, warmupSeconds = 0, wallTotal = 0, workers = 0;
   const shards: ShardSummary[] = [];
   for (const p of ordered) {
     const r = p.report.result;
     stats.merge(p.quality);
+    if (overlayStats && p.overlay) overlayStats.merge(p.overlay);
     for (const h of p.report.agentHashes) hashes.push(h);
     searches += r.searches;
     controllerMs += r.controllerMs;
@@ -131,7 +159,9 @@ export function mergePartialReports(parts: readonly ParsedPartial[]): MergedRepo
     quality: q,
     searchShare: searchMs / Math.max(searchMs + controllerMs, 1e-9),
     db: { source: ordered[0].report.db.source, frames: run.db.frames, clips: run.db.clips, fingerprint: run.db.fingerprint },
+    terrain: ordered[0].report.terrain,
     exported: null,
+    ...(overlayStats ? { overlay: overlayFiguresOf(fastestOverlayCost(ordered), overlayStats) } : {}),
     motionmatch: run.motionmatch,
     shardWallSecondsTotal: wallTotal,
     shards,

@@ -1,11 +1,13 @@
 /**
- * QualityStats to JSON and back, field by field, without naming the fields: whatever numbers,
- * typed arrays, arrays and plain objects a QualityStats holds go into a partial report, and are
- * read back into a fresh QualityStats whose own fields say what to expect. A field added to the
- * class travels with no change here; a report written by a version with other fields is refused
- * rather than merged into wrong figures.
+ * QualityStats (and OverlayStats) to JSON and back, field by field, without naming the fields:
+ * whatever numbers, typed arrays, arrays and plain objects the statistics hold go into a partial
+ * report, and are read back into a fresh instance whose own fields say what to expect. A field
+ * added to the class travels with no change here; a report written by a version with other fields
+ * is refused rather than merged into wrong figures. The terrain figures (feet against the ground)
+ * are QualityStats fields, so they travel with it.
  */
 import { QualityStats } from '../runtime/metrics.js';
+import { OverlayStats } from './overlay-metrics.js';
 
 /** JSON form of a field: numbers as such (non-finite and -0 as strings), typed arrays tagged with their type. */
 export type EncodedField = number | string | boolean | null | EncodedField[] | { typedArray: string; values: Array<number | string> } | { [k: string]: EncodedField };
@@ -42,7 +44,7 @@ function isTypedArray(v: unknown): v is TypedArray {
  */
 function isPlainOrStats(v: object): boolean {
   const proto = Object.getPrototypeOf(v);
-  return proto === Object.prototype || proto === null || v instanceof QualityStats;
+  return proto === Object.prototype || proto === null || v instanceof QualityStats || v instanceof OverlayStats;
 }
 
 /** One value in its JSON form. */
@@ -117,9 +119,22 @@ export function encodeQualityStats(stats: QualityStats): Record<string, EncodedF
 
 /** A QualityStats rebuilt from encodeQualityStats' output; throws naming the first field that does not fit. */
 export function decodeQualityStats(encoded: unknown, where: string): QualityStats {
-  const fresh = new QualityStats();
-  if (!encoded || typeof encoded !== 'object' || Array.isArray(encoded)) throw new Error(`${where}: quality must be an object`);
+  return decodeStatsInto(new QualityStats(), encoded, `${where}: quality`);
+}
+
+/** Every own enumerable field of an OverlayStats in JSON form. */
+export function encodeOverlayStats(stats: OverlayStats): Record<string, EncodedField> {
+  return encodeField(stats, 'overlay.stats') as Record<string, EncodedField>;
+}
+
+/** An OverlayStats rebuilt from encodeOverlayStats' output; throws naming the first field that does not fit. */
+export function decodeOverlayStats(encoded: unknown, where: string): OverlayStats {
+  return decodeStatsInto(new OverlayStats(), encoded, `${where}: overlay.stats`);
+}
+
+function decodeStatsInto<T extends object>(fresh: T, encoded: unknown, where: string): T {
+  if (!encoded || typeof encoded !== 'object' || Array.isArray(encoded)) throw new Error(`${where} must be an object`);
   const fields: Record<string, unknown> = {};
-  decodeFieldsInto(fresh as unknown as Record<string, unknown>, encoded as Record<string, unknown>, `${where}: quality`, fields);
+  decodeFieldsInto(fresh as unknown as Record<string, unknown>, encoded as Record<string, unknown>, where, fields);
   return Object.assign(fresh, fields);
 }

@@ -5,10 +5,15 @@
  *
  * - `run`: everything that decides the run's results or figures (version, seed, agents, duration,
  *   scenario, method, backend asked for, controller options, a fingerprint of the database
- *   contents, the shard count). Shards merge only when their `run` is identical.
+ *   contents, the terrain (kind and seed, or a CRC-32 of a height field's contents), the overlay
+ *   settings, the shard count). Shards merge only when their `run` is identical.
  * - `agentHashes`: every agent's digest, in agent order. The whole run's hash is a digest over
  *   all agents' digests in order, which cannot be combined from per-shard digests, so they travel.
- * - `quality`: the shard's QualityStats, every field (src/sim/shard-quality.ts).
+ * - `quality`: the shard's QualityStats, every field (src/sim/shard-quality.ts); the feet against
+ *   the ground on a terrain are among them.
+ * - `terrain`: the terrain as the whole-run report names it (a file's name is not part of `run`).
+ * - `overlay`: with --overlay, the shard's OverlayStats and the overlay's description (mask
+ *   joints, cost measured on the shard's machine).
  * - `result`: timings, search counts and a search-time histogram.
  * - `checksum`: CRC-32 of the report without it, so a damaged or edited file is refused.
  */
@@ -22,9 +27,23 @@ import { SCENARIOS } from './scenarios.js';
 import { shardAgentRange, MAX_SHARDS, type ShardSpec } from './shard-plan.js';
 import { decodeQualityStats, encodeQualityStats, type EncodedField } from './shard-quality.js';
 import { timingHistogram, requireTimingHistogram, type TimingHistogram } from './shard-timing.js';
+import { decodeOverlayStats, encodeOverlayStats } from './shard-quality.js';
+import { OverlayStats } from './overlay-metrics.js';
+import type { OverlayDescription } from './overlay-report.js';
+import type { OverlaySimulation } from './overlay-schedule.js';
+import { TERRAIN_KINDS, terrainReport, type TerrainSpec } from './terrain.js';
+import { heightFieldToBinary } from './terrain-file.js';
 
 export const PARTIAL_FORMAT = 'motionmatch-simulation-shard';
-export const PARTIAL_VERSION = 1;
+/** 2: the run identity records the terrain and the overlay settings; overlay figures travel. */
+export const PARTIAL_VERSION = 2;
+
+/** The terrain as part of a run's identity: the procedural kind and seed, or what a height field holds. */
+export type TerrainIdentity =
+  | null
+  | { kind: 'hills' | 'steps'; seed: number }
+  /** A height field: CRC-32 of its binary form (layout and heights), whatever file it came from. */
+  | { kind: 'file'; crc32: string; columns: number; rows: number };
 
 /** What makes two shards parts of the same run. */
 export interface RunIdentity {
@@ -43,6 +62,10 @@ export interface RunIdentity {
   /** Controller options other than the defaults, or null. */
   controller: EncodedField;
   db: { fingerprint: string; frames: number; clips: number };
+  /** The ground (null: flat). */
+  terrain: TerrainIdentity;
+  /** `--overlay` settings (null without overlays). */
+  overlay: OverlaySimulation | null;
   shards: number;
 }
 
@@ -74,6 +97,10 @@ export interface PartialReport {
   db: { source: string };
   result: ShardResult;
   quality: Record<string, EncodedField>;
+  /** The terrain as the whole-run report shows it (terrainReport), null on flat ground. */
+  terrain: Record<string, unknown> | null;
+  /** With overlays: how the report describes them, and the shard's overlay figures. */
+  overlay: { description: OverlayDescription; stats: Record<string, EncodedField> } | null;
   agentHashes: string[];
   checksum: string;
 }
@@ -83,6 +110,8 @@ export interface ParsedPartial {
   file: string;
   report: PartialReport;
   quality: QualityStats;
+  /** The shard's overlay figures (null without overlays). */
+  overlay: OverlayStats | null;
 }
 
 /**
@@ -109,6 +138,13 @@ export function databaseFingerprint(db: Database): string {
   return crc.toString(16).padStart(8, '0');
 }
 
+/** A terrain as it decides a run: a file's name does not, its contents do. */
+export function terrainIdentity(t: TerrainSpec | null | undefined): TerrainIdentity {
+  if (!t) return null;
+  if (t.kind !== 'field') return { kind: t.kind, seed: t.seed };
+  return { kind: 'file', crc32: crc32(heightFieldToBinary(t.field)).toString(16).padStart(8, '0'), columns: t.field.columns, rows: t.field.rows };
+}
+
 /** The run identity of a simulation with options `o`, on `db`, split into `shards`. */
 export function runIdentity(db: Database, o: SimulationOptions, steps: number, shards: number, version: string): RunIdentity {
   return {
@@ -116,6 +152,8 @@ export function runIdentity(db: Database, o: SimulationOptions, steps: number, s
     agents: o.agents, seconds: o.seconds, hz: o.hz, steps, seed: o.seed, scenario: o.scenario, method: o.method, backend: o.backend, footIK: o.footIK,
     controller: o.controller ? (JSON.parse(JSON.stringify(o.controller)) as EncodedField) : null,
     db: { fingerprint: databaseFingerprint(db), frames: db.frameCount, clips: db.clips.length },
+    terrain: terrainIdentity(o.terrain),
+    overlay: o.overlay ? { tag: o.overlay.tag, mask: o.overlay.mask, mode: o.overlay.mode, every: [...o.overlay.every], duration: [...o.overlay.duration] } : null,
     shards,
   };
 }
@@ -137,16 +175,27 @@ export interface PartialContext {
   startedAt: Date;
   finishedAt: Date;
   workers: number;
+  /** The run's terrain (the one runIdentity recorded), for the report's `terrain`. */
+  terrain?: TerrainSpec | null;
+  /** With overlays: their description (overlay-report.ts describeOverlay), required then. */
+  overlay?: OverlayDescription | null;
 }
 
 /** The partial report of a shard's run (its groups in agent order). */
 export function partialReport(ctx: PartialContext, run: AgentGroupsRun): PartialReport {
   const stats = new QualityStats();
+  const overlayStats = ctx.run.overlay ? new OverlayStats() : null;
   const agentHashes: string[] = [];
   let searches = 0, controllerMs = 0, searchMs = 0;
   const samples: number[] = [];
+  if (overlayStats && !ctx.overlay) throw new Error('partial report: the run has overlays but no overlay description was given');
+  if (terrainIdentity(ctx.terrain) === null !== (ctx.run.terrain === null)) throw new Error('partial report: the terrain given is not the run identity\'s');
   for (const g of run.groups) {
     stats.merge(QualityStats.from(g.stats));
+    if (overlayStats) {
+      if (!g.overlay) throw new Error('partial report: the run has overlays but a group reported no overlay figures');
+      overlayStats.merge(g.overlay);
+    }
     agentHashes.push(...g.hashes);
     searches += g.searches;
     controllerMs += g.controllerMs;
@@ -172,6 +221,8 @@ export function partialReport(ctx: PartialContext, run: AgentGroupsRun): Partial
       host: ctx.host, startedAt: ctx.startedAt.toISOString(), finishedAt: ctx.finishedAt.toISOString(),
     },
     quality: encodeQualityStats(stats),
+    terrain: terrainReport(ctx.terrain ?? null),
+    overlay: overlayStats && ctx.overlay ? { description: ctx.overlay, stats: encodeOverlayStats(overlayStats) } : null,
     agentHashes,
   };
   return { ...body, checksum: checksumOf(body) };
@@ -227,11 +278,20 @@ export function parsePartialReport(text: string, file: string): ParsedPartial {
   const bool: Checker = (v, at) => { if (typeof v !== 'boolean') fail(`${at} must be true or false`); };
   const hex16: Checker = (v, at) => { if (typeof v !== 'string' || !/^[0-9a-f]{16}$/.test(v)) fail(`${at} must be 16 hex digits`); };
   const any: Checker = () => {};
-  expectFields(file, raw, 'report', { run: any, shard: any, db: any, result: any, quality: any, agentHashes: any });
+  const nullOr = (fields: Record<string, Checker>): Checker => (v, at) => { if (v !== null) expectFields(file, v, at, fields); };
+  const range2: Checker = (v, at) => { if (!Array.isArray(v) || v.length !== 2 || !v.every((x) => typeof x === 'number' && Number.isFinite(x))) fail(`${at} must be [min, max] seconds`); };
+  expectFields(file, raw, 'report', { run: any, shard: any, db: any, result: any, quality: any, terrain: any, overlay: any, agentHashes: any });
   expectFields(file, raw.run, 'run', {
     motionmatch: str, agents: int(1, 1_000_000), seconds: num(0), hz: num(0), steps: int(1, Number.MAX_SAFE_INTEGER), seed: int(-(2 ** 31), 2 ** 32 - 1),
     scenario: (v, at) => { if (!SCENARIOS.includes(v as never)) fail(`${at} must be one of ${SCENARIOS.join(', ')}`); },
     method: str, backend: str, footIK: bool, controller: any, shards: int(1, MAX_SHARDS),
+    terrain: (v, at) => {
+      if (v === null) return;
+      expectFields(file, v, at, { kind: (k, a) => { if (!([...TERRAIN_KINDS, 'file'] as unknown[]).includes(k)) fail(`${a} must be one of ${TERRAIN_KINDS.join(', ')}, file`); } });
+      if ((v as { kind: string }).kind === 'file') expectFields(file, v, at, { crc32: (f, a) => { if (typeof f !== 'string' || !/^[0-9a-f]{8}$/.test(f)) fail(`${a} must be 8 hex digits`); }, columns: int(1, Number.MAX_SAFE_INTEGER), rows: int(1, Number.MAX_SAFE_INTEGER) });
+      else expectFields(file, v, at, { seed: int(-(2 ** 31), 2 ** 32 - 1) });
+    },
+    overlay: nullOr({ tag: str, mask: str, mode: str, every: range2, duration: range2 }),
     db: (v, at) => expectFields(file, v, at, { fingerprint: (f, a) => { if (typeof f !== 'string' || !/^[0-9a-f]{8}$/.test(f)) fail(`${a} must be 8 hex digits`); }, frames: int(1, Number.MAX_SAFE_INTEGER), clips: int(1, Number.MAX_SAFE_INTEGER) }),
   });
   const run = raw.run as unknown as RunIdentity;
@@ -253,11 +313,16 @@ export function parsePartialReport(text: string, file: string): ParsedPartial {
   (hashes as unknown[]).forEach((h, i) => hex16(h, `agentHashes[${i}]`));
   const report = raw as unknown as PartialReport;
   if (digestOfAgentHashes(report.agentHashes) !== report.result.shardHash) fail('result.shardHash does not match agentHashes');
+  if ((raw.terrain === null) !== (run.terrain === null) || (raw.terrain !== null && !isObject(raw.terrain))) fail(`terrain must be ${run.terrain === null ? 'null (the run is on flat ground)' : 'an object (the run has a terrain)'}`);
+  if (run.overlay === null && raw.overlay !== null) fail('overlay must be null (the run has no overlays)');
+  if (run.overlay !== null) expectFields(file, raw.overlay, 'overlay', { description: (v, at) => { if (!isObject(v)) fail(`${at} must be an object`); }, stats: any });
   let quality: QualityStats;
+  let overlay: OverlayStats | null = null;
   try {
     quality = decodeQualityStats(raw.quality, file);
+    if (run.overlay !== null) overlay = decodeOverlayStats((raw.overlay as { stats: unknown }).stats, file);
   } catch (e) {
     throw new PartialReportError((e as Error).message);
   }
-  return { file, report, quality };
+  return { file, report, quality, overlay };
 }

@@ -8,6 +8,10 @@ import { digestOfAgentHashes } from './hash.js';
 import { shareDatabase } from './shared-arrays.js';
 import { estimateSimulationMemory, requireSimulationFits } from './memory-node.js';
 import { workerExecArgv } from '../util/worker-node.js';
+import { OverlayStats } from './overlay-metrics.js';
+import { parseBoneMaskSpec } from '../runtime/bone-mask.js';
+import { overlayIndex } from '../runtime/overlay-search.js';
+import { shareTerrain } from './terrain.js';
 import { BUDGET_BLOCK } from '../runtime/search-budget.js';
 import { DEFAULT_CONTROLLER_OPTIONS } from '../runtime/controller-options.js';
 import { lodReport, type LodReport } from './lod-report.js';
@@ -63,6 +67,8 @@ export interface SimulationResult {
   /** Share of thread time spent in searches (vs controller work). */
   searchShare: number;
   recording: Recording | null;
+  /** With overlays (SimulationConfig.overlay): every thread's overlay figures merged; null without. */
+  overlayStats: OverlayStats | null;
   /** Levels of detail (only with o.lod): per-level agent-steps and quality, searches, deferrals. */
   lod?: LodReport;
 }
@@ -121,6 +127,8 @@ async function runInWorkers(db: Database, matcher: Matcher, o: SimulationOptions
   const here = new URL('./sim-worker.js', import.meta.url);
   const script = import.meta.url.endsWith('.ts') ? pathToFileURL(join(await nodePackageRoot(), 'dist', 'src', 'sim', 'sim-worker.js')) : here;
   if (script.protocol === 'file:' && !existsSync(script)) throw new Error(`simulate: ${script.pathname} not found; run \`npm run build\` (workers run the compiled JavaScript)`);
+  // Overlay settings that do not fit the database fail here, once, not in every worker.
+  if (o.overlay) overlayIndex(db, o.overlay.tag, parseBoneMaskSpec(o.overlay.mask, db));
   const shared = shareDatabase(db, databaseRuntime(db));
   // With a search budget, threads split at the budget's blocks (search-budget.ts): each block's
   // decisions then stay on one thread, and the result is the same for any worker count.
@@ -132,7 +140,12 @@ async function runInWorkers(db: Database, matcher: Matcher, o: SimulationOptions
   const progress = new Array(ranges.length).fill(0);
   const workers = ranges.map(() => new Worker(script, { execArgv: workerExecArgv() }));
   try {
-    const cfg: SimulationConfig = { agents: o.agents, seconds: o.seconds, hz: o.hz, seed: o.seed, scenario: o.scenario, method: o.method, footIK: o.footIK, recordAgent: o.recordAgent, controller: o.controller, lod: o.lod };
+    // Terrain and overlay settings are plain data: each worker builds its own ground and overlay
+    // layers from them (a height field's heights are shared, not copied per worker).
+    const cfg: SimulationConfig = {
+      agents: o.agents, seconds: o.seconds, hz: o.hz, seed: o.seed, scenario: o.scenario, method: o.method, footIK: o.footIK, recordAgent: o.recordAgent, controller: o.controller,
+      terrain: o.terrain ? shareTerrain(o.terrain) : null, ...(o.overlay ? { overlay: o.overlay } : {}), lod: o.lod,
+    };
     const ready = await Promise.all(workers.map((w, i) => request(w, {
       type: 'init', db: shared.db, rt: shared.rt, handle: matcher.shareSlot(ranges[i][1]), first: ranges[i][0], count: ranges[i][1], cfg, warmup: o.warmup !== false,
     }, 'ready')));
@@ -172,8 +185,11 @@ function summarize(o: SimulationOptions, groups: GroupResult[], steps: number, w
   let searches = 0, controllerMs = 0, searchMs = 0;
   const samples: number[] = [];
   let recording: Recording | null = null;
+  // Overlay counts and jump histograms add up exactly: the same figures for any number of workers.
+  const overlayStats = o.overlay ? new OverlayStats() : null;
   for (const g of groups.sort((a, b) => a.first - b.first)) {
     stats.merge(QualityStats.from(g.stats));
+    if (overlayStats && g.overlay) overlayStats.merge(g.overlay);
     hashes.push(...g.hashes);
     searches += g.searches;
     controllerMs += g.controllerMs;
@@ -197,6 +213,7 @@ function summarize(o: SimulationOptions, groups: GroupResult[], steps: number, w
     quality: q,
     searchShare: searchMs / Math.max(searchMs + controllerMs, 1e-9),
     recording,
+    overlayStats,
     ...(o.lod ? { lod: lodReport(groups, lodCamera(o.seed, o.agents), o.lod.budget, 1 / o.hz, o.controller?.searchInterval ?? DEFAULT_CONTROLLER_OPTIONS.searchInterval) } : {}),
   };
 }

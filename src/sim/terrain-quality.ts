@@ -28,8 +28,7 @@ function verdicts(figures: QualityFigures): Record<string, boolean> {
 
 /**
  * The quality rows of every scenario on flat ground and on `terrain` (named `terrainName` in the
- * rows), flat first, then terrain, scenario by scenario. Runs on one thread (the simulation's
- * workers do not carry a terrain).
+ * rows), flat first, then terrain, scenario by scenario, on o.workers threads (default 1).
  */
 export async function runTerrainQuality(db: Database, o: QualityRunOptions, terrain: TerrainSpec, terrainName: string): Promise<ScenarioQuality[]> {
   const scenarios = o.scenarios ?? QUALITY_SCENARIOS;
@@ -41,7 +40,7 @@ export async function runTerrainQuality(db: Database, o: QualityRunOptions, terr
     const scenario = scenarios[i];
     const r = await runSimulation(db, {
       agents: o.agents, seconds: o.seconds, hz: o.hz, seed: o.seed, scenario,
-      workers: 1, backend: o.backend ?? 'auto', method: o.method ?? 'kdtree',
+      workers: o.workers ?? 1, backend: o.backend ?? 'auto', method: o.method ?? 'kdtree',
       footIK: controller.footIK ?? true, recordAgent: -1, controller, terrain, warmup: false,
       onProgress: (done, total) => o.onProgress?.(n + i, 2 * n, done, total),
     });

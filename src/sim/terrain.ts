@@ -119,6 +119,18 @@ export function terrainGround(spec: TerrainSpec): HeightField {
   return field;
 }
 
+/**
+ * The spec with a height field's heights in a SharedArrayBuffer, so that posting it to worker
+ * threads shares one copy instead of cloning it per worker (procedural kinds are returned as they
+ * are: each thread generates its tile from the seed). Unchanged where SharedArrayBuffer is missing.
+ */
+export function shareTerrain(spec: TerrainSpec): TerrainSpec {
+  if (spec.kind !== 'field' || typeof SharedArrayBuffer !== 'function' || spec.field.heights.buffer instanceof SharedArrayBuffer) return spec;
+  const heights = new Float32Array(new SharedArrayBuffer(spec.field.heights.byteLength));
+  heights.set(spec.field.heights);
+  return { ...spec, field: { ...spec.field, heights } };
+}
+
 /** One line about a terrain, for reports: "hills (seed 1)", "steps (seed 1)", "field.json (400 x 400, 0.1 m)". */
 export function describeTerrain(spec: TerrainSpec): string {
   if (spec.kind === 'field') return `${spec.name} (${spec.field.columns} x ${spec.field.rows} samples, ${spec.field.spacing} m apart)`;
@@ -131,6 +143,12 @@ export function terrainReport(t: TerrainSpec | null): Record<string, unknown> | 
   if (t.kind !== 'field') return { kind: t.kind, seed: t.seed };
   const f = t.field;
   return { kind: 'file', file: t.name, columns: f.columns, rows: f.rows, spacing: f.spacing, originX: f.originX, originZ: f.originZ, edges: f.edges };
+}
+
+/** describeTerrain's line from a report's terrain (terrainReport), e.g. in `motionmatch merge`. */
+export function describeTerrainReport(r: Record<string, unknown>): string {
+  if (r.kind === 'file') return `${String(r.file)} (${String(r.columns)} x ${String(r.rows)} samples, ${String(r.spacing)} m apart)`;
+  return `${String(r.kind)} (seed ${String(r.seed)})`;
 }
 
 /** The terrain's short name in table rows: "hills", "steps", or the file's name. */

@@ -79,17 +79,65 @@ export function front2d(xs: readonly number[], ys: readonly number[]): number[] 
 export const TRAJECTORY_ERROR_ALLOWANCE = 0.98;
 
 /**
- * The recommended point: the best quality index among the points whose trajectory error is at most
- * TRAJECTORY_ERROR_ALLOWANCE × the defaults' and that improve at least one quality measure; null
- * when no point does (then the defaults stand).
+ * Below this share of a measure's value, two measurements count as equal whatever the seeds said:
+ * the measures are means over a few thousand samples, and a spread estimated from three seeds can
+ * come out near zero by chance.
  */
-export function recommend(points: readonly TuneObjectives[], defaults: TuneObjectives, allowance = TRAJECTORY_ERROR_ALLOWANCE): number | null {
-  let best: number | null = null, bestIndex = Infinity;
-  points.forEach((p, i) => {
-    if (!(p.trajectoryErrorCm <= allowance * defaults.trajectoryErrorCm)) return;
-    if (!QUALITY_KEYS.some((k) => p[k] < defaults[k])) return;
-    const q = qualityIndex(p, defaults);
-    if (q < 1 && q < bestIndex) { best = i; bestIndex = q; }
-  });
-  return best;
+export const NOISE_FLOOR_FRACTION = 0.02;
+
+/**
+ * How far a measure moves when only the scenarios' random inputs change (the same settings measured
+ * with other seeds): the range of each objective over the samples, at least NOISE_FLOOR_FRACTION of
+ * the first sample's value. A difference smaller than this is not evidence of anything.
+ */
+export function seedSpread(samples: readonly TuneObjectives[]): TuneObjectives {
+  if (samples.length === 0) throw new RangeError('seedSpread: no samples');
+  const out = {} as TuneObjectives;
+  for (const k of OBJECTIVE_KEYS) {
+    let lo = Infinity, hi = -Infinity;
+    for (const s of samples) { lo = Math.min(lo, s[k]); hi = Math.max(hi, s[k]); }
+    out[k] = Math.max(hi - lo, NOISE_FLOOR_FRACTION * Math.abs(samples[0][k]), 1e-9);
+  }
+  return out;
+}
+
+/**
+ * Quality gained over the reference in units of seed noise: the mean over the three quality measures
+ * of (reference - point) / spread. Positive is better. Ratios to the reference (the quality index)
+ * would let a measure that sits near zero dominate the choice — 0.29 -> 0.38 cm/s of skate is +31%
+ * and invisible — while a measure's own seed-to-seed spread says what a difference is worth.
+ */
+export function noiseScaledGain(p: TuneObjectives, reference: TuneObjectives, spread: TuneObjectives): number {
+  let s = 0;
+  for (const k of QUALITY_KEYS) s += (reference[k] - p[k]) / spread[k];
+  return s / QUALITY_KEYS.length;
+}
+
+/**
+ * Whether a point may replace the reference: a trajectory error at most `allowance` × the
+ * reference's, no quality measure worse by more than its seed spread, at least one better, and a
+ * positive noise-scaled gain.
+ */
+export function beatsReference(p: TuneObjectives, reference: TuneObjectives, spread: TuneObjectives, allowance = TRAJECTORY_ERROR_ALLOWANCE): boolean {
+  if (!(p.trajectoryErrorCm <= allowance * reference.trajectoryErrorCm)) return false;
+  if (QUALITY_KEYS.some((k) => p[k] > reference[k] + spread[k])) return false;
+  if (!QUALITY_KEYS.some((k) => p[k] < reference[k])) return false;
+  return noiseScaledGain(p, reference, spread) > 0;
+}
+
+/**
+ * The candidates for the recommendation, best first: the points that beat the defaults
+ * (beatsReference), ordered by noise-scaled gain (ties: lower index). `excluded` points (e.g. ones
+ * that failed a check on another seed) are left out.
+ */
+export function rankCandidates(points: readonly TuneObjectives[], defaults: TuneObjectives, spread: TuneObjectives, excluded: ReadonlySet<number> = new Set(), allowance = TRAJECTORY_ERROR_ALLOWANCE): number[] {
+  const ok: number[] = [];
+  points.forEach((p, i) => { if (!excluded.has(i) && beatsReference(p, defaults, spread, allowance)) ok.push(i); });
+  const gain = ok.map((i) => noiseScaledGain(points[i], defaults, spread));
+  return ok.map((i, j) => [i, gain[j]] as const).sort((a, b) => b[1] - a[1] || a[0] - b[0]).map(([i]) => i);
+}
+
+/** The best candidate (rankCandidates), or null when no point beats the defaults. */
+export function recommend(points: readonly TuneObjectives[], defaults: TuneObjectives, spread: TuneObjectives, excluded: ReadonlySet<number> = new Set(), allowance = TRAJECTORY_ERROR_ALLOWANCE): number | null {
+  return rankCandidates(points, defaults, spread, excluded, allowance)[0] ?? null;
 }

@@ -5,7 +5,7 @@
  * so that the settings file written afterwards holds exactly what was measured.
  */
 import type { Database } from '../database/database.js';
-import type { EngineSettings } from './options-file.js';
+import type { ControllerSettings, EngineSettings } from './options-file.js';
 
 export interface TuneParameter {
   key: 'poseWeight' | 'trajectoryWeight' | 'continuingBias' | 'minRelativeGain' | 'minDwell' | 'searchInterval' | 'trajectoryHalfLife' | 'inertializationHalfLife';
@@ -65,6 +65,30 @@ export function unitsOf(v: TuneValues): number[] {
   return TUNE_PARAMETERS.map((p) => unitOf(p, v[p.key]));
 }
 
+/** The swept controller options (every parameter but the two weight multipliers). */
+const CONTROLLER_KEYS = ['continuingBias', 'minRelativeGain', 'minDwell', 'searchInterval', 'trajectoryHalfLife', 'inertializationHalfLife'] as const;
+
+/**
+ * The point a settings file's controller options stand at (`tune --options FILE`: the sweep starts
+ * there instead of at the engine defaults): the defaults, with each swept option the file sets. The
+ * weights of the file are applied to the database beforehand, so its weight multipliers are 1.
+ * Throws a RangeError naming the option when a value lies outside what tune sweeps, or when the file
+ * gives the facing spring a half-life of its own (the sweep ties it to the trajectory's).
+ */
+export function baselineValues(controller: ControllerSettings): TuneValues {
+  const out = defaultValues();
+  for (const key of CONTROLLER_KEYS) {
+    const v = controller[key];
+    if (v === undefined) continue;
+    const p = TUNE_PARAMETERS.find((x) => x.key === key)!;
+    if (!(v >= p.min && v <= p.max)) throw new RangeError(`controller option ${key} ${v} is outside what tune sweeps (${p.min} to ${p.max})`);
+    out[key] = v;
+  }
+  const facing = controller.facingHalfLife;
+  if (facing !== undefined && facing !== out.trajectoryHalfLife) throw new RangeError(`facingHalfLife ${facing} differs from trajectoryHalfLife ${out.trajectoryHalfLife}: tune sweeps them as one half-life`);
+  return out;
+}
+
 /** Whether a schema group is part of the trajectory (the rest describe the pose). */
 function isTrajectoryGroup(kind: string): boolean {
   return kind === 'trajectoryPosition' || kind === 'trajectoryDirection';
@@ -74,12 +98,14 @@ function isTrajectoryGroup(kind: string): boolean {
  * The engine settings of a point: controller options, and the database's own group weights times
  * the pose / trajectory multipliers (facing follows the trajectory half-life).
  */
-export function settingsOf(db: Database, v: TuneValues, comment?: string): EngineSettings {
+export function settingsOf(db: Database, v: TuneValues, comment?: string, baseController: ControllerSettings = {}): EngineSettings {
   const schemaWeights: Record<string, number> = {};
   for (const g of db.schema.groups) schemaWeights[g.name] = roundValue(g.weight * (isTrajectoryGroup(g.kind) ? v.trajectoryWeight : v.poseWeight));
   return {
     ...(comment !== undefined ? { comment } : {}),
     controller: {
+      // Options a settings file set and the sweep leaves alone (foot IK, ...) pass through.
+      ...baseController,
       continuingBias: v.continuingBias,
       minRelativeGain: v.minRelativeGain,
       minDwell: v.minDwell,

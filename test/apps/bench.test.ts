@@ -181,7 +181,9 @@ describe('motionmatch bench --quick (built-in database)', () => {
 
   it('adds the runtime section: controller step cost and simulation scaling', () => {
     const rt = (report as unknown as { runtime: { controller: Array<{ usPerStep: number; joints: number }>; simulation: Array<{ agents: number; workers: number; agentStepsPerSec: number }> } }).runtime;
-    expect(rt.controller).toHaveLength(3);
+    expect(rt.controller).toHaveLength(5);
+    const extra = rt.controller.slice(3) as unknown as Array<{ overlay: string | null; terrain: string | null }>;
+    expect(extra.map((c) => [c.overlay, c.terrain])).toEqual([['idle on upper body (spine_01) falloff 2', null], [null, 'hills (seed 1)']]);
     for (const c of rt.controller) { expect(c.joints).toBe(22); expect(Number.isFinite(c.usPerStep) && c.usPerStep > 0).toBe(true); }
     expect(rt.simulation.map((x) => x.workers)).toEqual([1, 2]);
     for (const x of rt.simulation) expect(x.agentStepsPerSec).toBeGreaterThan(0);

@@ -53,4 +53,37 @@ describe("the package root ('motionmatch')", () => {
     expect(o.z).toBeGreaterThan(5);
     expect(o.frames).toBeGreaterThan(1000);
   });
+
+  it('exports the ground, the terrains, height field files and the search options', () => {
+    const r = runModule(`
+      import {
+        buildDatabase, builtinSources, Matcher, MatcherSearchPort, MotionMatchingController, createInput,
+        hillsField, groundFromFunctions, HeightField, parseHeightFieldFile, heightFieldToJson, SEARCH_METHODS,
+      } from 'motionmatch';
+      const db = buildDatabase(builtinSources());
+      const search = new MatcherSearchPort(await Matcher.create(db), 'kdtree');
+      const hills = hillsField(1);
+      const c = new MotionMatchingController(db, { ground: hills });
+      const input = createInput();
+      input.velocityZ = 1.4;
+      for (let i = 0; i < 300; i++) c.update(1 / 60, input, search);
+      const at = new Float64Array([c.rootPosition[0], 0, c.rootPosition[2]]), out = new Float64Array(4);
+      hills.sample(at, out);
+      const groundY = out[0];
+      const field = HeightField.fromFunction((x, z) => 0.1 * x + 0.2 * z, { columns: 3, rows: 2, spacing: 0.5 });
+      const back = parseHeightFieldFile(new TextEncoder().encode(heightFieldToJson(field.toSpec())), 'f.json');
+      const plane = groundFromFunctions({ height: (x, z) => 2 + 0 * x * z });
+      plane.sample(at, out.fill(0));
+      console.log(JSON.stringify({ z: c.rootPosition[2], rootY: c.rootPosition[1], groundY, heights: Array.from(back.heights), plane: out[0], methods: SEARCH_METHODS }));
+    `);
+    expect(r.code, r.err).toBe(0);
+    const o = JSON.parse(r.out);
+    expect(o.z).toBeGreaterThan(5);
+    // On the hills the root stands on the ground (a spring follows it: within a centimetre on a walk).
+    expect(Math.abs(o.groundY)).toBeGreaterThan(0.05);
+    expect(Math.abs(o.rootY - o.groundY)).toBeLessThan(0.01);
+    expect(o.heights).toEqual(Array.from(new Float32Array([0, 0.05, 0.1, 0.1, 0.15, 0.2])));
+    expect(o.plane).toBe(2);
+    expect(o.methods).toContain('kdtree');
+  });
 });

@@ -37,12 +37,15 @@ describe('parseSettings', () => {
     expect(c.options.footIKOptions.maxHipsDrop).toBe(DEFAULT_FOOT_IK_OPTIONS.maxHipsDrop);
   });
 
-  it('takes every controller option but the code hook, with its default value (options added later included)', () => {
+  it('takes every controller option but the code hook and the ground, with its default value (options added later included)', () => {
     for (const [k, v] of Object.entries(DEFAULT_CONTROLLER_OPTIONS)) {
-      if (k === 'constrain') continue;
+      if (k === 'constrain' || k === 'ground') continue;
       expect(() => parseSettings(JSON.stringify({ controller: { [k]: v } }), 'x.json'), k).not.toThrow();
     }
-    expect(() => parseSettings('{"controller":{"constrain":null}}', 'x.json')).toThrow(/x\.json: unknown controller option "constrain" \(a code hook/);
+    expect(() => parseSettings('{"controller":{"constrain":null}}', 'x.json')).toThrow(/x\.json: controller option "constrain" cannot be set from a file \(a code hook/);
+    // The ground is an object with methods (a height field): --terrain or code set it; its options a file can.
+    expect(() => parseSettings('{"controller":{"ground":null}}', 'x.json')).toThrow(/x\.json: controller option "ground" cannot be set from a file \(an object with methods: walk on a terrain with --terrain/);
+    expect(parseSettings(JSON.stringify({ controller: { groundOptions: DEFAULT_CONTROLLER_OPTIONS.groundOptions } })).controller.groundOptions).toEqual(DEFAULT_CONTROLLER_OPTIONS.groundOptions);
     expect(parseSettings('{}')).toEqual(emptySettings());
   });
 

@@ -61,8 +61,7 @@ describe('the schedule', () => {
 describe('a crowd with overlays', () => {
   it('moves exactly as without them (roots bit-identical), its poses hash the same every run, and reports figures', async () => {
     const plain = await runAgentGroups(db, options({ recordAgent: 7 }));
-    const sink = new OverlayStats();
-    const waved = await runAgentGroups(db, options({ recordAgent: 7, overlay: overlaySimulation('idle'), overlaySink: sink }));
+    const waved = await runAgentGroups(db, options({ recordAgent: 7, overlay: overlaySimulation('idle') }));
     const r0 = plain.groups[0].recording!, r1 = waved.groups[0].recording!;
     expect(Array.from(r1.root)).toEqual(Array.from(r0.root));
     // Legs are not in the recording's local pose alone; the upper body differs.
@@ -74,8 +73,11 @@ describe('a crowd with overlays', () => {
     expect(once.hash).not.toBe(none.hash);
     expect(once.footSkateCmPerSec).toBe(none.footSkateCmPerSec);
     expect(once.transitionsPerSec).toBe(none.transitionsPerSec);
-    const report = sink.report();
+    expect(none.overlayStats).toBeNull();
+    expect(once.overlayStats!.report()).toEqual(again.overlayStats!.report());
     expect(waved.groups[0].overlay).not.toBeNull();
+    const report = OverlayStats.from(waved.groups[0].overlay!).report();
+    expect(once.overlayStats!.report()).toEqual(report);
     expect(report.entries).toBeGreaterThan(40);
     expect(report.exits).toBeGreaterThan(5);
     expect(report.activeShare).toBeGreaterThan(0.2);
@@ -116,8 +118,7 @@ describe('motionmatch simulate --overlay', () => {
       [['--overlay', ''], 2, /--overlay needs a tag/],
       [['--overlay-mask', 'upper'], 2, /--overlay-mask and --overlay-mode go with --overlay TAG/],
       [['--overlay', 'idle', '--overlay-mode', 'mix'], 2, /--overlay-mode must be override or additive, got 'mix'/],
-      [['--overlay', 'idle', '--workers', '2'], 2, /--overlay runs on one thread/],
-      [['--overlay', 'idle', '--shard', '0/2', '--json'], 2, /--overlay does not combine with --shard/],
+      [['--overlay', 'wave', '--workers', '2'], 1, /no frames tagged 'wave' \(its tags: backward, cut, idle/],
       [['--overlay', 'idle', '--overlay-mask', ' '], 2, /--overlay-mask needs a specification/],
       [['--overlay', 'wave'], 1, /no frames tagged 'wave' \(its tags: backward, cut, idle/],
       [['--overlay', 'idle', '--overlay-mask', 'Spine,Head'], 1, /no joint named 'Spine', 'Head' in this skeleton/],

@@ -10,8 +10,8 @@ import { buildDatabase } from '../../src/database/build.js';
 import type { Database } from '../../src/database/database.js';
 import { createRandom } from '../../src/util/prng.js';
 import { DEFAULT_CONTROLLER_OPTIONS } from '../../src/runtime/controller-options.js';
-import { TUNE_PARAMETERS, defaultValues, latinHypercube, roundValue, settingsOf, unitOf, valueAt, valuesAt, type TuneValues } from '../../src/sim/tune-space.js';
-import { dominates, front2d, paretoFront, qualityIndex, recommend, TRAJECTORY_ERROR_ALLOWANCE, type TuneObjectives } from '../../src/sim/tune-front.js';
+import { TUNE_PARAMETERS, baselineValues, defaultValues, latinHypercube, roundValue, settingsOf, unitOf, valueAt, valuesAt, type TuneValues } from '../../src/sim/tune-space.js';
+import { beatsReference, dominates, front2d, noiseScaledGain, NOISE_FLOOR_FRACTION, paretoFront, qualityIndex, rankCandidates, recommend, seedSpread, TRAJECTORY_ERROR_ALLOWANCE, type TuneObjectives } from '../../src/sim/tune-front.js';
 import { runTune, type TuneResult } from '../../src/sim/tune.js';
 import { runQualityScenarios } from '../../src/sim/quality-run.js';
 import { applySchemaWeights } from '../../src/sim/options-file.js';
@@ -90,11 +90,50 @@ describe('the front', () => {
     expect(qualityIndex(obj(9, 1, 2, 3), ref)).toBeCloseTo(0.5, 12);
   });
 
-  it('recommends the best quality within the trajectory allowance, improving a measure; else nothing', () => {
+  it('seed spread: the range of each measure over seeds, never below its floor', () => {
+    const sp = seedSpread([obj(10, 2, 4, 6), obj(10.5, 1, 4, 7), obj(9.8, 2.5, 4, 6.5)]);
+    expect(sp.trajectoryErrorCm).toBeCloseTo(0.7, 12);
+    expect(sp.footSkateCmPerSec).toBeCloseTo(1.5, 12);
+    expect(sp.transitionsPerSec).toBeCloseTo(4 * NOISE_FLOOR_FRACTION, 12); // identical on every seed: the floor
+    expect(sp.maxTransitionJump).toBeCloseTo(1, 12);
+    expect(() => seedSpread([])).toThrow(/no samples/);
+  });
+
+  it('recommends the largest noise-scaled gain within the trajectory allowance, no measure worse beyond its spread; else nothing', () => {
     const defaults = obj(10, 2, 4, 6);
-    const points = [defaults, obj(9, 1, 2, 6), obj(10 * TRAJECTORY_ERROR_ALLOWANCE + 0.01, 0.1, 0.1, 0.1), obj(9.5, 1.5, 3, 5), obj(5, 3, 5, 7)];
-    expect(recommend(points, defaults)).toBe(1);
-    expect(recommend([defaults, obj(11, 0.1, 0.1, 0.1), obj(5, 2, 4, 6)], defaults)).toBeNull();
+    const spread = obj(0.2, 0.5, 0.2, 1);
+    const points = [
+      defaults,
+      obj(9, 1, 2, 6), // better skate and transitions
+      obj(10 * TRAJECTORY_ERROR_ALLOWANCE + 0.01, 0.1, 0.1, 0.1), // best quality, not responsive enough
+      obj(9.5, 1.5, 3, 5),
+      obj(5, 3, 5, 7), // responsive, worse quality
+      obj(9, 2.4, 1, 6.5), // transitions far better, skate and jump worse within their spread
+    ];
+    expect(noiseScaledGain(points[1], defaults, spread)).toBeCloseTo((2 + 10 + 0) / 3, 12);
+    expect(noiseScaledGain(points[5], defaults, spread)).toBeCloseTo((-0.8 + 15 - 0.5) / 3, 12);
+    expect(rankCandidates(points, defaults, spread)).toEqual([5, 1, 3]);
+    expect(recommend(points, defaults, spread)).toBe(5);
+    expect(recommend(points, defaults, spread, new Set([5]))).toBe(1);
+    // A measure worse by more than its spread disqualifies, whatever the gain elsewhere.
+    expect(beatsReference(obj(9, 2.6, 0.1, 6), defaults, spread)).toBe(false);
+    expect(beatsReference(obj(9, 2.4, 0.1, 6), defaults, spread)).toBe(true);
+    // Nothing better: no recommendation.
+    expect(recommend([defaults, obj(11, 0.1, 0.1, 0.1), obj(5, 2, 4, 6)], defaults, spread)).toBeNull();
+    // The ratio index would have refused #5 (a 20% skate rise on a small skate): the spread says it is noise.
+    expect(qualityIndex(obj(9, 0.24, 3.9, 6), obj(10, 0.2, 4, 6))).toBeGreaterThan(1);
+    expect(beatsReference(obj(9, 0.24, 3.9, 6), obj(10, 0.2, 4, 6), obj(0.2, 0.17, 0.07, 0.5))).toBe(true);
+  });
+
+  it('a settings file is a starting point: its swept values, refused outside the ranges', () => {
+    expect(baselineValues({})).toEqual(defaultValues());
+    expect(baselineValues({ minDwell: 0.05, searchInterval: 0.2, footIK: false })).toEqual({ ...defaultValues(), minDwell: 0.05, searchInterval: 0.2 });
+    expect(() => baselineValues({ minRelativeGain: 0 })).toThrow(/minRelativeGain 0 is outside what tune sweeps \(0\.02 to 0\.4\)/);
+    expect(() => baselineValues({ trajectoryHalfLife: 0.2, facingHalfLife: 0.3 })).toThrow(/tune sweeps them as one half-life/);
+    // Options the sweep leaves alone pass through to every point's settings.
+    const s = settingsOf(db, { ...defaultValues(), continuingBias: 0.5 }, undefined, { footIK: false, continuingBias: 3 });
+    expect(s.controller.footIK).toBe(false);
+    expect(s.controller.continuingBias).toBe(0.5);
   });
 });
 
@@ -117,11 +156,38 @@ describe('runTune', () => {
     if (a.recommended !== null) expect(a.evaluations[a.recommended].objectives.trajectoryErrorCm).toBeLessThanOrEqual(TRAJECTORY_ERROR_ALLOWANCE * a.evaluations[0].objectives.trajectoryErrorCm);
   });
 
+  it('measures the defaults on three seeds for the noise, and recommends only what holds on the second seed', async () => {
+    expect(a.noise.seeds).toEqual([7, 8, 9]);
+    expect(a.noise.objectives[0]).toEqual(a.evaluations[0].objectives);
+    expect(a.noise.spread).toEqual(seedSpread(a.noise.objectives));
+    // The candidates tried are the ranked ones, in order, each re-measured on seed 8.
+    const ranked = rankCandidates(a.evaluations.map((e) => e.objectives), a.evaluations[0].objectives, a.noise.spread);
+    expect(a.confirmations.map((c) => c.index)).toEqual(ranked.slice(0, a.confirmations.length));
+    for (const c of a.confirmations) {
+      expect(c.seed).toBe(8);
+      expect(c.held).toBe(beatsReference(c.objectives, a.noise.objectives[1], a.noise.spread, 1));
+    }
+    const held = a.confirmations.find((c) => c.held);
+    expect(a.recommended).toBe(held ? held.index : null);
+    if (ranked.length > 0) expect(a.confirmations.length).toBeGreaterThan(0);
+  });
+
+  it('starts from a baseline when given one: measured first, the reference of every comparison', async () => {
+    const start = { ...defaultValues(), minDwell: 0.05, minRelativeGain: 0.02 };
+    const b = await runTune(db, { ...options, maxEvaluations: 3, baseline: { values: start, controller: { footIK: false } }, scenarios: [...options.scenarios] });
+    expect(b.evaluations[0].values).toEqual(start);
+    expect(b.evaluations[0].settings.controller.footIK).toBe(false);
+    expect(b.evaluations[2].settings.controller.footIK).toBe(false);
+    expect(b.evaluations[1].qualityIndex).toBe(qualityIndex(b.evaluations[1].objectives, b.evaluations[0].objectives));
+  });
+
   it('is deterministic for a seed, and another seed tries other points', async () => {
     const b = await runTune(db, { ...options, scenarios: [...options.scenarios] });
     const strip = (r: TuneResult) => r.evaluations.map(({ seconds: _s, ...e }) => e);
     expect(strip(b)).toEqual(strip(a));
     expect(b.recommended).toBe(a.recommended);
+    expect(b.noise).toEqual(a.noise);
+    expect(b.confirmations).toEqual(a.confirmations);
     const c = await runTune(db, { ...options, seed: 8, maxEvaluations: 2, scenarios: [...options.scenarios] });
     expect(c.evaluations[1].values).not.toEqual(a.evaluations[1].values);
   });

@@ -7,6 +7,7 @@
  * - feet: a ring under each foot, green while the playing frame labels it in contact;
  *   a red marker where foot IK holds a locked foot, yellow where IK is pulling it (target);
  * - a white ring under the player, to find it in the crowd.
+ * On a terrain every mark sits on the ground under it (the controller's `ground`), not at y = 0.
  */
 import * as THREE from 'three';
 import type { Database } from '../../src/database/database.js';
@@ -86,9 +87,9 @@ export class DebugScene {
     this.nLines = 0;
     this.nMarkers = 0;
     const root = c.rootPosition;
-    // The player's ring.
-    this.marker(root[0], root[2], 0.55, WHITE, 0.004);
-    this.marker(root[0], root[2], 0.5, FREE, 0.005);
+    // The player's ring, at the root's height: on a terrain the root stands on the ground, not at y = 0.
+    this.marker(root[0], root[2], 0.55, WHITE, 0.004, root[1]);
+    this.marker(root[0], root[2], 0.5, FREE, 0.005, root[1]);
     if (this.showTrajectories) this.trajectories(c);
     if (this.showFeet) this.feet(c);
     const g = this.lines.geometry;
@@ -104,14 +105,15 @@ export class DebugScene {
     // The controller predicts only when it searches; the view wants the prediction every frame.
     c.predictTrajectory();
     const root = c.rootPosition, rq = c.rootRotation;
-    const y = 0.02;
-    // Predicted (simulation): world positions and rotations at c.trajectoryTimes.
-    let px = root[0], pz = root[2];
+    const lift = 0.02;
+    // Predicted (simulation): world positions and rotations at c.trajectoryTimes, drawn on the ground
+    // under each point (on a terrain the path rises and falls with it).
+    let px = root[0], pz = root[2], py = root[1] + lift;
     for (let k = 0; k < c.trajectoryTimes.length; k++) {
-      const x = c.trajectoryPositions[3 * k], z = c.trajectoryPositions[3 * k + 2];
-      this.line(px, y, pz, x, y, z, PREDICTED);
-      px = x; pz = z;
-      this.marker(x, z, 0.075, PREDICTED);
+      const x = c.trajectoryPositions[3 * k], z = c.trajectoryPositions[3 * k + 2], y = groundHeight(c, x, z) + lift;
+      this.line(px, py, pz, x, y, z, PREDICTED);
+      px = x; pz = z; py = y;
+      this.marker(x, z, 0.075, PREDICTED, 0.006, y - lift);
       const fx = rotZx(c.trajectoryRotations, 4 * k), fz = rotZz(c.trajectoryRotations, 4 * k);
       this.line(x, y, z, x + 0.35 * fx, y, z + 0.35 * fz, PREDICTED);
     }
@@ -127,17 +129,17 @@ export class DebugScene {
     };
     const w = scratch3, d = scratch3b;
     for (const g of this.trajPos) {
-      let mx = root[0], mz = root[2];
+      let mx = root[0], mz = root[2], my = root[1] + lift + 0.01;
       for (let k = 0; k < g.offsets.length; k++) {
         toWorld(raw[f * S + g.col + 2 * k], raw[f * S + g.col + 2 * k + 1], w);
-        const x = root[0] + w[0], z = root[2] + w[2];
-        this.line(mx, y + 0.01, mz, x, y + 0.01, z, MATCHED);
-        mx = x; mz = z;
-        this.marker(x, z, 0.055, MATCHED);
+        const x = root[0] + w[0], z = root[2] + w[2], y = groundHeight(c, x, z) + lift + 0.01;
+        this.line(mx, my, mz, x, y, z, MATCHED);
+        mx = x; mz = z; my = y;
+        this.marker(x, z, 0.055, MATCHED, 0.006, y - lift - 0.01);
         const dir = this.trajDir.find((t) => t.offsets.length === g.offsets.length);
         if (dir) {
           toWorld(raw[f * S + dir.col + 2 * k], raw[f * S + dir.col + 2 * k + 1], d);
-          this.line(x, y + 0.01, z, x + 0.35 * d[0], y + 0.01, z + 0.35 * d[2], MATCHED);
+          this.line(x, y, z, x + 0.35 * d[0], y, z + 0.35 * d[2], MATCHED);
         }
       }
     }
@@ -150,14 +152,14 @@ export class DebugScene {
     for (const [foot, bit] of feet) {
       if (foot < 0) continue;
       const on = (contacts & bit) !== 0;
-      this.marker(wp[3 * foot], wp[3 * foot + 2], on ? 0.11 : 0.08, on ? CONTACT : FREE, 0.003);
+      this.marker(wp[3 * foot], wp[3 * foot + 2], on ? 0.11 : 0.08, on ? CONTACT : FREE, 0.003, groundHeight(c, wp[3 * foot], wp[3 * foot + 2]));
     }
     const ik = footIkOf(c);
     if (!ik || !c.options.footIK) return;
     for (const leg of ik.legs) {
       const f = 3 * leg.foot;
       if (leg.locked) {
-        this.marker(leg.lock[0], leg.lock[2], 0.045, LOCK, 0.008);
+        this.marker(leg.lock[0], leg.lock[2], 0.045, LOCK, 0.008, groundHeight(c, leg.lock[0], leg.lock[2]));
       }
       const t = leg.target;
       const dx = t[0] - wp[f], dy = t[1] - wp[f + 1], dz = t[2] - wp[f + 2];
@@ -186,6 +188,17 @@ export class DebugScene {
 
 const scratch3 = new Float64Array(3);
 const scratch3b = new Float64Array(3);
+const groundAt = new Float64Array(3);
+const groundOut = new Float64Array(4);
+
+/** The height of the controller's ground under (x, z): 0 on flat ground (no `ground` option). */
+function groundHeight(c: MotionMatchingController, x: number, z: number): number {
+  const ground = c.options.ground;
+  if (ground === null) return 0;
+  groundAt[0] = x; groundAt[1] = c.rootPosition[1]; groundAt[2] = z;
+  ground.sample(groundAt, groundOut);
+  return Number.isFinite(groundOut[0]) ? groundOut[0] : c.rootPosition[1];
+}
 
 /** x and z of the rotation's forward (+Z) axis. */
 function rotZx(q: Float64Array, o: number): number {
