@@ -106,6 +106,8 @@ export const LOD_FULL_INTERVAL = field(1);
 export const LOD_LOCAL_FRAMES = field(1);
 export const SINCE_SEARCH = field(1);
 export const SINCE_FULL_SEARCH = field(1);
+/** The time the pose moved on by in the last step: its dt, or with levels the gathered time, 0 when it waited. */
+export const POSE_SECONDS = field(1);
 /** Values in the fixed part. */
 export const STATE_SIZE = field(0);
 

@@ -22,7 +22,7 @@ import {
   LAST_COST, LAST_SEARCH_COST, PLAY_RATE, SEARCH_TIMER, LAST_DESIRED_VX, LAST_DESIRED_VZ,
   LAST_DESIRED_FACING, STEP_DT, ADJUST_DT, COUNT_STEPS, COUNT_SEARCHES, COUNT_TRANSITIONS,
   COUNT_SECONDS, RESULT_COST, DESIRED_ROT_YAW, SINCE_TRANSITION, UPPER_TWIST_TARGET, UPPER_TWIST, UPPER_TWIST_VEL, STATE_SIZE, blockSize, CounterView, type ControllerCounters,
-  LOD_POSE_EVERY, LOD_POSE_COUNT, LOD_POSE_DT, LOD_FULL_INTERVAL, LOD_LOCAL_FRAMES, SINCE_SEARCH, SINCE_FULL_SEARCH,
+  LOD_POSE_EVERY, LOD_POSE_COUNT, LOD_POSE_DT, LOD_FULL_INTERVAL, LOD_LOCAL_FRAMES, SINCE_SEARCH, SINCE_FULL_SEARCH, POSE_SECONDS,
 } from './controller-state.js';
 import type { LodLevel } from './lod.js';
 import { trajectoryLayout, type TrajectoryLayout } from './trajectory-layout.js';
@@ -374,6 +374,13 @@ export class MotionMatchingController {
     return Math.sqrt(dx * dx + dz * dz);
   }
 
+  /**
+   * Seconds the pose moved on by in the last step: the step's dt, or (a level updating the pose every
+   * few steps) the time gathered since its last update, and 0 in a step where it waited. The quality
+   * meter measures the pose's motion over these intervals.
+   */
+  get poseSeconds(): number { return this.s[POSE_SECONDS]; }
+
   /** Half-width (frames) of a local search's window around the playing frame (this level's). */
   get localSearchFrames(): number { return this.s[LOD_LOCAL_FRAMES]; }
 
@@ -464,6 +471,7 @@ export class MotionMatchingController {
     }
     this.s[SINCE_SEARCH] += dt;
     this.s[SINCE_FULL_SEARCH] += dt;
+    S[POSE_SECONDS] = poseNow ? poseDt : 0;
     this.s[COUNT_STEPS]++;
     this.s[COUNT_SECONDS] += dt;
     this.s[SINCE_TRANSITION] = this.transitioned ? dt : this.s[SINCE_TRANSITION] + dt;
