@@ -64,6 +64,10 @@ export { InertializationDecay, type InertializationDecayOptions } from './runtim
 export { MotionMatchingController, createInput, DEFAULT_CONTROLLER_OPTIONS, MAX_DESIRED_SPEED, type ControllerInput, type ControllerOptions } from './runtime/controller.js';
 export { MatcherSearchPort } from './runtime/matcher-port.js';
 export { CrowdSearchBatch, type BatchSearcher } from './runtime/crowd-batch.js';
+// Levels of detail and the search budget (docs/lod.md).
+export { DEFAULT_LOD_LEVELS, DEFAULT_LOD_HYSTERESIS, selectLodLevel, initialLodLevel, lodDistance, levelOptions, validateLodLevels, type LodLevel } from './runtime/lod.js';
+export { CrowdLod, type CrowdLodOptions, type LodCounts } from './runtime/crowd-lod.js';
+export { budgetShare, rankByUrgency, BUDGET_BLOCK } from './runtime/search-budget.js';
 export { resolveControllerOptions, validateControllerOptions } from './runtime/controller-options.js';
 export { QualityMeter, QualityStats, type QualityReport } from './runtime/metrics.js';
 export { FootIK, DEFAULT_FOOT_IK_OPTIONS } from './runtime/foot-ik.js';

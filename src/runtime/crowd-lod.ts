@@ -13,7 +13,7 @@ import type { SearchMethod } from '../search/matcher.js';
 import type { ControllerOptions } from './controller-options.js';
 import type { MotionMatchingController } from './controller.js';
 import { CrowdSearchBatch, type BatchSearcher } from './crowd-batch.js';
-import { DEFAULT_LOD_HYSTERESIS, DEFAULT_LOD_LEVELS, MAX_LOD_LEVELS, initialLodLevel, levelOptions, selectLodLevel, validateLodLevels, type LodLevel } from './lod.js';
+import { DEFAULT_LOD_HYSTERESIS, DEFAULT_LOD_LEVELS, initialLodLevel, levelOptions, selectLodLevel, validateLodLevels, type LodLevel } from './lod.js';
 import { LOCAL_EXCLUDED_RANGES, LocalSearchWindow } from './local-search.js';
 import { BUDGET_BLOCK, rankByUrgency } from './search-budget.js';
 import { QualityStats } from './metrics.js';
@@ -94,7 +94,6 @@ export class CrowdLod {
     this.local = new CrowdSearchBatch(db.stride, 'window', BUDGET_BLOCK);
     this.local.searchRanges = [[0, db.frameCount]];
     this.window = new LocalSearchWindow(db);
-    if (this.levels.length > MAX_LOD_LEVELS) throw new RangeError('LOD: too many levels');
   }
 
   /**

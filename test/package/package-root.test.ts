@@ -86,4 +86,29 @@ describe("the package root ('motionmatch')", () => {
     expect(o.plane).toBe(2);
     expect(o.methods).toContain('kdtree');
   });
+
+  it('exports the levels of detail: a crowd of far characters searches less', () => {
+    const r = runModule(`
+      import { buildDatabase, builtinSources, Matcher, MotionMatchingController, createInput, CrowdLod, DEFAULT_LOD_LEVELS, selectLodLevel, lodDistance } from 'motionmatch';
+      const db = buildDatabase(builtinSources());
+      const matcher = await Matcher.create(db);
+      const options = MotionMatchingController.resolveOptions({});
+      const cs = [0, 1, 2, 3].map((i) => { const c = new MotionMatchingController(db, options); c.reset(c.frame, 3 * i, 0, 0); return c; });
+      const input = createInput(); input.velocityZ = 1.4;
+      const lod = new CrowdLod(db, options, cs.length, 'kdtree');
+      for (let s = 0; s < 60; s++) {
+        lod.beginBlock();
+        cs.forEach((c, i) => { lod.choose(c, i, lodDistance(i * 40, 1)); if (c.prepare(1 / 30, input)) lod.due(c, i); });
+        lod.schedule(cs, Infinity);
+        lod.search(matcher);
+        cs.forEach((c, i) => lod.finish(c, i));
+      }
+      console.log(JSON.stringify({ levels: Array.from(lod.level), searches: cs.map((c) => c.searchCount), next: selectLodLevel(DEFAULT_LOD_LEVELS, 0, 16, 2) }));
+    `);
+    expect(r.code, r.err).toBe(0);
+    const o = JSON.parse(r.out) as { levels: number[]; searches: number[]; next: number };
+    expect(o.levels).toEqual([0, 2, 3, 3]);
+    expect(o.searches[3]).toBeLessThan(o.searches[0]);
+    expect(o.next).toBe(0);
+  });
 });
