@@ -38,6 +38,8 @@ const scope = globalThis as unknown as {
 let db: Database | null = null;
 let crowd: Crowd | null = null;
 let searcher: BatchSearcher | null = null;
+/** Agents whose poses the last step's buffer holds (-1: none). */
+let lastCount = -1;
 
 async function makeSearcher(database: Database, backend: Backend): Promise<BatchSearcher> {
   // Each worker searches its own copy of the features (an ordinary memory: no isolation needed).
@@ -88,7 +90,11 @@ async function handle(msg: AgentWorkerRequest): Promise<void> {
       const need = n * (3 + F);
       let buffer = msg.buffer;
       if (!buffer || buffer.length < need) buffer = new Float32Array(Math.max(need, 1024));
-      const chunk = crowd.writePoses({ count: 0, roots: buffer.subarray(0, 3 * n), poses: buffer.subarray(3 * n, need) });
+      // The buffer that came back holds the poses written last step (when it is that buffer and the
+      // crowd has the same size): agents whose pose waited keep theirs (levels of detail).
+      const same = buffer === msg.buffer && n === lastCount;
+      const chunk = crowd.writePoses({ count: same ? n : 0, roots: buffer.subarray(0, 3 * n), poses: buffer.subarray(3 * n, need) }, true);
+      lastCount = n;
       if (chunk.roots.buffer !== buffer.buffer || chunk.poses.buffer !== buffer.buffer) throw new Error('internal: pose views were reallocated');
       // The worker's whole step (AI included) is what the frame waits for.
       timing.updateMs = performance.now() - t0;

@@ -87,6 +87,8 @@ export class Crowd {
   readonly camera = { x: 0, z: 0 };
   /** Characters at each level after the last step (empty without levels). */
   readonly levelCounts: number[] = [];
+  /** False after the crowd changed (agents added or removed, options): writePoses then copies every pose. */
+  private posesValid = false;
 
   constructor(readonly db: Database, options: CrowdOptions, seed = 1, withPlayer = true) {
     this.options = { ...options };
@@ -124,11 +126,13 @@ export class Crowd {
     if (!(Number.isInteger(n) && n >= 0)) throw new RangeError(`agent count must be a non-negative integer, got ${n}`);
     for (const d of this.drivers) d.radius = radius;
     while (this.agentCount > n) {
+      this.posesValid = false;
       this.characters.pop();
       this.inputs.pop();
       if (this.overlays && this.overlays.count > this.agentCount) this.overlays.removeLast();
     }
     if (this.agentCount === n) return;
+    this.posesValid = false;
     const port = new MatcherSearchPort(search.matcher, method);
     while (this.agentCount < n) {
       const i = this.agentCount; // driver slot of the new agent
@@ -163,6 +167,7 @@ export class Crowd {
     }
     this.overlays = syncCrowdOverlays(this.overlays, this.options.overlay, this.db, this.seed, this.characters.slice(this.first));
     this.syncLod(true);
+    this.posesValid = false;
   }
 
   /**
@@ -253,18 +258,27 @@ export class Crowd {
     return { prepareMs: t1 - t0, searchMs: t2 - t1, completeMs: t3 - t2, updateMs: t3 - t0, searches, levels: this.levelCounts };
   }
 
-  /** Copies the agents' roots and world poses into `chunk` (grown as needed); returns it. */
-  writePoses(chunk: PoseChunk): PoseChunk {
+  /**
+   * Copies the agents' roots and world poses into `chunk` (grown as needed); returns it. With
+   * `reuse`, a chunk that already holds this crowd's poses of the last step (same count, not grown)
+   * keeps the poses of agents whose pose waited in that step (levels of detail): only their roots
+   * are copied.
+   */
+  writePoses(chunk: PoseChunk, reuse = false): PoseChunk {
     const n = this.agentCount, J = this.db.skeleton.names.length, F = poseFloats(J);
-    if (chunk.roots.length < 3 * n) chunk.roots = new Float32Array(3 * Math.max(n, 16));
-    if (chunk.poses.length < F * n) chunk.poses = new Float32Array(F * Math.max(n, 16));
+    let keep = reuse && this.posesValid && chunk.count === n && this.lod !== null;
+    if (chunk.roots.length < 3 * n) { chunk.roots = new Float32Array(3 * Math.max(n, 16)); keep = false; }
+    if (chunk.poses.length < F * n) { chunk.poses = new Float32Array(F * Math.max(n, 16)); keep = false; }
     const roots = chunk.roots, poses = chunk.poses;
     for (let a = 0; a < n; a++) {
       const c = this.characters[a + this.first];
       roots[3 * a] = c.rootPosition[0]; roots[3 * a + 1] = c.rootPosition[1]; roots[3 * a + 2] = c.rootPosition[2];
+      // A pose that waited (poseSeconds 0 in a step that moved on) is what the chunk already holds.
+      if (keep && c.poseSeconds === 0 && c.stepSeconds > 0) continue;
       poses.set(c.worldPositions, F * a);
       poses.set(c.worldRotations, F * a + 3 * J);
     }
+    this.posesValid = true;
     chunk.count = n;
     return chunk;
   }

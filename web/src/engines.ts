@@ -112,7 +112,7 @@ class BatchedEngine implements CrowdEngine {
   }
 
   poses(): readonly PoseChunk[] {
-    this.crowd.writePoses(this.chunk);
+    this.crowd.writePoses(this.chunk, true);
     return this.chunks;
   }
 
