@@ -238,11 +238,7 @@ export class AgentGroup {
       if (this.overlays !== null) this.overlays.afterStep(i, dt);
       this.hashStep(i);
     }
-    const t3 = performance.now();
-    this.stepSearchUs += (t2 - t1) * 1000;
-    this.searches += k;
-    this.controllerMs += (t1 - t0) + (t3 - t2);
-    this.searchMs += t2 - t1;
+    this.countStepTimes(t0, t1, t2, k);
   }
 
   /** stepChunk with levels of detail: levels chosen, the budget applied, full and local searches. */
@@ -278,6 +274,11 @@ export class AgentGroup {
       if (this.overlays !== null) this.overlays.afterStep(i, dt);
       this.hashStep(i);
     }
+    this.countStepTimes(t0, t1, t2, k);
+  }
+
+  /** A chunk's times: t0 start, t1 search start, t2 search end (now: the end); k searches. */
+  private countStepTimes(t0: number, t1: number, t2: number, k: number): void {
     const t3 = performance.now();
     this.stepSearchUs += (t2 - t1) * 1000;
     this.searches += k;

@@ -32,18 +32,13 @@ export interface LodLevelReport {
   maxTransitionJump: number;
 }
 
-export interface LodReport {
+/** The whole crowd's counts (LodCounts, its per-level arrays turned into `levels`) and its settings. */
+export interface LodReport extends Omit<LodCounts, 'levelSteps' | 'levelSearches'> {
   camera: LodCamera;
   hysteresisM: number;
   /** Searches per step for the crowd (0: no budget). */
   budget: number;
   levels: LodLevelReport[];
-  fullSearches: number;
-  localSearches: number;
-  localFallbacks: number;
-  deferred: number;
-  levelChanges: number;
-  maxSearchAgeSeconds: number;
 }
 
 export function lodReport(groups: readonly GroupResult[], camera: LodCamera, budget: number, dt: number, baseSearchInterval: number, levels: readonly LodLevel[] = DEFAULT_LOD_LEVELS): LodReport {

@@ -5,18 +5,16 @@
  * that moves with the input. Needs the compiled CLI and the web bundle (`npm test` builds both).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { CHROMIUM, CHROMIUM_ARGS, HAVE_CHROMIUM, chromiumSkipReason, startDemo, stopDemo, type DemoProcess } from '../helpers/demo-browser.js';
 import type { Browser, Page } from 'playwright-core';
 import { REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
 import { generateBuiltinClips } from '../../src/builtin/generate.js';
 import { buildDatabase } from '../../src/database/build.js';
 import { encodeDatabase } from '../../src/database/mmdb.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
-if (!HAVE_CHROMIUM) console.log(`coverage panel tests skipped: ${CHROMIUM} not found (Debian: apt-get install chromium)`);
+if (!HAVE_CHROMIUM) console.log(chromiumSkipReason('coverage panel tests'));
 const ARTIFACTS = join(REPO_ROOT, 'test-artifacts');
 
 interface PlayerRequest { speed: number; direction: number; turnRate: number; band: number; cell: number; verdict: string; x: number; y: number }
@@ -32,22 +30,9 @@ interface CoverageHandle {
 }
 type W = { motionmatch: { ready: boolean; coverage: CoverageHandle; setAgents(n: number): Promise<void> } };
 
-function startDemo(): Promise<{ child: ChildProcess; url: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(REPO_ROOT, 'bin/motionmatch.js'), 'demo', '--port', '0', '--json'], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PORT: '' } });
-    let out = '', err = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      if (out.includes('\n')) resolve({ child, url: (JSON.parse(out.split('\n')[0]) as { url: string }).url });
-    });
-    child.stderr!.on('data', (d: Buffer) => { err += d.toString(); });
-    child.on('exit', (code) => reject(new Error(`motionmatch demo exited with ${code}\n${err}`)));
-  });
-}
-
 describe.skipIf(!HAVE_CHROMIUM)('the coverage panel (headless Chromium)', () => {
   let browser: Browser;
-  let demo: { child: ChildProcess; url: string };
+  let demo: DemoProcess;
   let page: Page;
   const errors: string[] = [];
   let dir: string;
@@ -57,7 +42,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the coverage panel (headless Chromium)', () => 
     mkdirSync(ARTIFACTS, { recursive: true });
     demo = await startDemo();
     const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu'] });
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
     page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
     page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
     page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
@@ -68,10 +53,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the coverage panel (headless Chromium)', () => 
 
   afterAll(async () => {
     await browser?.close();
-    if (demo) {
-      demo.child.kill('SIGINT');
-      await new Promise((r) => demo.child.once('exit', r));
-    }
+    await stopDemo(demo);
     rmSync(dir, { recursive: true, force: true });
   });
 

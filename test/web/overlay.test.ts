@@ -6,15 +6,13 @@
  * Needs the compiled CLI and the web bundle (`npm test` builds both).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { CHROMIUM, CHROMIUM_ARGS, HAVE_CHROMIUM, chromiumSkipReason, startDemo, stopDemo, type DemoProcess } from '../helpers/demo-browser.js';
 import type { Browser, Page } from 'playwright-core';
 import { HAS_MOCAP, MOCAP_DIR, REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
-if (!HAVE_CHROMIUM) console.log(`overlay demo tests skipped: ${CHROMIUM} not found (Debian: apt-get install chromium)`);
+if (!HAVE_CHROMIUM) console.log(chromiumSkipReason('overlay demo tests'));
 const ARTIFACTS = join(REPO_ROOT, 'test-artifacts');
 
 interface OverlayHandle {
@@ -23,25 +21,6 @@ interface OverlayHandle {
   crowd: boolean; setCrowd(on: boolean): Promise<void>; crowdActive: number | null;
 }
 type W = { motionmatch: { ready: boolean; overlay: OverlayHandle; setAgents(n: number): Promise<void>; setMode(m: string): Promise<void>; setThreads(n: number): Promise<void>; stats: { frames: number; mode: string; threads: number; crossOriginIsolated: boolean } } };
-
-function startDemo(args: string[] = []): Promise<{ child: ChildProcess; url: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(REPO_ROOT, 'bin/motionmatch.js'), 'demo', '--port', '0', '--json', ...args], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PORT: '' } });
-    let out = '', err = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      if (out.includes('\n')) resolve({ child, url: (JSON.parse(out.split('\n')[0]) as { url: string }).url });
-    });
-    child.stderr!.on('data', (d: Buffer) => { err += d.toString(); });
-    child.on('exit', (code) => reject(new Error(`motionmatch demo exited with ${code}\n${err}`)));
-  });
-}
-
-async function stopDemo(demo: { child: ChildProcess } | undefined): Promise<void> {
-  if (!demo) return;
-  demo.child.kill('SIGINT');
-  await new Promise((r) => demo.child.once('exit', r));
-}
 
 const overlay = (page: Page) => page.evaluate(() => {
   const o = (window as unknown as W).motionmatch.overlay;
@@ -56,7 +35,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the wave in the demo (headless Chromium)', () =
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu'] });
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
   }, 60_000);
 
   afterAll(async () => { await browser?.close(); });
@@ -71,7 +50,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the wave in the demo (headless Chromium)', () =
   }
 
   describe('on the built-in database', () => {
-    let demo: { child: ChildProcess; url: string };
+    let demo: DemoProcess;
     beforeAll(async () => {
       demo = await startDemo();
       page = await open(demo.url);
@@ -138,7 +117,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the wave in the demo (headless Chromium)', () =
   });
 
   describe.skipIf(!HAS_MOCAP)('on a database with clips tagged wave', () => {
-    let demo: { child: ChildProcess; url: string };
+    let demo: DemoProcess;
     let dir: string;
     beforeAll(async () => {
       dir = tempDir('mm-overlay-web-');

@@ -8,17 +8,14 @@
  * Needs the compiled CLI and vite (`npm test` builds both first).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { CHROMIUM, CHROMIUM_ARGS, HAVE_CHROMIUM, chromiumSkipReason, startDemo, stopDemo, type DemoProcess } from '../helpers/demo-browser.js';
 import type { Browser, Page } from 'playwright-core';
 import { REPO_ROOT } from '../helpers/cli.js';
 import { hillsField } from '../../src/sim/terrain.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
-if (!HAVE_CHROMIUM) console.log(`terrain browser test skipped: ${CHROMIUM} not found (Debian: apt-get install chromium)`);
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic', '--no-first-run'];
+if (!HAVE_CHROMIUM) console.log(chromiumSkipReason('terrain browser test'));
 const ARTIFACTS = join(REPO_ROOT, 'test-artifacts');
 
 /** What the test reads from `window.motionmatch` (web/src/handle.ts, web/src/terrain.ts). */
@@ -33,47 +30,23 @@ interface Handle {
 }
 type W = { motionmatch: Handle };
 
-function startDemo(): Promise<{ child: ChildProcess; url: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(REPO_ROOT, 'bin/motionmatch.js'), 'demo', '--port', '0', '--json'], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PORT: '' } });
-    let out = '', err = '';
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`demo server did not start in time\n${err}`)); }, 80_000);
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      if (!out.includes('\n')) return;
-      clearTimeout(timer);
-      try { resolve({ child, url: (JSON.parse(out.split('\n')[0]) as { url: string }).url }); } catch { reject(new Error(`unexpected output: ${out}\n${err}`)); }
-    });
-    child.stderr!.on('data', (d: Buffer) => { err += d.toString(); });
-    child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`motionmatch demo exited with ${code}\n${err}`)); });
-  });
-}
-
-function stopDemo(child: ChildProcess): Promise<number | null> {
-  return new Promise((r) => {
-    if (child.exitCode !== null) { r(child.exitCode); return; }
-    child.once('exit', (code) => r(code));
-    child.kill('SIGINT');
-  });
-}
-
 const position = (page: Page) => page.evaluate(() => (window as unknown as W).motionmatch.player.position);
 const frames = (page: Page) => page.evaluate(() => (window as unknown as W).motionmatch.stats.frames);
 
 describe.skipIf(!HAVE_CHROMIUM)('the demo on uneven ground (headless Chromium)', () => {
   let browser: Browser;
-  let demo: { child: ChildProcess; url: string };
+  let demo: DemoProcess;
 
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     demo = await startDemo();
     const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
   }, 120_000);
 
   afterAll(async () => {
     await browser?.close();
-    if (demo) expect(await stopDemo(demo.child)).toBe(0);
+    if (demo) expect(await stopDemo(demo)).toBe(0);
   });
 
   it('switches the crowd onto hills and steps and back through the handle, walking on the ground, with no console error', async () => {

@@ -1,0 +1,53 @@
+/**
+ * What the browser tests share: Debian's Chromium (playwright-core drives it; browser downloads fail
+ * here), the flags it runs with, and `motionmatch demo` started on a free port and stopped again.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { REPO_ROOT } from './cli.js';
+
+export const CHROMIUM = '/usr/bin/chromium';
+export const HAVE_CHROMIUM = existsSync(CHROMIUM);
+export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic', '--no-first-run'];
+
+/** "<what> skipped: /usr/bin/chromium not found (...)", printed once by each test file that needs it. */
+export function chromiumSkipReason(what: string): string {
+  return `${what} skipped: ${CHROMIUM} not found (Debian: apt-get install chromium)`;
+}
+
+export interface DemoProcess {
+  child: ChildProcess;
+  url: string;
+}
+
+/**
+ * `motionmatch demo --port 0 --json [args]`, resolved with the URL of its first output line; rejected
+ * with its stderr when it exits first or prints nothing within 80 s (it builds the page when needed).
+ */
+export function startDemo(args: readonly string[] = []): Promise<DemoProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(REPO_ROOT, 'bin/motionmatch.js'), 'demo', '--port', '0', '--json', ...args], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PORT: '' } });
+    let out = '', err = '';
+    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`demo server did not start in time\n${err}`)); }, 80_000);
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (!out.includes('\n')) return;
+      clearTimeout(timer);
+      try { resolve({ child, url: (JSON.parse(out.split('\n')[0]) as { url: string }).url }); } catch { reject(new Error(`unexpected output: ${out}\n${err}`)); }
+    });
+    child.stderr!.on('data', (d: Buffer) => { err += d.toString(); });
+    child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`motionmatch demo exited with ${code}\n${err}`)); });
+  });
+}
+
+/** Stops a demo with SIGINT (as Ctrl-C would) and resolves with its exit code (null: none was started). */
+export function stopDemo(demo: DemoProcess | undefined): Promise<number | null> {
+  return new Promise((r) => {
+    if (!demo) { r(null); return; }
+    const { child } = demo;
+    if (child.exitCode !== null) { r(child.exitCode); return; }
+    child.once('exit', (code) => r(code));
+    child.kill('SIGINT');
+  });
+}
