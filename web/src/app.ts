@@ -9,6 +9,7 @@ import * as THREE from 'three';
 import type { Database } from '../../src/database/database.js';
 import type { Backend, SearchMethod } from '../../src/search/matcher.js';
 import { quatYaw } from '../../src/math/quat.js';
+import { viewCosHalfAngle } from '../../src/runtime/lod-view.js';
 import { CrowdMesh, PlayerMesh, boneSegments, type CrowdView } from './characters.js';
 import { servedDatabaseRef, type ServedDatabaseRef } from '../../src/web/served-database.js';
 import { DatabaseLoader, describeDatabase, type LoadedDatabase } from './load-database.js';
@@ -201,9 +202,14 @@ export class App {
     const rig = this.view.rig;
     this.input.read(rig.yaw, w.engine.playerInput);
     if (this.input.lookX || this.input.lookY) rig.orbit(-this.input.lookX * 2.5 * dt, this.input.lookY * 1.5 * dt);
-    // Levels of detail measure from the camera's place on the ground.
-    w.engine.camera.x = rig.camera.position.x;
-    w.engine.camera.z = rig.camera.position.z;
+    // Levels of detail measure from the camera's place on the ground; far agents outside its view
+    // (with a margin for the turn until the frame is drawn) hold their pose.
+    const view = w.engine.camera;
+    view.x = rig.camera.position.x;
+    view.z = rig.camera.position.z;
+    view.forwardX = rig.forwardX;
+    view.forwardZ = rig.forwardZ;
+    view.cosHalfAngle = viewCosHalfAngle(THREE.MathUtils.degToRad(rig.camera.fov), rig.camera.aspect);
     const timing = await w.engine.step(dt, this.config.method);
     this.stats.record(timing);
     this.draw(w, dt);

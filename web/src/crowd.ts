@@ -22,6 +22,7 @@ const LEVEL_GROUND = flatGround(0);
 import { syncCrowdOverlays, type CrowdOverlays, type CrowdOverlaySettings } from './overlay-crowd.js';
 import { CrowdLod } from '../../src/runtime/crowd-lod.js';
 import { DEFAULT_LOD_LEVELS } from '../../src/runtime/lod.js';
+import { inLodView, seeAll, type LodView } from '../../src/runtime/lod-view.js';
 import type { ControllerOptions } from '../../src/runtime/controller-options.js';
 
 /** What a crowd needs from a search backend: batches, and one matcher for single searches. */
@@ -31,12 +32,15 @@ export interface BatchSearcher extends BatchAnswerer {
 
 /**
  * World poses of many agents in flat float arrays, for drawing: per agent its root position
- * (3 floats in `roots`) and its joints (J * 3 positions then J * 4 rotations in `poses`).
+ * (3 floats in `roots`) and its joints (J * 3 positions then J * 4 rotations in `poses`), and
+ * whether that pose is one held while the agent was out of view (`held`, 1: stale, not to be
+ * drawn; levels of detail).
  */
 export interface PoseChunk {
   count: number;
   roots: Float32Array;
   poses: Float32Array;
+  held: Float32Array;
 }
 
 /** Floats per agent in PoseChunk.poses. */
@@ -83,8 +87,11 @@ export class Crowd {
   overlays: CrowdOverlays | null = null;
   /** Levels of detail (options.lod), made for the current crowd size; null when off. */
   private lod: CrowdLod | null = null;
-  /** Where the camera is (x, z on the ground): the levels' distances are measured from it. */
-  readonly camera = { x: 0, z: 0 };
+  /**
+   * Where the camera is (x, z on the ground) and where it looks: the levels' distances are measured
+   * from it, and far agents outside its view hold their pose (MotionMatchingController.unseen).
+   */
+  readonly camera: LodView = seeAll();
   /** Characters at each level after the last step (empty without levels). */
   readonly levelCounts: number[] = [];
   /** False after the crowd changed (agents added or removed, options): writePoses then copies every pose. */
@@ -180,7 +187,7 @@ export class Crowd {
     if (!this.options.lod) {
       if (this.lod) {
         const base = this.lodBase();
-        for (const c of this.characters) c.setLevel(base, DEFAULT_LOD_LEVELS[0]);
+        for (const c of this.characters) { c.setLevel(base, DEFAULT_LOD_LEVELS[0]); c.unseen = false; }
         this.lod = null;
         this.levelCounts.length = 0;
       }
@@ -235,13 +242,15 @@ export class Crowd {
 
   /** step() with levels of detail: each character's level from its distance to the camera, full and local searches. */
   private async stepLod(lod: CrowdLod, dt: number, search: BatchSearcher, method: SearchMethod): Promise<StepTiming> {
-    const chars = this.characters, inputs = this.inputs, n = chars.length, cx = this.camera.x, cz = this.camera.z;
+    const view = this.camera, chars = this.characters, inputs = this.inputs, n = chars.length, cx = view.x, cz = view.z;
     const t0 = performance.now();
     lod.beginBlock();
     for (let i = 0; i < n; i++) {
-      const c = chars[i], dx = c.rootPosition[0] - cx, dz = c.rootPosition[2] - cz;
+      const c = chars[i], x = c.rootPosition[0], z = c.rootPosition[2], dx = x - cx, dz = z - cz;
       // The player (index 0 of a crowd with one) is what the camera follows: always full detail.
-      lod.choose(c, i, i < this.first ? 0 : Math.sqrt(dx * dx + dz * dz));
+      const level = lod.choose(c, i, i < this.first ? 0 : Math.sqrt(dx * dx + dz * dz));
+      // Agents beyond level 0 (15 m) outside the view hold their pose: nobody sees it.
+      c.unseen = level > 0 && !inLodView(view, x, z);
       if (c.prepare(dt, inputs[i])) lod.due(c, i);
     }
     lod.schedule(chars, Infinity);
@@ -269,12 +278,16 @@ export class Crowd {
     let keep = reuse && this.posesValid && chunk.count === n && this.lod !== null;
     if (chunk.roots.length < 3 * n) { chunk.roots = new Float32Array(3 * Math.max(n, 16)); keep = false; }
     if (chunk.poses.length < F * n) { chunk.poses = new Float32Array(F * Math.max(n, 16)); keep = false; }
-    const roots = chunk.roots, poses = chunk.poses;
+    if (chunk.held.length < n) { chunk.held = new Float32Array(Math.max(n, 16)); keep = false; }
+    const roots = chunk.roots, poses = chunk.poses, held = chunk.held;
     for (let a = 0; a < n; a++) {
       const c = this.characters[a + this.first];
       roots[3 * a] = c.rootPosition[0]; roots[3 * a + 1] = c.rootPosition[1]; roots[3 * a + 2] = c.rootPosition[2];
+      held[a] = c.poseHeld ? 1 : 0;
       // A pose that waited (poseSeconds 0 in a step that moved on) is what the chunk already holds.
       if (keep && c.poseSeconds === 0 && c.stepSeconds > 0) continue;
+      // A held pose is not drawn (held[a]): no copy until it is updated.
+      if (c.poseHeld) continue;
       poses.set(c.worldPositions, F * a);
       poses.set(c.worldRotations, F * a + 3 * J);
     }
