@@ -50,6 +50,12 @@ export interface BrowserBenchRow {
   prepareMs: Summary;
   searchMs: Summary;
   completeMs: Summary;
+  /** Split engine: the slower worker's own step (AI, step, pose copy), its lead over the faster one, its pose copy (NaN otherwise). */
+  workerMs: Summary;
+  imbalanceMs: Summary;
+  copyMs: Summary;
+  /** With levels of detail: agents whose pose was held out of view (NaN without levels). */
+  held: Summary;
   searchesPerFrame: number;
   searchUsPerQuery: number;
   fps: number;
@@ -97,6 +103,7 @@ interface Handle {
     frames: number; threads: number; mode: string; workerPolicy: string; workerShare: number; backend: string; method: string; crossOriginIsolated: boolean; softwareWebGL: boolean;
     window(n: number): {
       frames: number; updateMs: Summary; prepareMs: Summary; searchMs: Summary; completeMs: Summary; intervalMs: Summary;
+      workerMs: Summary; imbalanceMs: Summary; copyMs: Summary; held: Summary;
       searchesPerFrame: number; searchUsPerQuery: number;
     };
   };
@@ -169,6 +176,7 @@ export async function runBrowserBench(options: BrowserBenchOptions = {}): Promis
         variant, agents: n, threads: r.threads, mode: r.mode, policy: r.threads > 1 && r.mode === 'batched' ? r.policy : '-', workerShare: r.threads > 1 && r.mode === 'batched' ? r.share : 0, backend: r.backend, method: r.method, drawing,
         frames: r.w.frames,
         updateMs: r.w.updateMs, prepareMs: r.w.prepareMs, searchMs: r.w.searchMs, completeMs: r.w.completeMs,
+        workerMs: r.w.workerMs, imbalanceMs: r.w.imbalanceMs, copyMs: r.w.copyMs, held: r.w.held,
         searchesPerFrame: r.w.searchesPerFrame, searchUsPerQuery: r.w.searchUsPerQuery, fps,
         usPerCharacter: (1000 * r.w.updateMs.median) / (n + 1),
       };
@@ -266,6 +274,14 @@ export function header(): string {
 }
 
 export function formatRow(r: BrowserBenchRow): string {
+  const row = formatMain(r);
+  if (!Number.isFinite(r.workerMs.median)) return row;
+  // Split engine: where the frame's time goes beyond the slower worker's own step.
+  return `${row}\n${''.padEnd(22)} slower worker ${f(r.workerMs.median)} ms (pose copy ${f(r.copyMs.median)}), ahead of the other by ${f(r.imbalanceMs.median)}, ` +
+    `messaging and waiting ${f(r.updateMs.median - r.workerMs.median)}${Number.isFinite(r.held.median) ? `; poses held out of view: ${f(r.held.median, 0)} agents` : ''}`;
+}
+
+function formatMain(r: BrowserBenchRow): string {
   return [
     r.variant.padEnd(22), String(r.agents).padStart(6), String(r.threads).padStart(4),
     (r.threads > 1 ? f(100 * r.workerShare, 0) : '-').padStart(5), (r.drawing ? 'yes' : 'no').padStart(5),

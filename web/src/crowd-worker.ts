@@ -94,7 +94,9 @@ async function handle(msg: AgentWorkerRequest): Promise<void> {
       // The buffer that came back holds the poses written last step (when it is that buffer and the
       // crowd has the same size): agents whose pose waited keep theirs (levels of detail).
       const same = buffer === msg.buffer && n === lastCount;
+      const tc = performance.now();
       const chunk = crowd.writePoses(poseViews(buffer, n, F, same ? n : 0), true);
+      timing.copyMs = performance.now() - tc;
       lastCount = n;
       if (chunk.roots.buffer !== buffer.buffer || chunk.poses.buffer !== buffer.buffer || chunk.held.buffer !== buffer.buffer) throw new Error('internal: pose views were reallocated');
       // The worker's whole step (AI included) is what the frame waits for.

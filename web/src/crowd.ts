@@ -244,6 +244,7 @@ export class Crowd {
   private async stepLod(lod: CrowdLod, dt: number, search: BatchSearcher, method: SearchMethod): Promise<StepTiming> {
     const view = this.camera, chars = this.characters, inputs = this.inputs, n = chars.length, cx = view.x, cz = view.z;
     const t0 = performance.now();
+    let held = 0;
     lod.beginBlock();
     for (let i = 0; i < n; i++) {
       const c = chars[i], x = c.rootPosition[0], z = c.rootPosition[2], dx = x - cx, dz = z - cz;
@@ -251,6 +252,7 @@ export class Crowd {
       const level = lod.choose(c, i, i < this.first ? 0 : Math.sqrt(dx * dx + dz * dz));
       // Agents beyond level 0 (15 m) outside the view hold their pose: nobody sees it.
       c.unseen = level > 0 && !inLodView(view, x, z);
+      if (c.unseen) held++;
       if (c.prepare(dt, inputs[i])) lod.due(c, i);
     }
     lod.schedule(chars, Infinity);
@@ -264,7 +266,7 @@ export class Crowd {
     lod.countLevels(this.levelCounts);
     // Agents only (the player is not counted at level 0).
     if (this.first > 0 && n > 0) this.levelCounts[lod.level[0]]--;
-    return { prepareMs: t1 - t0, searchMs: t2 - t1, completeMs: t3 - t2, updateMs: t3 - t0, searches, levels: this.levelCounts };
+    return { prepareMs: t1 - t0, searchMs: t2 - t1, completeMs: t3 - t2, updateMs: t3 - t0, searches, levels: this.levelCounts, held };
   }
 
   /**

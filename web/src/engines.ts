@@ -252,7 +252,7 @@ class SplitEngine implements CrowdEngine {
     const t1 = performance.now();
     const J = this.db.skeleton.names.length, F = J * 7;
     const timing: StepTiming = { prepareMs: own.prepareMs, searchMs: own.searchMs, completeMs: own.completeMs, updateMs: t1 - t0, searches: own.searches };
-    let slowest = -1;
+    let slowest = -1, fastest = Infinity;
     replies.forEach((r, i) => {
       if (r.type !== 'stepped') throw new Error(`internal: agent worker answered ${r.type} to a step`);
       const s = this.shards[i];
@@ -266,14 +266,19 @@ class SplitEngine implements CrowdEngine {
         timing.levels ??= new Array<number>(r.timing.levels.length).fill(0);
         r.timing.levels.forEach((n, l) => { timing.levels![l] += n; });
       }
+      if (r.timing.held !== undefined) timing.held = (timing.held ?? 0) + r.timing.held;
+      fastest = Math.min(fastest, r.timing.updateMs);
       // The parts of the slowest worker: that is what the frame waited for.
       if (r.timing.updateMs > slowest) {
         slowest = r.timing.updateMs;
+        timing.copyMs = r.timing.copyMs;
         timing.prepareMs = own.prepareMs + r.timing.prepareMs;
         timing.searchMs = own.searchMs + r.timing.searchMs;
         timing.completeMs = own.completeMs + r.timing.completeMs;
       }
     });
+    timing.workerMs = slowest;
+    timing.imbalanceMs = slowest - fastest;
     return timing;
   }
 

@@ -73,6 +73,12 @@ export interface StatsWindow {
   completeMs: Summary;
   renderMs: Summary;
   intervalMs: Summary;
+  /** Split engine: the slower worker's own step (AI, step, pose copy), its lead over the faster one, and its pose copy; NaN in other modes. */
+  workerMs: Summary;
+  imbalanceMs: Summary;
+  copyMs: Summary;
+  /** With levels of detail: agents whose pose was held out of view (NaN without levels). */
+  held: Summary;
   searchesPerFrame: number;
   searchUsPerQuery: number;
 }
