@@ -25,7 +25,7 @@ interface Handle {
   ready: boolean;
   error: string | null;
   lod: boolean;
-  stats: { frames: number; agents: number; mode: string; threads: number; updateMsMedian: number; lodLevels: number[] };
+  stats: { frames: number; agents: number; mode: string; threads: number; updateMsMedian: number; lodLevels: number[]; drawnAgents: number; window(n: number): { held: { median: number; max: number } } };
   setAgents(n: number): Promise<void>;
   setLod(on: boolean): Promise<void>;
   setMode(m: string): Promise<void>;
@@ -106,7 +106,17 @@ describe.skipIf(!HAVE_CHROMIUM)('levels of detail in the demo crowd (headless Ch
       // The camera is near the player at the disc's centre: agents at levels 0-2 (the disc ends
       // before level 3's 80 m).
       for (const n of levels.slice(0, 3)) expect(n).toBeGreaterThan(0);
+      // Agents beyond level 0 outside the camera's view (about 79° of 360° plus a margin) hold their
+      // pose: most of them, never all, never a level-0 one.
+      const held = await h((m) => m.stats.window(30).held.max);
+      expect(held).toBeGreaterThan(0.4 * (agents - levels[0]));
+      expect(held).toBeLessThan(agents - levels[0]);
     }
+    // Drawn with levels: the agents in view are drawn (held poses are not), without errors.
+    await page.evaluate(() => (window as unknown as W).motionmatch.setRendering(true));
+    await page.waitForFunction((f) => (window as unknown as W).motionmatch.stats.frames > f + 10, await h((m) => m.stats.frames), { timeout: 60_000 });
+    expect(await h((m) => m.stats.drawnAgents)).toBeGreaterThan(0);
+    await page.evaluate(() => (window as unknown as W).motionmatch.setRendering('none'));
     await page.evaluate(() => (window as unknown as W).motionmatch.setLod(false));
     const f0 = await h((m) => m.stats.frames);
     await page.waitForFunction((f) => (window as unknown as W).motionmatch.stats.frames > f + 5, f0, { timeout: 30_000 });
