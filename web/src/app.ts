@@ -31,6 +31,12 @@ import { OverlayDemo } from './overlay-demo.js';
 const MAX_AGENTS = 20000;
 /** Longest step (s): slower frames run the world slower rather than in big jumps. */
 const MAX_DT = 0.2;
+
+/** `?budget=R`: a search budget of R searches per agent-second (ignored unless a finite number > 0). */
+function budgetFromUrl(v: string | null): number | null {
+  const r = v === null ? Number.NaN : Number(v);
+  return Number.isFinite(r) && r > 0 ? r : null;
+}
 /** Software WebGL (no GPU) draws a few hundred characters at best: draw the nearest ones. */
 const SOFTWARE_MAX_DRAWN = 400;
 
@@ -61,6 +67,8 @@ export class App {
   private inertialization = true;
   /** Levels of detail for the agents (docs/lod.md), off by default; `?lod` in the URL or the handle's setLod turn them on. */
   private lod = new URLSearchParams(location.search).has('lod');
+  /** With levels: the agents' search budget (searches per agent-second; `?budget=R` in the URL or the handle's setSearchBudget), null: none. */
+  private searchBudget = budgetFromUrl(new URLSearchParams(location.search).get('budget'));
   private drawCrowd = true;
   /** False: skip WebGL drawing altogether (benchmarks of the engine alone). */
   private drawScene = true;
@@ -312,7 +320,7 @@ export class App {
 
   /** Foot IK and inertialization as toggled, and the settings' controller options (when given). */
   private crowdOptions(db = this.world?.db): CrowdOptions {
-    return { footIK: this.footIK, inertialization: this.inertialization, controller: this.settings?.controller, terrain: terrainSpec(this.terrain), overlay: this.overlay.crowdSettings(db), lod: this.lod };
+    return { footIK: this.footIK, inertialization: this.inertialization, controller: this.settings?.controller, terrain: terrainSpec(this.terrain), overlay: this.overlay.crowdSettings(db), lod: this.lod, searchBudget: this.searchBudget };
   }
 
   /** Every character onto another ground (between frames); the terrain's mesh replaces the flat floor. */
@@ -404,12 +412,16 @@ export class App {
     });
   }
 
-  private async setCrowdOptions(o: { footIK?: boolean; inertialization?: boolean; lod?: boolean }): Promise<void> {
+  private async setCrowdOptions(o: { footIK?: boolean; inertialization?: boolean; lod?: boolean; searchBudget?: number | null }): Promise<void> {
+    if (o.searchBudget !== undefined && o.searchBudget !== null && !(Number.isFinite(o.searchBudget) && o.searchBudget > 0)) {
+      throw new RangeError(`search budget: a number of searches per agent-second > 0, or null for none; got ${o.searchBudget}`);
+    }
     await this.exclusive(async () => {
       if (o.footIK !== undefined) this.footIK = o.footIK;
       if (o.inertialization !== undefined) this.inertialization = o.inertialization;
       if (o.lod !== undefined) this.lod = o.lod;
-      await this.world?.engine.setOptions({ footIK: this.footIK, inertialization: this.inertialization, overlay: this.overlay.crowdSettings(this.world?.db), lod: this.lod });
+      if (o.searchBudget !== undefined) this.searchBudget = o.searchBudget;
+      await this.world?.engine.setOptions({ footIK: this.footIK, inertialization: this.inertialization, overlay: this.overlay.crowdSettings(this.world?.db), lod: this.lod, searchBudget: this.searchBudget });
     });
   }
 
@@ -540,6 +552,8 @@ export class App {
       setInertialization: (on: boolean) => app.setCrowdOptions({ inertialization: on }),
       get lod() { return app.lod; },
       setLod: (on: boolean) => app.setCrowdOptions({ lod: on }),
+      get searchBudget() { return app.searchBudget; },
+      setSearchBudget: (rate: number | null) => app.setCrowdOptions({ searchBudget: rate }),
       get terrain() { return app.terrain; },
       setTerrain: (choice: TerrainChoice) => app.setTerrain(choice),
       setRendering: (on: boolean | 'none') => app.setRendering(on),

@@ -59,6 +59,11 @@ export interface CrowdOptions {
   overlay?: CrowdOverlaySettings | null;
   /** Levels of detail by distance to the camera (docs/lod.md); the player is always at full detail. */
   lod?: boolean;
+  /**
+   * With levels: at most this many agent searches per agent-second (each step's share is the rate
+   * times the agents and dt); the most urgent run, the others wait. Null or absent: no budget.
+   */
+  searchBudget?: number | null;
 }
 
 /** Radius of the disc the agents wander in, for a crowd of n (about 8 m² each, at least 8 m). */
@@ -94,6 +99,8 @@ export class Crowd {
   readonly camera: LodView = seeAll();
   /** Characters at each level after the last step (empty without levels). */
   readonly levelCounts: number[] = [];
+  /** The fraction of a search the budget carries from one step to the next. */
+  private budgetCarry = 0;
   /** False after the crowd changed (agents added or removed, options): writePoses then copies every pose. */
   private posesValid = false;
 
@@ -240,13 +247,51 @@ export class Crowd {
     return { prepareMs: t1 - t0, searchMs: t2 - t1, completeMs: t3 - t2, updateMs: t3 - t0, searches: batch.count };
   }
 
-  /** step() with levels of detail: each character's level from its distance to the camera, full and local searches. */
+  /**
+   * step() with levels of detail: each character's level from its distance to the camera, full and
+   * local searches. With a search budget the agents' searches are capped (the most urgent run, the
+   * others wait a step: search-budget.ts); the player then steps first, on its own, and never waits.
+   */
   private async stepLod(lod: CrowdLod, dt: number, search: BatchSearcher, method: SearchMethod): Promise<StepTiming> {
-    const view = this.camera, chars = this.characters, inputs = this.inputs, n = chars.length, cx = view.x, cz = view.z;
+    const n = this.characters.length, first = this.first;
+    const t: StepTiming = { prepareMs: 0, searchMs: 0, completeMs: 0, updateMs: 0, searches: 0, levels: this.levelCounts, held: 0 };
+    const t0 = performance.now();
+    lod.method = method;
+    const budget = this.searchShare(dt);
+    if (budget === Infinity || first === 0) {
+      await this.stepLodBlock(lod, dt, search, 0, n, budget, t);
+    } else {
+      await this.stepLodBlock(lod, dt, search, 0, first, Infinity, t);
+      await this.stepLodBlock(lod, dt, search, first, n, budget, t);
+    }
+    t.updateMs = performance.now() - t0;
+    lod.countLevels(this.levelCounts);
+    // Agents only (the player is not counted at level 0).
+    if (first > 0 && n > 0) this.levelCounts[lod.level[0]]--;
+    return t;
+  }
+
+  /**
+   * The agents' searches this step under the search budget (searches per agent-second times the
+   * agents and dt, the fraction carried to the next step, so the steps' shares add up to the rate);
+   * Infinity without a budget.
+   */
+  private searchShare(dt: number): number {
+    const rate = this.options.searchBudget ?? null;
+    if (rate === null) return Infinity;
+    const want = rate * this.agentCount * dt + this.budgetCarry;
+    const share = Math.floor(want);
+    this.budgetCarry = want - share;
+    return share;
+  }
+
+  /** Characters [from, to) through prepare, at most `share` searches, complete; adds to `t`. */
+  private async stepLodBlock(lod: CrowdLod, dt: number, search: BatchSearcher, from: number, to: number, share: number, t: StepTiming): Promise<void> {
+    const view = this.camera, chars = this.characters, inputs = this.inputs, cx = view.x, cz = view.z;
     const t0 = performance.now();
     let held = 0;
     lod.beginBlock();
-    for (let i = 0; i < n; i++) {
+    for (let i = from; i < to; i++) {
       const c = chars[i], x = c.rootPosition[0], z = c.rootPosition[2], dx = x - cx, dz = z - cz;
       // The player (index 0 of a crowd with one) is what the camera follows: always full detail.
       const level = lod.choose(c, i, i < this.first ? 0 : Math.sqrt(dx * dx + dz * dz));
@@ -255,18 +300,16 @@ export class Crowd {
       if (c.unseen) held++;
       if (c.prepare(dt, inputs[i])) lod.due(c, i);
     }
-    lod.schedule(chars, Infinity);
+    lod.schedule(chars, share);
     const t1 = performance.now();
-    lod.method = method;
     const pending = lod.search(search);
     const searches = pending instanceof Promise ? await pending : pending;
     const t2 = performance.now();
-    for (let i = 0; i < n; i++) lod.finish(chars[i], i);
+    for (let i = from; i < to; i++) lod.finish(chars[i], i);
     const t3 = performance.now();
-    lod.countLevels(this.levelCounts);
-    // Agents only (the player is not counted at level 0).
-    if (this.first > 0 && n > 0) this.levelCounts[lod.level[0]]--;
-    return { prepareMs: t1 - t0, searchMs: t2 - t1, completeMs: t3 - t2, updateMs: t3 - t0, searches, levels: this.levelCounts, held };
+    t.prepareMs += t1 - t0; t.searchMs += t2 - t1; t.completeMs += t3 - t2;
+    t.searches += searches;
+    t.held = (t.held ?? 0) + held;
   }
 
   /**

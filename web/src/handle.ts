@@ -117,6 +117,10 @@ export interface MotionmatchHandle {
   readonly lod: boolean;
   /** Levels of detail on or off for the agents (distance from the camera; the player stays at full detail). */
   setLod(on: boolean): Promise<void>;
+  /** With levels: the agents' search budget in searches per agent-second (null: none; `?budget=R` in the URL). */
+  readonly searchBudget: number | null;
+  /** Sets or (null) removes the search budget; rejects a value that is not a finite number > 0. */
+  setSearchBudget(rate: number | null): Promise<void>;
   /** true: draw everything; false: the player only; 'none': no WebGL drawing (measure the engine alone). */
   setRendering(on: boolean | 'none'): void;
   /** Render resolution relative to the window (software WebGL is fill-rate bound). */
