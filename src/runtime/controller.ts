@@ -581,9 +581,10 @@ export class MotionMatchingController {
     if (o.blendMode === 'crossfade') {
       this.layerCount = pushLayer(this.s, this.layerCount, frame);
     } else {
-      // Source: the playing pose (the state already holds the offsets shown on top of it).
-      sampleFramePose(this.rt, frame, 0, this.destination, true);
       if (o.inertialization) {
+        // The destination pose is needed only for the offsets (not sampled without inertialization:
+        // the coarsest level of detail cuts).
+        sampleFramePose(this.rt, frame, 0, this.destination, true);
         // The playing pose's velocities are only needed here (the per-frame path skips them).
         sampleFramePose(this.rt, this.s[LAYER_FRAME + this.layerCount - 1], this.s[LAYER_FRACTION + this.layerCount - 1], this.playing, true);
         const rt = this.rt, f0 = this.frame, S = this.s, V = ROOT_VEL_OFFSET;
