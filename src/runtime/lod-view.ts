@@ -50,3 +50,15 @@ export function inLodView(v: LodView, x: number, z: number): boolean {
   // Wider than a quarter turn each side: everything ahead is in; behind, within |c| of the side.
   return along >= 0 || along * along <= c * c * d2 * f2;
 }
+
+/**
+ * How many held poses may catch up in one step when their characters come into view (a quick turn
+ * of the camera reveals many at once): the crowd's share that the coarsest level updates a step
+ * anyway (agents / its poseEvery, at least 1), so the turn costs no more than that level's pose
+ * rate. The others stay held, and undrawn, a step or a few longer.
+ */
+export function revealsPerStep(agents: number, levels: readonly { poseEvery: number }[]): number {
+  let every = 1;
+  for (const l of levels) every = Math.max(every, l.poseEvery);
+  return Math.max(1, Math.ceil(agents / every));
+}

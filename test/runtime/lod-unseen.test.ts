@@ -11,7 +11,7 @@ import { Matcher } from '../../src/search/matcher.js';
 import { MatcherSearchPort } from '../../src/runtime/matcher-port.js';
 import { MotionMatchingController, createInput } from '../../src/runtime/controller.js';
 import { DEFAULT_LOD_LEVELS, levelOptions } from '../../src/runtime/lod.js';
-import { LOD_VIEW_MARGIN, inLodView, seeAll, viewCosHalfAngle, type LodView } from '../../src/runtime/lod-view.js';
+import { LOD_VIEW_MARGIN, inLodView, revealsPerStep, seeAll, viewCosHalfAngle, type LodView } from '../../src/runtime/lod-view.js';
 import { ScriptedDriver } from '../../src/sim/scenarios.js';
 import type { Database } from '../../src/database/database.js';
 
@@ -51,6 +51,13 @@ describe('the view on the ground', () => {
     const c = viewCosHalfAngle(50 * deg, 16 / 9);
     expect(Math.acos(c)).toBeCloseTo(Math.atan(Math.tan(25 * deg) * 16 / 9) + LOD_VIEW_MARGIN, 12);
     expect(viewCosHalfAngle(170 * deg, 10, Math.PI)).toBe(-1);
+  });
+
+  it('lets as many held poses catch up a step as the coarsest level updates anyway', () => {
+    expect(revealsPerStep(2500, DEFAULT_LOD_LEVELS)).toBe(625); // level 3: every 4th step
+    expect(revealsPerStep(2501, DEFAULT_LOD_LEVELS)).toBe(626);
+    expect(revealsPerStep(3, [{ poseEvery: 1 }])).toBe(3);
+    expect(revealsPerStep(0, DEFAULT_LOD_LEVELS)).toBe(1);
   });
 });
 

@@ -22,7 +22,7 @@ const LEVEL_GROUND = flatGround(0);
 import { syncCrowdOverlays, type CrowdOverlays, type CrowdOverlaySettings } from './overlay-crowd.js';
 import { CrowdLod } from '../../src/runtime/crowd-lod.js';
 import { DEFAULT_LOD_LEVELS } from '../../src/runtime/lod.js';
-import { inLodView, seeAll, type LodView } from '../../src/runtime/lod-view.js';
+import { inLodView, revealsPerStep, seeAll, type LodView } from '../../src/runtime/lod-view.js';
 import type { ControllerOptions } from '../../src/runtime/controller-options.js';
 
 /** What a crowd needs from a search backend: batches, and one matcher for single searches. */
@@ -289,15 +289,19 @@ export class Crowd {
   private async stepLodBlock(lod: CrowdLod, dt: number, search: BatchSearcher, from: number, to: number, share: number, t: StepTiming): Promise<void> {
     const view = this.camera, chars = this.characters, inputs = this.inputs, cx = view.x, cz = view.z;
     const t0 = performance.now();
-    let held = 0;
+    let held = 0, reveals = revealsPerStep(this.agentCount, lod.levels);
     lod.beginBlock();
     for (let i = from; i < to; i++) {
       const c = chars[i], x = c.rootPosition[0], z = c.rootPosition[2], dx = x - cx, dz = z - cz;
       // The player (index 0 of a crowd with one) is what the camera follows: always full detail.
       const level = lod.choose(c, i, i < this.first ? 0 : Math.sqrt(dx * dx + dz * dz));
-      // Agents beyond level 0 (15 m) outside the view hold their pose: nobody sees it.
-      c.unseen = level > 0 && !inLodView(view, x, z);
-      if (c.unseen) held++;
+      // Agents beyond level 0 (15 m) outside the view hold their pose: nobody sees it. One seen
+      // again catches up this step unless this step's reveals are used up (a quick turn of the
+      // camera): it then stays held, and undrawn, a step longer (never at level 0).
+      let unseen = level > 0 && !inLodView(view, x, z);
+      if (!unseen && c.poseHeld && level > 0) { if (reveals > 0) reveals--; else unseen = true; }
+      c.unseen = unseen;
+      if (unseen) held++;
       if (c.prepare(dt, inputs[i])) lod.due(c, i);
     }
     lod.schedule(chars, share);
