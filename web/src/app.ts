@@ -69,6 +69,8 @@ export class App {
   private lod = new URLSearchParams(location.search).has('lod');
   /** With levels: the agents' search budget (searches per agent-second; `?budget=R` in the URL or the handle's setSearchBudget), null: none. */
   private searchBudget = budgetFromUrl(new URLSearchParams(location.search).get('budget'));
+  /** The camera orbits at this rate (rad/s; the handle's setCameraTurn, for benchmarks: a turning view reveals held poses). */
+  private cameraTurn = 0;
   private drawCrowd = true;
   /** False: skip WebGL drawing altogether (benchmarks of the engine alone). */
   private drawScene = true;
@@ -210,6 +212,7 @@ export class App {
     const rig = this.view.rig;
     this.input.read(rig.yaw, w.engine.playerInput);
     if (this.input.lookX || this.input.lookY) rig.orbit(-this.input.lookX * 2.5 * dt, this.input.lookY * 1.5 * dt);
+    if (this.cameraTurn !== 0) rig.orbit(this.cameraTurn * dt, 0);
     // Levels of detail measure from the camera's place on the ground; far agents outside its view
     // (with a margin for the turn until the frame is drawn) hold their pose.
     const view = w.engine.camera;
@@ -554,6 +557,10 @@ export class App {
       setLod: (on: boolean) => app.setCrowdOptions({ lod: on }),
       get searchBudget() { return app.searchBudget; },
       setSearchBudget: (rate: number | null) => app.setCrowdOptions({ searchBudget: rate }),
+      setCameraTurn: (radiansPerSecond: number) => {
+        if (!Number.isFinite(radiansPerSecond)) throw new RangeError(`camera turn: a finite rate in rad/s, got ${radiansPerSecond}`);
+        app.cameraTurn = radiansPerSecond;
+      },
       get terrain() { return app.terrain; },
       setTerrain: (choice: TerrainChoice) => app.setTerrain(choice),
       setRendering: (on: boolean | 'none') => app.setRendering(on),

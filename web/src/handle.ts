@@ -121,6 +121,8 @@ export interface MotionmatchHandle {
   readonly searchBudget: number | null;
   /** Sets or (null) removes the search budget; rejects a value that is not a finite number > 0. */
   setSearchBudget(rate: number | null): Promise<void>;
+  /** Orbits the camera at a steady rate (rad/s, 0 = still; a gamepad's full turn is 2.5): benchmarks of a turning view. */
+  setCameraTurn(radiansPerSecond: number): void;
   /** true: draw everything; false: the player only; 'none': no WebGL drawing (measure the engine alone). */
   setRendering(on: boolean | 'none'): void;
   /** Render resolution relative to the window (software WebGL is fill-rate bound). */
