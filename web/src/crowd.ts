@@ -103,6 +103,8 @@ export class Crowd {
   private budgetCarry = 0;
   /** False after the crowd changed (agents added or removed, options): writePoses then copies every pose. */
   private posesValid = false;
+  /** Steps since writePoses last ran: its chunk holds the last step's poses only when it ran after every step. */
+  private stepsSinceWrite = 0;
 
   constructor(readonly db: Database, options: CrowdOptions, seed = 1, withPlayer = true) {
     this.options = { ...options };
@@ -232,6 +234,7 @@ export class Crowd {
 
   /** One engine step for every character; resolves with its timings. */
   async step(dt: number, search: BatchSearcher, method: SearchMethod): Promise<StepTiming> {
+    this.stepsSinceWrite++;
     if (this.lod) return this.stepLod(this.lod, dt, search, method);
     const chars = this.characters, inputs = this.inputs, n = chars.length, batch = this.batch;
     const t0 = performance.now();
@@ -324,7 +327,9 @@ export class Crowd {
    */
   writePoses(chunk: PoseChunk, reuse = false): PoseChunk {
     const n = this.agentCount, J = this.db.skeleton.names.length, F = poseFloats(J);
-    let keep = reuse && this.posesValid && chunk.count === n && this.lod !== null;
+    // (The batched engine writes only when the crowd is drawn: after steps without a write, the
+    // chunk misses the poses updated in them.)
+    let keep = reuse && this.posesValid && this.stepsSinceWrite <= 1 && chunk.count === n && this.lod !== null;
     if (chunk.roots.length < 3 * n) { chunk.roots = new Float32Array(3 * Math.max(n, 16)); keep = false; }
     if (chunk.poses.length < F * n) { chunk.poses = new Float32Array(F * Math.max(n, 16)); keep = false; }
     if (chunk.held.length < n) { chunk.held = new Float32Array(Math.max(n, 16)); keep = false; }
@@ -341,6 +346,7 @@ export class Crowd {
       poses.set(c.worldRotations, F * a + 3 * J);
     }
     this.posesValid = true;
+    this.stepsSinceWrite = 0;
     chunk.count = n;
     return chunk;
   }
