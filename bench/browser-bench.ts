@@ -12,7 +12,8 @@
  *   node dist/bench/browser-bench.js [--agents 100,500,1000,2000,5000] [--threads 1,2]
  *        [--seconds 3] [--rounds 3] [--draw] [--lod] [--profile] [--out bench-results/browser.json] [--chromium PATH]
  *
- * --lod adds the batched and split engines with levels of detail (docs/lod.md) beside the others.
+ * --lod adds the batched and split engines with levels of detail (docs/lod.md) beside the others, and
+ * the split engine with levels while the camera turns at 2.5 rad/s (a gamepad's full turn).
  *
  * Other work on the machine skews single runs: each configuration runs `rounds` times, interleaved
  * with the others, and its best run (lowest median) is reported.
@@ -50,6 +51,12 @@ export interface BrowserBenchRow {
   prepareMs: Summary;
   searchMs: Summary;
   completeMs: Summary;
+  /** Split engine: the slower worker's own step (AI, step, pose copy), its lead over the faster one, its pose copy (NaN otherwise). */
+  workerMs: Summary;
+  imbalanceMs: Summary;
+  copyMs: Summary;
+  /** With levels of detail: agents whose pose was held out of view (NaN without levels). */
+  held: Summary;
   searchesPerFrame: number;
   searchUsPerQuery: number;
   fps: number;
@@ -97,6 +104,7 @@ interface Handle {
     frames: number; threads: number; mode: string; workerPolicy: string; workerShare: number; backend: string; method: string; crossOriginIsolated: boolean; softwareWebGL: boolean;
     window(n: number): {
       frames: number; updateMs: Summary; prepareMs: Summary; searchMs: Summary; completeMs: Summary; intervalMs: Summary;
+      workerMs: Summary; imbalanceMs: Summary; copyMs: Summary; held: Summary;
       searchesPerFrame: number; searchUsPerQuery: number;
     };
   };
@@ -108,6 +116,7 @@ interface Handle {
   setAgents(n: number): Promise<void>;
   lod: boolean;
   setLod(on: boolean): Promise<void>;
+  setCameraTurn(radiansPerSecond: number): void;
 }
 type WithHandle = { motionmatch: Handle };
 
@@ -144,18 +153,19 @@ export async function runBrowserBench(options: BrowserBenchOptions = {}): Promis
     });
     const p = page as unknown as Page;
     const rows: BrowserBenchRow[] = [];
-    const measure = async (variant: string, n: number, t: number, drawing: boolean, policy = 'workers', mode = 'batched', lod = false): Promise<BrowserBenchRow> => {
-      await p.evaluate(async ([count, th, draw, pol, md, lv]) => {
+    const measure = async (variant: string, n: number, t: number, drawing: boolean, policy = 'workers', mode = 'batched', lod = false, turn = 0): Promise<BrowserBenchRow> => {
+      await p.evaluate(async ([count, th, draw, pol, md, lv, tr]) => {
         const m = (window as unknown as WithHandle).motionmatch;
         if (m.stats.mode !== md) await m.setMode(md);
         if (m.lod !== lv) await m.setLod(lv);
+        m.setCameraTurn(tr);
         m.setRendering(draw ? true : 'none');
         // Every frame carries a 60 Hz step's load (searches every 0.1 s = 1/6 of the crowd per frame).
         m.setFixedStep(1 / 60);
         if (m.stats.workerPolicy !== pol) await m.setWorkerPolicy(pol);
         if (m.stats.threads !== th) await m.setThreads(th);
         await m.setAgents(count);
-      }, [n, t, drawing, policy, mode, lod] as const);
+      }, [n, t, drawing, policy, mode, lod, turn] as const);
       await p.waitForTimeout(warmup * 1000);
       const f0 = await p.evaluate(() => (window as unknown as WithHandle).motionmatch.stats.frames);
       await p.waitForTimeout(seconds * 1000);
@@ -169,6 +179,7 @@ export async function runBrowserBench(options: BrowserBenchOptions = {}): Promis
         variant, agents: n, threads: r.threads, mode: r.mode, policy: r.threads > 1 && r.mode === 'batched' ? r.policy : '-', workerShare: r.threads > 1 && r.mode === 'batched' ? r.share : 0, backend: r.backend, method: r.method, drawing,
         frames: r.w.frames,
         updateMs: r.w.updateMs, prepareMs: r.w.prepareMs, searchMs: r.w.searchMs, completeMs: r.w.completeMs,
+        workerMs: r.w.workerMs, imbalanceMs: r.w.imbalanceMs, copyMs: r.w.copyMs, held: r.w.held,
         searchesPerFrame: r.w.searchesPerFrame, searchUsPerQuery: r.w.searchUsPerQuery, fps,
         usPerCharacter: (1000 * r.w.updateMs.median) / (n + 1),
       };
@@ -177,14 +188,14 @@ export async function runBrowserBench(options: BrowserBenchOptions = {}): Promis
     };
     // Other work on the machine comes and goes: run every configuration of a crowd size in turn,
     // `rounds` times, and keep each configuration's best run (lowest median).
-    type Config = [variant: string, threads: number, drawing: boolean, policy: string, mode: string, lod?: boolean];
+    type Config = [variant: string, threads: number, drawing: boolean, policy: string, mode: string, lod?: boolean, turn?: number];
     const rounds = Math.max(1, options.rounds ?? 3);
     const runAll = async (configs: Config[], sizes: number[]): Promise<void> => {
       for (const n of sizes) {
         const best = new Map<string, BrowserBenchRow>();
         for (let r = 0; r < rounds; r++) {
-          for (const [variant, t, drawing, policy, mode, lod] of configs) {
-            const row = await measure(variant, n, t, drawing, policy, mode, lod === true);
+          for (const [variant, t, drawing, policy, mode, lod, turn] of configs) {
+            const row = await measure(variant, n, t, drawing, policy, mode, lod === true, turn ?? 0);
             const key = `${variant}/${t}`;
             const prev = best.get(key);
             if (!prev || row.updateMs.median < prev.updateMs.median) best.set(key, row);
@@ -210,6 +221,8 @@ export async function runBrowserBench(options: BrowserBenchOptions = {}): Promis
       for (const t of threads) {
         configs.push(['batched + lod', t, false, 'workers', 'batched', true]);
         if (t > 1) configs.push(['split + lod', t, false, 'workers', 'split', true]);
+        // The camera turning as fast as the gamepad turns it: agents come into view all the time.
+        if (t > 1) configs.push(['split + lod, turning', t, false, 'workers', 'split', true, 2.5]);
       }
     }
     if (options.draw) {
@@ -266,6 +279,14 @@ export function header(): string {
 }
 
 export function formatRow(r: BrowserBenchRow): string {
+  const row = formatMain(r);
+  if (!Number.isFinite(r.workerMs.median)) return row;
+  // Split engine: where the frame's time goes beyond the slower worker's own step.
+  return `${row}\n${''.padEnd(22)} slower worker ${f(r.workerMs.median)} ms (pose copy ${f(r.copyMs.median)}), ahead of the other by ${f(r.imbalanceMs.median)}, ` +
+    `messaging and waiting ${f(r.updateMs.median - r.workerMs.median)}${Number.isFinite(r.held.median) ? `; poses held out of view: ${f(r.held.median, 0)} agents` : ''}`;
+}
+
+function formatMain(r: BrowserBenchRow): string {
   return [
     r.variant.padEnd(22), String(r.agents).padStart(6), String(r.threads).padStart(4),
     (r.threads > 1 ? f(100 * r.workerShare, 0) : '-').padStart(5), (r.drawing ? 'yes' : 'no').padStart(5),

@@ -68,6 +68,7 @@ export { CrowdSearchBatch, type BatchSearcher } from './runtime/crowd-batch.js';
 export { DEFAULT_LOD_LEVELS, DEFAULT_LOD_HYSTERESIS, selectLodLevel, initialLodLevel, lodDistance, levelOptions, validateLodLevels, type LodLevel } from './runtime/lod.js';
 export { CrowdLod, type CrowdLodOptions, type LodCounts } from './runtime/crowd-lod.js';
 export { budgetShare, rankByUrgency, BUDGET_BLOCK } from './runtime/search-budget.js';
+export { inLodView, seeAll, viewCosHalfAngle, revealsPerStep, LOD_VIEW_MARGIN, type LodView } from './runtime/lod-view.js';
 export { resolveControllerOptions, validateControllerOptions } from './runtime/controller-options.js';
 export { QualityMeter, QualityStats, type QualityReport } from './runtime/metrics.js';
 export { FootIK, DEFAULT_FOOT_IK_OPTIONS } from './runtime/foot-ik.js';

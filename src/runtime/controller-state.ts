@@ -108,6 +108,13 @@ export const SINCE_SEARCH = field(1);
 export const SINCE_FULL_SEARCH = field(1);
 /** The time the pose moved on by in the last step: its dt, or with levels the gathered time, 0 when it waited. */
 export const POSE_SECONDS = field(1);
+/**
+ * Out of view (1) or not (0, the default): an unseen character's pose waits until it is seen again
+ * (LOD_POSE_HELD is 1 while it waits; the time gathers in LOD_POSE_DT). Both stay 0 unless an
+ * application says what is seen, so runs that never do (simulate) are unchanged.
+ */
+export const LOD_UNSEEN = field(1);
+export const LOD_POSE_HELD = field(1);
 /** Values in the fixed part. */
 export const STATE_SIZE = field(0);
 

@@ -22,7 +22,7 @@ import {
   LAST_COST, LAST_SEARCH_COST, PLAY_RATE, SEARCH_TIMER, LAST_DESIRED_VX, LAST_DESIRED_VZ,
   LAST_DESIRED_FACING, STEP_DT, ADJUST_DT, COUNT_STEPS, COUNT_SEARCHES, COUNT_TRANSITIONS,
   COUNT_SECONDS, RESULT_COST, DESIRED_ROT_YAW, SINCE_TRANSITION, UPPER_TWIST_TARGET, UPPER_TWIST, UPPER_TWIST_VEL, STATE_SIZE, blockSize, CounterView, type ControllerCounters,
-  LOD_POSE_EVERY, LOD_POSE_COUNT, LOD_POSE_DT, LOD_FULL_INTERVAL, LOD_LOCAL_FRAMES, SINCE_SEARCH, SINCE_FULL_SEARCH, POSE_SECONDS,
+  LOD_POSE_EVERY, LOD_POSE_COUNT, LOD_POSE_DT, LOD_FULL_INTERVAL, LOD_LOCAL_FRAMES, SINCE_SEARCH, SINCE_FULL_SEARCH, POSE_SECONDS, LOD_UNSEEN, LOD_POSE_HELD,
 } from './controller-state.js';
 import type { LodLevel } from './lod.js';
 import { trajectoryLayout, type TrajectoryLayout } from './trajectory-layout.js';
@@ -239,7 +239,7 @@ export class MotionMatchingController {
     this.s[SEARCH_TIMER] = 0;
     this.s[SINCE_TRANSITION] = Number.POSITIVE_INFINITY;
     this.s[UPPER_TWIST_TARGET] = 0; this.s[UPPER_TWIST] = 0; this.s[UPPER_TWIST_VEL] = 0;
-    this.s[LOD_POSE_COUNT] = 0; this.s[LOD_POSE_DT] = 0; this.s[SINCE_SEARCH] = 0; this.s[SINCE_FULL_SEARCH] = Number.POSITIVE_INFINITY;
+    this.s[LOD_POSE_COUNT] = 0; this.s[LOD_POSE_DT] = 0; this.s[LOD_UNSEEN] = 0; this.s[LOD_POSE_HELD] = 0; this.s[SINCE_SEARCH] = 0; this.s[SINCE_FULL_SEARCH] = Number.POSITIVE_INFINITY;
     this.forceSearch = true;
     this.samplePlaying();
     this.rotations.set(this.playing.rotations);
@@ -381,6 +381,20 @@ export class MotionMatchingController {
    */
   get poseSeconds(): number { return this.s[POSE_SECONDS]; }
 
+  /**
+   * Whether the character is out of view (levels of detail; default false). An unseen character's
+   * pose (inertialization, forward kinematics, foot IK) waits, however long, until it is seen again,
+   * and is then updated at its next step with all the time gathered meanwhile, foot IK starting from
+   * the fresh pose; playback, root motion, the trajectory and searches step as always, so the
+   * character is where it would be. The application says who is unseen: the browser crowd marks
+   * agents beyond level 0 outside the camera's view (lod-view.ts), so level 0 is never affected.
+   */
+  get unseen(): boolean { return this.s[LOD_UNSEEN] !== 0; }
+  set unseen(v: boolean) { this.s[LOD_UNSEEN] = v ? 1 : 0; }
+
+  /** True while the pose (local and world) is older than the step: it waited while the character was unseen. */
+  get poseHeld(): boolean { return this.s[LOD_POSE_HELD] !== 0; }
+
   /** Half-width (frames) of a local search's window around the playing frame (this level's). */
   get localSearchFrames(): number { return this.s[LOD_LOCAL_FRAMES]; }
 
@@ -431,13 +445,22 @@ export class MotionMatchingController {
     // exactly as given), with the time gathered since the last update.
     const S = this.s;
     let poseNow = true, poseDt = dt;
-    if (S[LOD_POSE_EVERY] > 1) {
+    const held = S[LOD_POSE_HELD] !== 0;
+    if (S[LOD_UNSEEN] !== 0) {
+      // Out of view: the pose waits until the character is seen, and then moves on at once.
       S[LOD_POSE_DT] += dt;
-      if (++S[LOD_POSE_COUNT] >= S[LOD_POSE_EVERY] || this.transitioned) {
+      poseNow = false;
+      S[LOD_POSE_HELD] = 1;
+    } else if (S[LOD_POSE_EVERY] > 1) {
+      S[LOD_POSE_DT] += dt;
+      if (++S[LOD_POSE_COUNT] >= S[LOD_POSE_EVERY] || this.transitioned || held) {
         poseDt = S[LOD_POSE_DT]; S[LOD_POSE_DT] = 0; S[LOD_POSE_COUNT] = 0;
       } else {
         poseNow = false;
       }
+    } else if (held) {
+      // Seen again at a level that updates the pose every step: it catches up with the time gathered.
+      poseDt = S[LOD_POSE_DT] + dt; S[LOD_POSE_DT] = 0; S[LOD_POSE_COUNT] = 0;
     }
     if (o.inertialization && o.blendMode === 'inertialize') {
       const hl = o.inertializationHalfLife;
@@ -465,7 +488,12 @@ export class MotionMatchingController {
       // orientation warping's upper-body turn then act on top of it (docs/overlays.md).
       if (this.overlayLayer !== null) this.overlayLayer.apply(this);
       this.computeWorldPose();
-      if (o.footIK) this.footIK.apply(this, poseDt, o.ground, o.groundOptions);
+      if (o.footIK) {
+        // A held pose is stale: foot IK starts from the fresh one (no locks where the feet were).
+        if (held) this.footIK.reset(this.worldPositions);
+        this.footIK.apply(this, poseDt, o.ground, o.groundOptions);
+      }
+      S[LOD_POSE_HELD] = 0;
       if (o.orientationWarp > 0) this.turnUpperBody();
       S[STEP_DT] = dt;
     }
@@ -553,9 +581,10 @@ export class MotionMatchingController {
     if (o.blendMode === 'crossfade') {
       this.layerCount = pushLayer(this.s, this.layerCount, frame);
     } else {
-      // Source: the playing pose (the state already holds the offsets shown on top of it).
-      sampleFramePose(this.rt, frame, 0, this.destination, true);
       if (o.inertialization) {
+        // The destination pose is needed only for the offsets (not sampled without inertialization:
+        // the coarsest level of detail cuts).
+        sampleFramePose(this.rt, frame, 0, this.destination, true);
         // The playing pose's velocities are only needed here (the per-frame path skips them).
         sampleFramePose(this.rt, this.s[LAYER_FRAME + this.layerCount - 1], this.s[LAYER_FRACTION + this.layerCount - 1], this.playing, true);
         const rt = this.rt, f0 = this.frame, S = this.s, V = ROOT_VEL_OFFSET;

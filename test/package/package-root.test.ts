@@ -89,7 +89,7 @@ describe("the package root ('motionmatch')", () => {
 
   it('exports the levels of detail: a crowd of far characters searches less', () => {
     const r = runModule(`
-      import { buildDatabase, builtinSources, Matcher, MotionMatchingController, createInput, CrowdLod, DEFAULT_LOD_LEVELS, selectLodLevel, lodDistance } from 'motionmatch';
+      import { buildDatabase, builtinSources, Matcher, MotionMatchingController, createInput, CrowdLod, DEFAULT_LOD_LEVELS, selectLodLevel, lodDistance, inLodView, viewCosHalfAngle } from 'motionmatch';
       const db = buildDatabase(builtinSources());
       const matcher = await Matcher.create(db);
       const options = MotionMatchingController.resolveOptions({});
@@ -103,11 +103,13 @@ describe("the package root ('motionmatch')", () => {
         lod.search(matcher);
         cs.forEach((c, i) => lod.finish(c, i));
       }
-      console.log(JSON.stringify({ levels: Array.from(lod.level), searches: cs.map((c) => c.searchCount), next: selectLodLevel(DEFAULT_LOD_LEVELS, 0, 16, 2) }));
+      const view = { x: 0, z: 0, forwardX: 0, forwardZ: 1, cosHalfAngle: viewCosHalfAngle(Math.PI / 3, 1) };
+      console.log(JSON.stringify({ levels: Array.from(lod.level), searches: cs.map((c) => c.searchCount), next: selectLodLevel(DEFAULT_LOD_LEVELS, 0, 16, 2), seen: [inLodView(view, 0, 10), inLodView(view, 0, -10)] }));
     `);
     expect(r.code, r.err).toBe(0);
-    const o = JSON.parse(r.out) as { levels: number[]; searches: number[]; next: number };
+    const o = JSON.parse(r.out) as { levels: number[]; searches: number[]; next: number; seen: boolean[] };
     expect(o.levels).toEqual([0, 2, 3, 3]);
+    expect(o.seen).toEqual([true, false]);
     expect(o.searches[3]).toBeLessThan(o.searches[0]);
     expect(o.next).toBe(0);
   });

@@ -25,9 +25,11 @@ interface Handle {
   ready: boolean;
   error: string | null;
   lod: boolean;
-  stats: { frames: number; agents: number; mode: string; threads: number; updateMsMedian: number; lodLevels: number[] };
+  stats: { frames: number; agents: number; mode: string; threads: number; updateMsMedian: number; lodLevels: number[]; drawnAgents: number; window(n: number): { held: { median: number; max: number }; searchesPerFrame: number } };
   setAgents(n: number): Promise<void>;
   setLod(on: boolean): Promise<void>;
+  searchBudget: number | null;
+  setSearchBudget(rate: number | null): Promise<void>;
   setMode(m: string): Promise<void>;
   setFixedStep(s: number | null): void;
   setRendering(on: boolean | 'none'): void;
@@ -106,7 +108,30 @@ describe.skipIf(!HAVE_CHROMIUM)('levels of detail in the demo crowd (headless Ch
       // The camera is near the player at the disc's centre: agents at levels 0-2 (the disc ends
       // before level 3's 80 m).
       for (const n of levels.slice(0, 3)) expect(n).toBeGreaterThan(0);
+      // Agents beyond level 0 outside the camera's view (about 79° of 360° plus a margin) hold their
+      // pose: most of them, never all, never a level-0 one.
+      const held = await h((m) => m.stats.window(30).held.max);
+      expect(held).toBeGreaterThan(0.4 * (agents - levels[0]));
+      expect(held).toBeLessThan(agents - levels[0]);
     }
+    // A search budget of 1.5 searches per agent-second (the levels ask about 3): never more than the
+    // share of each step (rate x agents x dt, rounded down per worker), plus the player's own.
+    await expect(page.evaluate(() => (window as unknown as W).motionmatch.setSearchBudget(-1))).rejects.toThrow(/search budget/);
+    const unbudgeted = await h((m) => m.stats.window(60).searchesPerFrame);
+    await page.evaluate(() => (window as unknown as W).motionmatch.setSearchBudget(1.5));
+    expect(await h((m) => m.searchBudget)).toBe(1.5);
+    await page.evaluate(() => (window as unknown as W).motionmatch.resetStats());
+    await page.waitForFunction((f) => (window as unknown as W).motionmatch.stats.frames > f + 60, await h((m) => m.stats.frames), { timeout: 60_000 });
+    const budgeted = await h((m) => m.stats.window(60).searchesPerFrame);
+    console.log(`search budget 1.5/agent-s: ${budgeted.toFixed(1)} searches per frame (without: ${unbudgeted.toFixed(1)})`);
+    expect(budgeted).toBeLessThanOrEqual((1.5 * agents) / 60 + 1);
+    expect(budgeted).toBeLessThan(unbudgeted);
+    await page.evaluate(() => (window as unknown as W).motionmatch.setSearchBudget(null));
+    // Drawn with levels: the agents in view are drawn (held poses are not), without errors.
+    await page.evaluate(() => (window as unknown as W).motionmatch.setRendering(true));
+    await page.waitForFunction((f) => (window as unknown as W).motionmatch.stats.frames > f + 10, await h((m) => m.stats.frames), { timeout: 60_000 });
+    expect(await h((m) => m.stats.drawnAgents)).toBeGreaterThan(0);
+    await page.evaluate(() => (window as unknown as W).motionmatch.setRendering('none'));
     await page.evaluate(() => (window as unknown as W).motionmatch.setLod(false));
     const f0 = await h((m) => m.stats.frames);
     await page.waitForFunction((f) => (window as unknown as W).motionmatch.stats.frames > f + 5, f0, { timeout: 30_000 });

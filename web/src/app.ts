@@ -9,6 +9,7 @@ import * as THREE from 'three';
 import type { Database } from '../../src/database/database.js';
 import type { Backend, SearchMethod } from '../../src/search/matcher.js';
 import { quatYaw } from '../../src/math/quat.js';
+import { viewCosHalfAngle } from '../../src/runtime/lod-view.js';
 import { CrowdMesh, PlayerMesh, boneSegments, type CrowdView } from './characters.js';
 import { servedDatabaseRef, type ServedDatabaseRef } from '../../src/web/served-database.js';
 import { DatabaseLoader, describeDatabase, type LoadedDatabase } from './load-database.js';
@@ -30,6 +31,12 @@ import { OverlayDemo } from './overlay-demo.js';
 const MAX_AGENTS = 20000;
 /** Longest step (s): slower frames run the world slower rather than in big jumps. */
 const MAX_DT = 0.2;
+
+/** `?budget=R`: a search budget of R searches per agent-second (ignored unless a finite number > 0). */
+function budgetFromUrl(v: string | null): number | null {
+  const r = v === null ? Number.NaN : Number(v);
+  return Number.isFinite(r) && r > 0 ? r : null;
+}
 /** Software WebGL (no GPU) draws a few hundred characters at best: draw the nearest ones. */
 const SOFTWARE_MAX_DRAWN = 400;
 
@@ -60,6 +67,10 @@ export class App {
   private inertialization = true;
   /** Levels of detail for the agents (docs/lod.md), off by default; `?lod` in the URL or the handle's setLod turn them on. */
   private lod = new URLSearchParams(location.search).has('lod');
+  /** With levels: the agents' search budget (searches per agent-second; `?budget=R` in the URL or the handle's setSearchBudget), null: none. */
+  private searchBudget = budgetFromUrl(new URLSearchParams(location.search).get('budget'));
+  /** The camera orbits at this rate (rad/s; the handle's setCameraTurn, for benchmarks: a turning view reveals held poses). */
+  private cameraTurn = 0;
   private drawCrowd = true;
   /** False: skip WebGL drawing altogether (benchmarks of the engine alone). */
   private drawScene = true;
@@ -201,9 +212,15 @@ export class App {
     const rig = this.view.rig;
     this.input.read(rig.yaw, w.engine.playerInput);
     if (this.input.lookX || this.input.lookY) rig.orbit(-this.input.lookX * 2.5 * dt, this.input.lookY * 1.5 * dt);
-    // Levels of detail measure from the camera's place on the ground.
-    w.engine.camera.x = rig.camera.position.x;
-    w.engine.camera.z = rig.camera.position.z;
+    if (this.cameraTurn !== 0) rig.orbit(this.cameraTurn * dt, 0);
+    // Levels of detail measure from the camera's place on the ground; far agents outside its view
+    // (with a margin for the turn until the frame is drawn) hold their pose.
+    const view = w.engine.camera;
+    view.x = rig.camera.position.x;
+    view.z = rig.camera.position.z;
+    view.forwardX = rig.forwardX;
+    view.forwardZ = rig.forwardZ;
+    view.cosHalfAngle = viewCosHalfAngle(THREE.MathUtils.degToRad(rig.camera.fov), rig.camera.aspect);
     const timing = await w.engine.step(dt, this.config.method);
     this.stats.record(timing);
     this.draw(w, dt);
@@ -306,7 +323,7 @@ export class App {
 
   /** Foot IK and inertialization as toggled, and the settings' controller options (when given). */
   private crowdOptions(db = this.world?.db): CrowdOptions {
-    return { footIK: this.footIK, inertialization: this.inertialization, controller: this.settings?.controller, terrain: terrainSpec(this.terrain), overlay: this.overlay.crowdSettings(db), lod: this.lod };
+    return { footIK: this.footIK, inertialization: this.inertialization, controller: this.settings?.controller, terrain: terrainSpec(this.terrain), overlay: this.overlay.crowdSettings(db), lod: this.lod, searchBudget: this.searchBudget };
   }
 
   /** Every character onto another ground (between frames); the terrain's mesh replaces the flat floor. */
@@ -398,12 +415,16 @@ export class App {
     });
   }
 
-  private async setCrowdOptions(o: { footIK?: boolean; inertialization?: boolean; lod?: boolean }): Promise<void> {
+  private async setCrowdOptions(o: { footIK?: boolean; inertialization?: boolean; lod?: boolean; searchBudget?: number | null }): Promise<void> {
+    if (o.searchBudget !== undefined && o.searchBudget !== null && !(Number.isFinite(o.searchBudget) && o.searchBudget > 0)) {
+      throw new RangeError(`search budget: a number of searches per agent-second > 0, or null for none; got ${o.searchBudget}`);
+    }
     await this.exclusive(async () => {
       if (o.footIK !== undefined) this.footIK = o.footIK;
       if (o.inertialization !== undefined) this.inertialization = o.inertialization;
       if (o.lod !== undefined) this.lod = o.lod;
-      await this.world?.engine.setOptions({ footIK: this.footIK, inertialization: this.inertialization, overlay: this.overlay.crowdSettings(this.world?.db), lod: this.lod });
+      if (o.searchBudget !== undefined) this.searchBudget = o.searchBudget;
+      await this.world?.engine.setOptions({ footIK: this.footIK, inertialization: this.inertialization, overlay: this.overlay.crowdSettings(this.world?.db), lod: this.lod, searchBudget: this.searchBudget });
     });
   }
 
@@ -534,6 +555,12 @@ export class App {
       setInertialization: (on: boolean) => app.setCrowdOptions({ inertialization: on }),
       get lod() { return app.lod; },
       setLod: (on: boolean) => app.setCrowdOptions({ lod: on }),
+      get searchBudget() { return app.searchBudget; },
+      setSearchBudget: (rate: number | null) => app.setCrowdOptions({ searchBudget: rate }),
+      setCameraTurn: (radiansPerSecond: number) => {
+        if (!Number.isFinite(radiansPerSecond)) throw new RangeError(`camera turn: a finite rate in rad/s, got ${radiansPerSecond}`);
+        app.cameraTurn = radiansPerSecond;
+      },
       get terrain() { return app.terrain; },
       setTerrain: (choice: TerrainChoice) => app.setTerrain(choice),
       setRendering: (on: boolean | 'none') => app.setRendering(on),

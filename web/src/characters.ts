@@ -170,8 +170,10 @@ export class CrowdMesh {
     const list = this.drawList, dist = this.distances, centre = this.sphere.center;
     let n = 0, a = 0;
     for (const chunk of chunks) {
-      const r = chunk.roots;
+      const r = chunk.roots, held = chunk.held;
       for (let i = 0; i < chunk.count; i++, a++) {
+        // A pose held while the agent was out of view (levels of detail) is stale: drawn from the next step.
+        if (held[i] !== 0) continue;
         const x = r[3 * i], z = r[3 * i + 2];
         centre.set(x, 0.9, z);
         if (!view.frustum.intersectsSphere(this.sphere)) continue;

@@ -13,16 +13,17 @@
  */
 import type { Database } from '../../src/database/database.js';
 import { Matcher, type Backend, type BatchResult, type BatchSearchOptions, type SearchMethod } from '../../src/search/matcher.js';
-import { Crowd, poseFloats, type BatchSearcher, type CrowdOptions } from './crowd.js';
+import { Crowd, poseFloats, type BatchSearcher, type CrowdOptions, type PoseChunk } from './crowd.js';
 import { kernelUrl } from './kernels.js';
 import type { StepTiming } from './stats.js';
+import type { LodView } from '../../src/runtime/lod-view.js';
 
 export type AgentWorkerRequest =
   | { type: 'init'; db: Database; backend: Backend; options: CrowdOptions; seed: number }
   | { type: 'agents'; n: number; radius: number; method: SearchMethod }
   | { type: 'options'; options: CrowdOptions }
   | { type: 'backend'; backend: Backend }
-  | { type: 'step'; dt: number; method: SearchMethod; buffer: Float32Array | null; camera?: { x: number; z: number } };
+  | { type: 'step'; dt: number; method: SearchMethod; buffer: Float32Array | null; camera?: LodView };
 
 export type AgentWorkerReply =
   | { type: 'ready'; backend: Backend }
@@ -82,26 +83,33 @@ async function handle(msg: AgentWorkerRequest): Promise<void> {
     case 'step': {
       if (!crowd || !searcher || !db) throw new Error('agent worker used before init');
       const t0 = performance.now();
-      if (msg.camera) { crowd.camera.x = msg.camera.x; crowd.camera.z = msg.camera.z; }
+      if (msg.camera) Object.assign(crowd.camera, msg.camera);
       crowd.think(msg.dt);
       const timing = await crowd.step(msg.dt, searcher, msg.method);
-      // Poses for drawing: [roots n*3 | poses n*J*7] in one buffer that travels back and forth.
+      // Poses for drawing: [roots n*3 | poses n*J*7 | held n] in one buffer that travels back and forth.
       const n = crowd.agentCount, J = db.skeleton.names.length, F = poseFloats(J);
-      const need = n * (3 + F);
+      const need = n * (4 + F);
       let buffer = msg.buffer;
       if (!buffer || buffer.length < need) buffer = new Float32Array(Math.max(need, 1024));
       // The buffer that came back holds the poses written last step (when it is that buffer and the
       // crowd has the same size): agents whose pose waited keep theirs (levels of detail).
       const same = buffer === msg.buffer && n === lastCount;
-      const chunk = crowd.writePoses({ count: same ? n : 0, roots: buffer.subarray(0, 3 * n), poses: buffer.subarray(3 * n, need) }, true);
+      const tc = performance.now();
+      const chunk = crowd.writePoses(poseViews(buffer, n, F, same ? n : 0), true);
+      timing.copyMs = performance.now() - tc;
       lastCount = n;
-      if (chunk.roots.buffer !== buffer.buffer || chunk.poses.buffer !== buffer.buffer) throw new Error('internal: pose views were reallocated');
+      if (chunk.roots.buffer !== buffer.buffer || chunk.poses.buffer !== buffer.buffer || chunk.held.buffer !== buffer.buffer) throw new Error('internal: pose views were reallocated');
       // The worker's whole step (AI included) is what the frame waits for.
       timing.updateMs = performance.now() - t0;
       scope.postMessage({ type: 'stepped', timing, count: n, buffer }, [buffer.buffer]);
       return;
     }
   }
+}
+
+/** The views of a pose buffer of `n` agents with F floats of pose each: [roots 3n | poses Fn | held n]. */
+function poseViews(buffer: Float32Array, n: number, F: number, count: number): PoseChunk {
+  return { count, roots: buffer.subarray(0, 3 * n), poses: buffer.subarray(3 * n, (3 + F) * n), held: buffer.subarray((3 + F) * n, (4 + F) * n) };
 }
 
 let queue: Promise<void> = Promise.resolve();

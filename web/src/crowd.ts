@@ -22,6 +22,7 @@ const LEVEL_GROUND = flatGround(0);
 import { syncCrowdOverlays, type CrowdOverlays, type CrowdOverlaySettings } from './overlay-crowd.js';
 import { CrowdLod } from '../../src/runtime/crowd-lod.js';
 import { DEFAULT_LOD_LEVELS } from '../../src/runtime/lod.js';
+import { inLodView, revealsPerStep, seeAll, type LodView } from '../../src/runtime/lod-view.js';
 import type { ControllerOptions } from '../../src/runtime/controller-options.js';
 
 /** What a crowd needs from a search backend: batches, and one matcher for single searches. */
@@ -31,12 +32,15 @@ export interface BatchSearcher extends BatchAnswerer {
 
 /**
  * World poses of many agents in flat float arrays, for drawing: per agent its root position
- * (3 floats in `roots`) and its joints (J * 3 positions then J * 4 rotations in `poses`).
+ * (3 floats in `roots`) and its joints (J * 3 positions then J * 4 rotations in `poses`), and
+ * whether that pose is one held while the agent was out of view (`held`, 1: stale, not to be
+ * drawn; levels of detail).
  */
 export interface PoseChunk {
   count: number;
   roots: Float32Array;
   poses: Float32Array;
+  held: Float32Array;
 }
 
 /** Floats per agent in PoseChunk.poses. */
@@ -55,6 +59,11 @@ export interface CrowdOptions {
   overlay?: CrowdOverlaySettings | null;
   /** Levels of detail by distance to the camera (docs/lod.md); the player is always at full detail. */
   lod?: boolean;
+  /**
+   * With levels: at most this many agent searches per agent-second (each step's share is the rate
+   * times the agents and dt); the most urgent run, the others wait. Null or absent: no budget.
+   */
+  searchBudget?: number | null;
 }
 
 /** Radius of the disc the agents wander in, for a crowd of n (about 8 m² each, at least 8 m). */
@@ -83,12 +92,19 @@ export class Crowd {
   overlays: CrowdOverlays | null = null;
   /** Levels of detail (options.lod), made for the current crowd size; null when off. */
   private lod: CrowdLod | null = null;
-  /** Where the camera is (x, z on the ground): the levels' distances are measured from it. */
-  readonly camera = { x: 0, z: 0 };
+  /**
+   * Where the camera is (x, z on the ground) and where it looks: the levels' distances are measured
+   * from it, and far agents outside its view hold their pose (MotionMatchingController.unseen).
+   */
+  readonly camera: LodView = seeAll();
   /** Characters at each level after the last step (empty without levels). */
   readonly levelCounts: number[] = [];
+  /** The fraction of a search the budget carries from one step to the next. */
+  private budgetCarry = 0;
   /** False after the crowd changed (agents added or removed, options): writePoses then copies every pose. */
   private posesValid = false;
+  /** Steps since writePoses last ran: its chunk holds the last step's poses only when it ran after every step. */
+  private stepsSinceWrite = 0;
 
   constructor(readonly db: Database, options: CrowdOptions, seed = 1, withPlayer = true) {
     this.options = { ...options };
@@ -180,7 +196,7 @@ export class Crowd {
     if (!this.options.lod) {
       if (this.lod) {
         const base = this.lodBase();
-        for (const c of this.characters) c.setLevel(base, DEFAULT_LOD_LEVELS[0]);
+        for (const c of this.characters) { c.setLevel(base, DEFAULT_LOD_LEVELS[0]); c.unseen = false; }
         this.lod = null;
         this.levelCounts.length = 0;
       }
@@ -218,6 +234,7 @@ export class Crowd {
 
   /** One engine step for every character; resolves with its timings. */
   async step(dt: number, search: BatchSearcher, method: SearchMethod): Promise<StepTiming> {
+    this.stepsSinceWrite++;
     if (this.lod) return this.stepLod(this.lod, dt, search, method);
     const chars = this.characters, inputs = this.inputs, n = chars.length, batch = this.batch;
     const t0 = performance.now();
@@ -233,29 +250,73 @@ export class Crowd {
     return { prepareMs: t1 - t0, searchMs: t2 - t1, completeMs: t3 - t2, updateMs: t3 - t0, searches: batch.count };
   }
 
-  /** step() with levels of detail: each character's level from its distance to the camera, full and local searches. */
+  /**
+   * step() with levels of detail: each character's level from its distance to the camera, full and
+   * local searches. With a search budget the agents' searches are capped (the most urgent run, the
+   * others wait a step: search-budget.ts); the player then steps first, on its own, and never waits.
+   */
   private async stepLod(lod: CrowdLod, dt: number, search: BatchSearcher, method: SearchMethod): Promise<StepTiming> {
-    const chars = this.characters, inputs = this.inputs, n = chars.length, cx = this.camera.x, cz = this.camera.z;
+    const n = this.characters.length, first = this.first;
+    const t: StepTiming = { prepareMs: 0, searchMs: 0, completeMs: 0, updateMs: 0, searches: 0, levels: this.levelCounts, held: 0 };
     const t0 = performance.now();
+    lod.method = method;
+    const budget = this.searchShare(dt);
+    if (budget === Infinity || first === 0) {
+      await this.stepLodBlock(lod, dt, search, 0, n, budget, t);
+    } else {
+      await this.stepLodBlock(lod, dt, search, 0, first, Infinity, t);
+      await this.stepLodBlock(lod, dt, search, first, n, budget, t);
+    }
+    t.updateMs = performance.now() - t0;
+    lod.countLevels(this.levelCounts);
+    // Agents only (the player is not counted at level 0).
+    if (first > 0 && n > 0) this.levelCounts[lod.level[0]]--;
+    return t;
+  }
+
+  /**
+   * The agents' searches this step under the search budget (searches per agent-second times the
+   * agents and dt, the fraction carried to the next step, so the steps' shares add up to the rate);
+   * Infinity without a budget.
+   */
+  private searchShare(dt: number): number {
+    const rate = this.options.searchBudget ?? null;
+    if (rate === null) return Infinity;
+    const want = rate * this.agentCount * dt + this.budgetCarry;
+    const share = Math.floor(want);
+    this.budgetCarry = want - share;
+    return share;
+  }
+
+  /** Characters [from, to) through prepare, at most `share` searches, complete; adds to `t`. */
+  private async stepLodBlock(lod: CrowdLod, dt: number, search: BatchSearcher, from: number, to: number, share: number, t: StepTiming): Promise<void> {
+    const view = this.camera, chars = this.characters, inputs = this.inputs, cx = view.x, cz = view.z;
+    const t0 = performance.now();
+    let held = 0, reveals = revealsPerStep(this.agentCount, lod.levels);
     lod.beginBlock();
-    for (let i = 0; i < n; i++) {
-      const c = chars[i], dx = c.rootPosition[0] - cx, dz = c.rootPosition[2] - cz;
+    for (let i = from; i < to; i++) {
+      const c = chars[i], x = c.rootPosition[0], z = c.rootPosition[2], dx = x - cx, dz = z - cz;
       // The player (index 0 of a crowd with one) is what the camera follows: always full detail.
-      lod.choose(c, i, i < this.first ? 0 : Math.sqrt(dx * dx + dz * dz));
+      const level = lod.choose(c, i, i < this.first ? 0 : Math.sqrt(dx * dx + dz * dz));
+      // Agents beyond level 0 (15 m) outside the view hold their pose: nobody sees it. One seen
+      // again catches up this step unless this step's reveals are used up (a quick turn of the
+      // camera): it then stays held, and undrawn, a step longer (never at level 0).
+      let unseen = level > 0 && !inLodView(view, x, z);
+      if (!unseen && c.poseHeld && level > 0) { if (reveals > 0) reveals--; else unseen = true; }
+      c.unseen = unseen;
+      if (unseen) held++;
       if (c.prepare(dt, inputs[i])) lod.due(c, i);
     }
-    lod.schedule(chars, Infinity);
+    lod.schedule(chars, share);
     const t1 = performance.now();
-    lod.method = method;
     const pending = lod.search(search);
     const searches = pending instanceof Promise ? await pending : pending;
     const t2 = performance.now();
-    for (let i = 0; i < n; i++) lod.finish(chars[i], i);
+    for (let i = from; i < to; i++) lod.finish(chars[i], i);
     const t3 = performance.now();
-    lod.countLevels(this.levelCounts);
-    // Agents only (the player is not counted at level 0).
-    if (this.first > 0 && n > 0) this.levelCounts[lod.level[0]]--;
-    return { prepareMs: t1 - t0, searchMs: t2 - t1, completeMs: t3 - t2, updateMs: t3 - t0, searches, levels: this.levelCounts };
+    t.prepareMs += t1 - t0; t.searchMs += t2 - t1; t.completeMs += t3 - t2;
+    t.searches += searches;
+    t.held = (t.held ?? 0) + held;
   }
 
   /**
@@ -266,19 +327,26 @@ export class Crowd {
    */
   writePoses(chunk: PoseChunk, reuse = false): PoseChunk {
     const n = this.agentCount, J = this.db.skeleton.names.length, F = poseFloats(J);
-    let keep = reuse && this.posesValid && chunk.count === n && this.lod !== null;
+    // (The batched engine writes only when the crowd is drawn: after steps without a write, the
+    // chunk misses the poses updated in them.)
+    let keep = reuse && this.posesValid && this.stepsSinceWrite <= 1 && chunk.count === n && this.lod !== null;
     if (chunk.roots.length < 3 * n) { chunk.roots = new Float32Array(3 * Math.max(n, 16)); keep = false; }
     if (chunk.poses.length < F * n) { chunk.poses = new Float32Array(F * Math.max(n, 16)); keep = false; }
-    const roots = chunk.roots, poses = chunk.poses;
+    if (chunk.held.length < n) { chunk.held = new Float32Array(Math.max(n, 16)); keep = false; }
+    const roots = chunk.roots, poses = chunk.poses, held = chunk.held;
     for (let a = 0; a < n; a++) {
       const c = this.characters[a + this.first];
       roots[3 * a] = c.rootPosition[0]; roots[3 * a + 1] = c.rootPosition[1]; roots[3 * a + 2] = c.rootPosition[2];
+      held[a] = c.poseHeld ? 1 : 0;
       // A pose that waited (poseSeconds 0 in a step that moved on) is what the chunk already holds.
       if (keep && c.poseSeconds === 0 && c.stepSeconds > 0) continue;
+      // A held pose is not drawn (held[a]): no copy until it is updated.
+      if (c.poseHeld) continue;
       poses.set(c.worldPositions, F * a);
       poses.set(c.worldRotations, F * a + 3 * J);
     }
     this.posesValid = true;
+    this.stepsSinceWrite = 0;
     chunk.count = n;
     return chunk;
   }

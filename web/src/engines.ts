@@ -17,6 +17,7 @@ import { Crowd, crowdRadius, type CrowdOptions, type PoseChunk } from './crowd.j
 import type { AgentWorkerReply, AgentWorkerRequest } from './crowd-worker.js';
 import { SearchService, canShareMemory, type SearchConfig } from './search-backend.js';
 import type { StepTiming } from './stats.js';
+import type { LodView } from '../../src/runtime/lod-view.js';
 
 export type EngineMode = 'batched' | 'split';
 
@@ -38,8 +39,8 @@ export interface CrowdEngine {
   /** Why fewer threads run than were asked for (null when not). */
   readonly fallbackReason: string | null;
   readonly config: EngineConfig;
-  /** Where the camera is on the ground (levels of detail measure distances from it); set before step(). */
-  readonly camera: { x: number; z: number };
+  /** Where the camera is on the ground and where it looks (levels of detail); set before step(). */
+  readonly camera: LodView;
   setAgentCount(n: number): Promise<void>;
   setOptions(o: CrowdOptions): Promise<void>;
   /** Another backend or worker policy (same mode and threads). */
@@ -60,7 +61,7 @@ export async function createEngine(db: Database, config: EngineConfig, options: 
 
 class BatchedEngine implements CrowdEngine {
   readonly mode = 'batched' as const;
-  private readonly chunk: PoseChunk = { count: 0, roots: new Float32Array(0), poses: new Float32Array(0) };
+  private readonly chunk: PoseChunk = { count: 0, roots: new Float32Array(0), poses: new Float32Array(0), held: new Float32Array(0) };
   private readonly chunks: PoseChunk[] = [this.chunk];
 
   private constructor(readonly db: Database, private search: SearchService, private readonly crowd: Crowd, public config: EngineConfig) {}
@@ -101,7 +102,7 @@ class BatchedEngine implements CrowdEngine {
     await old.close();
   }
 
-  get camera(): { x: number; z: number } {
+  get camera(): LodView {
     return this.crowd.camera;
   }
 
@@ -160,7 +161,7 @@ class SplitEngine implements CrowdEngine {
       let backend = playerSearch.backend;
       for (let i = 0; i < config.threads; i++) {
         const worker = new Worker(new URL('./crowd-worker.ts', import.meta.url), { type: 'module', name: `motionmatch-agents-${i}` });
-        const shard: Shard = { worker, count: 0, chunk: { count: 0, roots: new Float32Array(0), poses: new Float32Array(0) }, buffer: null, waiting: null, failure: null };
+        const shard: Shard = { worker, count: 0, chunk: { count: 0, roots: new Float32Array(0), poses: new Float32Array(0), held: new Float32Array(0) }, buffer: null, waiting: null, failure: null };
         worker.onmessage = (e: MessageEvent<AgentWorkerReply>) => SplitEngine.settle(shard, e.data);
         worker.onerror = (e) => {
           e.preventDefault();
@@ -233,7 +234,7 @@ class SplitEngine implements CrowdEngine {
     await old.close();
   }
 
-  get camera(): { x: number; z: number } {
+  get camera(): LodView {
     return this.crowd.camera;
   }
 
@@ -251,7 +252,7 @@ class SplitEngine implements CrowdEngine {
     const t1 = performance.now();
     const J = this.db.skeleton.names.length, F = J * 7;
     const timing: StepTiming = { prepareMs: own.prepareMs, searchMs: own.searchMs, completeMs: own.completeMs, updateMs: t1 - t0, searches: own.searches };
-    let slowest = -1;
+    let slowest = -1, fastest = Infinity;
     replies.forEach((r, i) => {
       if (r.type !== 'stepped') throw new Error(`internal: agent worker answered ${r.type} to a step`);
       const s = this.shards[i];
@@ -259,19 +260,25 @@ class SplitEngine implements CrowdEngine {
       s.chunk.count = r.count;
       s.chunk.roots = r.buffer.subarray(0, 3 * r.count);
       s.chunk.poses = r.buffer.subarray(3 * r.count, r.count * (3 + F));
+      s.chunk.held = r.buffer.subarray(r.count * (3 + F), r.count * (4 + F));
       timing.searches += r.timing.searches;
       if (r.timing.levels) {
         timing.levels ??= new Array<number>(r.timing.levels.length).fill(0);
         r.timing.levels.forEach((n, l) => { timing.levels![l] += n; });
       }
+      if (r.timing.held !== undefined) timing.held = (timing.held ?? 0) + r.timing.held;
+      fastest = Math.min(fastest, r.timing.updateMs);
       // The parts of the slowest worker: that is what the frame waited for.
       if (r.timing.updateMs > slowest) {
         slowest = r.timing.updateMs;
+        timing.copyMs = r.timing.copyMs;
         timing.prepareMs = own.prepareMs + r.timing.prepareMs;
         timing.searchMs = own.searchMs + r.timing.searchMs;
         timing.completeMs = own.completeMs + r.timing.completeMs;
       }
     });
+    timing.workerMs = slowest;
+    timing.imbalanceMs = slowest - fastest;
     return timing;
   }
 

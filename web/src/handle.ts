@@ -73,6 +73,12 @@ export interface StatsWindow {
   completeMs: Summary;
   renderMs: Summary;
   intervalMs: Summary;
+  /** Split engine: the slower worker's own step (AI, step, pose copy), its lead over the faster one, and its pose copy; NaN in other modes. */
+  workerMs: Summary;
+  imbalanceMs: Summary;
+  copyMs: Summary;
+  /** With levels of detail: agents whose pose was held out of view (NaN without levels). */
+  held: Summary;
   searchesPerFrame: number;
   searchUsPerQuery: number;
 }
@@ -111,6 +117,12 @@ export interface MotionmatchHandle {
   readonly lod: boolean;
   /** Levels of detail on or off for the agents (distance from the camera; the player stays at full detail). */
   setLod(on: boolean): Promise<void>;
+  /** With levels: the agents' search budget in searches per agent-second (null: none; `?budget=R` in the URL). */
+  readonly searchBudget: number | null;
+  /** Sets or (null) removes the search budget; rejects a value that is not a finite number > 0. */
+  setSearchBudget(rate: number | null): Promise<void>;
+  /** Orbits the camera at a steady rate (rad/s, 0 = still; a gamepad's full turn is 2.5): benchmarks of a turning view. */
+  setCameraTurn(radiansPerSecond: number): void;
   /** true: draw everything; false: the player only; 'none': no WebGL drawing (measure the engine alone). */
   setRendering(on: boolean | 'none'): void;
   /** Render resolution relative to the window (software WebGL is fill-rate bound). */

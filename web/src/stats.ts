@@ -93,6 +93,13 @@ export interface StepTiming {
   searches: number;
   /** With levels of detail: agents at each level in this step. */
   levels?: number[];
+  /** With levels of detail: agents whose pose was held out of view in this step. */
+  held?: number;
+  /** Split engine: the slower worker's own step (AI, step, pose copy) and how much faster the other was. */
+  workerMs?: number;
+  imbalanceMs?: number;
+  /** Split engine: the slower worker's copy of the poses into the draw buffer (within workerMs). */
+  copyMs?: number;
 }
 
 /** Everything the read-outs and the automation handle show. */
@@ -107,6 +114,12 @@ export class FrameStats {
   readonly render = new SampleRing(240);
   /** Wall time between frames (ms). */
   readonly interval = new SampleRing(240);
+  /** Split engine: the slower worker's step, the gap to the faster one, and its pose copy (NaN in other modes). */
+  readonly worker = new SampleRing(240);
+  readonly imbalance = new SampleRing(240);
+  readonly copy = new SampleRing(240);
+  /** With levels of detail: agents whose pose was held out of view (NaN without). */
+  readonly held = new SampleRing(240);
   frames = 0;
   /** With levels of detail: agents at each level in the last step (empty without). */
   readonly levels: number[] = [];
@@ -120,6 +133,10 @@ export class FrameStats {
     this.complete.push(t.completeMs);
     this.searches.push(t.searches);
     if (t.searches > 0) this.perQuery.push((1000 * t.searchMs) / t.searches);
+    this.worker.push(t.workerMs ?? Number.NaN);
+    this.imbalance.push(t.imbalanceMs ?? Number.NaN);
+    this.copy.push(t.copyMs ?? Number.NaN);
+    this.held.push(t.held ?? Number.NaN);
     this.levels.length = 0;
     if (t.levels) for (const n of t.levels) this.levels.push(n);
   }
@@ -148,13 +165,17 @@ export class FrameStats {
       completeMs: this.complete.summary(k),
       renderMs: this.render.summary(k),
       intervalMs: this.interval.summary(k),
+      workerMs: this.worker.summary(k),
+      imbalanceMs: this.imbalance.summary(k),
+      copyMs: this.copy.summary(k),
+      held: this.held.summary(k),
       searchesPerFrame: m ? searches / m : Number.NaN,
       searchUsPerQuery: searches ? (1000 * searchMs) / searches : Number.NaN,
     };
   }
 
   reset(): void {
-    for (const r of [this.update, this.prepare, this.search, this.complete, this.perQuery, this.searches, this.render, this.interval]) r.clear();
+    for (const r of [this.update, this.prepare, this.search, this.complete, this.perQuery, this.searches, this.render, this.interval, this.worker, this.imbalance, this.copy, this.held]) r.clear();
     this.lastFrameAt = Number.NaN;
   }
 }
