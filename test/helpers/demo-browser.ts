@@ -51,3 +51,23 @@ export function stopDemo(demo: DemoProcess | undefined): Promise<number | null> 
     child.kill('SIGINT');
   });
 }
+
+/** Debian's Chromium through playwright-core, with CHROMIUM_ARGS. */
+export async function launchChromium(): Promise<import('playwright-core').Browser> {
+  const { chromium } = await import('playwright-core');
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+}
+
+/**
+ * A new page on the demo at `url`, once its automation handle says ready (60 s at most), and the list
+ * its console errors and page errors go into (a test expects it empty at the end).
+ */
+export async function openDemoPage(browser: import('playwright-core').Browser, url: string, viewport: { width: number; height: number }): Promise<{ page: import('playwright-core').Page; errors: string[] }> {
+  const page = await browser.newPage({ viewport });
+  const errors: string[] = [];
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  await page.goto(url);
+  await page.waitForFunction(() => (window as unknown as { motionmatch?: { ready: boolean } }).motionmatch?.ready === true, null, { timeout: 60_000 });
+  return { page, errors };
+}

@@ -10,16 +10,10 @@
  * Needs the compiled CLI and vite (`npm test` builds both first).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
-import { REPO_ROOT } from '../helpers/cli.js';
+import { HAVE_CHROMIUM, chromiumSkipReason, launchChromium, openDemoPage, startDemo, stopDemo, type DemoProcess } from '../helpers/demo-browser.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
-if (!HAVE_CHROMIUM) console.log(`LOD browser test skipped: ${CHROMIUM} not found (Debian: apt-get install chromium)`);
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic', '--no-first-run'];
+if (!HAVE_CHROMIUM) console.log(chromiumSkipReason('LOD browser test'));
 
 interface Handle {
   ready: boolean;
@@ -37,52 +31,22 @@ interface Handle {
 }
 type W = { motionmatch: Handle };
 
-function startDemo(): Promise<{ child: ChildProcess; url: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(REPO_ROOT, 'bin/motionmatch.js'), 'demo', '--port', '0', '--json'], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PORT: '' } });
-    let out = '', err = '';
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`demo server did not start in time\n${err}`)); }, 80_000);
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      if (!out.includes('\n')) return;
-      clearTimeout(timer);
-      try { resolve({ child, url: (JSON.parse(out.split('\n')[0]) as { url: string }).url }); } catch { reject(new Error(`unexpected output: ${out}\n${err}`)); }
-    });
-    child.stderr!.on('data', (d: Buffer) => { err += d.toString(); });
-    child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`motionmatch demo exited with ${code}\n${err}`)); });
-  });
-}
-
-function stopDemo(child: ChildProcess): Promise<number | null> {
-  return new Promise((r) => {
-    if (child.exitCode !== null) { r(child.exitCode); return; }
-    child.once('exit', (code) => r(code));
-    child.kill('SIGINT');
-  });
-}
-
 describe.skipIf(!HAVE_CHROMIUM)('levels of detail in the demo crowd (headless Chromium)', () => {
   let browser: Browser;
-  let demo: { child: ChildProcess; url: string };
+  let demo: DemoProcess;
 
   beforeAll(async () => {
     demo = await startDemo();
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+    browser = await launchChromium();
   }, 120_000);
 
   afterAll(async () => {
     await browser?.close();
-    if (demo) expect(await stopDemo(demo.child)).toBe(0);
+    if (demo) expect(await stopDemo(demo)).toBe(0);
   });
 
   it('puts the agents on levels by distance in both engines, reports them per frame, and turns off', async () => {
-    const page = await browser.newPage({ viewport: { width: 800, height: 600 } });
-    const errors: string[] = [];
-    page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
-    page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
-    await page.goto(demo.url);
-    await page.waitForFunction(() => (window as unknown as Partial<W>).motionmatch?.ready === true, null, { timeout: 60_000 });
+    const { page, errors } = await openDemoPage(browser, demo.url, { width: 800, height: 600 });
     // Reads the handle: `fn` runs in the page with window.motionmatch (its source goes across).
     const h = <T>(fn: (m: Handle) => T) => page.evaluate((src) => (0, eval)(src)((window as unknown as W).motionmatch), fn.toString()) as Promise<T>;
     // 1,500 agents wander a disc of 62 m radius around the player: near, middle and far agents.

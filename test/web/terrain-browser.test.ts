@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { CHROMIUM, CHROMIUM_ARGS, HAVE_CHROMIUM, chromiumSkipReason, startDemo, stopDemo, type DemoProcess } from '../helpers/demo-browser.js';
+import { HAVE_CHROMIUM, chromiumSkipReason, launchChromium, openDemoPage, startDemo, stopDemo, type DemoProcess } from '../helpers/demo-browser.js';
 import type { Browser, Page } from 'playwright-core';
 import { REPO_ROOT } from '../helpers/cli.js';
 import { hillsField } from '../../src/sim/terrain.js';
@@ -40,8 +40,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the demo on uneven ground (headless Chromium)',
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     demo = await startDemo();
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
   }, 120_000);
 
   afterAll(async () => {
@@ -50,12 +49,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the demo on uneven ground (headless Chromium)',
   });
 
   it('switches the crowd onto hills and steps and back through the handle, walking on the ground, with no console error', async () => {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
-    const errors: string[] = [];
-    page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
-    page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
-    await page.goto(demo.url);
-    await page.waitForFunction(() => (window as unknown as Partial<W>).motionmatch?.ready === true, null, { timeout: 60_000 });
+    const { page, errors } = await openDemoPage(browser, demo.url, { width: 1280, height: 720 });
     expect(await page.evaluate(() => (window as unknown as W).motionmatch.terrain)).toBe('off');
     await page.evaluate(() => (window as unknown as W).motionmatch.setAgents(100));
 
