@@ -414,6 +414,32 @@ export class MotionMatchingController {
     this.s[LOD_LOCAL_FRAMES] = Math.round(level.localSeconds * this.db.fps);
   }
 
+  /**
+   * Seconds the pose moves on by in this step, or -1 when it waits. Without levels of detail: dt,
+   * exactly as given. A level updating the pose every LOD_POSE_EVERY steps gathers the time between
+   * updates (a transition updates at once); an unseen character's pose waits until it is seen and
+   * then catches up with everything gathered (`held`: it waited).
+   */
+  private schedulePose(dt: number, held: boolean): number {
+    const S = this.s;
+    if (S[LOD_UNSEEN] !== 0) {
+      S[LOD_POSE_DT] += dt;
+      S[LOD_POSE_HELD] = 1;
+      return -1;
+    }
+    if (S[LOD_POSE_EVERY] > 1) {
+      S[LOD_POSE_DT] += dt;
+      if (!(++S[LOD_POSE_COUNT] >= S[LOD_POSE_EVERY] || this.transitioned || held)) return -1;
+    } else if (!held) {
+      return dt;
+    } else {
+      S[LOD_POSE_DT] += dt;
+    }
+    const gathered = S[LOD_POSE_DT];
+    S[LOD_POSE_DT] = 0; S[LOD_POSE_COUNT] = 0;
+    return gathered;
+  }
+
   /** Second half of a step: transition if `frame` (-1 = none) is worth it, play, move, fix the feet. */
   complete(frame: number, cost: number): void {
     if (frame !== -1 && !(frame >= 0 && frame < this.db.frameCount && (frame | 0) === frame)) {
@@ -441,27 +467,9 @@ export class MotionMatchingController {
     this.wantsSearch = false;
     this.searchLocal = false;
     const rootDelta = this.advancePlayback();
-    // Levels of detail update the pose every LOD_POSE_EVERY steps (0 or 1: every step, with dt
-    // exactly as given), with the time gathered since the last update.
     const S = this.s;
-    let poseNow = true, poseDt = dt;
     const held = S[LOD_POSE_HELD] !== 0;
-    if (S[LOD_UNSEEN] !== 0) {
-      // Out of view: the pose waits until the character is seen, and then moves on at once.
-      S[LOD_POSE_DT] += dt;
-      poseNow = false;
-      S[LOD_POSE_HELD] = 1;
-    } else if (S[LOD_POSE_EVERY] > 1) {
-      S[LOD_POSE_DT] += dt;
-      if (++S[LOD_POSE_COUNT] >= S[LOD_POSE_EVERY] || this.transitioned || held) {
-        poseDt = S[LOD_POSE_DT]; S[LOD_POSE_DT] = 0; S[LOD_POSE_COUNT] = 0;
-      } else {
-        poseNow = false;
-      }
-    } else if (held) {
-      // Seen again at a level that updates the pose every step: it catches up with the time gathered.
-      poseDt = S[LOD_POSE_DT] + dt; S[LOD_POSE_DT] = 0; S[LOD_POSE_COUNT] = 0;
-    }
+    const poseDt = this.schedulePose(dt, held), poseNow = poseDt >= 0;
     if (o.inertialization && o.blendMode === 'inertialize') {
       const hl = o.inertializationHalfLife;
       if (!poseNow) {
