@@ -136,8 +136,9 @@ export async function runTune(db: Database, o: TuneOptions): Promise<TuneResult>
   const seen = new Set<string>();
   let stoppedBy: TuneResult['stoppedBy'] = 'budget';
   let recommended: number | null = null;
-  const rejected = new Set<number>();
-  const noise: TuneNoise = { seeds: [], objectives: [], spread: null as unknown as TuneObjectives };
+  // The start's objectives on the noise seeds, and their spread (known once they are measured).
+  const noiseSeeds: number[] = [], noiseObjectives: TuneObjectives[] = [];
+  let spread: TuneObjectives | null = null;
   const confirmations: TuneConfirmation[] = [];
   const lastSeconds = (): number => (evaluations.length ? evaluations[evaluations.length - 1].seconds : 0);
   const progress = (phase: TuneProgress['phase']): void => o.onProgress?.({
@@ -162,7 +163,7 @@ export async function runTune(db: Database, o: TuneOptions): Promise<TuneResult>
     const e = await evaluate(db, values, o, evaluations.length);
     const reference = evaluations.length ? evaluations[0].objectives : e.objectives;
     evaluations.push({ ...e, phase, qualityIndex: qualityIndex(e.objectives, reference) });
-    if (evaluations.length > 1) recommended = recommend(evaluations.map((x) => x.objectives), evaluations[0].objectives, noise.spread, rejected);
+    if (spread !== null) recommended = recommend(evaluations.map((x) => x.objectives), evaluations[0].objectives, spread);
     progress(phase);
   };
 
@@ -171,16 +172,17 @@ export async function runTune(db: Database, o: TuneOptions): Promise<TuneResult>
   // The same defaults on other seeds: how much each measure moves when nothing but the inputs
   // change (a 32-agent run of the real captures moves skate by 0.17-0.34 cm/s and the largest jump
   // by half a metre per second from seed to seed), so that a point is not recommended for noise.
-  noise.seeds.push(o.seed);
-  noise.objectives.push(evaluations[0].objectives);
+  noiseSeeds.push(o.seed);
+  noiseObjectives.push(evaluations[0].objectives);
   for (let k = 1; k <= NOISE_SEEDS; k++) {
     const seed = (o.seed + k) >>> 0;
     await new Promise<void>((resolve) => setTimeout(resolve, 0));
-    noise.seeds.push(seed);
-    noise.objectives.push((await evaluate(db, start, o, -1, seed)).objectives);
+    noiseSeeds.push(seed);
+    noiseObjectives.push((await evaluate(db, start, o, -1, seed)).objectives);
     progress('noise');
   }
-  noise.spread = seedSpread(noise.objectives);
+  const noise: TuneNoise = { seeds: noiseSeeds, objectives: noiseObjectives, spread: seedSpread(noiseObjectives) };
+  spread = noise.spread;
   for (const u of latinHypercube(designPoints, TUNE_PARAMETERS.length, random)) {
     if (!mayContinue()) break;
     const values = valuesAt(u);
@@ -220,7 +222,6 @@ export async function runTune(db: Database, o: TuneOptions): Promise<TuneResult>
     confirmations.push({ index, seed: confirmSeed, objectives: again, held });
     progress('confirm');
     if (held) { recommended = index; break; }
-    rejected.add(index);
   }
   const objectives = evaluations.map((e) => e.objectives);
   return {
