@@ -1,10 +1,10 @@
-// The KD-tree over compact data: the tree of kdtree.ts (same nodes, same visit order rule), with
-// 16-bit node boxes (half the bytes of float32 boxes, decoded boxes contain the exact ones) and
-// 8-bit leaf rows whose certified bounds decide which rows are re-scored on their float32 row.
-// Each inner node's record holds both children's boxes and what the walk needs of them (lowest
-// frame, rows of a leaf) in one contiguous block of cache lines: the walk is bound by memory
-// latency, and this halves the scattered reads per node. Stack entries (32 bytes) carry a child's
-// bound, lowest frame and rows, so a popped node needs no further read before its test.
+// The KD-tree over compact data: the tree of kdtree.ts (same nodes, same tie rule), walked through
+// KdRecords (src/search/kd-records.ts): each record holds the 16-bit boxes (half the bytes of float32
+// boxes, decoded boxes contain the exact ones) of up to four subtrees of a node, two levels at once,
+// and leaves hold 8-bit rows whose certified bounds decide which rows are re-scored on their float32
+// row. The walk is bound by memory latency, so a record is one contiguous block read in parallel,
+// stack entries (32 bytes) carry a subtree's bound, lowest frame and rows or record (a popped entry
+// needs no further read before its test), and pushed subtrees are read ahead (touchLines).
 //
 // Rows are visited out of frame order, so a row is skipped only when its bound proves a float32
 // cost strictly above the best (costLimit with strict = true): rows that could tie are re-scored
@@ -14,9 +14,9 @@ import {
   CTX_STRIDE, CTX_ROWS, CTX_TAGS, CTX_KD_FEAT, CTX_KD_ORIG, CTX_KD_NODES, CTX_KD_NODE_COUNT, CTX_KD_U8, CTX_KD_REC, CTX_KD_REC_BYTES,
   CTX_U8_PARAMS, CTX_U8_ROW_BYTES,
   REQ_REQUIRE, REQ_EXCLUDE, REQ_BIAS, REQ_BIAS_NODE, REQ_BIAS_MIN, REQ_STACK, REQ_STACK_CAP, REQ_QCODE,
-  REQ_STAT_BOUNDED, REQ_STAT_RESCORED, REQ_STAT_GROUPS,
+  REQ_STAT_BOUNDED, REQ_STAT_RESCORED, REQ_STAT_GROUPS, REQ_SINK,
   NODE_DIM, NODE_START, NODE_COUNT, NODE_MIN_ORIG, NODE_SIZE,
-  REC_RIGHT, REC_LEFT_MIN_ORIG, REC_RIGHT_MIN_ORIG, REC_LEFT_START, REC_LEFT_COUNT, REC_RIGHT_START, REC_RIGHT_COUNT,
+  KD_SLOTS, SLOT_NODE, SLOT_MIN_ORIG, SLOT_START, SLOT_COUNT, SLOT_SIZE, SLOT_INNER, SLOT_EMPTY,
   U8P_INV_U, U8P_EMAX, U8P_CHUNKS, U8P_W,
 } from './layout';
 import { sqDist } from './row';
@@ -25,7 +25,47 @@ import { wins, leafRowAllowed, prunable, nodeMayMatch } from './kdtree';
 import { costLimit, limitRadius, codeThreshold } from './bounds';
 import { encodeQueryU8, codeDistance, box16Bound } from './compact';
 
-/** Pushes a stack entry: node, bound, its rows when a leaf (count -1: inner), its lowest frame. */
+/**
+ * Starts reading the cache lines of a pushed subtree, so that its miss overlaps the walk until it
+ * is popped (WebAssembly has no prefetch instruction): the words read only feed a sink the search
+ * stores at the end, so no compiler drops them.
+ */
+// @ts-ignore: decorator
+@inline
+function touchLines(sink: u32, addr: usize, bytes: usize): u32 {
+  for (let o: usize = 0; o < bytes; o += 64) sink ^= load<u32>(addr + o);
+  return sink;
+}
+
+/**
+ * Orders the `k` entries just pushed above `base` so the smallest bound is on top (popped first);
+ * equal bounds keep their slot order below each other. Insertion sort: k <= KD_SLOTS.
+ */
+// @ts-ignore: decorator
+@inline
+function sortPushed(stack: usize, base: i32, k: i32): void {
+  for (let i = base + 1; i < base + k; i++) {
+    const e = stack + (<usize>i << 5);
+    const a = load<u64>(e); // node, bound
+    const c = load<u64>(e, 8); // start, count
+    const m = load<i32>(e, 16); // lowest frame
+    const b = load<f32>(e, 4);
+    let j = i;
+    while (j > base && load<f32>(stack + (<usize>(j - 1) << 5), 4) < b) {
+      const d = stack + (<usize>j << 5);
+      store<u64>(d, load<u64>(d - 32));
+      store<u64>(d, load<u64>(d - 24), 8);
+      store<i32>(d, load<i32>(d - 16), 16);
+      j--;
+    }
+    const d = stack + (<usize>j << 5);
+    store<u64>(d, a);
+    store<u64>(d, c, 8);
+    store<i32>(d, m, 16);
+  }
+}
+
+/** Pushes a stack entry: node, bound, its rows when a leaf (else its record, count SLOT_INNER), its lowest frame. */
 // @ts-ignore: decorator
 @inline
 function push(stack: usize, sp: i32, node: i32, bound: f32, start: i32, count: i32, minOrig: i32): void {
@@ -66,26 +106,27 @@ export function kdSearchU8(ctx: usize, req: usize, ranges: usize, rangeCount: i3
   const qcode = load<usize>(req, REQ_QCODE);
   const allFrames = rangeCount == 1 && load<i32>(ranges) <= 0 && load<i32>(ranges, 4) >= rows;
   const rowBytes = <usize>stride << 2;
-  const boxBytes = <usize>stride << 2;
+  const box16Bytes = <usize>stride << 2; // 16-bit min and max codes
   const rho = encodeQueryU8(ctx, q, qcode);
   let radius = limitRadius(costLimit(best, minBias, true), stride) * invU;
   let t = codeThreshold(rho + eMax, radius);
   let bounded = 0;
   let rescored = 0;
   let leaves = 0;
+  let sink: u32 = 0;
 
   let bestIdx = -1;
   let sp = 0;
   // The root; children are tag-checked before they are pushed (nodeMayMatch).
   if (!filterTags || nodeMayMatch(nodes, require, exclude)) {
+    // An inner root is record 0.
     const leaf = load<i32>(nodes, NODE_DIM) < 0;
-    push(stack, 0, 0, -Infinity, load<i32>(nodes, NODE_START), leaf ? load<i32>(nodes, NODE_COUNT) : -1, load<i32>(nodes, NODE_MIN_ORIG));
+    push(stack, 0, 0, -Infinity, leaf ? load<i32>(nodes, NODE_START) : 0, leaf ? load<i32>(nodes, NODE_COUNT) : SLOT_INNER, load<i32>(nodes, NODE_MIN_ORIG));
     sp = 1;
   }
   while (sp > 0) {
     sp--;
     const e = stack + (<usize>sp << 5);
-    const node = load<i32>(e);
     const bound = load<f32>(e, 4);
     const count = load<i32>(e, 12);
     if (prunable(bound, load<i32>(e, 16), best, bestIdx)) continue;
@@ -114,33 +155,38 @@ export function kdSearchU8(ctx: usize, req: usize, ranges: usize, rangeCount: i3
       continue;
     }
 
-    // One contiguous record: both children's boxes, then their summaries.
-    const rec = recs + <usize>node * recBytes;
-    const h = rec + (boxBytes << 1);
-    const left = node + 1;
-    const right = load<i32>(h, REC_RIGHT);
-    let lb = box16Bound(ctx, q, rec, stride);
-    let rb = box16Bound(ctx, q, rec + boxBytes, stride);
-    if (bias) {
-      lb += load<f32>(nodeBias + (<usize>left << 2));
-      rb += load<f32>(nodeBias + (<usize>right << 2));
-    }
-    const nearFirst = lb <= rb;
-    if (sp + 2 > stackCap) unreachable();
-    for (let side = 0; side < 2; side++) {
-      // Farther child first, so the nearer one is searched first.
-      const isLeft = (side == 0) != nearFirst;
-      const child = isLeft ? left : right;
-      const cb = isLeft ? lb : rb;
-      const minOrig = load<i32>(h + <usize>(isLeft ? REC_LEFT_MIN_ORIG : REC_RIGHT_MIN_ORIG));
+    // One record: the boxes of up to four subtrees, then their slots.
+    const rec = recs + <usize>load<i32>(e, 8) * recBytes;
+    const slots = rec + <usize>KD_SLOTS * box16Bytes;
+    if (sp + KD_SLOTS > stackCap) unreachable();
+    const base = sp;
+    for (let i = 0; i < KD_SLOTS; i++) {
+      const slot = slots + <usize>i * SLOT_SIZE;
+      const rowsOrInner = load<i32>(slot, SLOT_COUNT);
+      if (rowsOrInner == SLOT_EMPTY) break;
+      const child = load<i32>(slot, SLOT_NODE);
+      let cb = box16Bound(ctx, q, rec + <usize>i * box16Bytes, stride);
+      if (bias) cb += load<f32>(nodeBias + (<usize>child << 2));
+      const minOrig = load<i32>(slot, SLOT_MIN_ORIG);
       if (prunable(cb, minOrig, best, bestIdx)) continue;
       if (filterTags && !nodeMayMatch(nodes + <usize>child * NODE_SIZE, require, exclude)) continue;
-      push(stack, sp, child, cb, load<i32>(h + <usize>(isLeft ? REC_LEFT_START : REC_RIGHT_START)), load<i32>(h + <usize>(isLeft ? REC_LEFT_COUNT : REC_RIGHT_COUNT)), minOrig);
+      push(stack, sp, child, cb, load<i32>(slot, SLOT_START), rowsOrInner, minOrig);
       sp++;
+    }
+    sortPushed(stack, base, sp - base);
+    // Nearest first: it is popped next.
+    for (let i = sp - 1; i >= base; i--) {
+      const pushed = stack + (<usize>i << 5);
+      const n = load<i32>(pushed, 12);
+      const at = load<i32>(pushed, 8);
+      sink = n == SLOT_INNER
+        ? touchLines(sink, recs + <usize>at * recBytes, recBytes)
+        : touchLines(sink, rows8 + <usize>at * rb8, <usize>n * rb8);
     }
   }
   store<f64>(req, load<f64>(req, REQ_STAT_BOUNDED) + <f64>bounded, REQ_STAT_BOUNDED);
   store<f64>(req, load<f64>(req, REQ_STAT_RESCORED) + <f64>rescored, REQ_STAT_RESCORED);
   store<f64>(req, load<f64>(req, REQ_STAT_GROUPS) + <f64>leaves, REQ_STAT_GROUPS);
+  store<u32>(req, sink, REQ_SINK);
   return writeResult(out, bestIdx, best);
 }

@@ -65,6 +65,7 @@ export const REQ_SCRATCH_CAP: i32 = 60; // entries
 export const REQ_STAT_BOUNDED: i32 = 64; // f64, added to: rows whose compact bound was computed
 export const REQ_STAT_RESCORED: i32 = 72; // f64, added to: rows re-scored in float32
 export const REQ_STAT_GROUPS: i32 = 80; // f64, added to: clusters (or leaves) scanned
+export const REQ_SINK: i32 = 88; // u32: where the walks store the words of the lines they read ahead
 export const REQ_SIZE: i32 = 128;
 
 /** 8-bit codec (compact.ts): fine unit, clamp limit, per-byte multipliers, per-dim offsets. */
@@ -133,18 +134,19 @@ export const NODE_MIN_ORIG: i32 = 28; // lowest original frame in the subtree (f
 export const NODE_SIZE: i32 = 32;
 
 /**
- * KdRecord (kdtree-u8), one per node, CTX_KD_REC_BYTES apart (256 for 28 floats: four cache lines):
- * for an inner node, the 16-bit boxes of its left and right child (4 * stride bytes each) followed
- * by what the walk needs of the children, so visiting a node reads one contiguous record.
+ * KdRecord (kdtree-u8), CTX_KD_REC_BYTES apart (512 for 28 floats: eight cache lines): the 16-bit
+ * boxes of up to four subtrees of a node (each child, or both children of an inner child), then a
+ * 16-byte slot per subtree, so one record answers two levels of the walk (see src/search/kd-records.ts).
  */
-export const REC_RIGHT: i32 = 0; // right child (offsets past the two boxes)
-export const REC_LEFT_MIN_ORIG: i32 = 4;
-export const REC_RIGHT_MIN_ORIG: i32 = 8;
-export const REC_LEFT_START: i32 = 12; // leaf-order rows of a leaf child
-export const REC_LEFT_COUNT: i32 = 16; // -1: the child is an inner node
-export const REC_RIGHT_START: i32 = 20;
-export const REC_RIGHT_COUNT: i32 = 24;
-export const REC_HEADER_SIZE: i32 = 32;
+export const KD_RECORD_LEVELS: i32 = 2;
+export const KD_SLOTS: i32 = 1 << KD_RECORD_LEVELS;
+export const SLOT_NODE: i32 = 0; // the subtree's node (tags, per-node bias)
+export const SLOT_MIN_ORIG: i32 = 4;
+export const SLOT_START: i32 = 8; // a leaf's first leaf-order row, or an inner node's record
+export const SLOT_COUNT: i32 = 12; // a leaf's rows; SLOT_INNER or SLOT_EMPTY
+export const SLOT_SIZE: i32 = 16;
+export const SLOT_INNER: i32 = -1;
+export const SLOT_EMPTY: i32 = -2;
 
 /** Result record: i32 frame (-1 = nothing beat bestCost), f32 cost. */
 export const RESULT_SIZE: i32 = 8;

@@ -2,7 +2,7 @@
  * Writing the compact copies and the clustered index into kernel memory (the regions planDatabase
  * reserved): 8-bit rows in frame, KD-leaf and cluster order with their codec; half-precision rows;
  * 16-bit boxes of the KD nodes and of the box-pruning blocks; the clusters. Formats: codec-u8.ts,
- * half.ts, codec-box16.ts, cluster-build.ts and assembly/compact.ts.
+ * half.ts, codec-box16.ts, kd-records.ts, cluster-build.ts and assembly/compact.ts.
  */
 import type { Database } from '../database/database.js';
 import { planU8Codec, encodeRowU8, type U8Codec } from './codec-u8.js';
@@ -10,11 +10,10 @@ import { planBox16Codec, encodeBox16, type Box16Codec } from './codec-box16.js';
 import { encodeHalf, decodeHalf } from './half.js';
 import type { ClusterIndex } from './cluster-build.js';
 import type { KdTree } from './kdtree-build.js';
+import { writeKdRecords } from './kd-records.js';
 import {
   type Heap, type DatabaseRegions, type CompactShape,
-  u8RowBytes, f16RowBytes, box16Bytes, coarseBlocks, fineBlocks, kdRecordBytes,
-  NODE_INTS, NODE_DIM, NODE_RIGHT, NODE_START, NODE_COUNT, NODE_MIN_ORIG,
-  REC_RIGHT, REC_LEFT_MIN_ORIG, REC_RIGHT_MIN_ORIG, REC_LEFT_START, REC_LEFT_COUNT, REC_RIGHT_START, REC_RIGHT_COUNT,
+  u8RowBytes, f16RowBytes, box16Bytes, coarseBlocks, fineBlocks,
   U8P_INV_U, U8P_U, U8P_EMAX, U8P_M, U8P_CHUNKS, U8P_W, U8P_LO, U8P_DIM, BOX16_STEP, BOX16_LO,
   CL_COUNT, CL_CENTRES, CL_RADIUS, CL_RADIUS_MAX, CL_INFO, CL_ORIG, CL_ROW_RADIUS, CL_U8, CL_F32, CL_BOX16,
   CL_SUB_COUNT, CL_SUB_CENTRES, CL_SUB_RADIUS, CL_SUB_INFO, CL_MAX_SUBS,
@@ -129,35 +128,6 @@ function writeBoxes16(v: Heap, r: DatabaseRegions, db: Database, tree: KdTree, c
   for (const [bounds, out, count] of blocks) {
     const src = v.f32.subarray(bounds >> 2, (bounds >> 2) + count * 2 * stride);
     for (let b = 0; b < count; b++) encodeBox16(codec, src, b * 2 * stride, v.u16, (out >> 1) + b * half);
-  }
-}
-
-/**
- * One KdRecord per KD node: for an inner node its children's 16-bit boxes and, after them, each
- * child's lowest frame and (for a leaf) its rows; leaves' records stay zero (never read).
- */
-function writeKdRecords(v: Heap, at: number, tree: KdTree, codec: Box16Codec, stride: number): void {
-  const rb = kdRecordBytes(stride);
-  const half = box16Bytes(stride) >> 1;
-  const n = tree.nodes;
-  v.u8.fill(0, at, at + tree.nodeCount * rb);
-  for (let node = 0; node < tree.nodeCount; node++) {
-    const np = node * NODE_INTS;
-    if (n[np + (NODE_DIM >> 2)] < 0) continue;
-    const rec = at + node * rb;
-    const left = node + 1;
-    const right = n[np + (NODE_RIGHT >> 2)];
-    encodeBox16(codec, tree.boxes, left * 2 * stride, v.u16, rec >> 1);
-    encodeBox16(codec, tree.boxes, right * 2 * stride, v.u16, (rec >> 1) + half);
-    const h = (rec + 4 * half) >> 2;
-    const leafCount = (c: number): number => (n[c * NODE_INTS + (NODE_DIM >> 2)] < 0 ? n[c * NODE_INTS + (NODE_COUNT >> 2)] : -1);
-    v.i32[h + (REC_RIGHT >> 2)] = right;
-    v.i32[h + (REC_LEFT_MIN_ORIG >> 2)] = n[left * NODE_INTS + (NODE_MIN_ORIG >> 2)];
-    v.i32[h + (REC_RIGHT_MIN_ORIG >> 2)] = n[right * NODE_INTS + (NODE_MIN_ORIG >> 2)];
-    v.i32[h + (REC_LEFT_START >> 2)] = n[left * NODE_INTS + (NODE_START >> 2)];
-    v.i32[h + (REC_LEFT_COUNT >> 2)] = leafCount(left);
-    v.i32[h + (REC_RIGHT_START >> 2)] = n[right * NODE_INTS + (NODE_START >> 2)];
-    v.i32[h + (REC_RIGHT_COUNT >> 2)] = leafCount(right);
   }
 }
 

@@ -10,7 +10,6 @@
 import {
   NODE_INTS, NODE_DIM, NODE_SPLIT, NODE_RIGHT, NODE_START, NODE_COUNT, NODE_TAG_OR, NODE_TAG_AND, NODE_MIN_ORIG,
 } from './memory-layout.js';
-import { DEFAULT_KD_LEAF_SIZE } from './options.js';
 
 export interface KdTree {
   /** Original frame of each leaf-order row (candidate rows only). */
@@ -23,6 +22,19 @@ export interface KdTree {
   /** Edges from the root to the deepest leaf. */
   depth: number;
   leafSize: number;
+}
+
+/**
+ * The leaf size used when none is given, from the candidate count: 16 rows up to 65,536 candidates,
+ * doubled for every fourfold growth beyond (32 up to 262,144, 64 up to 1,048,576), at most 256.
+ * A small tree stays in cache, where a leaf's rows cost more than a node; a large one does not, and
+ * every node a search enters costs a cache miss, so fewer and shallower nodes with longer leaves
+ * pay. docs/search.md has the measurements behind it.
+ */
+export function defaultKdLeafSize(candidates: number): number {
+  let leaf = 16;
+  for (let cover = 65536; candidates > cover && leaf < 256; cover *= 4) leaf *= 2;
+  return leaf;
 }
 
 /**
@@ -69,11 +81,12 @@ function checkLeafSize(leafSize: number): void {
  */
 export function buildKdTree(
   features: Float32Array, rows: number, stride: number, dims: number,
-  candidates: Uint8Array, tagBits: Uint32Array, leafSize: number = DEFAULT_KD_LEAF_SIZE,
+  candidates: Uint8Array, tagBits: Uint32Array, leafSizeOption?: number,
 ): KdTree {
-  checkLeafSize(leafSize);
   let m = 0;
   for (let i = 0; i < rows; i++) if (candidates[i] !== 0) m++;
+  const leafSize = leafSizeOption ?? defaultKdLeafSize(m);
+  checkLeafSize(leafSize);
   const order = new Int32Array(m);
   for (let i = 0, k = 0; i < rows; i++) if (candidates[i] !== 0) order[k++] = i;
 

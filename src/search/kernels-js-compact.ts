@@ -14,7 +14,7 @@ import {
   CTX_FEAT, CTX_ROWS, CTX_STRIDE, CTX_MASK, CTX_TAGS, CTX_U8, CTX_U8_PARAMS, CTX_U8_ROW_BYTES, CTX_F16, CTX_F16_ROW_BYTES,
   CTX_F16_EMAX, CTX_COARSE_BOX16, CTX_FINE_BOX16, CTX_COARSE_INFO, CTX_FINE_INFO, CTX_BOX16, CTX_KD_FEAT, CTX_KD_ORIG,
   CTX_KD_NODES, CTX_KD_NODE_COUNT, CTX_KD_U8, CTX_KD_REC, CTX_KD_REC_BYTES,
-  REC_RIGHT, REC_LEFT_MIN_ORIG, REC_RIGHT_MIN_ORIG, REC_LEFT_START, REC_LEFT_COUNT, REC_RIGHT_START, REC_RIGHT_COUNT,
+  KD_SLOTS, SLOT_NODE, SLOT_MIN_ORIG, SLOT_START, SLOT_COUNT, SLOT_SIZE, SLOT_INNER, SLOT_EMPTY,
   REQ_REQUIRE, REQ_EXCLUDE, REQ_BIAS, REQ_BIAS_MIN, REQ_QCODE, REQ_BIAS_COARSE, REQ_BIAS_FINE, REQ_BIAS_NODE,
   REQ_STACK, REQ_STACK_CAP, REQ_STAT_BOUNDED, REQ_STAT_RESCORED, REQ_STAT_GROUPS,
   U8P_INV_U, U8P_EMAX, U8P_M, U8P_CHUNKS, U8P_W, U8P_LO, U8P_DIM, BOX16_STEP, BOX16_LO,
@@ -326,7 +326,7 @@ function prunable(bound: number, minOrig: number, best: number, bestIdx: number)
   return bound > best || (bound === best && minOrig > bestIdx);
 }
 
-/** The KD-tree with 16-bit boxes and 8-bit leaf rows: the twin of kdtree-compact.ts (records, 32-byte stack entries). */
+/** The KD-tree with 16-bit boxes and 8-bit leaf rows: the twin of kdtree-compact.ts (four-subtree records, 32-byte stack entries, same visit order). */
 export function kdSearchU8(h: Heap, ctx: number, req: number, ranges: number, rangeCount: number, q: number, best: number, out: number): number {
   const { i32, u32, f32, f64 } = h;
   const nodeCount = i32[(ctx + CTX_KD_NODE_COUNT) >> 2];
@@ -357,7 +357,7 @@ export function kdSearchU8(h: Heap, ctx: number, req: number, ranges: number, ra
   const qcode = i32[(req + REQ_QCODE) >> 2];
   const allFrames = rangeCount === 1 && i32[ranges >> 2] <= 0 && i32[(ranges >> 2) + 1] >= rows;
   const nodeInts = NODE_SIZE >> 2;
-  const boxBytes = stride * 4;
+  const box16Bytes = stride * 4;
   const qi = q >> 2;
   const mayMatch = (node: number): boolean => {
     const np = nodes + node * nodeInts;
@@ -371,6 +371,25 @@ export function kdSearchU8(h: Heap, ctx: number, req: number, ranges: number, ra
     i32[e + 3] = count;
     i32[e + 4] = minOrig;
   };
+  // The entries just pushed, smallest bound on top; equal bounds keep their slot order (as in the WASM walk).
+  const sortPushed = (base: number, k: number): void => {
+    for (let i = base + 1; i < base + k; i++) {
+      const e = stack + i * 8;
+      const node = i32[e], bits = i32[e + 1], start = i32[e + 2], count = i32[e + 3], minOrig = i32[e + 4];
+      const b = f32[e + 1];
+      let j = i;
+      while (j > base && f32[stack + (j - 1) * 8 + 1] < b) {
+        i32.copyWithin(stack + j * 8, stack + (j - 1) * 8, stack + (j - 1) * 8 + 5);
+        j--;
+      }
+      const d = stack + j * 8;
+      i32[d] = node;
+      i32[d + 1] = bits;
+      i32[d + 2] = start;
+      i32[d + 3] = count;
+      i32[d + 4] = minOrig;
+    }
+  };
   const rho = encodeQueryU8(h, ctx, q, qcode);
   let radius = limitRadius(costLimit(best, minBias, true), stride) * invU;
   let t = codeThreshold(rho + eMax, radius);
@@ -381,13 +400,13 @@ export function kdSearchU8(h: Heap, ctx: number, req: number, ranges: number, ra
   let bestIdx = -1;
   let sp = 0;
   if (!filterTags || mayMatch(0)) {
-    push(0, 0, -Infinity, i32[nodes + (NODE_START >> 2)], i32[nodes + (NODE_DIM >> 2)] < 0 ? i32[nodes + (NODE_COUNT >> 2)] : -1, i32[nodes + (NODE_MIN_ORIG >> 2)]);
+    const leaf = i32[nodes + (NODE_DIM >> 2)] < 0;
+    push(0, 0, -Infinity, leaf ? i32[nodes + (NODE_START >> 2)] : 0, leaf ? i32[nodes + (NODE_COUNT >> 2)] : SLOT_INNER, i32[nodes + (NODE_MIN_ORIG >> 2)]);
     sp = 1;
   }
   while (sp > 0) {
     sp--;
     const e = stack + sp * 8;
-    const node = i32[e];
     const bound = f32[e + 1];
     const count = i32[e + 3];
     if (prunable(bound, i32[e + 4], best, bestIdx)) continue;
@@ -417,28 +436,24 @@ export function kdSearchU8(h: Heap, ctx: number, req: number, ranges: number, ra
       continue;
     }
 
-    const rec = recs + node * recBytes;
-    const hd = (rec + 2 * boxBytes) >> 2;
-    const left = node + 1;
-    const right = i32[hd + (REC_RIGHT >> 2)];
-    let lb = box16Bound(h, ctx, q, rec, stride);
-    let rb = box16Bound(h, ctx, q, rec + boxBytes, stride);
-    if (bias) {
-      lb = fr(lb + f32[nodeBias + left]);
-      rb = fr(rb + f32[nodeBias + right]);
-    }
-    const nearFirst = lb <= rb;
-    if (sp + 2 > stackCap) throw new RangeError('kd stack overflow: stack capacity too small for the tree depth');
-    for (let side = 0; side < 2; side++) {
-      const isLeft = (side === 0) !== nearFirst;
-      const child = isLeft ? left : right;
-      const cb = isLeft ? lb : rb;
-      const minOrig = i32[hd + ((isLeft ? REC_LEFT_MIN_ORIG : REC_RIGHT_MIN_ORIG) >> 2)];
+    const rec = recs + i32[e + 2] * recBytes;
+    const slots = rec + KD_SLOTS * box16Bytes;
+    if (sp + KD_SLOTS > stackCap) throw new RangeError('kd stack overflow: stack capacity too small for the tree depth');
+    const base = sp;
+    for (let i = 0; i < KD_SLOTS; i++) {
+      const slot = (slots + i * SLOT_SIZE) >> 2;
+      const rowsOrInner = i32[slot + (SLOT_COUNT >> 2)];
+      if (rowsOrInner === SLOT_EMPTY) break;
+      const child = i32[slot + (SLOT_NODE >> 2)];
+      let cb = box16Bound(h, ctx, q, rec + i * box16Bytes, stride);
+      if (bias) cb = fr(cb + f32[nodeBias + child]);
+      const minOrig = i32[slot + (SLOT_MIN_ORIG >> 2)];
       if (prunable(cb, minOrig, best, bestIdx)) continue;
       if (filterTags && !mayMatch(child)) continue;
-      push(sp, child, cb, i32[hd + ((isLeft ? REC_LEFT_START : REC_RIGHT_START) >> 2)], i32[hd + ((isLeft ? REC_LEFT_COUNT : REC_RIGHT_COUNT) >> 2)], minOrig);
+      push(sp, child, cb, i32[slot + (SLOT_START >> 2)], rowsOrInner, minOrig);
       sp++;
     }
+    sortPushed(base, sp - base);
   }
   addStats(h, req, bounded, rescored, leaves);
   return writeResult(h, out, bestIdx, best);

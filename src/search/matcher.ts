@@ -28,7 +28,7 @@ import {
   planSlot, reserve, slotShapeFor, u8RowBytes, f16RowBytes, NO_COMPACT, CTX_ROWS, CTX_STRIDE,
 } from './memory-layout.js';
 import {
-  resolveMatcherOptions, checkBestCost, integerOption, DEFAULT_KD_LEAF_SIZE,
+  resolveMatcherOptions, checkBestCost, integerOption,
   type Backend, type MatcherOptions, type SearchOptions, type BatchSearchOptions, type ResolvedMatcherOptions,
 } from './options.js';
 import { writeQueryRows } from './query.js';
@@ -52,6 +52,7 @@ export interface SharedMatcherHandle {
   regions: DatabaseRegions;
   slot: SlotRegions;
   kdNodes: number;
+  kdLeafSize: number;
   compact: CompactShape;
 }
 
@@ -125,7 +126,8 @@ export class Matcher implements HasStaging {
   /** What the compact and clustered methods did in the last search / searchBatch call (zero for the others). */
   readonly lastStats: SearchStats = { bounded: 0, rescored: 0, groups: 0 };
 
-  private readonly kdLeafSize: number;
+  /** The loaded tree's leaf size, for the statistics (each load uses options.kdLeafSize). */
+  private kdLeafSize: number;
   private readonly batchCapacity: number;
   private readonly options: ResolvedMatcherOptions;
   private staging!: SearchStaging;
@@ -182,7 +184,7 @@ export class Matcher implements HasStaging {
     const shape = this.slotShape(integerOption('batchCapacity', batchCapacity, this.batchCapacity));
     const slot = planSlot(reserve(this.memory, planSlot(0, shape).end, this.kernels.heapBase()), shape);
     this.heap.ensure(slot.end);
-    return { backend: this.backend, module: this.wasmModule, memory: this.memory, regions: this.regions, slot, kdNodes: this.kdNodes, compact: this.compact };
+    return { backend: this.backend, module: this.wasmModule, memory: this.memory, regions: this.regions, slot, kdNodes: this.kdNodes, kdLeafSize: this.kdLeafSize, compact: this.compact };
   }
 
   /**
@@ -194,7 +196,7 @@ export class Matcher implements HasStaging {
     // The loading thread checked the values; the shapes are what this side indexes by.
     checkSearchStructure(db);
     const kernels = await instantiateKernels(handle.module, handle.memory);
-    const options = resolveMatcherOptions({ kdLeafSize: DEFAULT_KD_LEAF_SIZE, batchCapacity: handle.slot.batchCapacity });
+    const options = resolveMatcherOptions({ kdLeafSize: handle.kdLeafSize, batchCapacity: handle.slot.batchCapacity });
     const m = new Matcher(handle.backend, handle.memory, kernels, handle.module, options);
     if (db.frameCount !== m.heap.i32[(handle.regions.ctx + CTX_ROWS) >> 2] || db.stride !== m.heap.i32[(handle.regions.ctx + CTX_STRIDE) >> 2]) {
       throw new RangeError('Matcher.attach: the database does not match the one loaded in shared memory');
@@ -228,6 +230,7 @@ export class Matcher implements HasStaging {
     requireSearchableDatabase(db);
     const up = uploadDatabase(this.heap, this.kernels.heapBase(), db, this.options, this.reservation);
     this.bind(db, up.regions, up.slot, up.kdNodes, up.compact);
+    this.kdLeafSize = up.kdLeafSize;
     this.buildStats = {
       backend: this.backend,
       aabbMs: up.aabbMs,

@@ -86,6 +86,7 @@ export const REQ_SCRATCH_CAP = 60;
 export const REQ_STAT_BOUNDED = 64;
 export const REQ_STAT_RESCORED = 72;
 export const REQ_STAT_GROUPS = 80;
+export const REQ_SINK = 88;
 export const REQ_SIZE = 128;
 
 export const U8P_INV_U = 0;
@@ -147,18 +148,25 @@ export const NODE_SIZE = 32;
 /** i32 fields per node, for Int32Array-built trees. */
 export const NODE_INTS = NODE_SIZE >> 2;
 
-export const REC_RIGHT = 0;
-export const REC_LEFT_MIN_ORIG = 4;
-export const REC_RIGHT_MIN_ORIG = 8;
-export const REC_LEFT_START = 12;
-export const REC_LEFT_COUNT = 16;
-export const REC_RIGHT_START = 20;
-export const REC_RIGHT_COUNT = 24;
-export const REC_HEADER_SIZE = 32;
+/**
+ * KdRecord (kdtree-u8): one per record node (the root and, below each record node, the inner nodes
+ * two levels down, or one level down through a leaf child), CTX_KD_REC_BYTES apart (512 for 28
+ * floats: eight cache lines). Layout: [box 0..3: 16-bit min[stride], max[stride]] [slot 0..3: SLOT_*].
+ * A record holds up to four subtrees of its node: each child, or both children of an inner child.
+ */
+export const KD_RECORD_LEVELS = 2;
+export const KD_SLOTS = 1 << KD_RECORD_LEVELS;
+export const SLOT_NODE = 0; // the subtree's node (tags, per-node bias)
+export const SLOT_MIN_ORIG = 4;
+export const SLOT_START = 8; // a leaf's first leaf-order row, or an inner node's record
+export const SLOT_COUNT = 12; // a leaf's rows; SLOT_INNER or SLOT_EMPTY
+export const SLOT_SIZE = 16;
+export const SLOT_INNER = -1;
+export const SLOT_EMPTY = -2;
 
-/** Bytes of one KdRecord: two 16-bit boxes and the header, padded to whole cache lines. */
+/** Bytes of one KdRecord: four 16-bit boxes and four slots, padded to whole cache lines. */
 export function kdRecordBytes(stride: number): number {
-  return alignUp(2 * box16Bytes(stride) + REC_HEADER_SIZE, 64);
+  return alignUp(KD_SLOTS * (box16Bytes(stride) + SLOT_SIZE), 64);
 }
 
 export const RESULT_SIZE = 8;
@@ -289,6 +297,8 @@ export interface DatabaseShape {
   /** Candidate rows in the KD-tree (and in the clustered index). */
   kdRows: number;
   kdNodes: number;
+  /** KdRecords of the 8-bit KD walk (kdRecordCount); used only with compact u8. */
+  kdRecords: number;
   /** Compact copies and indexes; absent = none. */
   compact?: CompactShape;
 }
@@ -412,7 +422,7 @@ export function planDatabase(base: number, s: DatabaseShape): DatabaseRegions {
   const box16Step = p.takeIf(box16, 4 * s.stride);
   const box16Lo = p.takeIf(box16, 4 * s.stride);
   const kdU8 = p.takeIf(c.u8, s.kdRows * rb8);
-  const kdRec = p.takeIf(c.u8, s.kdNodes * kdRecordBytes(s.stride));
+  const kdRec = p.takeIf(c.u8, s.kdRecords * kdRecordBytes(s.stride));
   const coarseBox16 = p.takeIf(c.u8, cb * b16);
   const fineBox16 = p.takeIf(c.u8, fb * b16);
   const hasClusters = k > 0;
@@ -507,8 +517,9 @@ export function maxRanges(rows: number): number {
 
 /**
  * KD traversal stack entries per slot. A depth-first walk holds at most one pending sibling per
- * level plus the two children just pushed, and halving by count bounds the depth by 31 for any
- * 32-bit row count, so 64 is never exceeded.
+ * level plus the two children just pushed (the 8-bit walk over records: three per record level plus
+ * four, see kdRecordStackNeed), and halving by count bounds the depth by 31 for any 32-bit row
+ * count, so 64 is never exceeded.
  */
 export const KD_STACK_CAPACITY = 64;
 
@@ -517,7 +528,7 @@ export const KD_STACK_ENTRY = 32;
 
 /** Shape of one thread slot for a database of `rows` x `stride` with `kdNodes` tree nodes. */
 export function slotShapeFor(rows: number, stride: number, kdNodes: number, batchCapacity: number, compact: CompactShape = NO_COMPACT): SlotShape {
-  return { rows, stride, kdRows: 0, kdNodes, compact, batchCapacity, rangeCapacity: maxRanges(rows), stackCapacity: KD_STACK_CAPACITY };
+  return { rows, stride, kdRows: 0, kdNodes, kdRecords: 0, compact, batchCapacity, rangeCapacity: maxRanges(rows), stackCapacity: KD_STACK_CAPACITY };
 }
 
 /** "12.5 MiB": byte counts in messages. */

@@ -75,7 +75,6 @@ export const OPTION_RANGES = {
 
 export type IntegerOption = keyof typeof OPTION_RANGES;
 
-export const DEFAULT_KD_LEAF_SIZE = 16;
 /** Seed of the clustered index's k-means when none is given ("mmcl"). */
 export const DEFAULT_CLUSTER_SEED = 0x6d6d636c;
 export const DEFAULT_BATCH_CAPACITY = 256;
@@ -88,7 +87,7 @@ export interface MatcherOptions {
   memory?: WebAssembly.Memory;
   /** Where the WASM build comes from (browser: URL / Response / bytes). Node default: build/ in the package. */
   wasm?: WasmSource;
-  /** KD-tree leaf size (rows), 1..65536, default 16. */
+  /** KD-tree leaf size (rows), 1..65536; default from the candidate count (defaultKdLeafSize: 16 up to 65,536 candidates, then larger). */
   kdLeafSize?: number;
   /** Queries per kernel call in searchBatch (larger batches are split), 1..65536, default 256. */
   batchCapacity?: number;
@@ -174,6 +173,7 @@ export function integerOption(name: IntegerOption, value: unknown, fallback: num
 
 export interface ResolvedMatcherOptions {
   backend: Backend | 'auto';
+  /** 0: defaultKdLeafSize of the candidate count. */
   kdLeafSize: number;
   batchCapacity: number;
   /** Compact copies to build. */
@@ -193,7 +193,7 @@ export function resolveMatcherOptions(opts: MatcherOptions): ResolvedMatcherOpti
   }
   return {
     backend,
-    kdLeafSize: integerOption('kdLeafSize', opts.kdLeafSize, DEFAULT_KD_LEAF_SIZE),
+    kdLeafSize: opts.kdLeafSize === undefined ? 0 : integerOption('kdLeafSize', opts.kdLeafSize, 0),
     batchCapacity: integerOption('batchCapacity', opts.batchCapacity, DEFAULT_BATCH_CAPACITY),
     compact: compactOption(opts.compact),
     clusters: clustersOption(opts.clusters),

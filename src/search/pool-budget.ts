@@ -8,7 +8,8 @@
  *   workers       = threads x WORKER_OVERHEAD_BYTES (each worker is a JavaScript engine instance)
  */
 import type { Database } from '../database/database.js';
-import { kdNodeCount } from './kdtree-build.js';
+import { kdNodeCount, defaultKdLeafSize } from './kdtree-build.js';
+import { kdRecordCount } from './kd-records.js';
 import { planDatabase, planSlot, slotShapeFor, formatBytes, PAGE_BYTES, REGION_ALIGN } from './memory-layout.js';
 import type { ResolvedPoolOptions } from './options.js';
 import { countCandidates, compactShapeFor } from './upload.js';
@@ -35,9 +36,11 @@ export interface PoolMemoryEstimate {
 export function estimatePoolMemory(db: Database, o: ResolvedPoolOptions): PoolMemoryEstimate {
   const rows = db.frameCount;
   const kdRows = countCandidates(db.candidates, rows);
-  const kdNodes = kdNodeCount(kdRows, o.kdLeafSize);
+  const kdLeafSize = o.kdLeafSize || defaultKdLeafSize(kdRows);
+  const kdNodes = kdNodeCount(kdRows, kdLeafSize);
   const compact = compactShapeFor(db, kdRows, o);
-  const dbEnd = planDatabase(0, { rows, stride: db.stride, kdRows, kdNodes, compact }).end;
+  const kdRecords = compact.u8 ? kdRecordCount(kdRows, kdLeafSize) : 0;
+  const dbEnd = planDatabase(0, { rows, stride: db.stride, kdRows, kdNodes, kdRecords, compact }).end;
   const slotBytes = planSlot(0, slotShapeFor(rows, db.stride, kdNodes, o.workerBatchCapacity, compact)).end + REGION_ALIGN;
   const ownSlot = planSlot(0, slotShapeFor(rows, db.stride, kdNodes, o.batchCapacity, compact)).end;
   const biasSlot = planSlot(0, slotShapeFor(rows, db.stride, kdNodes, 1, compact)).end;

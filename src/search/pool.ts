@@ -71,7 +71,7 @@ export class MatcherPool {
     }
     const memory = parallel ? createSearchMemory({ shared: true, maximumPages: o.maximumPages }) : undefined;
     const matcher = await Matcher.create(db, {
-      backend: o.backend, wasm: opts.wasm, kdLeafSize: o.kdLeafSize, batchCapacity: o.batchCapacity, memory,
+      backend: o.backend, wasm: opts.wasm, kdLeafSize: o.kdLeafSize || undefined, batchCapacity: o.batchCapacity, memory,
       compact: opts.compact, clusters: opts.clusters, clusterSeed: opts.clusterSeed,
     });
     if (!parallel || matcher.wasmModule === undefined) return new MatcherPool(matcher, [], false);

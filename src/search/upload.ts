@@ -6,7 +6,8 @@
  */
 import type { Database } from '../database/database.js';
 import { buildBlockBounds } from './aabb-build.js';
-import { buildKdTree, kdNodeCount } from './kdtree-build.js';
+import { buildKdTree, kdNodeCount, defaultKdLeafSize } from './kdtree-build.js';
+import { kdRecordCount, kdRecordStackNeed } from './kd-records.js';
 import { buildCompact, type CompactBuildStats } from './compact-build.js';
 import { buildClusters, defaultClusterCount, SUB_SIZE, type ClusterIndex } from './cluster-build.js';
 import { MAX_U8_STRIDE } from './codec-u8.js';
@@ -22,6 +23,7 @@ import {
 
 /** What to build besides the float32 regions (from the resolved Matcher options). */
 export interface UploadOptions {
+  /** 0: defaultKdLeafSize of the candidate count. */
   kdLeafSize: number;
   batchCapacity: number;
   compact: { u8: boolean; f16: boolean };
@@ -68,6 +70,8 @@ export interface UploadedDatabase {
   slot: SlotRegions;
   kdNodes: number;
   kdDepth: number;
+  /** The leaf size the tree was built with. */
+  kdLeafSize: number;
   /** Milliseconds building the box bounds (both levels) and the KD-tree (with the leaf-order copy). */
   aabbMs: number;
   kdtreeMs: number;
@@ -87,10 +91,11 @@ export function countCandidates(candidates: Uint8Array, rows: number): number {
  * and returns where everything went. `reservation` is updated in place.
  */
 export function uploadDatabase(heap: Heap, heapBase: number, db: Database, o: UploadOptions, reservation: Reservation): UploadedDatabase {
-  const { kdLeafSize, batchCapacity } = o;
+  const { batchCapacity } = o;
   const rows = db.frameCount;
   const stride = db.stride;
   const kdRows = countCandidates(db.candidates, rows);
+  const kdLeafSize = o.kdLeafSize || defaultKdLeafSize(kdRows);
   const kdNodes = kdNodeCount(kdRows, kdLeafSize);
   compactShapeFor(db, kdRows, o); // refuses what cannot be built before the slow part
   const tC = now();
@@ -98,7 +103,7 @@ export function uploadDatabase(heap: Heap, heapBase: number, db: Database, o: Up
   const index = wanted > 0 ? buildClusters(db.features, rows, stride, db.dims, db.candidates, db.tagBits, { count: wanted, seed: o.clusterSeed }) : null;
   const clusterMs = now() - tC;
   const compact = compactShapeFor(db, kdRows, o, index);
-  const shape = { rows, stride, kdRows, kdNodes, compact };
+  const shape = { rows, stride, kdRows, kdNodes, kdRecords: compact.u8 ? kdRecordCount(kdRows, kdLeafSize) : 0, compact };
 
   // Plan relative to 0 to learn the size, then place it.
   const slotShape = slotShapeFor(rows, stride, kdNodes, batchCapacity, compact);
@@ -124,7 +129,7 @@ export function uploadDatabase(heap: Heap, heapBase: number, db: Database, o: Up
   const tK = now();
   const tree = buildKdTree(db.features, rows, stride, db.dims, db.candidates, db.tagBits, kdLeafSize);
   if (tree.nodeCount !== kdNodes) throw new Error(`internal: kd node count ${tree.nodeCount} != planned ${kdNodes}`);
-  if (tree.depth + 2 > slotShape.stackCapacity) throw new Error(`internal: kd depth ${tree.depth} exceeds the traversal stack`);
+  if (Math.max(tree.depth + 2, kdRecordStackNeed(tree.depth)) > slotShape.stackCapacity) throw new Error(`internal: kd depth ${tree.depth} exceeds the traversal stack`);
   heap.i32.set(tree.order, regions.kdOrig >> 2);
   heap.i32.set(tree.nodes, regions.kdNodes >> 2);
   heap.f32.set(tree.boxes, regions.kdBoxes >> 2);
@@ -139,7 +144,7 @@ export function uploadDatabase(heap: Heap, heapBase: number, db: Database, o: Up
   compactStats.clusterMs += clusterMs;
 
   writeContext(heap, regions, rows, stride, kdNodes, kdRows, compactStats);
-  return { regions, slot, kdNodes, kdDepth: tree.depth, aabbMs: tK - tA, kdtreeMs: tEnd - tK, compact, compactStats };
+  return { regions, slot, kdNodes, kdDepth: tree.depth, kdLeafSize, aabbMs: tK - tA, kdtreeMs: tEnd - tK, compact, compactStats };
 }
 
 /** Reuses the reservation when `total` fits, extends it when it is the topmost one, else moves it. */
