@@ -24,7 +24,7 @@ import {
 import { sqDist } from './row';
 import { rowAllowed, withBias, writeResult } from './scan';
 import { costLimit, limitRadius, codeThreshold, sphereThreshold } from './bounds';
-import { encodeQueryU8, codeDistance, chunkK, transposeSum4, halfDistanceBounded, box16Bound } from './compact';
+import { encodeQueryU8, codeDistance, codeDistances4, halfDistanceBounded, box16Bound } from './compact';
 
 // The scan in progress (set by beginScan).
 let gFeat: usize = 0;
@@ -134,21 +134,8 @@ function scanU8(s: i32, e: i32): void {
     const w0 = v128.load(gW), w1 = v128.load(gW, 16);
     let r = gRows8 + <usize>i * gRowBytes8;
     for (; i + 3 < e; i += 4, r += 128) {
-      // Codes are widest dimension first: the first 8 codes' partial sums (<= K) often settle all
-      // four rows, then the rest of the first chunk, then the second.
       const tv = i32x4.splat(t);
-      const a0 = v128.load(r), a1 = v128.load(r, 32), a2 = v128.load(r, 64), a3 = v128.load(r, 96);
-      const k0 = i16x8.sub(q0, i16x8.extmul_low_i8x16_u(a0, w0)), k1 = i16x8.sub(q0, i16x8.extmul_low_i8x16_u(a1, w0));
-      const k2 = i16x8.sub(q0, i16x8.extmul_low_i8x16_u(a2, w0)), k3 = i16x8.sub(q0, i16x8.extmul_low_i8x16_u(a3, w0));
-      const p0 = i32x4.dot_i16x8_s(k0, k0), p1 = i32x4.dot_i16x8_s(k1, k1), p2 = i32x4.dot_i16x8_s(k2, k2), p3 = i32x4.dot_i16x8_s(k3, k3);
-      if (!v128.any_true(i32x4.lt_s(transposeSum4(p0, p1, p2, p3), tv))) continue;
-      const h0 = i16x8.sub(q1, i16x8.extmul_high_i8x16_u(a0, w0)), h1 = i16x8.sub(q1, i16x8.extmul_high_i8x16_u(a1, w0));
-      const h2 = i16x8.sub(q1, i16x8.extmul_high_i8x16_u(a2, w0)), h3 = i16x8.sub(q1, i16x8.extmul_high_i8x16_u(a3, w0));
-      const kv = transposeSum4(
-        i32x4.add(i32x4.add(p0, i32x4.dot_i16x8_s(h0, h0)), chunkK(r + 16, q2, q3, w1)),
-        i32x4.add(i32x4.add(p1, i32x4.dot_i16x8_s(h1, h1)), chunkK(r + 48, q2, q3, w1)),
-        i32x4.add(i32x4.add(p2, i32x4.dot_i16x8_s(h2, h2)), chunkK(r + 80, q2, q3, w1)),
-        i32x4.add(i32x4.add(p3, i32x4.dot_i16x8_s(h3, h3)), chunkK(r + 112, q2, q3, w1)));
+      const kv = codeDistances4(r, q0, q1, q2, q3, w0, w1, tv);
       if (!v128.any_true(i32x4.lt_s(kv, tv))) continue;
       // In frame order, re-testing each row against the threshold as it tightens.
       let k = i32x4.extract_lane(kv, 0);

@@ -79,6 +79,31 @@ export function codeDistance2(r: usize, q0: v128, q1: v128, q2: v128, q3: v128, 
   return i32x4.add(chunkK(r, q0, q1, w0), chunkK(r + 16, q2, q3, w1));
 }
 
+/**
+ * Code distances of four consecutive 8-bit rows of 2 chunks (32 bytes apart), query codes and
+ * multipliers in registers. Codes are widest dimension first, so the first 8 codes' partial sums
+ * often settle all four rows: when none of them is below `tv` those partial sums are returned
+ * (each <= its row's distance, every term being >= 0). Either way a lane below `tv` is its row's
+ * exact distance, and a lane at or above it proves its row's distance is too.
+ */
+// @ts-ignore: decorator
+@inline
+export function codeDistances4(r: usize, q0: v128, q1: v128, q2: v128, q3: v128, w0: v128, w1: v128, tv: v128): v128 {
+  const a0 = v128.load(r), a1 = v128.load(r, 32), a2 = v128.load(r, 64), a3 = v128.load(r, 96);
+  const k0 = i16x8.sub(q0, i16x8.extmul_low_i8x16_u(a0, w0)), k1 = i16x8.sub(q0, i16x8.extmul_low_i8x16_u(a1, w0));
+  const k2 = i16x8.sub(q0, i16x8.extmul_low_i8x16_u(a2, w0)), k3 = i16x8.sub(q0, i16x8.extmul_low_i8x16_u(a3, w0));
+  const p0 = i32x4.dot_i16x8_s(k0, k0), p1 = i32x4.dot_i16x8_s(k1, k1), p2 = i32x4.dot_i16x8_s(k2, k2), p3 = i32x4.dot_i16x8_s(k3, k3);
+  const partial = transposeSum4(p0, p1, p2, p3);
+  if (!v128.any_true(i32x4.lt_s(partial, tv))) return partial;
+  const h0 = i16x8.sub(q1, i16x8.extmul_high_i8x16_u(a0, w0)), h1 = i16x8.sub(q1, i16x8.extmul_high_i8x16_u(a1, w0));
+  const h2 = i16x8.sub(q1, i16x8.extmul_high_i8x16_u(a2, w0)), h3 = i16x8.sub(q1, i16x8.extmul_high_i8x16_u(a3, w0));
+  return transposeSum4(
+    i32x4.add(i32x4.add(p0, i32x4.dot_i16x8_s(h0, h0)), chunkK(r + 16, q2, q3, w1)),
+    i32x4.add(i32x4.add(p1, i32x4.dot_i16x8_s(h1, h1)), chunkK(r + 48, q2, q3, w1)),
+    i32x4.add(i32x4.add(p2, i32x4.dot_i16x8_s(h2, h2)), chunkK(r + 80, q2, q3, w1)),
+    i32x4.add(i32x4.add(p3, i32x4.dot_i16x8_s(h3, h3)), chunkK(r + 112, q2, q3, w1)));
+}
+
 /** Code distance of one 8-bit row as four i32 partial sums (SIMD), any number of chunks. */
 // @ts-ignore: decorator
 @inline

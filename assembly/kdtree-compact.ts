@@ -14,7 +14,7 @@ import {
   CTX_STRIDE, CTX_ROWS, CTX_TAGS, CTX_KD_FEAT, CTX_KD_ORIG, CTX_KD_NODES, CTX_KD_NODE_COUNT, CTX_KD_U8, CTX_KD_REC, CTX_KD_REC_BYTES,
   CTX_U8_PARAMS, CTX_U8_ROW_BYTES,
   REQ_REQUIRE, REQ_EXCLUDE, REQ_BIAS, REQ_BIAS_NODE, REQ_BIAS_MIN, REQ_STACK, REQ_STACK_CAP, REQ_QCODE,
-  REQ_STAT_BOUNDED, REQ_STAT_RESCORED, REQ_STAT_GROUPS, REQ_SINK,
+  REQ_STAT_BOUNDED, REQ_STAT_RESCORED, REQ_STAT_GROUPS, REQ_SINK, REQ_KDS,
   NODE_DIM, NODE_START, NODE_COUNT, NODE_MIN_ORIG, NODE_SIZE,
   KD_SLOTS, SLOT_NODE, SLOT_MIN_ORIG, SLOT_START, SLOT_COUNT, SLOT_SIZE, SLOT_INNER, SLOT_EMPTY,
   U8P_INV_U, U8P_EMAX, U8P_CHUNKS, U8P_W,
@@ -23,7 +23,7 @@ import { sqDist } from './row';
 import { withBias, writeResult } from './scan';
 import { wins, leafRowAllowed, prunable, nodeMayMatch } from './kdtree';
 import { costLimit, limitRadius, codeThreshold } from './bounds';
-import { encodeQueryU8, codeDistance, box16Bound } from './compact';
+import { encodeQueryU8, codeDistance, codeDistances4, box16Bound } from './compact';
 
 /**
  * Starts reading the cache lines of a pushed subtree, so that its miss overlaps the walk until it
@@ -104,6 +104,7 @@ export function kdSearchU8(ctx: usize, req: usize, ranges: usize, rangeCount: i3
   const stack = load<usize>(req, REQ_STACK);
   const stackCap = load<i32>(req, REQ_STACK_CAP);
   const qcode = load<usize>(req, REQ_QCODE);
+  const kds = req + <usize>REQ_KDS;
   const allFrames = rangeCount == 1 && load<i32>(ranges) <= 0 && load<i32>(ranges, 4) >= rows;
   const rowBytes = <usize>stride << 2;
   const box16Bytes = <usize>stride << 2; // 16-bit min and max codes
@@ -136,21 +137,40 @@ export function kdSearchU8(ctx: usize, req: usize, ranges: usize, rangeCount: i3
       const end = start + count;
       leaves++;
       bounded += count;
-      let r = rows8 + <usize>start * rb8;
-      for (let row = start; row < end; row++, r += rb8) {
-        const k = codeDistance(r, qcode, w, chunks);
-        if (k >= t) continue;
-        if (k >= codeThreshold(rho + <f64>load<f32>(r + <usize>stride), radius)) continue;
-        const f = load<i32>(orig + (<usize>row << 2));
-        if (!leafRowAllowed(f, tags, require, exclude, filterTags, ranges, rangeCount, allFrames)) continue;
-        rescored++;
-        const c = withBias(sqDist(q, feat + <usize>row * rowBytes, stride), bias, f);
-        if (wins(c, f, best, bestIdx)) {
-          best = c;
-          bestIdx = f;
-          radius = limitRadius(costLimit(best, minBias, true), stride) * invU;
-          t = codeThreshold(rho + eMax, radius);
+      // Four rows per step where the rows are 2 chunks (SIMD), else one; the rows whose code
+      // distance is below the threshold go through kds, in order, to their own bound and re-scoring.
+      let row = start;
+      while (row < end) {
+        let n = 1;
+        if (ASC_FEATURE_SIMD && chunks == 2 && row + 3 < end) {
+          const tv = i32x4.splat(t);
+          const kv = codeDistances4(rows8 + <usize>row * rb8, v128.load(qcode), v128.load(qcode, 16), v128.load(qcode, 32), v128.load(qcode, 48), v128.load(w), v128.load(w, 16), tv);
+          if (!v128.any_true(i32x4.lt_s(kv, tv))) {
+            row += 4;
+            continue;
+          }
+          v128.store(kds, kv);
+          n = 4;
+        } else {
+          store<i32>(kds, codeDistance(rows8 + <usize>row * rb8, qcode, w, chunks));
         }
+        for (let l = 0; l < n; l++) {
+          const k = load<i32>(kds + (<usize>l << 2));
+          if (k >= t) continue;
+          const at = row + l;
+          if (k >= codeThreshold(rho + <f64>load<f32>(rows8 + <usize>at * rb8 + <usize>stride), radius)) continue;
+          const f = load<i32>(orig + (<usize>at << 2));
+          if (!leafRowAllowed(f, tags, require, exclude, filterTags, ranges, rangeCount, allFrames)) continue;
+          rescored++;
+          const c = withBias(sqDist(q, feat + <usize>at * rowBytes, stride), bias, f);
+          if (wins(c, f, best, bestIdx)) {
+            best = c;
+            bestIdx = f;
+            radius = limitRadius(costLimit(best, minBias, true), stride) * invU;
+            t = codeThreshold(rho + eMax, radius);
+          }
+        }
+        row += n;
       }
       continue;
     }

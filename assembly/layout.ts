@@ -66,6 +66,7 @@ export const REQ_STAT_BOUNDED: i32 = 64; // f64, added to: rows whose compact bo
 export const REQ_STAT_RESCORED: i32 = 72; // f64, added to: rows re-scored in float32
 export const REQ_STAT_GROUPS: i32 = 80; // f64, added to: clusters (or leaves) scanned
 export const REQ_SINK: i32 = 88; // u32: where the walks store the words of the lines they read ahead
+export const REQ_KDS: i32 = 96; // 16 B: code distances of a leaf's rows being tested (kdtree-u8)
 export const REQ_SIZE: i32 = 128;
 
 /** 8-bit codec (compact.ts): fine unit, clamp limit, per-byte multipliers, per-dim offsets. */

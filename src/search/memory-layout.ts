@@ -87,6 +87,7 @@ export const REQ_STAT_BOUNDED = 64;
 export const REQ_STAT_RESCORED = 72;
 export const REQ_STAT_GROUPS = 80;
 export const REQ_SINK = 88;
+export const REQ_KDS = 96;
 export const REQ_SIZE = 128;
 
 export const U8P_INV_U = 0;
