@@ -375,6 +375,18 @@ export class MotionMatchingController {
   }
 
   /**
+   * The search budget's urgency figures into age[k] (searchAge in units of the search interval) and
+   * deviation[k] (trajectoryDeviation): written to arrays, because numbers returned from calls V8
+   * does not inline (these getters, in a crowd's loop) are boxed, one allocation each per step.
+   */
+  urgencyInto(age: Float64Array, deviation: Float64Array, k: number): void {
+    const s = this.s;
+    age[k] = s[SINCE_SEARCH] / this.options.searchInterval;
+    const dx = s[SIM_POS] - s[ROOT_POS], dz = s[SIM_POS + 2] - s[ROOT_POS + 2];
+    deviation[k] = Math.sqrt(dx * dx + dz * dz);
+  }
+
+  /**
    * Seconds the pose moved on by in the last step: the step's dt, or (a level updating the pose every
    * few steps) the time gathered since its last update, and 0 in a step where it waited. The quality
    * meter measures the pose's motion over these intervals.

@@ -66,15 +66,18 @@ function groundKneePole(ox: number, oy: number, oz: number, share: number, rootR
  * d from the hip becomes s0 + w·(1 − e^(−(d − s0)/w)) beyond s0 = (1 − SOFT_REACH)·length, with
  * w = SOFT_REACH·length (continuous, with a continuous slope). A swinging leg blending out a
  * released lock otherwise ran into full extension and bent again within a step: the knee snapped
- * straight and back (6-7 m/s). Applied in proportion to what is left to blend (`blend`, the
- * offset's length, up to w), so that a leg with nothing left to blend is the animation's, and the
+ * straight and back (6-7 m/s). Applied in proportion to what is left to blend (the length of
+ * `offset`, the 3 numbers at o, up to w), so that a leg with nothing left to blend is the animation's, and the
  * solve stopping changes nothing. Planted legs keep their targets: the heel raise handles their reach.
  */
-export function softenReach(leg: LegJoints, wp: Float64Array, blend: number): void {
+export function softenReach(leg: LegJoints, wp: Float64Array, offset: Float64Array | null, o: number): void {
   const h = 3 * leg.hip;
   const x = IK_TARGET[0] - wp[h], y = IK_TARGET[1] - wp[h + 1], z = IK_TARGET[2] - wp[h + 2];
   const d = Math.sqrt(x * x + y * y + z * z), w = SOFT_REACH * leg.length, s0 = leg.length - w;
   if (d <= s0 || d < 1e-9) return;
+  // The blend is the offset's length (read here: a number argument to a call V8 does not inline is
+  // boxed, docs/runtime.md); no offset softens fully (a = 1).
+  const blend = offset === null ? w : Math.sqrt(offset[o] * offset[o] + offset[o + 1] * offset[o + 1] + offset[o + 2] * offset[o + 2]);
   const soft = s0 + w * (1 - Math.exp(-(d - s0) / w)), a = Math.min(1, blend / w);
   const k = (d + a * (soft - d)) / d;
   IK_TARGET[0] = wp[h] + x * k; IK_TARGET[1] = wp[h + 1] + y * k; IK_TARGET[2] = wp[h + 2] + z * k;

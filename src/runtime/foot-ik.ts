@@ -4,7 +4,7 @@ import { wrapAngle } from '../math/angle.js';
 import { decaySpringUpdate } from '../math/spring.js';
 import { solveTwoBoneIkInto, createTwoBoneIkScratch } from '../math/two-bone-ik.js';
 import { type FootIKLeg, type FootRig, type LegJoints, LegView, footRig } from './foot-ik-rig.js';
-import { KNEE_POLE, SOFT_REACH, kneePole, softenReach, twistYaw } from './foot-ik-leg.js';
+import { KNEE_POLE, kneePole, softenReach, twistYaw } from './foot-ik-leg.js';
 import {
   LOCKED, LOCK, OFFSET, OFFSET_VEL, TARGET, SHOWN, HEEL, HEEL_VEL, HEEL_SHIFT, LOCK_YAW, ANIM_HEIGHT, LEG_SIZE, RELEASED,
   HIPS_DROP, HIPS_DROP_VEL, DECAY_DT, DECAY_E, STEP_DT, NEEDED_DROP, HIPS_DT, HIPS_E, HIPS_MAX, FOOT_DT, FOOT_IK_STATE_SIZE,
@@ -252,7 +252,7 @@ export class FootIK {
         quatFromScaledAngleAxis(PIVOT_TURN, 0, S, at + HEEL);
         quatMultiply(FOOT_WORLD_ROT, 0, PIVOT_TURN, 0, FOOT_WORLD_ROT, 0);
       }
-      if (S[at + LOCKED] !== 1) softenReach(leg, wp, Math.sqrt(S[o] * S[o] + S[o + 1] * S[o + 1] + S[o + 2] * S[o + 2]));
+      if (S[at + LOCKED] !== 1) softenReach(leg, wp, S, o);
       // A bent leg keeps its own bend plane (the solver's default, and its faster path); a nearly
       // straight one takes the pole.
       const pole = kneePole(leg, wp, host.rootRotation, false) ? KNEE_POLE : null;
@@ -403,7 +403,7 @@ export class FootIK {
       for (let k = 0; k < 3; k++) S[at + TARGET + k] = IK_TARGET[k];
       // Softened fully: on uneven ground a free leg is always solved, and a small lift of the ground
       // under a nearly straight leg ran it into full stretch (the knee snapped straight and back).
-      if (!locked) softenReach(leg, wp, SOFT_REACH * leg.length);
+      if (!locked) softenReach(leg, wp, null, 0);
       let error = 0;
       for (let k = 0; k < 3; k++) { const e = IK_TARGET[k] - wp[f + k]; error += e * e; }
       if (error < 2.5e-9 && !turned) continue;
