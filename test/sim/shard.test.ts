@@ -1,7 +1,8 @@
 /**
  * Sharded simulations in process: the shard plan (src/sim/shard-plan.ts), the search-time
  * histogram (shard-timing.ts), the generic QualityStats encoding (shard-quality.ts), and partial
- * reports written, read back and merged (shard-report.ts, shard-merge.ts) against an unsharded run.
+ * reports written, read back and merged (shard-report.ts, shard-merge.ts) against an unsharded run,
+ * also with levels of detail and a search budget (shards cut at the budget's blocks).
  * The same over separate processes and the CLI is in test/apps/merge.test.ts.
  */
 import { describe, it, expect, beforeAll } from 'vitest';
