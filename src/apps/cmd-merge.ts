@@ -5,6 +5,7 @@ import { mergePartialReports } from '../sim/shard-merge.js';
 import { formatSimulationText, terrainText } from './cmd-simulate.js';
 import { describeTerrainReport } from '../sim/terrain.js';
 import { overlayText } from '../sim/overlay-report.js';
+import { lodText } from '../sim/lod-report.js';
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 
@@ -14,9 +15,10 @@ export const MERGE_USAGE = `usage: motionmatch merge PARTIAL.json... [--json] [-
   any order) into the report of the whole run: the same fields as \`simulate --json\` and the same
   hash as the run without --shard, plus one entry per shard (host, agents, timings).
   Refuses, with the reason: shards of different runs (seed, agents, duration, scenario, method,
-  backend, controller options, database contents, terrain, overlay settings, shard count or
-  motionmatch version differ), a shard given twice, a missing shard, and damaged or edited files
-  (each carries a checksum). Terrain and overlay figures merge like the rest.
+  backend, controller options, database contents, terrain, overlay settings, level-of-detail
+  settings, shard count or motionmatch version differ), a shard given twice, a missing shard, and
+  damaged or edited files (each carries a checksum). Terrain, overlay and level-of-detail figures
+  merge like the rest.
   --json      print the merged report as JSON (the text summary otherwise)
   --out FILE  also write the merged JSON report to FILE (atomically)`;
 
@@ -57,6 +59,7 @@ export async function mergeCommand(argv: string[]): Promise<number> {
     formatSimulationText(merged, `merged ${merged.shards.length} shards of ${merged.agents} agents for ${merged.seconds} s at ${merged.hz} Hz (${merged.steps} steps, scenario ${merged.scenario}, seed ${merged.seed}) from ${hosts} host(s), ${merged.workers} thread(s) in all, ${merged.backend} ${merged.method}`) +
     (merged.terrain ? terrainText(describeTerrainReport(merged.terrain), merged.quality) : '') +
     (merged.overlay ? overlayText(merged.overlay) : '') +
+    (merged.lod ? lodText(merged.lod) : '') +
     `  shards       slowest ${slowest.index} (${slowest.file}, ${slowest.wallSeconds.toFixed(2)} s stepping); ${merged.shardWallSecondsTotal.toFixed(2)} s stepping in all\n`,
   );
   return 0;

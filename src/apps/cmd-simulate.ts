@@ -8,7 +8,7 @@ import { buildDatabase } from '../database/build.js';
 import { builtinSources } from '../database/sources-node.js';
 import { runAgentGroups, runSimulation, type SimulationOptions, type SimulationResult } from '../sim/simulation.js';
 import { stepCount } from '../sim/agents.js';
-import { parseShardSpec, shardAgentRange, ShardSpecError, type ShardSpec } from '../sim/shard-plan.js';
+import { parseShardSpec, shardAgentRange, shardBlock, ShardSpecError, type ShardSpec } from '../sim/shard-plan.js';
 import { partialReport, partialReportText, runIdentity } from '../sim/shard-report.js';
 import { nodePackageRoot } from '../search/wasm.js';
 import { requireWritableRegularPath, writeFileAtomic } from '../util/files-node.js';
@@ -25,7 +25,8 @@ import { readTerrainOption } from '../sim/terrain-file-node.js';
 import { overlaySimulation, type OverlaySimulation } from '../sim/overlay-schedule.js';
 import { describeOverlay, overlayFiguresOf, overlayText } from '../sim/overlay-report.js';
 import type { SimulationLod } from '../sim/agents.js';
-import type { LodReport } from '../sim/lod-report.js';
+import { lodText } from '../sim/lod-report.js';
+import { BUDGET_BLOCK } from '../runtime/search-budget.js';
 
 export const SIMULATE_USAGE = `usage: motionmatch simulate [--db FILE] [--agents N] [--seconds S] [--hz H] [--seed K]
                             [--workers W] [--scenario wander|path|stop-go|strafe|mixed]
@@ -45,7 +46,8 @@ export const SIMULATE_USAGE = `usage: motionmatch simulate [--db FILE] [--agents
   --export-bvh FILE  write agent I's motion as BVH (with --agent I, default 0)
   --shard I/N        run only shard I (0..N-1) of the agents (a contiguous, balanced range) and write a
                      partial report (--json on stdout, or --out FILE); \`motionmatch merge\` combines the
-                     N partial reports into the whole run's report, with the same hash as without --shard
+                     N partial reports into the whole run's report, with the same hash as without --shard;
+                     with --lod --search-budget, shards are cut in blocks of ${BUDGET_BLOCK} agents (N <= blocks)
   --shard auto/N     the same, with I from $JOB_COMPLETION_INDEX (set by Kubernetes Indexed Jobs)
   --out FILE         write the JSON report (with --shard: the partial report) to FILE, atomically
   --options FILE     engine settings: controller options and feature-group weights (JSON, as
@@ -62,7 +64,8 @@ export const SIMULATE_USAGE = `usage: motionmatch simulate [--db FILE] [--agents
                      first frame, added to the locomotion)
   --lod              levels of detail by distance to a seeded camera (docs/lod.md): far agents search
                      less often (locally between full searches), drop foot IK and inertialization and
-                     update their pose every 2-4 steps; the report adds each level's agent-steps and quality
+                     update their pose every 2-4 steps; the report adds each level's agent-steps and quality;
+                     any --workers, --shard
   --search-budget N  with --lod: at most N searches per step for the whole crowd; the least urgent wait
                      (oldest query first, then the largest trajectory deviation)`;
 
@@ -113,8 +116,11 @@ export async function simulateCommand(argv: string[]): Promise<number> {
   let recordAgent = exportPath ? (integerOption(values.agent, 'agent', SIMULATE_USAGE, 0, agents - 1) ?? 0) : -1;
   if (!exportPath && values.agent !== undefined) throw new UsageError('--agent goes with --export-bvh', SIMULATE_USAGE);
   const json = !!values.json;
-  const shard = values.shard === undefined ? null : shardOption(values.shard, agents);
-  const range = shard ? shardAgentRange(agents, shard) : null;
+  const lod = lodOption(values);
+  // With a search budget, shards are cut at the budget's blocks (shard-plan.ts shardBlock).
+  const block = shardBlock(lod);
+  const shard = values.shard === undefined ? null : shardOption(values.shard, agents, block);
+  const range = shard ? shardAgentRange(agents, shard, block) : null;
   if (shard && !json && values.out === undefined) {
     throw new UsageError('--shard writes a partial report: add --json (report on stdout) or --out FILE', SIMULATE_USAGE);
   }
@@ -129,7 +135,6 @@ export async function simulateCommand(argv: string[]): Promise<number> {
   const settings = values.options !== undefined ? readSettingsFile(values.options) : null;
   const terrain = terrainArgument(values.terrain, seed);
   const overlay = overlayOption(values);
-  const lod = lodOption(values, shard !== null);
 
   const built = values.db ? readDatabaseFile(values.db) : buildDatabase(builtinSources());
   const db = settings ? applySchemaWeights(built, settings, values.options) : built;
@@ -220,31 +225,20 @@ function overlayOption(values: { overlay?: string; 'overlay-mask'?: string; 'ove
 }
 
 /** --lod and --search-budget as simulation settings (null without --lod), or a usage error. */
-function lodOption(values: { lod?: boolean; 'search-budget'?: string }, sharded: boolean): SimulationLod | null {
+function lodOption(values: { lod?: boolean; 'search-budget'?: string }): SimulationLod | null {
   if (!values.lod) {
     if (values['search-budget'] !== undefined) throw new UsageError('--search-budget goes with --lod', SIMULATE_USAGE);
     return null;
   }
-  // Partial reports do not carry the levels' figures, and a budget block may straddle two shards.
-  if (sharded) throw new UsageError('--lod does not combine with --shard yet', SIMULATE_USAGE);
   const budget = integerOption(values['search-budget'], 'search-budget', SIMULATE_USAGE, 1, 100_000_000) ?? 0;
   return { budget };
 }
 
-/** The text report's level-of-detail lines. */
-function lodText(r: LodReport): string {
-  const f = (x: number, d = 1) => x.toFixed(d);
-  const lines = r.levels.map((l) => `  level ${l.level}      ${l.toM === null ? `>= ${l.fromM}` : `${l.fromM}-${l.toM}`} m: ${f(100 * l.share)}% of agent-steps, ${f(l.searchesPerAgentSec, 2)} searches/s, skate ${f(l.footSkateCmPerSec, 2)} cm/s, trajectory error ${f(l.trajectoryErrorCm)} cm, ${f(l.transitionsPerSec, 2)} transitions/s`);
-  return lines.join('\n') + '\n' +
-    `  lod          camera (${f(r.camera.x)}, ${f(r.camera.z)}) m; ${r.fullSearches.toLocaleString('en-US')} full + ${r.localSearches.toLocaleString('en-US')} local searches; ${r.levelChanges.toLocaleString('en-US')} level changes` +
-    (r.budget > 0 ? `; budget ${r.budget}/step: ${r.deferred.toLocaleString('en-US')} deferred, oldest query served at ${f(r.maxSearchAgeSeconds, 2)} s` : '') + '\n';
-}
-
 /** --shard's value, or a usage error naming what is wrong with it. */
-function shardOption(text: string, agents: number): ShardSpec {
+function shardOption(text: string, agents: number, block: number): ShardSpec {
   try {
     const spec = parseShardSpec(text, process.env);
-    shardAgentRange(agents, spec);
+    shardAgentRange(agents, spec, block);
     return spec;
   } catch (e) {
     if (e instanceof ShardSpecError) throw new UsageError(e.message, SIMULATE_USAGE);

@@ -41,19 +41,34 @@ export interface LodReport extends Omit<LodCounts, 'levelSteps' | 'levelSearches
   levels: LodLevelReport[];
 }
 
-export function lodReport(groups: readonly GroupResult[], camera: LodCamera, budget: number, dt: number, baseSearchInterval: number, levels: readonly LodLevel[] = DEFAULT_LOD_LEVELS): LodReport {
-  const counts: LodCounts = emptyLodCounts(levels.length);
-  const stats = levels.map(() => new QualityStats());
+/** What the groups' levels did, added up in agent order: the crowd's counts and each level's quality. */
+export function mergedGroupLod(groups: readonly GroupResult[], levels: number = DEFAULT_LOD_LEVELS.length): { counts: LodCounts; levelStats: QualityStats[] } {
+  const counts: LodCounts = emptyLodCounts(levels);
+  const levelStats = Array.from({ length: levels }, () => new QualityStats());
   for (const g of groups) {
     if (!g.lod) continue;
     mergeLodCounts(counts, g.lod.counts);
-    g.lod.levelStats.forEach((s, l) => stats[l].merge(QualityStats.from(s)));
+    g.lod.levelStats.forEach((s, l) => levelStats[l].merge(QualityStats.from(s)));
   }
+  return { counts, levelStats };
+}
+
+/** The `lod` section of the report of a simulation whose groups returned `groups`. */
+export function lodReport(groups: readonly GroupResult[], camera: LodCamera, budget: number, dt: number, baseSearchInterval: number, levels: readonly LodLevel[] = DEFAULT_LOD_LEVELS): LodReport {
+  const { counts, levelStats } = mergedGroupLod(groups, levels.length);
+  return lodReportOf(counts, levelStats, camera, budget, dt, baseSearchInterval, levels);
+}
+
+/**
+ * The `lod` section from the crowd's counts and each level's quality statistics, however they were
+ * gathered (one run's groups, or the shards of a run: shard-merge.ts).
+ */
+export function lodReportOf(counts: LodCounts, levelStats: readonly QualityStats[], camera: LodCamera, budget: number, dt: number, baseSearchInterval: number, levels: readonly LodLevel[] = DEFAULT_LOD_LEVELS): LodReport {
   const total = counts.levelSteps.reduce((a, b) => a + b, 0);
   return {
     camera, hysteresisM: DEFAULT_LOD_HYSTERESIS, budget,
     levels: levels.map((l, i) => {
-      const q = stats[i].report();
+      const q = levelStats[i].report();
       return {
         level: i, fromM: i === 0 ? 0 : levels[i - 1].maxDistance, toM: Number.isFinite(l.maxDistance) ? l.maxDistance : null,
         searchInterval: i === 0 ? baseSearchInterval : l.searchInterval, fullSearchInterval: l.fullSearchInterval, footIK: l.footIK, inertialization: l.inertialization, poseEvery: l.poseEvery,
@@ -67,4 +82,13 @@ export function lodReport(groups: readonly GroupResult[], camera: LodCamera, bud
     fullSearches: counts.fullSearches, localSearches: counts.localSearches, localFallbacks: counts.localFallbacks,
     deferred: counts.deferred, levelChanges: counts.levelChanges, maxSearchAgeSeconds: counts.maxSearchAgeSeconds,
   };
+}
+
+/** The text report's level-of-detail lines (simulate, merge). */
+export function lodText(r: LodReport): string {
+  const f = (x: number, d = 1) => x.toFixed(d);
+  const lines = r.levels.map((l) => `  level ${l.level}      ${l.toM === null ? `>= ${l.fromM}` : `${l.fromM}-${l.toM}`} m: ${f(100 * l.share)}% of agent-steps, ${f(l.searchesPerAgentSec, 2)} searches/s, skate ${f(l.footSkateCmPerSec, 2)} cm/s, trajectory error ${f(l.trajectoryErrorCm)} cm, ${f(l.transitionsPerSec, 2)} transitions/s`);
+  return lines.join('\n') + '\n' +
+    `  lod          camera (${f(r.camera.x)}, ${f(r.camera.z)}) m; ${r.fullSearches.toLocaleString('en-US')} full + ${r.localSearches.toLocaleString('en-US')} local searches; ${r.levelChanges.toLocaleString('en-US')} level changes` +
+    (r.budget > 0 ? `; budget ${r.budget}/step: ${r.deferred.toLocaleString('en-US')} deferred, oldest query served at ${f(r.maxSearchAgeSeconds, 2)} s` : '') + '\n';
 }

@@ -9,6 +9,11 @@ import { digestOfAgentHashes, PartialReportError, type ParsedPartial, type RunId
 import { addTimingHistograms, timingQuantile } from './shard-timing.js';
 import { OverlayStats } from './overlay-metrics.js';
 import { overlayFiguresOf, type OverlayDescription, type OverlayFigures } from './overlay-report.js';
+import { lodReportOf, type LodReport } from './lod-report.js';
+import { lodCamera } from './lod-camera.js';
+import { emptyLodCounts, mergeLodCounts } from '../runtime/crowd-lod.js';
+import { DEFAULT_LOD_LEVELS } from '../runtime/lod.js';
+import { DEFAULT_CONTROLLER_OPTIONS } from '../runtime/controller-options.js';
 
 export interface ShardSummary {
   index: number;
@@ -55,7 +60,7 @@ function firstDifference(a: unknown, b: unknown, path: string): { path: string; 
 const WHAT: Partial<Record<string, string>> = {
   'run.motionmatch': 'motionmatch versions', 'run.seed': 'seeds', 'run.agents': 'agent counts', 'run.shards': 'shard counts',
   'run.scenario': 'scenarios', 'run.seconds': 'durations', 'run.hz': 'step rates', 'run.db.fingerprint': 'databases',
-  'run.terrain': 'terrains', 'run.overlay': 'overlay settings',
+  'run.terrain': 'terrains', 'run.overlay': 'overlay settings', 'run.lod': 'level-of-detail settings',
 };
 
 /** What a difference at `path` is called: its own name, else its nearest named parent's (run.terrain.seed: terrains). */
@@ -101,6 +106,28 @@ function fastestOverlayCost(parts: readonly ParsedPartial[]): OverlayDescription
   const all = parts.map((p) => p.report.overlay!.description);
   const least = (k: 'costUsPlaying' | 'costUsFading' | 'costUsSwitching' | 'costUsEntrySearch') => Math.min(...all.map((d) => d[k]));
   return { ...all[0], costUsPlaying: least('costUsPlaying'), costUsFading: least('costUsFading'), costUsSwitching: least('costUsSwitching'), costUsEntrySearch: least('costUsEntrySearch') };
+}
+
+/**
+ * The `lod` section of the whole run, as `simulate --json --lod` reports it: the shards' counts
+ * added up (exact) and each level's statistics merged in shard order; the camera, budget and the
+ * level-0 search interval come from the run identity, as the unsharded run takes them from its options.
+ */
+function mergedLodReport(run: RunIdentity, ordered: readonly ParsedPartial[]): LodReport {
+  const counts = emptyLodCounts(DEFAULT_LOD_LEVELS.length);
+  const levelStats = DEFAULT_LOD_LEVELS.map(() => new QualityStats());
+  for (const p of ordered) {
+    mergeLodCounts(counts, p.lod!.counts);
+    p.lod!.levelStats.forEach((s, l) => levelStats[l].merge(s));
+  }
+  return lodReportOf(counts, levelStats, lodCamera(run.seed, run.agents), run.lod!.budget, 1 / run.hz, controllerSearchInterval(run));
+}
+
+/** The level-0 search interval of the run: its controller options' (recorded in the identity), else the default. */
+function controllerSearchInterval(run: RunIdentity): number {
+  const c = run.controller;
+  const own = c !== null && typeof c === 'object' && !Array.isArray(c) ? (c as Record<string, unknown>).searchInterval : undefined;
+  return typeof own === 'number' ? own : DEFAULT_CONTROLLER_OPTIONS.searchInterval;
 }
 
 /** The backend(s) the shards ran on: one name, or the distinct names joined with '+'. */
@@ -162,6 +189,7 @@ export function mergePartialReports(parts: readonly ParsedPartial[]): MergedRepo
     terrain: ordered[0].report.terrain,
     exported: null,
     ...(overlayStats ? { overlay: overlayFiguresOf(fastestOverlayCost(ordered), overlayStats) } : {}),
+    ...(run.lod ? { lod: mergedLodReport(run, ordered) } : {}),
     motionmatch: run.motionmatch,
     shardWallSecondsTotal: wallTotal,
     shards,

@@ -4,6 +4,7 @@
  * move exactly as in the whole run, and the per-agent digests of all shards, concatenated in agent
  * order, are the whole run's.
  */
+import { BUDGET_BLOCK } from '../runtime/search-budget.js';
 
 /** Shard `index` of `count` (0 <= index < count). */
 export interface ShardSpec {
@@ -53,12 +54,29 @@ export function parseShardSpec(text: string, env: Record<string, string | undefi
 }
 
 /**
- * The agents of shard `index` of `count`: [first, first + count). Contiguous and balanced (sizes
- * differ by at most one); needs at least one agent per shard.
+ * The unit, in agents, that a run's shards are cut in: with a search budget, the budget's blocks
+ * (BUDGET_BLOCK consecutive agents share out one part of it, search-budget.ts), so that a block's
+ * decisions stay in one shard and every shard defers exactly the searches the whole run defers;
+ * otherwise single agents. Every place that computes a shard's range asks this.
  */
-export function shardAgentRange(agents: number, shard: ShardSpec): { first: number; count: number } {
-  if (shard.count > agents) throw new ShardSpecError(`--shard ${shard.index}/${shard.count}: ${shard.count} shards for ${agents} agents; use at most one shard per agent`);
-  const first = Math.floor((shard.index * agents) / shard.count);
-  const end = Math.floor(((shard.index + 1) * agents) / shard.count);
+export function shardBlock(lod: { budget: number } | null | undefined): number {
+  return lod && lod.budget > 0 ? BUDGET_BLOCK : 1;
+}
+
+/**
+ * The agents of shard `index` of `count`: [first, first + count). Contiguous and balanced in units
+ * of `block` agents (the shards' block counts differ by at most one; only the last block of the run
+ * may be short); needs at least one block per shard. With `block` 1 this is ⌊I·A/N⌋ .. ⌊(I+1)·A/N⌋,
+ * the ranges of partial reports written before blocks existed.
+ */
+export function shardAgentRange(agents: number, shard: ShardSpec, block = 1): { first: number; count: number } {
+  const blocks = Math.ceil(agents / block);
+  if (shard.count > blocks) {
+    throw new ShardSpecError(block === 1
+      ? `--shard ${shard.index}/${shard.count}: ${shard.count} shards for ${agents} agents; use at most one shard per agent`
+      : `--shard ${shard.index}/${shard.count}: ${shard.count} shards for ${agents} agents in ${blocks} block${blocks > 1 ? 's' : ''} of ${block} (a search budget is shared out per block); use at most ${blocks} shard${blocks > 1 ? 's' : ''}`);
+  }
+  const first = Math.floor((shard.index * blocks) / shard.count) * block;
+  const end = Math.min(agents, Math.floor(((shard.index + 1) * blocks) / shard.count) * block);
   return { first, count: end - first };
 }

@@ -112,14 +112,17 @@ function decodeFieldsInto(template: Record<string, unknown>, encoded: Record<str
   }
 }
 
-/** Every own enumerable field of a QualityStats in JSON form. */
-export function encodeQualityStats(stats: QualityStats): Record<string, EncodedField> {
-  return encodeField(stats, 'quality') as Record<string, EncodedField>;
+/** Every own enumerable field of a QualityStats in JSON form (`field`: where it goes in the report, for errors). */
+export function encodeQualityStats(stats: QualityStats, field = 'quality'): Record<string, EncodedField> {
+  return encodeField(stats, field) as Record<string, EncodedField>;
 }
 
-/** A QualityStats rebuilt from encodeQualityStats' output; throws naming the first field that does not fit. */
-export function decodeQualityStats(encoded: unknown, where: string): QualityStats {
-  return decodeStatsInto(new QualityStats(), encoded, `${where}: quality`);
+/**
+ * A QualityStats rebuilt from encodeQualityStats' output; throws naming `where` (the file), the
+ * report's `field` (quality, lod.levelStats[2]) and the first field that does not fit.
+ */
+export function decodeQualityStats(encoded: unknown, where: string, field = 'quality'): QualityStats {
+  return decodeStatsInto(new QualityStats(), encoded, `${where}: ${field}`);
 }
 
 /** Every own enumerable field of an OverlayStats in JSON form. */

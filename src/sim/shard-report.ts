@@ -6,7 +6,8 @@
  * - `run`: everything that decides the run's results or figures (version, seed, agents, duration,
  *   scenario, method, backend asked for, controller options, a fingerprint of the database
  *   contents, the terrain (kind and seed, or a CRC-32 of a height field's contents), the overlay
- *   settings, the shard count). Shards merge only when their `run` is identical.
+ *   settings, the level-of-detail settings, the shard count). Shards merge only when their `run` is
+ *   identical.
  * - `agentHashes`: every agent's digest, in agent order. The whole run's hash is a digest over
  *   all agents' digests in order, which cannot be combined from per-shard digests, so they travel.
  * - `quality`: the shard's QualityStats, every field (src/sim/shard-quality.ts); the feet against
@@ -14,6 +15,7 @@
  * - `terrain`: the terrain as the whole-run report names it (a file's name is not part of `run`).
  * - `overlay`: with --overlay, the shard's OverlayStats and the overlay's description (mask
  *   joints, cost measured on the shard's machine).
+ * - `lod`: with --lod, the shard's LodCounts and each level's QualityStats (encoded like `quality`).
  * - `result`: timings, search counts and a search-time histogram.
  * - `checksum`: CRC-32 of the report without it, so a damaged or edited file is refused.
  */
@@ -24,7 +26,10 @@ import { digestOfAgentHashes } from './hash.js';
 export { digestOfAgentHashes };
 import type { AgentGroupsRun, SimulationOptions } from './simulation.js';
 import { SCENARIOS } from './scenarios.js';
-import { shardAgentRange, MAX_SHARDS, type ShardSpec } from './shard-plan.js';
+import { shardAgentRange, shardBlock, MAX_SHARDS, type ShardSpec } from './shard-plan.js';
+import { mergedGroupLod } from './lod-report.js';
+import { DEFAULT_LOD_LEVELS } from '../runtime/lod.js';
+import type { LodCounts } from '../runtime/crowd-lod.js';
 import { decodeQualityStats, encodeQualityStats, type EncodedField } from './shard-quality.js';
 import { timingHistogram, requireTimingHistogram, type TimingHistogram } from './shard-timing.js';
 import { decodeOverlayStats, encodeOverlayStats } from './shard-quality.js';
@@ -35,8 +40,11 @@ import { TERRAIN_KINDS, terrainReport, type TerrainSpec } from './terrain.js';
 import { heightFieldToBinary } from './terrain-file.js';
 
 export const PARTIAL_FORMAT = 'motionmatch-simulation-shard';
-/** 2: the run identity records the terrain and the overlay settings; overlay figures travel. */
-export const PARTIAL_VERSION = 2;
+/**
+ * 2: the run identity records the terrain and the overlay settings; overlay figures travel.
+ * 3: the run identity records the level-of-detail settings; the levels' counts and quality travel.
+ */
+export const PARTIAL_VERSION = 3;
 
 /** The terrain as part of a run's identity: the procedural kind and seed, or what a height field holds. */
 export type TerrainIdentity =
@@ -66,6 +74,8 @@ export interface RunIdentity {
   terrain: TerrainIdentity;
   /** `--overlay` settings (null without overlays). */
   overlay: OverlaySimulation | null;
+  /** `--lod` settings (null without levels of detail); a budget also decides the shards' ranges (shard-plan.ts shardBlock). */
+  lod: { budget: number } | null;
   shards: number;
 }
 
@@ -101,6 +111,8 @@ export interface PartialReport {
   terrain: Record<string, unknown> | null;
   /** With overlays: how the report describes them, and the shard's overlay figures. */
   overlay: { description: OverlayDescription; stats: Record<string, EncodedField> } | null;
+  /** With levels of detail: the shard's counts and each level's quality statistics (written like `quality`). */
+  lod: { counts: LodCounts; levelStats: Array<Record<string, EncodedField>> } | null;
   agentHashes: string[];
   checksum: string;
 }
@@ -112,6 +124,8 @@ export interface ParsedPartial {
   quality: QualityStats;
   /** The shard's overlay figures (null without overlays). */
   overlay: OverlayStats | null;
+  /** The shard's level-of-detail counts and each level's quality (null without levels of detail). */
+  lod: { counts: LodCounts; levelStats: QualityStats[] } | null;
 }
 
 /**
@@ -154,6 +168,7 @@ export function runIdentity(db: Database, o: SimulationOptions, steps: number, s
     db: { fingerprint: databaseFingerprint(db), frames: db.frameCount, clips: db.clips.length },
     terrain: terrainIdentity(o.terrain),
     overlay: o.overlay ? { tag: o.overlay.tag, mask: o.overlay.mask, mode: o.overlay.mode, every: [...o.overlay.every], duration: [...o.overlay.duration] } : null,
+    lod: o.lod ? { budget: o.lod.budget } : null,
     shards,
   };
 }
@@ -202,7 +217,9 @@ export function partialReport(ctx: PartialContext, run: AgentGroupsRun): Partial
     searchMs += g.searchMs;
     for (const us of g.searchUsPerQuery) samples.push(us);
   }
-  const range = shardAgentRange(ctx.run.agents, ctx.shard);
+  if (ctx.run.lod && run.groups.some((g) => !g.lod)) throw new Error('partial report: the run has levels of detail but a group reported no level figures');
+  const lod = ctx.run.lod ? mergedGroupLod(run.groups) : null;
+  const range = shardAgentRange(ctx.run.agents, ctx.shard, shardBlock(ctx.run.lod));
   if (run.groups.length === 0 || run.groups[0].first !== range.first || agentHashes.length !== range.count) {
     throw new Error(`shard ${ctx.shard.index}/${ctx.shard.count}: the run stepped other agents than the shard's ${range.first}..${range.first + range.count - 1}`);
   }
@@ -223,6 +240,7 @@ export function partialReport(ctx: PartialContext, run: AgentGroupsRun): Partial
     quality: encodeQualityStats(stats),
     terrain: terrainReport(ctx.terrain ?? null),
     overlay: overlayStats && ctx.overlay ? { description: ctx.overlay, stats: encodeOverlayStats(overlayStats) } : null,
+    lod: lod ? { counts: lod.counts, levelStats: lod.levelStats.map((s, l) => encodeQualityStats(s, `lod.levelStats[${l}]`)) } : null,
     agentHashes,
   };
   return { ...body, checksum: checksumOf(body) };
@@ -280,7 +298,7 @@ export function parsePartialReport(text: string, file: string): ParsedPartial {
   const any: Checker = () => {};
   const nullOr = (fields: Record<string, Checker>): Checker => (v, at) => { if (v !== null) expectFields(file, v, at, fields); };
   const range2: Checker = (v, at) => { if (!Array.isArray(v) || v.length !== 2 || !v.every((x) => typeof x === 'number' && Number.isFinite(x))) fail(`${at} must be [min, max] seconds`); };
-  expectFields(file, raw, 'report', { run: any, shard: any, db: any, result: any, quality: any, terrain: any, overlay: any, agentHashes: any });
+  expectFields(file, raw, 'report', { run: any, shard: any, db: any, result: any, quality: any, terrain: any, overlay: any, lod: any, agentHashes: any });
   expectFields(file, raw.run, 'run', {
     motionmatch: str, agents: int(1, 1_000_000), seconds: num(0), hz: num(0), steps: int(1, Number.MAX_SAFE_INTEGER), seed: int(-(2 ** 31), 2 ** 32 - 1),
     scenario: (v, at) => { if (!SCENARIOS.includes(v as never)) fail(`${at} must be one of ${SCENARIOS.join(', ')}`); },
@@ -292,6 +310,7 @@ export function parsePartialReport(text: string, file: string): ParsedPartial {
       else expectFields(file, v, at, { seed: int(-(2 ** 31), 2 ** 32 - 1) });
     },
     overlay: nullOr({ tag: str, mask: str, mode: str, every: range2, duration: range2 }),
+    lod: nullOr({ budget: int(0, 100_000_000) }),
     db: (v, at) => expectFields(file, v, at, { fingerprint: (f, a) => { if (typeof f !== 'string' || !/^[0-9a-f]{8}$/.test(f)) fail(`${a} must be 8 hex digits`); }, frames: int(1, Number.MAX_SAFE_INTEGER), clips: int(1, Number.MAX_SAFE_INTEGER) }),
   });
   const run = raw.run as unknown as RunIdentity;
@@ -303,8 +322,12 @@ export function parsePartialReport(text: string, file: string): ParsedPartial {
     searchUsHistogram: (v, at) => { try { requireTimingHistogram(v, at); } catch (e) { fail((e as Error).message); } },
   });
   const shard = raw.shard as PartialReport['shard'];
-  if (run.shards > run.agents) fail(`run.shards (${run.shards}) exceeds run.agents (${run.agents})`);
-  const range = shardAgentRange(run.agents, { index: shard.index, count: run.shards });
+  const block = shardBlock(run.lod);
+  const blocks = Math.ceil(run.agents / block);
+  if (run.shards > blocks) {
+    fail(block === 1 ? `run.shards (${run.shards}) exceeds run.agents (${run.agents})` : `run.shards (${run.shards}) exceeds the run's ${blocks} blocks of ${block} agents (a search budget is shared out per block)`);
+  }
+  const range = shardAgentRange(run.agents, { index: shard.index, count: run.shards }, block);
   if (shard.firstAgent !== range.first || shard.agents !== range.count) {
     fail(`shard ${shard.index}/${run.shards} of ${run.agents} agents must hold agents ${range.first}..${range.first + range.count - 1}, not ${shard.firstAgent}..${shard.firstAgent + shard.agents - 1}`);
   }
@@ -316,13 +339,53 @@ export function parsePartialReport(text: string, file: string): ParsedPartial {
   if ((raw.terrain === null) !== (run.terrain === null) || (raw.terrain !== null && !isObject(raw.terrain))) fail(`terrain must be ${run.terrain === null ? 'null (the run is on flat ground)' : 'an object (the run has a terrain)'}`);
   if (run.overlay === null && raw.overlay !== null) fail('overlay must be null (the run has no overlays)');
   if (run.overlay !== null) expectFields(file, raw.overlay, 'overlay', { description: (v, at) => { if (!isObject(v)) fail(`${at} must be an object`); }, stats: any });
+  if (run.lod === null && raw.lod !== null) fail('lod must be null (the run has no levels of detail)');
+  if (run.lod !== null) requireLodCounts(raw.lod, run.lod.budget, shard.agents * run.steps, report.result.searches, { int, num, fail, expect: (o, at, fields) => expectFields(file, o, at, fields) });
   let quality: QualityStats;
   let overlay: OverlayStats | null = null;
+  let lod: ParsedPartial['lod'] = null;
   try {
     quality = decodeQualityStats(raw.quality, file);
     if (run.overlay !== null) overlay = decodeOverlayStats((raw.overlay as { stats: unknown }).stats, file);
+    if (run.lod !== null) {
+      const encoded = raw.lod as { counts: LodCounts; levelStats: unknown[] };
+      lod = { counts: encoded.counts, levelStats: encoded.levelStats.map((s, l) => decodeQualityStats(s, file, `lod.levelStats[${l}]`)) };
+    }
   } catch (e) {
     throw new PartialReportError((e as Error).message);
   }
-  return { file, report, quality, overlay };
+  return { file, report, quality, overlay, lod };
+}
+
+interface LodCheckers {
+  int: (min: number, max: number) => Checker;
+  num: (min: number) => Checker;
+  fail: (msg: string) => never;
+  expect: (o: unknown, at: string, fields: Record<string, Checker>) => void;
+}
+
+/**
+ * Throws (through `c.fail`) unless `lod` is a shard's level-of-detail section: counts for every
+ * level that add up to the shard's `agentSteps` and `searches`, no deferrals without a budget, and
+ * a list of every level's statistics (their fields are checked when decoded).
+ */
+function requireLodCounts(lod: unknown, budget: number, agentSteps: number, searches: number, c: LodCheckers): void {
+  const levels = DEFAULT_LOD_LEVELS.length;
+  const count = c.int(0, Number.MAX_SAFE_INTEGER);
+  const perLevel: Checker = (v, at) => {
+    if (!Array.isArray(v) || v.length !== levels) c.fail(`${at} must list ${levels} levels`);
+    (v as unknown[]).forEach((x, l) => count(x, `${at}[${l}]`));
+  };
+  c.expect(lod, 'lod', { counts: () => {}, levelStats: (v, at) => { if (!Array.isArray(v) || v.length !== levels) c.fail(`${at} must list ${levels} levels`); } });
+  const counts = (lod as { counts: unknown }).counts;
+  c.expect(counts, 'lod.counts', {
+    levelSteps: perLevel, levelSearches: perLevel, fullSearches: count, localSearches: count, localFallbacks: count, deferred: count, levelChanges: count, maxSearchAgeSeconds: c.num(0),
+  });
+  const n = counts as LodCounts;
+  const sum = (a: number[]) => a.reduce((x, y) => x + y, 0);
+  if (sum(n.levelSteps) !== agentSteps) c.fail(`lod.counts.levelSteps add up to ${sum(n.levelSteps)} agent-steps, not the shard's ${agentSteps}`);
+  // Every search the levels ran is either full or local, and is one of the shard's searches.
+  if (n.fullSearches + n.localSearches !== searches) c.fail(`lod.counts: ${n.fullSearches} full + ${n.localSearches} local searches, not the shard's ${searches} (result.searches)`);
+  if (sum(n.levelSearches) !== searches) c.fail(`lod.counts.levelSearches add up to ${sum(n.levelSearches)}, not the shard's ${searches} searches (result.searches)`);
+  if (budget === 0 && n.deferred !== 0) c.fail(`lod.counts.deferred must be 0 without a search budget, got ${n.deferred}`);
 }

@@ -2,6 +2,8 @@
  * `motionmatch simulate --shard I/N` and `motionmatch merge` through the compiled CLI: four shards
  * run as four processes at once (as xargs -P or a job runner would), their merged hash is the
  * unsharded run's, and every way a merge can go wrong ends with exit code 1 or 2 and a reason.
+ * With --lod (with and without a search budget) three shards as three processes merge into the
+ * unsharded hash and level-of-detail counts.
  * Also checks the Kubernetes Indexed Job example (examples/kubernetes/) against the CLI.
  */
 import { describe, it, expect, beforeAll } from 'vitest';
@@ -102,6 +104,7 @@ describe('simulate --shard and merge', () => {
       [['simulate', ...RUN, '--shard', 'auto/4', '--json'], /JOB_COMPLETION_INDEX is not set/, { JOB_COMPLETION_INDEX: '' }],
       [['simulate', ...RUN, '--shard', 'auto/4', '--json'], /JOB_COMPLETION_INDEX=4 is not below 4/, { JOB_COMPLETION_INDEX: '4' }],
       [['simulate', ...RUN, '--shard', '1/4'], /add --json .* or --out FILE/],
+      [['simulate', '--agents', '300', '--lod', '--search-budget', '40', '--shard', '0/4', '--json'], /4 shards for 300 agents in 3 blocks of 128 \(a search budget is shared out per block\); use at most 3 shards/],
     ];
     for (const [args, message, env] of cases) {
       const r = runCli(args, { env });
@@ -122,6 +125,64 @@ describe('simulate --shard and merge', () => {
     const holder = runCli(['simulate', ...RUN, '--shard', '2/4', '--out', join(dir, 'p2.json'), '--export-bvh', bvh, '--agent', '25']);
     expect(holder.code, holder.stderr).toBe(0);
     expect(readFileSync(bvh, 'utf8')).toMatch(/^HIERARCHY/);
+  });
+});
+
+describe('simulate --lod --shard and merge', () => {
+  const dir = tempDir('mm-merge-lod-');
+  // 300 agents are three budget blocks (128, 128, 44); without a budget the shards are 100 agents each.
+  const PLAIN = ['--agents', '300', '--seconds', '2', '--seed', '3', '--no-warmup', '--lod'];
+  const BUDGET = [...PLAIN, '--search-budget', '40'];
+  type Lod = { camera: unknown; budget: number; fullSearches: number; localSearches: number; localFallbacks: number; deferred: number; levelChanges: number; maxSearchAgeSeconds: number; levels: Array<{ agentSteps: number; footSkateCmPerSec: number }> };
+  type Report = { hash: string; searches: number; lod: Lod; shards?: Array<{ firstAgent: number; agents: number }> };
+  const counts = (l: Lod) => ({ ...l, levels: l.levels.map((x) => x.agentSteps) });
+  const runs: Record<'budget' | 'plain', { whole: Report; merged: Report; text: string }> = {} as never;
+
+  beforeAll(async () => {
+    for (const [name, args] of [['budget', BUDGET], ['plain', PLAIN]] as const) {
+      const part = (i: number) => join(dir, `${name}-${i}.json`);
+      const [whole, ...shards] = await Promise.all([
+        runCliAsync(['simulate', ...args, '--json']),
+        ...[0, 1, 2].map((i) => runCliAsync(['simulate', ...args, '--shard', `${i}/3`, '--out', part(i)])),
+      ]);
+      for (const r of [whole, ...shards]) expect(r.code, r.stderr).toBe(0);
+      const merged = runCli(['merge', part(2), part(0), part(1), '--json']);
+      expect(merged.code, merged.stderr).toBe(0);
+      const text = runCli(['merge', part(0), part(1), part(2)]);
+      expect(text.code, text.stderr).toBe(0);
+      runs[name] = { whole: JSON.parse(whole.stdout) as Report, merged: JSON.parse(merged.stdout) as Report, text: text.stdout };
+    }
+  }, 120_000);
+
+  it('merges budgeted shards, cut at the budget\'s blocks, into the unsharded hash and lod counts', () => {
+    const { whole, merged } = runs.budget;
+    expect(merged.shards!.map((s) => [s.firstAgent, s.agents])).toEqual([[0, 128], [128, 128], [256, 44]]);
+    expect(merged.hash).toBe(whole.hash);
+    expect(merged.searches).toBe(whole.searches);
+    expect(whole.lod.deferred).toBeGreaterThan(0);
+    expect(counts(merged.lod)).toEqual(counts(whole.lod));
+    merged.lod.levels.forEach((l, i) => expect(l.footSkateCmPerSec).toBeCloseTo(whole.lod.levels[i].footSkateCmPerSec, 9));
+  });
+
+  it('merges shards without a budget, cut per agent, likewise', () => {
+    const { whole, merged } = runs.plain;
+    expect(merged.shards!.map((s) => [s.firstAgent, s.agents])).toEqual([[0, 100], [100, 100], [200, 100]]);
+    expect(merged.hash).toBe(whole.hash);
+    expect(merged.hash).not.toBe(runs.budget.whole.hash);
+    expect(counts(merged.lod)).toEqual(counts(whole.lod));
+  });
+
+  it('prints the level lines in the text summary, as simulate does', () => {
+    const { text, whole } = runs.budget;
+    expect(text).toContain(`hash         ${whole.hash}`);
+    for (let l = 0; l < 4; l++) expect(text).toMatch(new RegExp(`^  level ${l} .*% of agent-steps`, 'm'));
+    expect(text).toMatch(new RegExp(`^  lod .*budget 40/step: ${whole.lod.deferred.toLocaleString('en-US')} deferred`, 'm'));
+  });
+
+  it('refuses to merge shards with other level-of-detail settings', () => {
+    const r = runCli(['merge', join(dir, 'budget-0.json'), join(dir, 'plain-1.json'), join(dir, 'budget-2.json')]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/plain-1\.json and .*budget-0\.json are shards of different runs \(level-of-detail settings, budget: 0 vs 40\)/);
   });
 });
 

@@ -57,7 +57,7 @@ describe('motionmatch simulate --lod', () => {
       [['--lod', '--search-budget', '2.5'], /search-budget/],
       [['--lod', '--search-budget', 'many'], /search-budget/],
       [['--lod=3'], /lod/],
-      [['--lod', '--shard', '0/2', '--json'], /--lod does not combine with --shard/],
+      [['--lod', '--search-budget', '5', '--shard', '0/2', '--json'], /2 shards for 10 agents in 1 block of 128 .*use at most 1 shard$/m],
     ];
     for (const [extra, message] of cases) {
       const r = runCli(['simulate', '--agents', '10', '--seconds', '0.1', ...extra]);

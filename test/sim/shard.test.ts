@@ -1,7 +1,8 @@
 /**
  * Sharded simulations in process: the shard plan (src/sim/shard-plan.ts), the search-time
  * histogram (shard-timing.ts), the generic QualityStats encoding (shard-quality.ts), and partial
- * reports written, read back and merged (shard-report.ts, shard-merge.ts) against an unsharded run.
+ * reports written, read back and merged (shard-report.ts, shard-merge.ts) against an unsharded run,
+ * also with levels of detail and a search budget (shards cut at the budget's blocks).
  * The same over separate processes and the CLI is in test/apps/merge.test.ts.
  */
 import { describe, it, expect, beforeAll } from 'vitest';
@@ -11,7 +12,9 @@ import { builtinSources } from '../../src/database/sources-node.js';
 import { QualityStats } from '../../src/runtime/metrics.js';
 import { runAgentGroups, runSimulation, type SimulationOptions, type SimulationResult } from '../../src/sim/simulation.js';
 import { stepCount } from '../../src/sim/agents.js';
-import { parseShardSpec, shardAgentRange, ShardSpecError } from '../../src/sim/shard-plan.js';
+import { parseShardSpec, shardAgentRange, shardBlock, ShardSpecError } from '../../src/sim/shard-plan.js';
+import { BUDGET_BLOCK } from '../../src/runtime/search-budget.js';
+import { digestOfAgentHashes } from '../../src/sim/hash.js';
 import { timingHistogram, addTimingHistograms, timingQuantile, TIMING_RATIO } from '../../src/sim/shard-timing.js';
 import { encodeQualityStats, decodeQualityStats, encodeField, decodeField } from '../../src/sim/shard-quality.js';
 import { partialReport, partialReportText, parsePartialReport, runIdentity, databaseFingerprint, PartialReportError, type PartialReport, type ParsedPartial } from '../../src/sim/shard-report.js';
@@ -62,6 +65,39 @@ describe('shard plan', () => {
       expect(Math.min(...sizes)).toBeGreaterThanOrEqual(1);
     }));
     expect(() => shardAgentRange(3, { index: 0, count: 4 })).toThrow(/4 shards for 3 agents/);
+  });
+
+  it('cuts in blocks: whole blocks per shard, balanced in blocks, block 1 the per-agent formula', () => {
+    fc.assert(fc.property(fc.integer({ min: 1, max: 100_000 }), fc.integer({ min: 1, max: 300 }), fc.integer({ min: 1, max: 200 }), (agents, n, block) => {
+      const blocks = Math.ceil(agents / block);
+      const count = Math.min(n, blocks);
+      let next = 0;
+      const sizes: number[] = [];
+      for (let i = 0; i < count; i++) {
+        const r = shardAgentRange(agents, { index: i, count }, block);
+        expect(r.first).toBe(next);
+        expect(r.first % block).toBe(0);
+        next = r.first + r.count;
+        sizes.push(Math.ceil(r.count / block));
+        // Block 1 is the formula of partial reports written before blocks: their ranges do not move.
+        expect(shardAgentRange(agents, { index: i, count: Math.min(n, agents) }, 1)).toEqual({
+          first: Math.floor((i * agents) / Math.min(n, agents)), count: Math.floor(((i + 1) * agents) / Math.min(n, agents)) - Math.floor((i * agents) / Math.min(n, agents)),
+        });
+      }
+      expect(next).toBe(agents);
+      expect(Math.max(...sizes) - Math.min(...sizes)).toBeLessThanOrEqual(1);
+      expect(Math.min(...sizes)).toBeGreaterThanOrEqual(1);
+    }));
+    expect(shardAgentRange(300, { index: 2, count: 3 }, BUDGET_BLOCK)).toEqual({ first: 256, count: 44 });
+    expect(() => shardAgentRange(300, { index: 0, count: 4 }, BUDGET_BLOCK)).toThrow(ShardSpecError);
+    expect(() => shardAgentRange(300, { index: 0, count: 4 }, BUDGET_BLOCK)).toThrow('--shard 0/4: 4 shards for 300 agents in 3 blocks of 128 (a search budget is shared out per block); use at most 3 shards');
+  });
+
+  it('takes the search budget\'s blocks as the unit only with a budget', () => {
+    expect(shardBlock(null)).toBe(1);
+    expect(shardBlock(undefined)).toBe(1);
+    expect(shardBlock({ budget: 0 })).toBe(1);
+    expect(shardBlock({ budget: 40 })).toBe(BUDGET_BLOCK);
   });
 });
 
@@ -211,7 +247,9 @@ describe('partial reports merged', () => {
     expect(() => parse(texts[0].slice(0, texts[0].length / 2), 0)).toThrow(/part-0.json: not a partial report: invalid JSON/);
     expect(() => parse(JSON.stringify({ agents: 4, hash: 'x' }), 0)).toThrow(/looks like a whole-run report/);
     expect(() => parse(texts[0].replace('"seed":11', '"seed":12'), 0)).toThrow(/part-0.json: checksum mismatch/);
-    expect(() => parse(resealed(texts[0], (r) => { r.version = 1; }), 0)).toThrow(/format version 1; this motionmatch reads version 2/);
+    expect(() => parse(resealed(texts[0], (r) => { r.version = 1; }), 0)).toThrow(/format version 1; this motionmatch reads version 3/);
+    expect(() => parse(resealed(texts[0], (r) => { r.version = 2; }), 0)).toThrow(/part-0.json: partial report format version 2; this motionmatch reads version 3/);
+    expect(() => parse(resealed(texts[0], (r) => { r.lod = { counts: JSON.parse(JSON.stringify(r.quality)), levelStats: [] }; }), 0)).toThrow(/part-0.json: lod must be null \(the run has no levels of detail\)/);
     expect(() => parse(resealed(texts[0], (r) => { r.agentHashes[1] = '0123456789abcdef'; }), 0)).toThrow(/shardHash does not match/);
     expect(() => parse(resealed(texts[0], (r) => { r.agentHashes.pop(); }), 0)).toThrow(/must list the shard's 4 agents/);
     expect(() => parse(resealed(texts[1], (r) => { r.shard.firstAgent = 5; }), 1)).toThrow(/must hold agents 4\.\.8/);
@@ -227,5 +265,105 @@ describe('partial reports merged', () => {
     expect(databaseFingerprint(again)).toBe(databaseFingerprint(db));
     again.features[5] += 1e-3;
     expect(databaseFingerprint(again)).not.toBe(databaseFingerprint(db));
+  });
+});
+
+describe('partial reports merged with levels of detail', () => {
+  let db: Database;
+  // 260 agents are three budget blocks (128, 128, 4): three shards, one block each.
+  const base: SimulationOptions = { agents: 260, seconds: 0.5, hz: 30, seed: 5, scenario: 'mixed', method: 'kdtree', footIK: true, recordAgent: -1, workers: 1, backend: 'auto', warmup: false, lod: { budget: 20 } };
+  const N = 3;
+  let whole: SimulationResult;
+  let texts: string[];
+  let noBudgetWhole: SimulationResult;
+  let noBudgetTexts: string[];
+
+  async function shardText(o: SimulationOptions, index: number, count: number): Promise<string> {
+    const shard = { index, count };
+    const run = await runAgentGroups(db, { ...o, agentRange: shardAgentRange(o.agents, shard, shardBlock(o.lod)) });
+    const t = new Date(0);
+    return partialReportText(partialReport({ run: runIdentity(db, o, stepCount(o), count, '0.0.0-test'), shard, source: 'builtin', host: 'test', startedAt: t, finishedAt: t, workers: 1 }, run));
+  }
+  const parse = (text: string, i: number): ParsedPartial => parsePartialReport(text, `lod-${i}.json`);
+  const resealed = (text: string, edit: (r: PartialReport) => void): string => {
+    const r = JSON.parse(text) as PartialReport;
+    edit(r);
+    const { checksum: _old, ...body } = r;
+    return JSON.stringify({ ...body, checksum: crc32(new TextEncoder().encode(JSON.stringify(body))).toString(16).padStart(8, '0') });
+  };
+  /** The lod section's counts: exact in any split (the quality figures may differ in the last digits). */
+  const countsOf = (r: Pick<SimulationResult, 'lod'>) => {
+    const { camera, budget, fullSearches, localSearches, localFallbacks, deferred, levelChanges, maxSearchAgeSeconds, levels } = r.lod!;
+    return { camera, budget, fullSearches, localSearches, localFallbacks, deferred, levelChanges, maxSearchAgeSeconds, levels: levels.map((l) => [l.agentSteps, l.searchesPerAgentSec]) };
+  };
+
+  beforeAll(async () => {
+    db = buildDatabase(builtinSources());
+    whole = await runSimulation(db, base);
+    texts = [];
+    for (let i = 0; i < N; i++) texts.push(await shardText(base, i, N));
+    const noBudget = { ...base, agents: 14, seconds: 1, lod: { budget: 0 } };
+    noBudgetWhole = await runSimulation(db, noBudget);
+    noBudgetTexts = [];
+    for (let i = 0; i < N; i++) noBudgetTexts.push(await shardText(noBudget, i, N));
+  }, 60_000);
+
+  it('gives the unsharded hash and lod counts, with a budget (blocks) and without (agents)', () => {
+    const merged = mergePartialReports(texts.map(parse).reverse());
+    expect(merged.shards.map((s) => [s.firstAgent, s.agents])).toEqual([[0, 128], [128, 128], [256, 4]]);
+    expect(merged.hash).toBe(whole.hash);
+    expect(whole.lod!.deferred).toBeGreaterThan(0);
+    expect(countsOf(merged)).toEqual(countsOf(whole));
+    merged.lod!.levels.forEach((l, i) => {
+      const w = whole.lod!.levels[i];
+      expect(Object.keys(l)).toEqual(Object.keys(w));
+      expect(l.footSkateCmPerSec).toBeCloseTo(w.footSkateCmPerSec, 9);
+      expect(l.trajectoryErrorCm).toBeCloseTo(w.trajectoryErrorCm, 9);
+      expect(l.maxTransitionJump).toBe(w.maxTransitionJump);
+    });
+    expect(Object.keys(merged.lod!)).toEqual(Object.keys(whole.lod!));
+    const plain = mergePartialReports(noBudgetTexts.map(parse));
+    expect(plain.shards.map((s) => [s.firstAgent, s.agents])).toEqual([[0, 4], [4, 5], [9, 5]]);
+    expect(plain.hash).toBe(noBudgetWhole.hash);
+    expect(countsOf(plain)).toEqual(countsOf(noBudgetWhole));
+  });
+
+  it('needs the blocks: cut per agent, a budgeted run defers other searches', async () => {
+    const hashes: string[] = [];
+    for (let i = 0; i < N; i++) {
+      const run = await runAgentGroups(db, { ...base, agentRange: shardAgentRange(base.agents, { index: i, count: N }, 1) });
+      for (const g of run.groups) hashes.push(...g.hashes);
+    }
+    expect(digestOfAgentHashes(hashes)).not.toBe(whole.hash);
+  }, 30_000);
+
+  it('refuses shards with other level-of-detail settings, naming them', () => {
+    const otherBudget = resealed(texts[1], (r) => { r.run.lod = { budget: 30 }; });
+    expect(() => mergePartialReports([parse(texts[0], 0), parse(otherBudget, 1), parse(texts[2], 2)])).toThrow('lod-1.json and lod-0.json are shards of different runs (level-of-detail settings, budget: 30 vs 20)');
+    const noLod = resealed(noBudgetTexts[1], (r) => { r.run.lod = null; r.lod = null; });
+    expect(() => mergePartialReports([parse(noBudgetTexts[0], 0), parse(noLod, 1), parse(noBudgetTexts[2], 2)])).toThrow('(level-of-detail settings: null vs {"budget":0})');
+  });
+
+  it('refuses a damaged or edited lod section, naming the file and the field', () => {
+    const firstStat = Object.keys((JSON.parse(texts[0]) as PartialReport).lod!.levelStats[0])[0];
+    const cases: Array<[(r: PartialReport) => void, RegExp | string]> = [
+      [(r) => { r.lod = null; }, 'lod-0.json: lod must be an object'],
+      [(r) => { delete (r.lod as unknown as Record<string, unknown>).counts; }, 'lod-0.json: lod.counts is missing'],
+      [(r) => { r.lod!.counts.levelSteps.pop(); }, 'lod-0.json: lod.counts.levelSteps must list 4 levels'],
+      [(r) => { r.lod!.counts.levelSteps[0] += 1; r.lod!.counts.levelSteps[1] -= 2; }, /lod-0.json: lod.counts.levelSteps add up to \d+ agent-steps, not the shard's 1920/],
+      [(r) => { r.lod!.counts.deferred = -1; }, 'lod-0.json: lod.counts.deferred must be an integer in [0, 9007199254740991], got -1'],
+      [(r) => { r.lod!.counts.maxSearchAgeSeconds = 'long' as unknown as number; }, 'lod-0.json: lod.counts.maxSearchAgeSeconds must be a number >= 0'],
+      [(r) => { r.lod!.counts.fullSearches += 1; }, /lod-0.json: lod.counts: \d+ full \+ \d+ local searches, not the shard's \d+ \(result.searches\)/],
+      [(r) => { r.lod!.counts.levelSearches[3] += 1; r.lod!.counts.levelSearches[0] -= 1; r.lod!.counts.levelSearches[1] += 1; }, /lod-0.json: lod.counts.levelSearches add up to/],
+      [(r) => { r.lod!.levelStats.pop(); }, 'lod-0.json: lod.levelStats must list 4 levels'],
+      [(r) => { delete r.lod!.levelStats[2][firstStat]; }, `lod-0.json: lod.levelStats[2].${firstStat} is missing`],
+      [(r) => { r.lod!.levelStats[1][firstStat] = 'many'; }, `lod-0.json: lod.levelStats[1].${firstStat} must be a number`],
+      [(r) => { r.run.lod = { budget: -3 }; }, 'lod-0.json: run.lod.budget must be an integer in [0, 100000000], got -3'],
+      [(r) => { r.run.lod = { budget: 0 }; }, /lod-0.json: shard 0\/3 of 260 agents must hold agents 0\.\.85, not 0\.\.127/],
+    ];
+    for (const [edit, message] of cases) expect(() => parse(resealed(texts[0], edit), 0), String(message)).toThrow(message);
+    const plain = (r: PartialReport) => { r.lod!.counts.deferred = 1; };
+    expect(() => parse(resealed(noBudgetTexts[0], plain), 0)).toThrow('lod-0.json: lod.counts.deferred must be 0 without a search budget, got 1');
+    expect(() => parse(resealed(texts[0], (r) => { r.run.shards = 4; r.shard.index = 0; }), 0)).toThrow('lod-0.json: run.shards (4) exceeds the run\'s 3 blocks of 128 agents (a search budget is shared out per block)');
   });
 });
