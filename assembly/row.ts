@@ -77,6 +77,45 @@ export function sqDistPair(q: usize, r0: usize, r1: usize, stride: i32): v128 {
 }
 
 /**
+ * The per-row sums of four accumulators as one vector: lane k = (a_k[0] + a_k[2]) + (a_k[1] + a_k[3]),
+ * the order hsum uses, so each lane is bit-identical to hsum(a_k).
+ */
+// @ts-ignore: decorator
+@inline
+export function hsum4(a0: v128, a1: v128, a2: v128, a3: v128): v128 {
+  // [a0 l0+l2, a1 l0+l2, a0 l1+l3, a1 l1+l3], and the same for a2, a3
+  const v0 = f32x4.add(v128.shuffle<f32>(a0, a1, 0, 4, 1, 5), v128.shuffle<f32>(a0, a1, 2, 6, 3, 7));
+  const v1 = f32x4.add(v128.shuffle<f32>(a2, a3, 0, 4, 1, 5), v128.shuffle<f32>(a2, a3, 2, 6, 3, 7));
+  return f32x4.add(v128.shuffle<f32>(v0, v1, 0, 1, 4, 5), v128.shuffle<f32>(v0, v1, 2, 3, 6, 7));
+}
+
+/**
+ * Squared distances of four rows `rowBytes` apart (lane k: sqDist(q, r + k·rowBytes)), bit-identical
+ * to sqDist: the query is loaded once for the four rows, each row keeps its own accumulator, and the
+ * four are combined by hsum4. SIMD build only.
+ */
+// @ts-ignore: decorator
+@inline
+export function sqDist4(q: usize, r: usize, rowBytes: usize, stride: i32): v128 {
+  const end = q + (<usize>stride << 2);
+  let a0 = f32x4.splat(0), a1 = f32x4.splat(0), a2 = f32x4.splat(0), a3 = f32x4.splat(0);
+  while (q < end) {
+    const qv = v128.load(q);
+    const d0 = f32x4.sub(qv, v128.load(r));
+    const d1 = f32x4.sub(qv, v128.load(r + rowBytes));
+    const d2 = f32x4.sub(qv, v128.load(r + (rowBytes << 1)));
+    const d3 = f32x4.sub(qv, v128.load(r + rowBytes * 3));
+    a0 = f32x4.add(a0, f32x4.mul(d0, d0));
+    a1 = f32x4.add(a1, f32x4.mul(d1, d1));
+    a2 = f32x4.add(a2, f32x4.mul(d2, d2));
+    a3 = f32x4.add(a3, f32x4.mul(d3, d3));
+    q += 16;
+    r += 16;
+  }
+  return hsum4(a0, a1, a2, a3);
+}
+
+/**
  * Row cost (sum + bias) with early exit. Returns the exact cost (bit-identical to sqDist + bias)
  * unless the partial cost after the first half of the row already reaches `limit` (the caller
  * accepts only a cost strictly below it); such a row returns +Infinity.

@@ -10,7 +10,7 @@ import {
   REQ_REQUIRE, REQ_EXCLUDE, REQ_BIAS, REQ_BIAS_COARSE, REQ_BIAS_FINE,
   COARSE_SHIFT, FINE_SHIFT, BLOCK_COUNT, BLOCK_TAG_OR, BLOCK_TAG_AND, BLOCK_INFO_SIZE,
 } from './layout';
-import { sqDist, sqDistPair, sqDistBounded, boxBound } from './row';
+import { sqDist, sqDistPair, sqDist4, sqDistBounded, boxBound } from './row';
 
 /** True when a frame with tag bits `t` passes the request's tag filter. */
 // @ts-ignore: decorator
@@ -43,11 +43,76 @@ export function withBias(d: f32, bias: usize, i: i32): f32 {
   return bias ? d + load<f32>(bias + (<usize>i << 2)) : d;
 }
 
+// The row scan's running best (module globals: each WebAssembly instance, hence each pool worker,
+// has its own), shared by the brute force and the box pruning's surviving blocks.
+let scanBest: f32 = 0;
+let scanBestIdx: i32 = -1;
+
 /**
- * Brute force over `ranges`. The SIMD build computes two rows per step (sharing the query loads,
- * which is worth ~15%); each row's cost is still summed exactly as sqDist does. The cheap "beats
- * best" test runs before the candidate / tag test, which only matters for the rare winners.
+ * Rows [i, e) in frame order into (scanBest, scanBestIdx): a row replaces the best only with a
+ * strictly lower cost, so the lowest frame wins ties. The SIMD build costs four rows per pass
+ * (sharing the query loads; their four costs compared with the best in one instruction, and the
+ * rare pass where one may win goes through its rows in order), then two, then one; each row's cost
+ * is summed exactly as sqDist does. The cheap "beats best" test runs before the candidate / tag
+ * test, which only matters for the rare winners.
  */
+// @ts-ignore: decorator
+@inline
+function scanRows(q: usize, feat: usize, i: i32, e: i32, stride: i32, bias: usize, mask: usize, tags: usize, require: u32, exclude: u32): void {
+  const rowBytes = <usize>stride << 2;
+  let r = feat + <usize>i * rowBytes;
+  let best = scanBest;
+  if (ASC_FEATURE_SIMD) {
+    for (; i + 3 < e; i += 4, r += rowBytes << 2) {
+      let c4 = sqDist4(q, r, rowBytes, stride);
+      if (bias) c4 = f32x4.add(c4, v128.load(bias + (<usize>i << 2))); // = withBias, lane by lane
+      if (!v128.any_true(f32x4.lt(c4, f32x4.splat(best)))) continue;
+      let c = f32x4.extract_lane(c4, 0);
+      if (c < best && rowAllowed(i, mask, tags, require, exclude)) {
+        best = c;
+        scanBestIdx = i;
+      }
+      c = f32x4.extract_lane(c4, 1);
+      if (c < best && rowAllowed(i + 1, mask, tags, require, exclude)) {
+        best = c;
+        scanBestIdx = i + 1;
+      }
+      c = f32x4.extract_lane(c4, 2);
+      if (c < best && rowAllowed(i + 2, mask, tags, require, exclude)) {
+        best = c;
+        scanBestIdx = i + 2;
+      }
+      c = f32x4.extract_lane(c4, 3);
+      if (c < best && rowAllowed(i + 3, mask, tags, require, exclude)) {
+        best = c;
+        scanBestIdx = i + 3;
+      }
+    }
+    for (; i + 1 < e; i += 2, r += rowBytes << 1) {
+      const pair = sqDistPair(q, r, r + rowBytes, stride);
+      const c0 = withBias(f32x4.extract_lane(pair, 0), bias, i);
+      const c1 = withBias(f32x4.extract_lane(pair, 1), bias, i + 1);
+      if (c0 < best && rowAllowed(i, mask, tags, require, exclude)) {
+        best = c0;
+        scanBestIdx = i;
+      }
+      if (c1 < best && rowAllowed(i + 1, mask, tags, require, exclude)) {
+        best = c1;
+        scanBestIdx = i + 1;
+      }
+    }
+  }
+  for (; i < e; i++, r += rowBytes) {
+    const c = withBias(sqDist(q, r, stride), bias, i);
+    if (c < best && rowAllowed(i, mask, tags, require, exclude)) {
+      best = c;
+      scanBestIdx = i;
+    }
+  }
+  scanBest = best;
+}
+
+/** Brute force over `ranges`: every row, in frame order (scanRows). */
 export function bruteSearch(ctx: usize, req: usize, ranges: usize, rangeCount: i32, q: usize, best: f32, out: usize): i32 {
   const feat = load<usize>(ctx, CTX_FEAT);
   const stride = load<i32>(ctx, CTX_STRIDE);
@@ -56,36 +121,12 @@ export function bruteSearch(ctx: usize, req: usize, ranges: usize, rangeCount: i
   const require = load<u32>(req, REQ_REQUIRE);
   const exclude = load<u32>(req, REQ_EXCLUDE);
   const bias = load<usize>(req, REQ_BIAS);
-  const rowBytes = <usize>stride << 2;
-  let bestIdx = -1;
+  scanBest = best;
+  scanBestIdx = -1;
   for (let k = 0; k < rangeCount; k++) {
-    const e = load<i32>(ranges + (<usize>k << 3), 4);
-    let i = load<i32>(ranges + (<usize>k << 3));
-    let r = feat + <usize>i * rowBytes;
-    if (ASC_FEATURE_SIMD) {
-      for (; i + 1 < e; i += 2, r += rowBytes << 1) {
-        const pair = sqDistPair(q, r, r + rowBytes, stride);
-        const c0 = withBias(f32x4.extract_lane(pair, 0), bias, i);
-        const c1 = withBias(f32x4.extract_lane(pair, 1), bias, i + 1);
-        if (c0 < best && rowAllowed(i, mask, tags, require, exclude)) {
-          best = c0;
-          bestIdx = i;
-        }
-        if (c1 < best && rowAllowed(i + 1, mask, tags, require, exclude)) {
-          best = c1;
-          bestIdx = i + 1;
-        }
-      }
-    }
-    for (; i < e; i++, r += rowBytes) {
-      const c = withBias(sqDist(q, r, stride), bias, i);
-      if (c < best && rowAllowed(i, mask, tags, require, exclude)) {
-        best = c;
-        bestIdx = i;
-      }
-    }
+    scanRows(q, feat, load<i32>(ranges + (<usize>k << 3)), load<i32>(ranges + (<usize>k << 3), 4), stride, bias, mask, tags, require, exclude);
   }
-  return writeResult(out, bestIdx, best);
+  return writeResult(out, scanBestIdx, scanBest);
 }
 
 /** Early exit over `ranges`: same index and cost as bruteSearch, abandoning rows half-way when they cannot win. */
@@ -138,7 +179,7 @@ export function aabbSearch(ctx: usize, req: usize, ranges: usize, rangeCount: i3
   const fineBias = load<usize>(req, REQ_BIAS_FINE);
   const rowBytes = <usize>stride << 2;
   const boxBytes = rowBytes << 1;
-  let bestIdx = -1;
+  scanBestIdx = -1;
   for (let k = 0; k < rangeCount; k++) {
     const s = load<i32>(ranges + (<usize>k << 3));
     const e = load<i32>(ranges + (<usize>k << 3), 4);
@@ -159,20 +200,13 @@ export function aabbSearch(ctx: usize, req: usize, ranges: usize, rangeCount: i3
         let fBound = boxBound(q, fBox, fBox + rowBytes, stride);
         if (bias) fBound += load<f32>(fineBias + (<usize>f << 2));
         if (fBound >= best) continue;
-        const fe = min(ce, (f + 1) << FINE_SHIFT);
-        let i = max(cs, f << FINE_SHIFT);
-        let r = feat + <usize>i * rowBytes;
-        for (; i < fe; i++, r += rowBytes) {
-          const cost = withBias(sqDist(q, r, stride), bias, i);
-          if (cost < best && rowAllowed(i, mask, tags, require, exclude)) {
-            best = cost;
-            bestIdx = i;
-          }
-        }
+        scanBest = best;
+        scanRows(q, feat, max(cs, f << FINE_SHIFT), min(ce, (f + 1) << FINE_SHIFT), stride, bias, mask, tags, require, exclude);
+        best = scanBest;
       }
     }
   }
-  return writeResult(out, bestIdx, best);
+  return writeResult(out, scanBestIdx, best);
 }
 
 /** False when no candidate row of the block can pass the tag filter. */
