@@ -26,7 +26,7 @@
 // exact box, so the box bound of the decoded box is a valid lower bound with the proof of row.ts.
 
 import { CTX_U8_PARAMS, CTX_STRIDE, CTX_BOX16, U8P_INV_U, U8P_M, U8P_CHUNKS, U8P_W, U8P_LO, U8P_DIM, BOX16_STEP, BOX16_LO } from './layout';
-import { hsum } from './row';
+import { hsum, transposeSum4 } from './row';
 
 /**
  * Encodes the query row at q (stride f32) into i16 codes at qcode (one per byte of an 8-bit row,
@@ -93,11 +93,11 @@ export function codeDistances4(r: usize, q0: v128, q1: v128, q2: v128, q3: v128,
   const k0 = i16x8.sub(q0, i16x8.extmul_low_i8x16_u(a0, w0)), k1 = i16x8.sub(q0, i16x8.extmul_low_i8x16_u(a1, w0));
   const k2 = i16x8.sub(q0, i16x8.extmul_low_i8x16_u(a2, w0)), k3 = i16x8.sub(q0, i16x8.extmul_low_i8x16_u(a3, w0));
   const p0 = i32x4.dot_i16x8_s(k0, k0), p1 = i32x4.dot_i16x8_s(k1, k1), p2 = i32x4.dot_i16x8_s(k2, k2), p3 = i32x4.dot_i16x8_s(k3, k3);
-  const partial = transposeSum4(p0, p1, p2, p3);
+  const partial = transposeSum4<i32>(p0, p1, p2, p3);
   if (!v128.any_true(i32x4.lt_s(partial, tv))) return partial;
   const h0 = i16x8.sub(q1, i16x8.extmul_high_i8x16_u(a0, w0)), h1 = i16x8.sub(q1, i16x8.extmul_high_i8x16_u(a1, w0));
   const h2 = i16x8.sub(q1, i16x8.extmul_high_i8x16_u(a2, w0)), h3 = i16x8.sub(q1, i16x8.extmul_high_i8x16_u(a3, w0));
-  return transposeSum4(
+  return transposeSum4<i32>(
     i32x4.add(i32x4.add(p0, i32x4.dot_i16x8_s(h0, h0)), chunkK(r + 16, q2, q3, w1)),
     i32x4.add(i32x4.add(p1, i32x4.dot_i16x8_s(h1, h1)), chunkK(r + 48, q2, q3, w1)),
     i32x4.add(i32x4.add(p2, i32x4.dot_i16x8_s(h2, h2)), chunkK(r + 80, q2, q3, w1)),
@@ -114,15 +114,6 @@ export function codeDistanceN(r: usize, qcode: usize, w: usize, chunks: i32): v1
     acc = i32x4.add(acc, chunkK(r + o, v128.load(qcode + (o << 1)), v128.load(qcode + (o << 1), 16), v128.load(w + o)));
   }
   return acc;
-}
-
-/** The four lanes' sums of four rows' partial sums: [sum a, sum b, sum c, sum d]. */
-// @ts-ignore: decorator
-@inline
-export function transposeSum4(a: v128, b: v128, c: v128, d: v128): v128 {
-  const s0 = i32x4.add(v128.shuffle<i32>(a, b, 0, 4, 1, 5), v128.shuffle<i32>(a, b, 2, 6, 3, 7));
-  const s1 = i32x4.add(v128.shuffle<i32>(c, d, 0, 4, 1, 5), v128.shuffle<i32>(c, d, 2, 6, 3, 7));
-  return i32x4.add(v128.shuffle<i32>(s0, s1, 0, 1, 4, 5), v128.shuffle<i32>(s0, s1, 2, 3, 6, 7));
 }
 
 /** Sum of an i32x4. */

@@ -77,22 +77,23 @@ export function sqDistPair(q: usize, r0: usize, r1: usize, stride: i32): v128 {
 }
 
 /**
- * The per-row sums of four accumulators as one vector: lane k = (a_k[0] + a_k[2]) + (a_k[1] + a_k[3]),
- * the order hsum uses, so each lane is bit-identical to hsum(a_k).
+ * The sums of four accumulators' lanes as one vector (T: f32 or i32 lanes): lane k =
+ * (a_k[0] + a_k[2]) + (a_k[1] + a_k[3]), the order hsum uses, so for f32 each lane is
+ * bit-identical to hsum(a_k).
  */
 // @ts-ignore: decorator
 @inline
-export function hsum4(a0: v128, a1: v128, a2: v128, a3: v128): v128 {
+export function transposeSum4<T>(a0: v128, a1: v128, a2: v128, a3: v128): v128 {
   // [a0 l0+l2, a1 l0+l2, a0 l1+l3, a1 l1+l3], and the same for a2, a3
-  const v0 = f32x4.add(v128.shuffle<f32>(a0, a1, 0, 4, 1, 5), v128.shuffle<f32>(a0, a1, 2, 6, 3, 7));
-  const v1 = f32x4.add(v128.shuffle<f32>(a2, a3, 0, 4, 1, 5), v128.shuffle<f32>(a2, a3, 2, 6, 3, 7));
-  return f32x4.add(v128.shuffle<f32>(v0, v1, 0, 1, 4, 5), v128.shuffle<f32>(v0, v1, 2, 3, 6, 7));
+  const v0 = v128.add<T>(v128.shuffle<T>(a0, a1, 0, 4, 1, 5), v128.shuffle<T>(a0, a1, 2, 6, 3, 7));
+  const v1 = v128.add<T>(v128.shuffle<T>(a2, a3, 0, 4, 1, 5), v128.shuffle<T>(a2, a3, 2, 6, 3, 7));
+  return v128.add<T>(v128.shuffle<T>(v0, v1, 0, 1, 4, 5), v128.shuffle<T>(v0, v1, 2, 3, 6, 7));
 }
 
 /**
  * Squared distances of four rows `rowBytes` apart (lane k: sqDist(q, r + k·rowBytes)), bit-identical
  * to sqDist: the query is loaded once for the four rows, each row keeps its own accumulator, and the
- * four are combined by hsum4. SIMD build only.
+ * four are combined by transposeSum4. SIMD build only.
  */
 // @ts-ignore: decorator
 @inline
@@ -112,7 +113,7 @@ export function sqDist4(q: usize, r: usize, rowBytes: usize, stride: i32): v128 
     q += 16;
     r += 16;
   }
-  return hsum4(a0, a1, a2, a3);
+  return transposeSum4<f32>(a0, a1, a2, a3);
 }
 
 /**

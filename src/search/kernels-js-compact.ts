@@ -375,19 +375,13 @@ export function kdSearchU8(h: Heap, ctx: number, req: number, ranges: number, ra
   const sortPushed = (base: number, k: number): void => {
     for (let i = base + 1; i < base + k; i++) {
       const e = stack + i * 8;
-      const node = i32[e], bits = i32[e + 1], start = i32[e + 2], count = i32[e + 3], minOrig = i32[e + 4];
-      const b = f32[e + 1];
+      const node = i32[e], b = f32[e + 1], start = i32[e + 2], count = i32[e + 3], minOrig = i32[e + 4];
       let j = i;
       while (j > base && f32[stack + (j - 1) * 8 + 1] < b) {
         i32.copyWithin(stack + j * 8, stack + (j - 1) * 8, stack + (j - 1) * 8 + 5);
         j--;
       }
-      const d = stack + j * 8;
-      i32[d] = node;
-      i32[d + 1] = bits;
-      i32[d + 2] = start;
-      i32[d + 3] = count;
-      i32[d + 4] = minOrig;
+      push(j, node, b, start, count, minOrig); // b came from the float32 slot: stored back unchanged
     }
   };
   const rho = encodeQueryU8(h, ctx, q, qcode);
