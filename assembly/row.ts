@@ -100,7 +100,30 @@ export function transposeSum4<T>(a0: v128, a1: v128, a2: v128, a3: v128): v128 {
 export function sqDist4(q: usize, r: usize, rowBytes: usize, stride: i32): v128 {
   const end = q + (<usize>stride << 2);
   let a0 = f32x4.splat(0), a1 = f32x4.splat(0), a2 = f32x4.splat(0), a3 = f32x4.splat(0);
-  while (q < end) {
+  // Two chunks a loop iteration (each iteration carries V8's interrupt check), then the odd one.
+  while (q + 16 < end) {
+    const qv = v128.load(q);
+    const d0 = f32x4.sub(qv, v128.load(r));
+    const d1 = f32x4.sub(qv, v128.load(r + rowBytes));
+    const d2 = f32x4.sub(qv, v128.load(r + (rowBytes << 1)));
+    const d3 = f32x4.sub(qv, v128.load(r + rowBytes * 3));
+    a0 = f32x4.add(a0, f32x4.mul(d0, d0));
+    a1 = f32x4.add(a1, f32x4.mul(d1, d1));
+    a2 = f32x4.add(a2, f32x4.mul(d2, d2));
+    a3 = f32x4.add(a3, f32x4.mul(d3, d3));
+    const qw = v128.load(q, 16);
+    const e0 = f32x4.sub(qw, v128.load(r, 16));
+    const e1 = f32x4.sub(qw, v128.load(r + rowBytes, 16));
+    const e2 = f32x4.sub(qw, v128.load(r + (rowBytes << 1), 16));
+    const e3 = f32x4.sub(qw, v128.load(r + rowBytes * 3, 16));
+    a0 = f32x4.add(a0, f32x4.mul(e0, e0));
+    a1 = f32x4.add(a1, f32x4.mul(e1, e1));
+    a2 = f32x4.add(a2, f32x4.mul(e2, e2));
+    a3 = f32x4.add(a3, f32x4.mul(e3, e3));
+    q += 32;
+    r += 32;
+  }
+  if (q < end) {
     const qv = v128.load(q);
     const d0 = f32x4.sub(qv, v128.load(r));
     const d1 = f32x4.sub(qv, v128.load(r + rowBytes));
