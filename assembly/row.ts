@@ -26,9 +26,41 @@ function sqStep(acc: v128, qv: v128, r: usize): v128 {
   return f32x4.add(acc, f32x4.mul(d, d));
 }
 
-// The SIMD loops below take two chunks of 4 floats an iteration, then the odd one: V8 puts an
-// interrupt check in every loop iteration, and halving them was worth 8% of the brute force.
-// Chunks are still summed in order, so costs are unchanged.
+// Rows of up to SHORT_STRIDE floats (every default schema: 27 dims pad to 28) take the short forms
+// of the SIMD kernels; wider rows take loops of two chunks of 4 floats an iteration, then the odd
+// one (V8 puts an interrupt check in every loop iteration; halving them was worth 8% of the brute
+// force).
+//
+// A short form has no loop: each chunk is a step of its own with constant load offsets, behind a
+// `chunks > j` test. The tests are what makes it fast under V8. Plain straight-line code is worse
+// than the loop: TurboFan keeps loads in program order but schedules arithmetic as late as it can,
+// so a four-row pass would issue all its 28 loads first and spill most of them. A branch between
+// chunks pins each chunk's arithmetic to its block: for four rows, five loads, twelve operations
+// and one predictable compare per chunk, what a C compiler emits for a row width known at compile
+// time (bench/native/rows.h). Both forms add the chunks in the same order from +0, so costs are the
+// same bits. (A short form stores its first chunk instead of adding it to +0: +0 + x is x for every
+// square x, including +∞.)
+
+/** Widest row (floats) that takes the short forms. */
+// @ts-ignore: decorator
+@inline
+export const SHORT_STRIDE: i32 = 32;
+
+/** acc + (qv − rv)², lane by lane. */
+// @ts-ignore: decorator
+@inline
+function sqAdd(acc: v128, qv: v128, rv: v128): v128 {
+  const d = f32x4.sub(qv, rv);
+  return f32x4.add(acc, f32x4.mul(d, d));
+}
+
+/** (qv − rv)², lane by lane: the first chunk of a sum. */
+// @ts-ignore: decorator
+@inline
+function sqFirst(qv: v128, rv: v128): v128 {
+  const d = f32x4.sub(qv, rv);
+  return f32x4.mul(d, d);
+}
 
 /** Squared distance of two padded rows (stride floats, a multiple of 4). */
 // @ts-ignore: decorator
@@ -36,6 +68,7 @@ function sqStep(acc: v128, qv: v128, r: usize): v128 {
 export function sqDist(q: usize, r: usize, stride: i32): f32 {
   const end = q + (<usize>stride << 2);
   if (ASC_FEATURE_SIMD) {
+    if (stride <= SHORT_STRIDE) return hsum(sqDistShort(q, r, stride >> 2));
     let acc = f32x4.splat(0);
     for (; q + 16 < end; q += 32, r += 32) acc = sqStep(sqStep(acc, v128.load(q), r), v128.load(q, 16), r + 16);
     if (q < end) acc = sqStep(acc, v128.load(q), r);
@@ -58,6 +91,21 @@ export function sqDist(q: usize, r: usize, stride: i32): f32 {
   }
 }
 
+/** sqDist's lane accumulator for a row of `chunks` (1..8) groups of 4 floats, short form. */
+// @ts-ignore: decorator
+@inline
+function sqDistShort(q: usize, r: usize, chunks: i32): v128 {
+  let a = sqFirst(v128.load(q), v128.load(r));
+  if (chunks > 1) a = sqAdd(a, v128.load(q, 16), v128.load(r, 16));
+  if (chunks > 2) a = sqAdd(a, v128.load(q, 32), v128.load(r, 32));
+  if (chunks > 3) a = sqAdd(a, v128.load(q, 48), v128.load(r, 48));
+  if (chunks > 4) a = sqAdd(a, v128.load(q, 64), v128.load(r, 64));
+  if (chunks > 5) a = sqAdd(a, v128.load(q, 80), v128.load(r, 80));
+  if (chunks > 6) a = sqAdd(a, v128.load(q, 96), v128.load(r, 96));
+  if (chunks > 7) a = sqAdd(a, v128.load(q, 112), v128.load(r, 112));
+  return a;
+}
+
 /**
  * Squared distances of two rows at once, sharing the query loads (SIMD build only). Lane 0 holds
  * sqDist(q, r0), lane 1 sqDist(q, r1), bit-identical: each lane pair is combined exactly as hsum.
@@ -65,6 +113,7 @@ export function sqDist(q: usize, r: usize, stride: i32): f32 {
 // @ts-ignore: decorator
 @inline
 export function sqDistPair(q: usize, r0: usize, r1: usize, stride: i32): v128 {
+  if (stride <= SHORT_STRIDE) return sqDistPairShort(q, r0, r1, stride >> 2);
   const end = q + (<usize>stride << 2);
   let a0 = f32x4.splat(0);
   let a1 = f32x4.splat(0);
@@ -78,6 +127,29 @@ export function sqDistPair(q: usize, r0: usize, r1: usize, stride: i32): v128 {
     a0 = sqStep(a0, qv, r0);
     a1 = sqStep(a1, qv, r1);
   }
+  return pairSum(a0, a1);
+}
+
+/** sqDistPair for rows of `chunks` (1..8) groups of 4 floats, short form. */
+// @ts-ignore: decorator
+@inline
+function sqDistPairShort(q: usize, r0: usize, r1: usize, chunks: i32): v128 {
+  let v = v128.load(q);
+  let a0 = sqFirst(v, v128.load(r0)), a1 = sqFirst(v, v128.load(r1));
+  if (chunks > 1) { v = v128.load(q, 16); a0 = sqAdd(a0, v, v128.load(r0, 16)); a1 = sqAdd(a1, v, v128.load(r1, 16)); }
+  if (chunks > 2) { v = v128.load(q, 32); a0 = sqAdd(a0, v, v128.load(r0, 32)); a1 = sqAdd(a1, v, v128.load(r1, 32)); }
+  if (chunks > 3) { v = v128.load(q, 48); a0 = sqAdd(a0, v, v128.load(r0, 48)); a1 = sqAdd(a1, v, v128.load(r1, 48)); }
+  if (chunks > 4) { v = v128.load(q, 64); a0 = sqAdd(a0, v, v128.load(r0, 64)); a1 = sqAdd(a1, v, v128.load(r1, 64)); }
+  if (chunks > 5) { v = v128.load(q, 80); a0 = sqAdd(a0, v, v128.load(r0, 80)); a1 = sqAdd(a1, v, v128.load(r1, 80)); }
+  if (chunks > 6) { v = v128.load(q, 96); a0 = sqAdd(a0, v, v128.load(r0, 96)); a1 = sqAdd(a1, v, v128.load(r1, 96)); }
+  if (chunks > 7) { v = v128.load(q, 112); a0 = sqAdd(a0, v, v128.load(r0, 112)); a1 = sqAdd(a1, v, v128.load(r1, 112)); }
+  return pairSum(a0, a1);
+}
+
+/** [hsum(a0), hsum(a1), ...]: two accumulators' lane sums, each in hsum's order. */
+// @ts-ignore: decorator
+@inline
+function pairSum(a0: v128, a1: v128): v128 {
   const t0 = f32x4.add(a0, v128.shuffle<f32>(a0, a0, 2, 3, 0, 1)); // [l0+l2, l1+l3, ..]
   const t1 = f32x4.add(a1, v128.shuffle<f32>(a1, a1, 2, 3, 0, 1));
   const u = v128.shuffle<f32>(t0, t1, 0, 4, 1, 5); // [t0[0], t1[0], t0[1], t1[1]]
@@ -106,6 +178,7 @@ export function transposeSum4<T>(a0: v128, a1: v128, a2: v128, a3: v128): v128 {
 // @ts-ignore: decorator
 @inline
 export function sqDist4(q: usize, r: usize, rowBytes: usize, stride: i32): v128 {
+  if (stride <= SHORT_STRIDE) return sqDist4Short(q, r, rowBytes, stride >> 2);
   const end = q + (<usize>stride << 2);
   const r1 = r + rowBytes, r2 = r1 + rowBytes, r3 = r2 + rowBytes;
   let a0 = f32x4.splat(0), a1 = f32x4.splat(0), a2 = f32x4.splat(0), a3 = f32x4.splat(0);
@@ -124,6 +197,26 @@ export function sqDist4(q: usize, r: usize, rowBytes: usize, stride: i32): v128 
     a2 = sqStep(a2, qv, r2 + o);
     a3 = sqStep(a3, qv, r3 + o);
   }
+  return transposeSum4<f32>(a0, a1, a2, a3);
+}
+
+/**
+ * sqDist4 for rows of `chunks` (1..8) groups of 4 floats, short form. Readable form: a_k = Σ_j
+ * (q[j] − row_k[j])² over chunks j = 0 .. chunks−1, then transposeSum4.
+ */
+// @ts-ignore: decorator
+@inline
+function sqDist4Short(q: usize, r0: usize, rowBytes: usize, chunks: i32): v128 {
+  const r1 = r0 + rowBytes, r2 = r1 + rowBytes, r3 = r2 + rowBytes;
+  let v = v128.load(q);
+  let a0 = sqFirst(v, v128.load(r0)), a1 = sqFirst(v, v128.load(r1)), a2 = sqFirst(v, v128.load(r2)), a3 = sqFirst(v, v128.load(r3));
+  if (chunks > 1) { v = v128.load(q, 16); a0 = sqAdd(a0, v, v128.load(r0, 16)); a1 = sqAdd(a1, v, v128.load(r1, 16)); a2 = sqAdd(a2, v, v128.load(r2, 16)); a3 = sqAdd(a3, v, v128.load(r3, 16)); }
+  if (chunks > 2) { v = v128.load(q, 32); a0 = sqAdd(a0, v, v128.load(r0, 32)); a1 = sqAdd(a1, v, v128.load(r1, 32)); a2 = sqAdd(a2, v, v128.load(r2, 32)); a3 = sqAdd(a3, v, v128.load(r3, 32)); }
+  if (chunks > 3) { v = v128.load(q, 48); a0 = sqAdd(a0, v, v128.load(r0, 48)); a1 = sqAdd(a1, v, v128.load(r1, 48)); a2 = sqAdd(a2, v, v128.load(r2, 48)); a3 = sqAdd(a3, v, v128.load(r3, 48)); }
+  if (chunks > 4) { v = v128.load(q, 64); a0 = sqAdd(a0, v, v128.load(r0, 64)); a1 = sqAdd(a1, v, v128.load(r1, 64)); a2 = sqAdd(a2, v, v128.load(r2, 64)); a3 = sqAdd(a3, v, v128.load(r3, 64)); }
+  if (chunks > 5) { v = v128.load(q, 80); a0 = sqAdd(a0, v, v128.load(r0, 80)); a1 = sqAdd(a1, v, v128.load(r1, 80)); a2 = sqAdd(a2, v, v128.load(r2, 80)); a3 = sqAdd(a3, v, v128.load(r3, 80)); }
+  if (chunks > 6) { v = v128.load(q, 96); a0 = sqAdd(a0, v, v128.load(r0, 96)); a1 = sqAdd(a1, v, v128.load(r1, 96)); a2 = sqAdd(a2, v, v128.load(r2, 96)); a3 = sqAdd(a3, v, v128.load(r3, 96)); }
+  if (chunks > 7) { v = v128.load(q, 112); a0 = sqAdd(a0, v, v128.load(r0, 112)); a1 = sqAdd(a1, v, v128.load(r1, 112)); a2 = sqAdd(a2, v, v128.load(r2, 112)); a3 = sqAdd(a3, v, v128.load(r3, 112)); }
   return transposeSum4<f32>(a0, a1, a2, a3);
 }
 
@@ -195,6 +288,7 @@ export function sqDistBounded(q: usize, r: usize, stride: i32, bias: f32, limit:
 export function boxBound(q: usize, lo: usize, hi: usize, stride: i32): f32 {
   const end = q + (<usize>stride << 2);
   if (ASC_FEATURE_SIMD) {
+    if (stride <= SHORT_STRIDE) return hsum(boxBoundShort(q, lo, hi, stride >> 2));
     let acc = f32x4.splat(0);
     for (; q + 16 < end; q += 32, lo += 32, hi += 32) acc = gapStep(gapStep(acc, v128.load(q), lo, hi), v128.load(q, 16), lo + 16, hi + 16);
     if (q < end) acc = gapStep(acc, v128.load(q), lo, hi);
@@ -218,12 +312,34 @@ export function boxBound(q: usize, lo: usize, hi: usize, stride: i32): f32 {
   }
 }
 
+/** boxBound's lane accumulator for rows of `chunks` (1..8) groups of 4 floats, short form. */
+// @ts-ignore: decorator
+@inline
+function boxBoundShort(q: usize, lo: usize, hi: usize, chunks: i32): v128 {
+  const v0 = v128.load(q);
+  let a = sqFirst(v0, clampV(v0, v128.load(lo), v128.load(hi)));
+  if (chunks > 1) { const v = v128.load(q, 16); a = sqAdd(a, v, clampV(v, v128.load(lo, 16), v128.load(hi, 16))); }
+  if (chunks > 2) { const v = v128.load(q, 32); a = sqAdd(a, v, clampV(v, v128.load(lo, 32), v128.load(hi, 32))); }
+  if (chunks > 3) { const v = v128.load(q, 48); a = sqAdd(a, v, clampV(v, v128.load(lo, 48), v128.load(hi, 48))); }
+  if (chunks > 4) { const v = v128.load(q, 64); a = sqAdd(a, v, clampV(v, v128.load(lo, 64), v128.load(hi, 64))); }
+  if (chunks > 5) { const v = v128.load(q, 80); a = sqAdd(a, v, clampV(v, v128.load(lo, 80), v128.load(hi, 80))); }
+  if (chunks > 6) { const v = v128.load(q, 96); a = sqAdd(a, v, clampV(v, v128.load(lo, 96), v128.load(hi, 96))); }
+  if (chunks > 7) { const v = v128.load(q, 112); a = sqAdd(a, v, clampV(v, v128.load(lo, 112), v128.load(hi, 112))); }
+  return a;
+}
+
+/** clamp(qv, lo, hi), lane by lane (pmax then pmin, as gapStep). */
+// @ts-ignore: decorator
+@inline
+function clampV(qv: v128, lo: v128, hi: v128): v128 {
+  return f32x4.pmin(f32x4.pmax(qv, lo), hi);
+}
+
 /** acc + (qv − clamp(qv, lo, hi))², lane by lane: one chunk of a box bound. */
 // @ts-ignore: decorator
 @inline
 function gapStep(acc: v128, qv: v128, lo: usize, hi: usize): v128 {
-  const d = f32x4.sub(qv, f32x4.pmin(f32x4.pmax(qv, v128.load(lo)), v128.load(hi)));
-  return f32x4.add(acc, f32x4.mul(d, d));
+  return sqAdd(acc, qv, clampV(qv, v128.load(lo), v128.load(hi)));
 }
 
 // @ts-ignore: decorator
