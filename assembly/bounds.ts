@@ -46,6 +46,27 @@ export function roundUpF32(x: f64): f32 {
   return <f64>f < x ? nextUpF32(f) : f;
 }
 
+/** The largest float32 <= x (x > 0, not NaN); F32_MAX above it. */
+export function roundDownF32(x: f64): f32 {
+  const f = <f32>x;
+  return <f64>f <= x ? f : reinterpret<f32>(reinterpret<i32>(f) - 1);
+}
+
+/**
+ * Fine-unit boxes (kdtree-u8's records): a certified lower bound, as a float32, of the float32 cost
+ * of every row inside a box whose squared distance from the query's codes is `k` fine units²
+ * (exact), `rho` the query's rounding residual and `u` the fine unit. Every such row x has
+ * ‖q − x‖ >= u·(√k − rho) (docs/search.md, "Why skipping is exact", 8.), and its float32 cost is
+ * at least that squared, times 1 − slack/4, minus 2^-120.
+ */
+export function fineBoxCostLow(k: i32, rho: f64, u: f64, stride: i32): f32 {
+  const a = Math.sqrt(<f64>k) * MARGIN_DOWN - rho;
+  if (!(a > 0)) return 0;
+  const d = a * u * MARGIN_DOWN;
+  const c = (d * d * (1 - costSlack(stride) * 0.25) * MARGIN_DOWN - UNDERFLOW) * MARGIN_DOWN;
+  return c > 0 ? roundDownF32(c) : 0;
+}
+
 /**
  * The cost limit for a best cost: a row is accepted only when cost + bias < best (index-order
  * scans) or cost + bias <= best with a lower frame (out-of-order visits: strict = true asks for a

@@ -1,7 +1,7 @@
 // The KD-tree over compact data: the tree of kdtree.ts (same nodes, same tie rule), walked through
-// KdRecords (src/search/kd-records.ts): each record holds the 16-bit boxes (half the bytes of float32
-// boxes, decoded boxes contain the exact ones) of up to four subtrees of a node, two levels at once,
-// and leaves hold 8-bit rows whose certified bounds decide which rows are re-scored on their float32
+// KdRecords (src/search/kd-records.ts): each record holds the fine-unit boxes (i16 bounds in the
+// 8-bit codec's fine units: half the bytes of float32 boxes, and a distance in integer lanes) of up
+// to four subtrees of a node, two levels at once, and leaves hold 8-bit rows whose certified bounds decide which rows are re-scored on their float32
 // row. The walk is bound by memory latency, so a record is one contiguous block read in parallel,
 // stack entries (32 bytes) carry a subtree's bound, lowest frame and rows or record (a popped entry
 // needs no further read before its test), and pushed subtrees are read ahead (touchLines).
@@ -17,13 +17,13 @@ import {
   REQ_STAT_BOUNDED, REQ_STAT_RESCORED, REQ_STAT_GROUPS, REQ_SINK, REQ_KDS,
   NODE_DIM, NODE_START, NODE_COUNT, NODE_MIN_ORIG, NODE_SIZE,
   KD_SLOTS, SLOT_NODE, SLOT_MIN_ORIG, SLOT_START, SLOT_COUNT, SLOT_SIZE, SLOT_INNER, SLOT_EMPTY,
-  U8P_INV_U, U8P_EMAX, U8P_CHUNKS, U8P_W,
+  U8P_INV_U, U8P_U, U8P_EMAX, U8P_CHUNKS, U8P_W,
 } from './layout';
 import { sqDist } from './row';
 import { withBias, writeResult } from './scan';
 import { wins, leafRowAllowed, prunable, nodeMayMatch } from './kdtree';
-import { costLimit, limitRadius, codeThreshold } from './bounds';
-import { encodeQueryU8, codeDistance, codeDistances4, box16Bound } from './compact';
+import { costLimit, limitRadius, codeThreshold, fineBoxCostLow } from './bounds';
+import { encodeQueryU8, codeDistance, codeDistances4, fineBoxDistances4, fineBoxDistance } from './compact';
 
 /**
  * Starts reading the cache lines of a pushed subtree, so that its miss overlaps the walk until it
@@ -93,6 +93,7 @@ export function kdSearchU8(ctx: usize, req: usize, ranges: usize, rangeCount: i3
   const w = load<usize>(p, U8P_W);
   const chunks = load<i32>(p, U8P_CHUNKS);
   const invU = load<f64>(p, U8P_INV_U);
+  const u = load<f64>(p, U8P_U);
   const eMax = load<f64>(p, U8P_EMAX);
   const tags = load<usize>(ctx, CTX_TAGS);
   const require = load<u32>(req, REQ_REQUIRE);
@@ -107,7 +108,7 @@ export function kdSearchU8(ctx: usize, req: usize, ranges: usize, rangeCount: i3
   const kds = req + <usize>REQ_KDS;
   const allFrames = rangeCount == 1 && load<i32>(ranges) <= 0 && load<i32>(ranges, 4) >= rows;
   const rowBytes = <usize>stride << 2;
-  const box16Bytes = <usize>stride << 2; // 16-bit min and max codes
+  const boxBytes = <usize>stride << 2; // i16 low and high bounds
   const rho = encodeQueryU8(ctx, q, qcode);
   let radius = limitRadius(costLimit(best, minBias, true), stride) * invU;
   let t = codeThreshold(rho + eMax, radius);
@@ -175,17 +176,20 @@ export function kdSearchU8(ctx: usize, req: usize, ranges: usize, rangeCount: i3
       continue;
     }
 
-    // One record: the boxes of up to four subtrees, then their slots.
+    // One record: the boxes of up to four subtrees, then their slots. The four box distances go
+    // through kds (free between leaves), so that the slot loop can read them by index.
     const rec = recs + <usize>load<i32>(e, 8) * recBytes;
-    const slots = rec + <usize>KD_SLOTS * box16Bytes;
+    const slots = rec + <usize>KD_SLOTS * boxBytes;
     if (sp + KD_SLOTS > stackCap) unreachable();
+    if (ASC_FEATURE_SIMD) v128.store(kds, fineBoxDistances4(rec, boxBytes, qcode, stride));
     const base = sp;
     for (let i = 0; i < KD_SLOTS; i++) {
       const slot = slots + <usize>i * SLOT_SIZE;
       const rowsOrInner = load<i32>(slot, SLOT_COUNT);
       if (rowsOrInner == SLOT_EMPTY) break;
       const child = load<i32>(slot, SLOT_NODE);
-      let cb = box16Bound(ctx, q, rec + <usize>i * box16Bytes, stride);
+      const k = ASC_FEATURE_SIMD ? load<i32>(kds + (<usize>i << 2)) : fineBoxDistance(rec + <usize>i * boxBytes, qcode, stride);
+      let cb = fineBoxCostLow(k, rho, u, stride);
       if (bias) cb += load<f32>(nodeBias + (<usize>child << 2));
       const minOrig = load<i32>(slot, SLOT_MIN_ORIG);
       if (prunable(cb, minOrig, best, bestIdx)) continue;

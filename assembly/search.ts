@@ -18,7 +18,8 @@ import { kdSearch } from './kdtree';
 import { kdSearchU8 } from './kdtree-compact';
 import { bruteU8Search, bruteF16Search, aabbU8Search } from './compact-scan';
 import { clusterSearch } from './cluster';
-import { encodeQueryU8 as encodeQuery, codeDistance, halfDistance } from './compact';
+import { encodeQueryU8 as encodeQuery, codeDistance, halfDistance, fineBoxDistances4, fineBoxDistance } from './compact';
+import { fineBoxCostLow } from './bounds';
 import { sqDist, boxBound } from './row';
 
 export { firstAllowed, blockMinBias } from './scan';
@@ -99,4 +100,22 @@ export function rowCodeDistance(ctx: usize, qcode: usize, row: usize): i32 {
 /** Float32 squared distance of the query at q and the half-precision row at `row` (exported for tests). */
 export function rowHalfDistance(q: usize, row: usize, stride: i32): f32 {
   return halfDistance(q, row, stride);
+}
+
+/**
+ * The squared distances from the coded query at qcode to the four fine-unit boxes of the KD record
+ * at `rec`, into four i32 at `out`, as the 8-bit walk computes them (exported for tests).
+ */
+export function recordBoxDistances(rec: usize, qcode: usize, stride: i32, out: usize): void {
+  const boxBytes = <usize>stride << 2;
+  if (ASC_FEATURE_SIMD) {
+    v128.store(out, fineBoxDistances4(rec, boxBytes, qcode, stride));
+  } else {
+    for (let i = 0; i < 4; i++) store<i32>(out + (<usize>i << 2), fineBoxDistance(rec + <usize>i * boxBytes, qcode, stride));
+  }
+}
+
+/** The certified float32 cost lower bound of a fine-unit box at squared code distance k (exported for tests). */
+export function boxCostLow(k: i32, rho: f64, u: f64, stride: i32): f32 {
+  return fineBoxCostLow(k, rho, u, stride);
 }

@@ -126,6 +126,31 @@ export function encodeRowU8(codec: U8Codec, features: Float32Array, src: number,
   return bound;
 }
 
+/** Fine units of margin on each side of a fine-unit box: far above the float64 error of X (below 2^-35). */
+const BOX_MARGIN = 2 ** -20;
+
+/**
+ * Writes the fine-unit box of the float32 box at `src` of `boxes` (min[stride] then max[stride], by
+ * dimension) as i16 at `dst` of `out`: per code byte j the integers lo <= X <= hi for every
+ * X = (x - lo[j]) / u of a value x inside, low bounds then high bounds, in code order (0, 0 for
+ * padding). Every row value is at least lo[j], so X >= 0 and lo is clamped at 0; hi is at most
+ * 255 w[j] + 1 (the widest range spans 255 W fine units), so the kernels' i16 lanes never wrap.
+ */
+export function encodeFineBox(codec: U8Codec, boxes: Float32Array, src: number, out: Int16Array, dst: number): void {
+  const { stride, u, w, lo, dim } = codec;
+  for (let j = 0; j < stride; j++) {
+    if (w[j] === 0) {
+      out[dst + j] = 0;
+      out[dst + stride + j] = 0;
+      continue;
+    }
+    const a = (boxes[src + dim[j]] - lo[j]) / u;
+    const b = (boxes[src + stride + dim[j]] - lo[j]) / u;
+    out[dst + j] = Math.max(0, Math.floor(a - BOX_MARGIN));
+    out[dst + stride + j] = Math.ceil(b + BOX_MARGIN);
+  }
+}
+
 /**
  * The query (stride float32 values at f32[q]) in i16 code units into i16[qcode] (0 after the
  * stride), returning its certified rounding residual: the twin of encodeQueryU8 in compact.ts.

@@ -41,6 +41,24 @@ export function roundUpF32(x: number): number {
   return f < x ? nextUpF32(f) : f;
 }
 
+/** The largest float32 <= x (x > 0, not NaN); F32_MAX above it. */
+export function roundDownF32(x: number): number {
+  const f = Math.fround(x);
+  if (f <= x) return f;
+  bits[0] = f;
+  ints[0] -= 1;
+  return bits[0];
+}
+
+/** Fine-unit boxes: a certified float32 lower bound of the cost of every row inside (see bounds.ts). */
+export function fineBoxCostLow(k: number, rho: number, u: number, stride: number): number {
+  const a = Math.sqrt(k) * MARGIN_DOWN - rho;
+  if (!(a > 0)) return 0;
+  const d = a * u * MARGIN_DOWN;
+  const c = (d * d * (1 - costSlack(stride) * 0.25) * MARGIN_DOWN - UNDERFLOW) * MARGIN_DOWN;
+  return c > 0 ? roundDownF32(c) : 0;
+}
+
 /** The cost a row must stay below (strict: prove cost > best instead of >=); see bounds.ts. */
 export function costLimit(best: number, minBias: number, strict: boolean): number {
   const b = strict ? nextUpF32(best) : best;

@@ -1,7 +1,7 @@
 /**
  * Writing the compact copies and the clustered index into kernel memory (the regions planDatabase
  * reserved): 8-bit rows in frame, KD-leaf and cluster order with their codec; half-precision rows;
- * 16-bit boxes of the KD nodes and of the box-pruning blocks; the clusters. Formats: codec-u8.ts,
+ * the KD records (fine-unit boxes); 16-bit boxes of the box-pruning blocks; the clusters. Formats: codec-u8.ts,
  * half.ts, codec-box16.ts, kd-records.ts, cluster-build.ts and assembly/compact.ts.
  */
 import type { Database } from '../database/database.js';
@@ -50,7 +50,7 @@ export function buildCompact(
   if (regions.box16Params) {
     const t0 = now();
     boxCodec = writeBox16Codec(v, regions, db);
-    if (shape.u8) writeBoxes16(v, regions, db, tree, boxCodec);
+    if (shape.u8) writeBlockBoxes16(v, regions, db, boxCodec);
     stats.box16Ms = now() - t0;
   }
   if (shape.u8) {
@@ -60,6 +60,7 @@ export function buildCompact(
       const src = regions.u8Rows + tree.order[k] * codec.rowBytes;
       v.u8.copyWithin(regions.kdU8 + k * codec.rowBytes, src, src + codec.rowBytes);
     }
+    writeKdRecords(v, regions.kdRec, tree, codec, stride);
     stats.u8ErrorMax = codec.eMax * codec.u;
     stats.u8Ms = now() - t0;
   }
@@ -116,11 +117,10 @@ function writeBox16Codec(v: Heap, r: DatabaseRegions, db: Database): Box16Codec 
   return codec;
 }
 
-/** 16-bit boxes of the KD nodes and of the coarse and fine box-pruning blocks. */
-function writeBoxes16(v: Heap, r: DatabaseRegions, db: Database, tree: KdTree, codec: Box16Codec): void {
+/** 16-bit boxes of the coarse and fine box-pruning blocks. */
+function writeBlockBoxes16(v: Heap, r: DatabaseRegions, db: Database, codec: Box16Codec): void {
   const stride = db.stride;
   const half = box16Bytes(stride) >> 1;
-  writeKdRecords(v, r.kdRec, tree, codec, stride);
   const blocks: Array<[number, number, number]> = [
     [r.coarseBounds, r.coarseBox16, coarseBlocks(db.frameCount)],
     [r.fineBounds, r.fineBox16, fineBlocks(db.frameCount)],

@@ -4,8 +4,8 @@
  * The walk is bound by memory latency: each node it enters costs one dependent cache miss, and on
  * real captures most of the nodes it enters lie in the last levels above the leaves (at σ 0.1 on
  * the real16x set, 216 inner nodes and 50 leaves a query, 162 of the inner nodes in the five levels
- * above the leaves). A record therefore answers two levels at once: it holds the 16-bit boxes of
- * up to four subtrees of its node (each child, or both children of an inner child) in one block of
+ * above the leaves). A record therefore answers two levels at once: it holds the fine-unit boxes
+ * (codec-u8.ts, encodeFineBox) of up to four subtrees of its node (each child, or both children of an inner child) in one block of
  * cache lines, which the walk reads in parallel (KD_RECORD_LEVELS = 2; three levels, eight
  * subtrees a record, measured no faster). Pruning loses nothing: a grandchild's box lies inside
  * its parent's, so its bound is never below the parent's.
@@ -16,11 +16,11 @@
  */
 import type { Heap } from './memory-layout.js';
 import {
-  box16Bytes, kdRecordBytes,
+  kdBoxBytes, kdRecordBytes,
   KD_SLOTS, KD_RECORD_LEVELS, SLOT_NODE, SLOT_MIN_ORIG, SLOT_START, SLOT_COUNT, SLOT_SIZE, SLOT_INNER, SLOT_EMPTY,
   NODE_INTS, NODE_DIM, NODE_RIGHT, NODE_START, NODE_COUNT, NODE_MIN_ORIG,
 } from './memory-layout.js';
-import { encodeBox16, type Box16Codec } from './codec-box16.js';
+import { encodeFineBox, type U8Codec } from './codec-u8.js';
 import type { KdTree } from './kdtree-build.js';
 
 /**
@@ -94,13 +94,13 @@ export function numberKdRecords(tree: KdTree): { recordOf: Int32Array; count: nu
 }
 
 /**
- * Writes the records at `at` (kdRecordCount records of kdRecordBytes each): per record the 16-bit
- * boxes of its slots, then per slot its node, lowest frame, and rows (a leaf) or record (inner).
+ * Writes the records at `at` (kdRecordCount records of kdRecordBytes each): per record the
+ * fine-unit boxes of its slots (in the 8-bit codec's fine units and code order), then per slot its node, lowest frame, and rows (a leaf) or record (inner).
  * Unused slots are SLOT_EMPTY with zero boxes. Returns the map from node to record.
  */
-export function writeKdRecords(v: Heap, at: number, tree: KdTree, codec: Box16Codec, stride: number): Int32Array {
+export function writeKdRecords(v: Heap, at: number, tree: KdTree, codec: U8Codec, stride: number): Int32Array {
   const rb = kdRecordBytes(stride);
-  const boxBytes = box16Bytes(stride);
+  const boxBytes = kdBoxBytes(stride);
   const n = tree.nodes;
   const { recordOf, count } = numberKdRecords(tree);
   v.u8.fill(0, at, at + count * rb);
@@ -119,7 +119,7 @@ export function writeKdRecords(v: Heap, at: number, tree: KdTree, codec: Box16Co
       }
       const c = slots[s];
       const cp = c * NODE_INTS;
-      encodeBox16(codec, tree.boxes, c * 2 * stride, v.u16, (rec + s * boxBytes) >> 1);
+      encodeFineBox(codec, tree.boxes, c * 2 * stride, v.i16, (rec + s * boxBytes) >> 1);
       const leaf = isLeaf(n, c);
       v.i32[e + (SLOT_NODE >> 2)] = c;
       v.i32[e + (SLOT_MIN_ORIG >> 2)] = n[cp + (NODE_MIN_ORIG >> 2)];

@@ -8,7 +8,7 @@
  */
 import { sqDist } from './row-cost.js';
 import { decodeHalf } from './half.js';
-import { costLimit, limitRadius, codeThreshold, sphereThreshold } from './compact-bounds.js';
+import { costLimit, limitRadius, codeThreshold, sphereThreshold, fineBoxCostLow } from './compact-bounds.js';
 import {
   type Heap,
   CTX_FEAT, CTX_ROWS, CTX_STRIDE, CTX_MASK, CTX_TAGS, CTX_U8, CTX_U8_PARAMS, CTX_U8_ROW_BYTES, CTX_F16, CTX_F16_ROW_BYTES,
@@ -17,7 +17,7 @@ import {
   KD_SLOTS, SLOT_NODE, SLOT_MIN_ORIG, SLOT_START, SLOT_COUNT, SLOT_SIZE, SLOT_INNER, SLOT_EMPTY,
   REQ_REQUIRE, REQ_EXCLUDE, REQ_BIAS, REQ_BIAS_MIN, REQ_QCODE, REQ_BIAS_COARSE, REQ_BIAS_FINE, REQ_BIAS_NODE,
   REQ_STACK, REQ_STACK_CAP, REQ_STAT_BOUNDED, REQ_STAT_RESCORED, REQ_STAT_GROUPS,
-  U8P_INV_U, U8P_EMAX, U8P_M, U8P_CHUNKS, U8P_W, U8P_LO, U8P_DIM, BOX16_STEP, BOX16_LO,
+  U8P_INV_U, U8P_U, U8P_EMAX, U8P_M, U8P_CHUNKS, U8P_W, U8P_LO, U8P_DIM, BOX16_STEP, BOX16_LO,
   COARSE_SHIFT, FINE_SHIFT, BLOCK_COUNT, BLOCK_TAG_OR, BLOCK_TAG_AND, BLOCK_INFO_SIZE,
   NODE_DIM, NODE_START, NODE_COUNT, NODE_TAG_OR, NODE_TAG_AND, NODE_MIN_ORIG, NODE_SIZE,
 } from './memory-layout.js';
@@ -58,6 +58,18 @@ export function codeDistance(h: Heap, r: number, qcode: number, w: number, chunk
   for (let j = 0; j < chunks << 4; j++) {
     const d = i16[q + j] - u8[w + j] * u8[r + j];
     k += d * d;
+  }
+  return k;
+}
+
+/** Squared distance from the coded query (i16 at byte qcode) to the fine-unit box at byte box: the exact integer. */
+export function fineBoxDistance(h: Heap, box: number, qcode: number, stride: number): number {
+  const { i16 } = h;
+  const lo = box >> 1, hi = lo + stride, q = qcode >> 1;
+  let k = 0;
+  for (let j = 0; j < stride; j++) {
+    const g = Math.max(i16[lo + j] - i16[q + j], i16[q + j] - i16[hi + j], 0);
+    k += g * g;
   }
   return k;
 }
@@ -326,7 +338,7 @@ function prunable(bound: number, minOrig: number, best: number, bestIdx: number)
   return bound > best || (bound === best && minOrig > bestIdx);
 }
 
-/** The KD-tree with 16-bit boxes and 8-bit leaf rows: the twin of kdtree-compact.ts (four-subtree records, 32-byte stack entries, same visit order). */
+/** The KD-tree with fine-unit boxes and 8-bit leaf rows: the twin of kdtree-compact.ts (four-subtree records, 32-byte stack entries, same visit order). */
 export function kdSearchU8(h: Heap, ctx: number, req: number, ranges: number, rangeCount: number, q: number, best: number, out: number): number {
   const { i32, u32, f32, f64 } = h;
   const nodeCount = i32[(ctx + CTX_KD_NODE_COUNT) >> 2];
@@ -345,6 +357,7 @@ export function kdSearchU8(h: Heap, ctx: number, req: number, ranges: number, ra
   const chunks = i32[(p + U8P_CHUNKS) >> 2];
   const invU = f64[(p + U8P_INV_U) >> 3];
   const eMax = f64[(p + U8P_EMAX) >> 3];
+  const u = f64[(p + U8P_U) >> 3];
   const tags = i32[(ctx + CTX_TAGS) >> 2] >> 2;
   const require = u32[(req + REQ_REQUIRE) >> 2];
   const exclude = u32[(req + REQ_EXCLUDE) >> 2];
@@ -357,7 +370,7 @@ export function kdSearchU8(h: Heap, ctx: number, req: number, ranges: number, ra
   const qcode = i32[(req + REQ_QCODE) >> 2];
   const allFrames = rangeCount === 1 && i32[ranges >> 2] <= 0 && i32[(ranges >> 2) + 1] >= rows;
   const nodeInts = NODE_SIZE >> 2;
-  const box16Bytes = stride * 4;
+  const boxBytes = stride * 4;
   const qi = q >> 2;
   const mayMatch = (node: number): boolean => {
     const np = nodes + node * nodeInts;
@@ -431,7 +444,7 @@ export function kdSearchU8(h: Heap, ctx: number, req: number, ranges: number, ra
     }
 
     const rec = recs + i32[e + 2] * recBytes;
-    const slots = rec + KD_SLOTS * box16Bytes;
+    const slots = rec + KD_SLOTS * boxBytes;
     if (sp + KD_SLOTS > stackCap) throw new RangeError('kd stack overflow: stack capacity too small for the tree depth');
     const base = sp;
     for (let i = 0; i < KD_SLOTS; i++) {
@@ -439,7 +452,7 @@ export function kdSearchU8(h: Heap, ctx: number, req: number, ranges: number, ra
       const rowsOrInner = i32[slot + (SLOT_COUNT >> 2)];
       if (rowsOrInner === SLOT_EMPTY) break;
       const child = i32[slot + (SLOT_NODE >> 2)];
-      let cb = box16Bound(h, ctx, q, rec + i * box16Bytes, stride);
+      let cb = fineBoxCostLow(fineBoxDistance(h, rec + i * boxBytes, qcode, stride), rho, u, stride);
       if (bias) cb = fr(cb + f32[nodeBias + child]);
       const minOrig = i32[slot + (SLOT_MIN_ORIG >> 2)];
       if (prunable(cb, minOrig, best, bestIdx)) continue;

@@ -9,8 +9,9 @@
  */
 import { sqDist, sqDistBounded, boxBound } from './row-cost.js';
 import {
-  bruteU8Search, bruteF16Search, aabbU8Search, kdSearchU8, encodeQueryU8, codeDistance, halfDistance,
+  bruteU8Search, bruteF16Search, aabbU8Search, kdSearchU8, encodeQueryU8, codeDistance, halfDistance, fineBoxDistance,
 } from './kernels-js-compact.js';
+import { fineBoxCostLow } from './compact-bounds.js';
 import { clusterSearch } from './kernels-js-cluster.js';
 import {
   Heap, SearchKernels,
@@ -354,6 +355,15 @@ export function createJsKernels(memory: WebAssembly.Memory, heapBase = 1024): Se
     rowHalfDistance(q, row, stride) {
       h.refresh();
       return halfDistance(h, q, row, stride);
+    },
+
+    recordBoxDistances(rec, qcode, stride, out) {
+      h.refresh();
+      for (let i = 0; i < 4; i++) h.i32[(out >> 2) + i] = fineBoxDistance(h, rec + i * 4 * stride, qcode, stride);
+    },
+
+    boxCostLow(k, rho, u, stride) {
+      return fineBoxCostLow(k, rho, u, stride);
     },
   };
 }

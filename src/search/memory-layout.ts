@@ -9,8 +9,8 @@
  * A database's regions: the float32 rows, candidate flags and tags; box-pruning bounds; the KD-tree
  * (leaf-order rows, nodes, boxes); the persistent bias and its minima. With `compact: ['u8']` also
  * the 8-bit codec (U8P_* struct, multipliers, offsets), 8-bit rows in frame and KD-leaf order
- * (u8RowBytes each: codes, then the row's error bound), the 16-bit box codec (BOX16_*) and 16-bit
- * boxes of the KD nodes and box-pruning blocks; with 'f16' half-precision rows (f16RowBytes each);
+ * (u8RowBytes each: codes, then the row's error bound), the KD records (fine-unit boxes), the 16-bit
+ * box codec (BOX16_*) and 16-bit boxes of the box-pruning blocks; with 'f16' half-precision rows (f16RowBytes each);
  * with clusters the CL_* struct, centres, radii and info of clusters and sub-clusters, cluster
  * boxes, and the rows in cluster order (frames, distances to their sub-cluster's centre, 8-bit
  * and float32 rows). Regions not built are 0 in the context struct. A thread slot adds, besides its
@@ -30,7 +30,7 @@ export const METHOD_BRUTE_U8 = 4;
 export const METHOD_BRUTE_F16 = 5;
 /** Box pruning with 16-bit box codes over the 8-bit copy. */
 export const METHOD_AABB_U8 = 6;
-/** KD-tree with 16-bit box codes and 8-bit leaf rows. */
+/** KD-tree with fine-unit boxes and 8-bit leaf rows. */
 export const METHOD_KDTREE_U8 = 7;
 /** Clustered search over float32 rows in cluster order. */
 export const METHOD_CLUSTER = 8;
@@ -152,7 +152,8 @@ export const NODE_INTS = NODE_SIZE >> 2;
 /**
  * KdRecord (kdtree-u8): one per record node (the root and, below each record node, the inner nodes
  * two levels down, or one level down through a leaf child), CTX_KD_REC_BYTES apart (512 for 28
- * floats: eight cache lines). Layout: [box 0..3: 16-bit min[stride], max[stride]] [slot 0..3: SLOT_*].
+ * floats: eight cache lines). Layout: [box 0..3: fine-unit i16 low[stride], high[stride], code order]
+ * [slot 0..3: SLOT_*] (codec-u8.ts, encodeFineBox).
  * A record holds up to four subtrees of its node: each child, or both children of an inner child.
  */
 export const KD_RECORD_LEVELS = 2;
@@ -165,9 +166,14 @@ export const SLOT_SIZE = 16;
 export const SLOT_INNER = -1;
 export const SLOT_EMPTY = -2;
 
-/** Bytes of one KdRecord: four 16-bit boxes and four slots, padded to whole cache lines. */
+/** Bytes of one fine-unit box of a KdRecord: `stride` i16 low bounds, then `stride` high bounds. */
+export function kdBoxBytes(stride: number): number {
+  return 4 * stride;
+}
+
+/** Bytes of one KdRecord: four fine-unit boxes and four slots, padded to whole cache lines. */
 export function kdRecordBytes(stride: number): number {
-  return alignUp(KD_SLOTS * (box16Bytes(stride) + SLOT_SIZE), 64);
+  return alignUp(KD_SLOTS * (kdBoxBytes(stride) + SLOT_SIZE), 64);
 }
 
 export const RESULT_SIZE = 8;
@@ -276,7 +282,7 @@ class Planner {
 
 /** Which compact copies and indexes a database gets besides the float32 rows (all optional). */
 export interface CompactShape {
-  /** 8-bit rows in frame order, 8-bit KD leaf rows, 16-bit box codes (KD nodes, box-pruning blocks). */
+  /** 8-bit rows in frame order, 8-bit KD leaf rows and records, 16-bit box codes (box-pruning blocks). */
   u8: boolean;
   /** Half-precision rows in frame order. */
   f16: boolean;
@@ -336,9 +342,9 @@ export interface DatabaseRegions {
   box16Params: number;
   box16Step: number;
   box16Lo: number;
-  /** 8-bit rows in KD leaf order, 16-bit boxes per KD node / coarse block / fine block. */
+  /** 8-bit rows in KD leaf order. */
   kdU8: number;
-  /** Per KD node: a KdRecord (its children's 16-bit boxes and summaries). */
+  /** Per record node: a KdRecord (fine-unit boxes and slots of up to four subtrees). */
   kdRec: number;
   coarseBox16: number;
   fineBox16: number;
@@ -559,6 +565,10 @@ export interface SearchKernels {
   rowCodeDistance(ctx: number, qcode: number, row: number): number;
   /** Float32 squared distance of a query and one half-precision row, in the row cost's lane order. */
   rowHalfDistance(q: number, row: number, stride: number): number;
+  /** Squared distances (i32 at `out`) from the coded query to the four fine-unit boxes of a KD record. */
+  recordBoxDistances(rec: number, qcode: number, stride: number, out: number): void;
+  /** The certified float32 cost lower bound of a fine-unit box at squared code distance `k`. */
+  boxCostLow(k: number, rho: number, u: number, stride: number): number;
   /** First byte the host may use. */
   heapBase(): number;
 }

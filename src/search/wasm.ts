@@ -175,6 +175,8 @@ export async function instantiateKernels(module: WebAssembly.Module, memory: Web
     encodeQueryU8: x.encodeQueryU8,
     rowCodeDistance: x.rowCodeDistance,
     rowHalfDistance: x.rowHalfDistance,
+    recordBoxDistances: x.recordBoxDistances,
+    boxCostLow: x.boxCostLow,
     heapBase: x.heapBase,
   };
 }

@@ -1,15 +1,15 @@
 /**
  * The 8-bit KD walk's records (src/search/kd-records.ts): the planned count is the written count,
- * the records' leaf slots tile the tree's rows exactly once, every slot's box contains its rows,
+ * the records' leaf slots tile the tree's rows exactly once, every slot's fine-unit box contains its rows,
  * the traversal stack bound holds for a walk that prunes nothing, the default leaf size follows the
  * candidate count, and kdtree-u8 equals the oracle on trees with leaf children at every depth.
  */
 import { describe, expect, it } from 'vitest';
 import { buildKdTree, defaultKdLeafSize, kdNodeCount } from '../../src/search/kdtree-build.js';
 import { kdRecordCount, kdRecordStackNeed, numberKdRecords, writeKdRecords } from '../../src/search/kd-records.js';
-import { planBox16Codec, decodeBox16 } from '../../src/search/codec-box16.js';
+import { planU8Codec } from '../../src/search/codec-u8.js';
 import {
-  Heap, box16Bytes, kdRecordBytes, KD_SLOTS, SLOT_NODE, SLOT_MIN_ORIG, SLOT_START, SLOT_COUNT, SLOT_SIZE, SLOT_INNER, SLOT_EMPTY,
+  Heap, kdBoxBytes, kdRecordBytes, KD_SLOTS, SLOT_NODE, SLOT_MIN_ORIG, SLOT_START, SLOT_COUNT, SLOT_SIZE, SLOT_INNER, SLOT_EMPTY,
   NODE_INTS, NODE_START, NODE_COUNT, NODE_MIN_ORIG, KD_STACK_CAPACITY,
 } from '../../src/search/memory-layout.js';
 import { Matcher, type Backend } from '../../src/search/matcher.js';
@@ -35,13 +35,13 @@ describe('KD records', () => {
     expect(kdRecordCount(2 ** 20, 1)).toBe((4 ** 10 - 1) / 3);
   });
 
-  it('tiles the rows exactly once, with boxes that contain them and the lowest frames of their subtrees', () => {
+  it('tiles the rows exactly once, with fine-unit boxes that contain them and the lowest frames of their subtrees', () => {
     const dims = 5;
     for (const [n, leaf] of [[1, 1], [2, 1], [3, 1], [37, 2], [500, 3], [2048, 16]] as const) {
       const db = makeFakeDb(randomRows(n, dims, n), dims);
       const stride = db.stride;
       const tree = buildKdTree(db.features, n, stride, dims, db.candidates, db.tagBits, leaf);
-      const codec = planBox16Codec(db.features, n, stride, dims);
+      const codec = planU8Codec(db.features, n, stride, dims);
       const rb = kdRecordBytes(stride);
       const count = kdRecordCount(n, leaf);
       const heap = new Heap(new WebAssembly.Memory({ initial: Math.ceil((count * rb + 64) / 65536) + 1 }));
@@ -52,20 +52,27 @@ describe('KD records', () => {
         const rec = at + record * rb;
         let slots = 0;
         for (let s = 0; s < KD_SLOTS; s++) {
-          const e = (rec + KD_SLOTS * box16Bytes(stride) + s * SLOT_SIZE) >> 2;
+          const e = (rec + KD_SLOTS * kdBoxBytes(stride) + s * SLOT_SIZE) >> 2;
           const c = heap.i32[e + (SLOT_COUNT >> 2)];
           if (c === SLOT_EMPTY) continue;
           slots++;
           const node = heap.i32[e + (SLOT_NODE >> 2)];
           const np = node * NODE_INTS;
           expect(heap.i32[e + (SLOT_MIN_ORIG >> 2)]).toBe(tree.nodes[np + (NODE_MIN_ORIG >> 2)]);
-          const codes = (rec + s * box16Bytes(stride)) >> 1;
+          const box = (rec + s * kdBoxBytes(stride)) >> 1;
           const first = tree.nodes[np + (NODE_START >> 2)];
-          for (let k = first; k < first + tree.nodes[np + (NODE_COUNT >> 2)]; k++) {
-            for (let j = 0; j < dims; j++) {
-              const v = db.features[tree.order[k] * stride + j];
-              expect(decodeBox16(codec, j, heap.u16[codes + j]) <= v && v <= decodeBox16(codec, j, heap.u16[codes + stride + j])).toBe(true);
+          for (let j = 0; j < stride; j++) {
+            // Code byte j holds dimension codec.dim[j] in fine units (padding: 0, 0).
+            if (codec.w[j] === 0) {
+              expect([heap.i16[box + j], heap.i16[box + stride + j]]).toEqual([0, 0]);
+              continue;
             }
+            for (let k = first; k < first + tree.nodes[np + (NODE_COUNT >> 2)]; k++) {
+              const x = (db.features[tree.order[k] * stride + codec.dim[j]] - codec.lo[j]) / codec.u;
+              expect(heap.i16[box + j] <= x && x <= heap.i16[box + stride + j], `code byte ${j} row ${k}`).toBe(true);
+            }
+            expect(heap.i16[box + j]).toBeGreaterThanOrEqual(0);
+            expect(heap.i16[box + stride + j]).toBeLessThanOrEqual(255 * codec.w[j] + 1);
           }
           if (c === SLOT_INNER) {
             visit(heap.i32[e + (SLOT_START >> 2)]);
@@ -94,13 +101,13 @@ describe('KD records', () => {
       // A walk that prunes nothing pushes every slot of every record.
       const rb = kdRecordBytes(db.stride);
       const heap = new Heap(new WebAssembly.Memory({ initial: Math.ceil((numberKdRecords(tree).count * rb) / 65536) + 1 }));
-      writeKdRecords(heap, 0, tree, planBox16Codec(db.features, n, db.stride, 1), db.stride);
+      writeKdRecords(heap, 0, tree, planU8Codec(db.features, n, db.stride, 1), db.stride);
       const stack = [0];
       let most = 1;
       while (stack.length > 0) {
         const r = stack.pop()!;
         for (let s = 0; s < KD_SLOTS; s++) {
-          const e = (r * rb + KD_SLOTS * box16Bytes(db.stride) + s * SLOT_SIZE) >> 2;
+          const e = (r * rb + KD_SLOTS * kdBoxBytes(db.stride) + s * SLOT_SIZE) >> 2;
           if (heap.i32[e + (SLOT_COUNT >> 2)] === SLOT_EMPTY) continue;
           // Leaves are pushed too (and popped at once): count them.
           stack.push(heap.i32[e + (SLOT_COUNT >> 2)] === SLOT_INNER ? heap.i32[e + (SLOT_START >> 2)] : -1);

@@ -16,7 +16,8 @@ import { sqDist } from '../../src/search/row-cost.js';
 import {
   costLimit, limitRadius, codeThreshold, sphereThreshold, sphereSkips, distanceLow, distanceHigh, nextUpF32, F32_MAX,
 } from '../../src/search/compact-bounds.js';
-import { U8P_INV_U, U8P_U, U8P_EMAX, f16RowBytes, u8RowBytes } from '../../src/search/memory-layout.js';
+import { U8P_INV_U, U8P_U, U8P_EMAX, f16RowBytes, u8RowBytes, kdBoxBytes } from '../../src/search/memory-layout.js';
+import { planU8Codec, encodeFineBox } from '../../src/search/codec-u8.js';
 import type { Database } from '../../src/database/database.js';
 import { buildDatabase } from '../../src/database/build.js';
 import { loadBvhSources } from '../../src/database/sources-node.js';
@@ -151,6 +152,79 @@ describe('certified bounds (compact-bounds.ts)', () => {
         }
       }
     }), { numRuns: 150 });
+  });
+
+  it('a fine-unit box never bounds a row inside above its float32 cost, and the bound is within a few fine units of the box', async () => {
+    // The KD records' boxes: the same integer distance on every backend, a certified lower bound of
+    // every inside row's cost, and close to the exact box distance (a bound of 0 would pass the first check).
+    const value = fc.oneof(fc.double({ min: -4, max: 4, noNaN: true }), fc.constantFrom(0, 1e-40, 1e-20, 1e18, -3e18, 1.8e19));
+    let tight = 0;
+    await fc.assert(fc.asyncProperty(fc.array(fc.array(value, { minLength: 5, maxLength: 5 }), { minLength: 4, maxLength: 30 }), fc.integer(), async (rowsIn, seed) => {
+      const db = makeFakeDb(Float32Array.from(rowsIn.flat()), 5);
+      const stride = db.stride;
+      const codec = planU8Codec(db.features, db.frameCount, stride, db.dims);
+      const r = rng(seed);
+      // Four boxes over runs of rows (float32 min / max per dimension).
+      const runs = Array.from({ length: 4 }, () => {
+        const a = Math.floor(r() * db.frameCount);
+        return [a, Math.min(db.frameCount, a + 1 + Math.floor(r() * 6))];
+      });
+      const boxes = new Float32Array(4 * 2 * stride);
+      runs.forEach(([a, b], i) => {
+        for (let j = 0; j < stride; j++) {
+          let lo = Infinity, hi = -Infinity;
+          for (let k = a; k < b; k++) {
+            lo = Math.min(lo, db.features[k * stride + j]);
+            hi = Math.max(hi, db.features[k * stride + j]);
+          }
+          boxes[i * 2 * stride + j] = lo;
+          boxes[i * 2 * stride + stride + j] = hi;
+        }
+      });
+      const q = new Float32Array(stride);
+      for (let j = 0; j < 5; j++) q[j] = db.features[Math.floor(r() * db.frameCount) * stride + j] * (r() < 0.5 ? 1 : fr(1 + r())) + (r() < 0.3 ? gauss(r) * 3 : 0);
+      const seen: number[][] = [];
+      for (const backend of BACKENDS) {
+        const m = await Matcher.create(db, { backend, compact: ['u8'] });
+        const h = m.heap;
+        const qAt = m.slots[0].queries;
+        const boxAt = qAt + 256;
+        const outAt = boxAt + 4 * kdBoxBytes(stride);
+        h.f32.set(q, qAt >> 2);
+        for (let i = 0; i < 4; i++) encodeFineBox(codec, boxes, i * 2 * stride, h.i16, (boxAt + i * kdBoxBytes(stride)) >> 1);
+        const rho = m.kernels.encodeQueryU8(m.regions.ctx, qAt, m.slots[0].qcode);
+        m.kernels.recordBoxDistances(boxAt, m.slots[0].qcode, stride, outAt);
+        const ks = Array.from(h.i32.subarray(outAt >> 2, (outAt >> 2) + 4));
+        seen.push(ks);
+        const u = h.f64[(m.regions.u8Params + U8P_U) >> 3];
+        runs.forEach(([a, b], i) => {
+          const bound = m.kernels.boxCostLow(ks[i], rho, u, stride);
+          for (let k = a; k < b; k++) expect(bound, `${backend} box ${i} row ${k}`).toBeLessThanOrEqual(sqDistOf(q, db.features, k));
+          let exact = 0;
+          for (let j = 0; j < stride; j++) {
+            const lo = boxes[i * 2 * stride + j], hi = boxes[i * 2 * stride + stride + j];
+            const g = q[j] < lo ? lo - q[j] : q[j] > hi ? q[j] - hi : 0;
+            exact += g * g;
+          }
+          // Lost at most: the query's residual, a fine unit per side and dimension, the margins.
+          const lost = (rho + 2 * Math.sqrt(stride)) * u;
+          const floor = Math.sqrt(exact) * (1 - 1e-6) - lost;
+          // A query beyond the codes' clamp box keeps only the distance to that box.
+          const clamped = Array.from(codec.dim).some((d, j) => {
+            const x = (q[d] - codec.lo[j]) / codec.u;
+            return codec.w[j] > 0 && (x < 255 * codec.w[j] - codec.m || x > codec.m);
+          });
+          if (clamped || !(Number.isFinite(exact) && floor > 0)) return;
+          // (A cost beyond the float32 range is bounded by F32_MAX: the row's cost overflows.)
+          expect(Math.sqrt(bound), `${backend} box ${i}`).toBeGreaterThanOrEqual(Math.min(floor, Math.sqrt(F32_MAX) * (1 - 1e-7)));
+          tight++;
+        });
+      }
+      expect(seen[1]).toEqual(seen[0]);
+      expect(seen[2]).toEqual(seen[0]);
+    }), { numRuns: 100 });
+    // The closeness check ran on enough boxes to mean something (boxes away from the query).
+    expect(tight).toBeGreaterThan(60);
   });
 
   it('distanceLow / distanceHigh bracket the exact distance of a float32 squared distance', () => {
