@@ -115,6 +115,12 @@ export const POSE_SECONDS = field(1);
  */
 export const LOD_UNSEEN = field(1);
 export const LOD_POSE_HELD = field(1);
+/**
+ * The foot IK's weight (1 on, 0 off) and its rate: across a level change it springs to the new
+ * level's (level-blend.ts); it stays 1 (or 0) without levels.
+ */
+export const IK_WEIGHT = field(1);
+export const IK_WEIGHT_VEL = field(1);
 /** Values in the fixed part. */
 export const STATE_SIZE = field(0);
 

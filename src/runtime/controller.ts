@@ -22,7 +22,7 @@ import {
   LAST_COST, LAST_SEARCH_COST, PLAY_RATE, SEARCH_TIMER, LAST_DESIRED_VX, LAST_DESIRED_VZ,
   LAST_DESIRED_FACING, STEP_DT, ADJUST_DT, COUNT_STEPS, COUNT_SEARCHES, COUNT_TRANSITIONS,
   COUNT_SECONDS, RESULT_COST, DESIRED_ROT_YAW, SINCE_TRANSITION, UPPER_TWIST_TARGET, UPPER_TWIST, UPPER_TWIST_VEL, STATE_SIZE, blockSize, CounterView, type ControllerCounters,
-  LOD_POSE_EVERY, LOD_POSE_COUNT, LOD_POSE_DT, LOD_FULL_INTERVAL, LOD_LOCAL_FRAMES, SINCE_SEARCH, SINCE_FULL_SEARCH, POSE_SECONDS, LOD_UNSEEN, LOD_POSE_HELD,
+  LOD_POSE_EVERY, LOD_POSE_COUNT, LOD_POSE_DT, LOD_FULL_INTERVAL, LOD_LOCAL_FRAMES, SINCE_SEARCH, SINCE_FULL_SEARCH, POSE_SECONDS, LOD_UNSEEN, LOD_POSE_HELD, IK_WEIGHT, IK_WEIGHT_VEL,
 } from './controller-state.js';
 import type { LodLevel } from './lod.js';
 import { trajectoryLayout, type TrajectoryLayout } from './trajectory-layout.js';
@@ -33,6 +33,7 @@ import { placeOnGround } from './ground/root-height.js';
 import { travelCoverage, nearestCoveredTravel } from './travel-coverage.js';
 import { twistUpperBody, upperBodyRig } from './upper-body-twist.js';
 import { OverlayLayer, type OverlayPlayOptions, type OverlaySource } from './overlay.js';
+import { stepBlendWeight, savePose, blendFromSaved } from './level-blend.js';
 
 export { createInput, DEFAULT_CONTROLLER_OPTIONS, type ControllerInput, type ControllerOptions } from './controller-options.js';
 export type { ControllerCounters } from './controller-state.js';
@@ -246,6 +247,7 @@ export class MotionMatchingController {
     this.translations.set(this.playing.positions);
     this.computeWorldPose();
     this.footIK.reset(this.worldPositions);
+    this.s[IK_WEIGHT] = this.options.footIK ? 1 : 0; this.s[IK_WEIGHT_VEL] = 0;
   }
 
   /** One full step for one character: prepare, search through `search`, complete. */
@@ -417,10 +419,15 @@ export class MotionMatchingController {
    * of inertialization on/off drops the offsets (a cut, at a distance where it is not seen).
    */
   setLevel(options: ControllerOptions, level: LodLevel): void {
-    const old = this.options;
+    const old = this.options, S = this.s;
     this.options = options;
-    if (options.footIK && !old.footIK) this.footIK.reset(this.worldPositions);
-    if (options.inertialization !== old.inertialization) this.inert.reset();
+    // Nothing shown yet: start at the level. Else foot IK fades in or out (completeStep), from a
+    // fresh state when it was fully off.
+    if (S[COUNT_STEPS] === 0) { S[IK_WEIGHT] = options.footIK ? 1 : 0; S[IK_WEIGHT_VEL] = 0; }
+    if (options.footIK && !old.footIK && S[IK_WEIGHT] === 0) this.footIK.reset(this.worldPositions);
+    // The last transition's offsets go on decaying, under the new half-life from where they are;
+    // with inertialization switched off they drain (a transition at that level cuts).
+    this.inert.rebase(old.inertializationHalfLife, options.inertializationHalfLife);
     this.s[LOD_POSE_EVERY] = level.poseEvery > 1 ? level.poseEvery : 0; // 0: every step, as without levels
     this.s[LOD_FULL_INTERVAL] = level.fullSearchInterval;
     this.s[LOD_LOCAL_FRAMES] = Math.round(level.localSeconds * this.db.fps);
@@ -482,7 +489,8 @@ export class MotionMatchingController {
     const S = this.s;
     const held = S[LOD_POSE_HELD] !== 0;
     const poseDt = this.schedulePose(dt, held), poseNow = poseDt >= 0;
-    if (o.inertialization && o.blendMode === 'inertialize') {
+    const inertial = o.blendMode === 'inertialize' && (o.inertialization || this.drainingOffsets());
+    if (inertial) {
       const hl = o.inertializationHalfLife;
       if (!poseNow) {
         // the pose waits for its turn
@@ -500,7 +508,7 @@ export class MotionMatchingController {
       this.translations.set(this.playing.positions);
       this.rotations.set(this.playing.rotations);
     }
-    moveRoot(this.s, o, rootDelta, o.inertialization && o.blendMode === 'inertialize');
+    moveRoot(this.s, o, rootDelta, inertial);
     if (poseNow) {
       // The pose's parts read the step's dt from the block: the gathered time while they run.
       S[STEP_DT] = poseDt;
@@ -508,10 +516,13 @@ export class MotionMatchingController {
       // orientation warping's upper-body turn then act on top of it (docs/overlays.md).
       if (this.overlayLayer !== null) this.overlayLayer.apply(this);
       this.computeWorldPose();
-      if (o.footIK) {
+      const ikTarget = o.footIK ? 1 : 0;
+      if (S[IK_WEIGHT] !== ikTarget) stepBlendWeight(S, IK_WEIGHT, ikTarget, poseDt);
+      if (S[IK_WEIGHT] > 0) {
         // A held pose is stale: foot IK starts from the fresh one (no locks where the feet were).
         if (held) this.footIK.reset(this.worldPositions);
-        this.footIK.apply(this, poseDt, o.ground, o.groundOptions);
+        if (S[IK_WEIGHT] >= 1) this.footIK.apply(this, poseDt, o.ground, o.groundOptions);
+        else this.applyFootIKWeighted(poseDt, S[IK_WEIGHT]);
       }
       S[LOD_POSE_HELD] = 0;
       if (o.orientationWarp > 0) this.turnUpperBody();
@@ -538,6 +549,33 @@ export class MotionMatchingController {
     S[UPPER_TWIST] += target;
     if (Math.abs(S[UPPER_TWIST]) < 1e-6 && Math.abs(S[UPPER_TWIST_VEL]) < 1e-6) { S[UPPER_TWIST] = 0; S[UPPER_TWIST_VEL] = 0; return; }
     twistUpperBody(this, this.db.skeleton.parents, upperBodyRig(this.db), S[UPPER_TWIST]);
+  }
+
+  /**
+   * Foot IK fading across a level change: the IK as always, then the pose before it blended towards
+   * the IK's by `weight` (level-blend.ts), and forward kinematics again.
+   */
+  private applyFootIKWeighted(dt: number, weight: number): void {
+    const o = this.options, J = this.joints;
+    savePose(this.rotations, this.translations, J);
+    this.footIK.apply(this, dt, o.ground, o.groundOptions);
+    blendFromSaved(this.rotations, this.translations, J, weight);
+    this.computeWorldPose();
+  }
+
+  /**
+   * With inertialization off (a coarse level of detail): true while the offsets of a transition
+   * made before the switch are still decaying, root velocity offset included; once both are gone
+   * the root velocity offset is cleared, so that nothing stale comes back when it is switched on.
+   */
+  private drainingOffsets(): boolean {
+    const S = this.s;
+    if (this.inert.isActive) return true;
+    let left = 0;
+    for (let k = 0; k < 8; k++) left = Math.max(left, Math.abs(S[ROOT_VEL_OFFSET + k]));
+    if (left > 1e-6) return true;
+    if (left > 0) S.fill(0, ROOT_VEL_OFFSET, ROOT_VEL_OFFSET + 8);
+    return false;
   }
 
   /** The decay spring (decaySpringUpdate) on the root velocity offset of the last transition, over this step. */
@@ -623,6 +661,10 @@ export class MotionMatchingController {
           for (let d = 0; d < 3; d++) S[V + d] = S[V + d] + rt.rootVelocity[3 * f0 + d] - rt.rootVelocity[3 * frame + d];
           S[V + 3] = S[V + 3] + rt.rootYawRate[f0] - rt.rootYawRate[frame];
         }
+      } else {
+        // A cut: offsets still draining from a finer level of detail go with it.
+        this.inert.reset();
+        this.s.fill(0, ROOT_VEL_OFFSET, ROOT_VEL_OFFSET + 8);
       }
       this.layerCount = 1; this.s[LAYER_WEIGHT] = 1;
     }

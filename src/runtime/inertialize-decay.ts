@@ -71,6 +71,21 @@ export interface InertializationDecayOptions {
   keepStaticTranslations?: boolean;
 }
 
+/**
+ * One block of a rebase: x = e (x0 + j0 τ) and v = e (j0 − y x0 − j0 y τ) under the old rate y become
+ * x0 = x, j0 = v + y2 x under the new one; the largest |x0|, |j0| and |v| go into S.
+ */
+function rebaseDecay(x0: Float64Array, j0: Float64Array, e: number, t: number, y: number, y2: number, S: Float64Array): void {
+  for (let i = 0; i < x0.length; i++) {
+    const a = x0[i], b = j0[i];
+    const x = e * (a + b * t), v = e * (b - y * a - b * y * t), j = v + y2 * x;
+    x0[i] = x; j0[i] = j;
+    if (Math.abs(x) > S[MAX_X]) S[MAX_X] = Math.abs(x);
+    if (Math.abs(j) > S[MAX_J]) S[MAX_J] = Math.abs(j);
+    if (Math.abs(v) > S[MAX_V]) S[MAX_V] = Math.abs(v);
+  }
+}
+
 export class InertializationDecay {
   readonly jointCount: number;
   private readonly moving: Int32Array;
@@ -124,6 +139,23 @@ export class InertializationDecay {
   /** True while offsets are still being applied. */
   get isActive(): boolean {
     return this.S[ACTIVE] !== 0;
+  }
+
+  /**
+   * Goes on decaying the offsets under `newHalfLife` from where they are under `oldHalfLife`: the
+   * offsets and their rates now become the start of a new decay (x0 = x, j0 = v + y'·x, τ = 0), so
+   * the output stays continuous in value and velocity. (The closed form with the new half-life and
+   * the old start would jump: e^(−y'τ) ≠ e^(−yτ).) A level of detail that changes the half-life
+   * calls this.
+   */
+  rebase(oldHalfLife: number, newHalfLife: number): void {
+    const S = this.S;
+    if (S[ACTIVE] === 0 || oldHalfLife === newHalfLife) return;
+    const y = (2 * Math.LN2) / oldHalfLife, y2 = (2 * Math.LN2) / newHalfLife, t = S[TAU], e = Math.exp(-y * t);
+    S[MAX_X] = 0; S[MAX_J] = 0; S[MAX_V] = 0;
+    rebaseDecay(this.x0p, this.j0p, e, t, y, y2, S);
+    rebaseDecay(this.x0r, this.j0r, e, t, y, y2, S);
+    S[TAU] = 0;
   }
 
   /** Writes the current offsets (positions, velocities, rotations, angular velocities) into `out`. */
