@@ -26,6 +26,7 @@ import { overlaySimulation, type OverlaySimulation } from '../sim/overlay-schedu
 import { describeOverlay, overlayFiguresOf, overlayText } from '../sim/overlay-report.js';
 import type { SimulationLod } from '../sim/agents.js';
 import { lodText } from '../sim/lod-report.js';
+import { readLodTableFile } from '../sim/lod-file-node.js';
 import { BUDGET_BLOCK } from '../runtime/search-budget.js';
 
 export const SIMULATE_USAGE = `usage: motionmatch simulate [--db FILE] [--agents N] [--seconds S] [--hz H] [--seed K]
@@ -34,7 +35,7 @@ export const SIMULATE_USAGE = `usage: motionmatch simulate [--db FILE] [--agents
                             [--no-ik] [--no-warmup] [--export-bvh FILE --agent I] [--terrain hills|steps|FILE]
                             [--shard I/N | --shard auto/N] [--out FILE] [--json]
                             [--overlay TAG [--overlay-mask SPEC] [--overlay-mode override|additive]]
-                            [--lod [--search-budget N]]
+                            [--lod [--search-budget N] [--lod-levels FILE]]
 
   Runs N headless agents, each with its own motion matching controller, driven by seeded scripted
   inputs, stepped at H Hz with every step's searches answered in one batch. Deterministic: the same
@@ -67,7 +68,9 @@ export const SIMULATE_USAGE = `usage: motionmatch simulate [--db FILE] [--agents
                      update their pose every 2-4 steps; the report adds each level's agent-steps and quality;
                      any --workers, --shard
   --search-budget N  with --lod: at most N searches per step for the whole crowd; the least urgent wait
-                     (oldest query first, then the largest trajectory deviation)`;
+                     (oldest query first, then the largest trajectory deviation)
+  --lod-levels FILE  with --lod: the level table and hysteresis (JSON, docs/lod.md "Level tables")
+                     instead of the default four levels`;
 
 const METHODS: readonly SearchMethod[] = ['kdtree', 'aabb', 'brute', 'early'];
 const BACKENDS: ReadonlyArray<Backend | 'auto'> = ['auto', 'wasm-simd', 'wasm-scalar', 'js'];
@@ -97,6 +100,7 @@ export async function simulateCommand(argv: string[]): Promise<number> {
     'overlay-mode': { type: 'string' },
     lod: { type: 'boolean' },
     'search-budget': { type: 'string' },
+    'lod-levels': { type: 'string' },
     json: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   }, SIMULATE_USAGE);
@@ -224,14 +228,19 @@ function overlayOption(values: { overlay?: string; 'overlay-mask'?: string; 'ove
   return overlaySimulation(values.overlay.trim(), { mode, ...(values['overlay-mask'] !== undefined ? { mask: values['overlay-mask'] } : {}) });
 }
 
-/** --lod and --search-budget as simulation settings (null without --lod), or a usage error. */
-function lodOption(values: { lod?: boolean; 'search-budget'?: string }): SimulationLod | null {
+/** --lod, --search-budget and --lod-levels as simulation settings (null without --lod), or a usage error. */
+function lodOption(values: { lod?: boolean; 'search-budget'?: string; 'lod-levels'?: string }): SimulationLod | null {
   if (!values.lod) {
     if (values['search-budget'] !== undefined) throw new UsageError('--search-budget goes with --lod', SIMULATE_USAGE);
+    if (values['lod-levels'] !== undefined) throw new UsageError('--lod-levels goes with --lod', SIMULATE_USAGE);
     return null;
   }
   const budget = integerOption(values['search-budget'], 'search-budget', SIMULATE_USAGE, 1, 100_000_000) ?? 0;
-  return { budget };
+  const file = values['lod-levels'];
+  if (file === undefined) return { budget };
+  if (file.trim() === '') throw new UsageError('--lod-levels needs a file name', SIMULATE_USAGE);
+  const { levels, hysteresis } = readLodTableFile(file);
+  return { budget, levels, hysteresis };
 }
 
 /** --shard's value, or a usage error naming what is wrong with it. */

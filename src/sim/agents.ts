@@ -10,6 +10,7 @@ import { OverlayAgents } from './overlay-agents.js';
 import type { OverlaySimulation } from './overlay-schedule.js';
 import type { OverlayStats } from './overlay-metrics.js';
 import { CrowdLod, type LodCounts } from '../runtime/crowd-lod.js';
+import type { LodLevel } from '../runtime/lod.js';
 import { STATE_SIZE } from '../runtime/controller-state.js';
 import { BUDGET_BLOCK, budgetShare } from '../runtime/search-budget.js';
 import { lodCamera, type LodCamera } from './lod-camera.js';
@@ -18,6 +19,9 @@ import { lodCamera, type LodCamera } from './lod-camera.js';
 export interface SimulationLod {
   /** Searches per step for the whole crowd (0: no budget). */
   budget: number;
+  /** The level table (default DEFAULT_LOD_LEVELS) and its hysteresis (m, default DEFAULT_LOD_HYSTERESIS). */
+  levels?: readonly LodLevel[];
+  hysteresis?: number;
 }
 
 export interface SimulationConfig {
@@ -152,7 +156,7 @@ export class AgentGroup {
     this.hotSize = driverSize + controllerSize + QualityMeter.perStepSize(db.skeleton.names.length);
     const options = MotionMatchingController.resolveOptions({ ...cfg.controller, footIK: cfg.footIK, ...(cfg.terrain ? { ground: terrainGround(cfg.terrain) } : {}) });
     const J = db.skeleton.names.length;
-    this.lod = cfg.lod ? new CrowdLod(db, options, count, cfg.method) : null;
+    this.lod = cfg.lod ? new CrowdLod(db, options, count, cfg.method, { ...(cfg.lod.levels ? { levels: cfg.lod.levels } : {}), ...(cfg.lod.hysteresis !== undefined ? { hysteresis: cfg.lod.hysteresis } : {}) }) : null;
     this.camera = lodCamera(cfg.seed, cfg.agents);
     // An agent whose pose waits for its turn reads only its fixed state and the meter's scalars on
     // most steps: fetching its pose buffers too (7 KB) spends memory bandwidth. Measured, 20,000

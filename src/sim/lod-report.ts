@@ -54,19 +54,19 @@ export function mergedGroupLod(groups: readonly GroupResult[], levels: number = 
 }
 
 /** The `lod` section of the report of a simulation whose groups returned `groups`. */
-export function lodReport(groups: readonly GroupResult[], camera: LodCamera, budget: number, dt: number, baseSearchInterval: number, levels: readonly LodLevel[] = DEFAULT_LOD_LEVELS): LodReport {
+export function lodReport(groups: readonly GroupResult[], camera: LodCamera, budget: number, dt: number, baseSearchInterval: number, levels: readonly LodLevel[] = DEFAULT_LOD_LEVELS, hysteresis = DEFAULT_LOD_HYSTERESIS): LodReport {
   const { counts, levelStats } = mergedGroupLod(groups, levels.length);
-  return lodReportOf(counts, levelStats, camera, budget, dt, baseSearchInterval, levels);
+  return lodReportOf(counts, levelStats, camera, budget, dt, baseSearchInterval, levels, hysteresis);
 }
 
 /**
  * The `lod` section from the crowd's counts and each level's quality statistics, however they were
  * gathered (one run's groups, or the shards of a run: shard-merge.ts).
  */
-export function lodReportOf(counts: LodCounts, levelStats: readonly QualityStats[], camera: LodCamera, budget: number, dt: number, baseSearchInterval: number, levels: readonly LodLevel[] = DEFAULT_LOD_LEVELS): LodReport {
+export function lodReportOf(counts: LodCounts, levelStats: readonly QualityStats[], camera: LodCamera, budget: number, dt: number, baseSearchInterval: number, levels: readonly LodLevel[] = DEFAULT_LOD_LEVELS, hysteresis = DEFAULT_LOD_HYSTERESIS): LodReport {
   const total = counts.levelSteps.reduce((a, b) => a + b, 0);
   return {
-    camera, hysteresisM: DEFAULT_LOD_HYSTERESIS, budget,
+    camera, hysteresisM: hysteresis, budget,
     levels: levels.map((l, i) => {
       const q = levelStats[i].report();
       return {

@@ -12,7 +12,7 @@ import { overlayFiguresOf, type OverlayDescription, type OverlayFigures } from '
 import { lodReportOf, type LodReport } from './lod-report.js';
 import { lodCamera } from './lod-camera.js';
 import { emptyLodCounts, mergeLodCounts } from '../runtime/crowd-lod.js';
-import { DEFAULT_LOD_LEVELS } from '../runtime/lod.js';
+import { checkLodTable } from './lod-file.js';
 import { DEFAULT_CONTROLLER_OPTIONS } from '../runtime/controller-options.js';
 
 export interface ShardSummary {
@@ -63,6 +63,12 @@ const WHAT: Partial<Record<string, string>> = {
   'run.terrain': 'terrains', 'run.overlay': 'overlay settings', 'run.lod': 'level-of-detail settings',
 };
 
+/** A value for a one-line message: its JSON, cut at 80 characters (a level table is longer). */
+function shortJson(v: unknown): string {
+  const text = JSON.stringify(v);
+  return text.length <= 80 ? text : `${text.slice(0, 77)}...`;
+}
+
 /** What a difference at `path` is called: its own name, else its nearest named parent's (run.terrain.seed: terrains). */
 function whatDiffers(path: string): string {
   for (let p = path; p.includes('.'); p = p.slice(0, p.lastIndexOf('.'))) {
@@ -80,7 +86,7 @@ export function requireCompleteRun(parts: readonly ParsedPartial[]): void {
     const d = firstDifference(first.report.run, p.report.run, 'run');
     if (d) {
       const what = whatDiffers(d.path);
-      throw new PartialReportError(`${p.file} and ${first.file} are shards of different runs (${what}: ${JSON.stringify(d.b)} vs ${JSON.stringify(d.a)})`);
+      throw new PartialReportError(`${p.file} and ${first.file} are shards of different runs (${what}: ${shortJson(d.b)} vs ${shortJson(d.a)})`);
     }
   }
   const count = first.report.run.shards;
@@ -114,13 +120,14 @@ function fastestOverlayCost(parts: readonly ParsedPartial[]): OverlayDescription
  * level-0 search interval come from the run identity, as the unsharded run takes them from its options.
  */
 function mergedLodReport(run: RunIdentity, ordered: readonly ParsedPartial[]): LodReport {
-  const counts = emptyLodCounts(DEFAULT_LOD_LEVELS.length);
-  const levelStats = DEFAULT_LOD_LEVELS.map(() => new QualityStats());
+  const { levels, hysteresis } = checkLodTable({ levels: run.lod!.levels, hysteresis: run.lod!.hysteresis }, 'run.lod');
+  const counts = emptyLodCounts(levels.length);
+  const levelStats = levels.map(() => new QualityStats());
   for (const p of ordered) {
     mergeLodCounts(counts, p.lod!.counts);
     p.lod!.levelStats.forEach((s, l) => levelStats[l].merge(s));
   }
-  return lodReportOf(counts, levelStats, lodCamera(run.seed, run.agents), run.lod!.budget, 1 / run.hz, controllerSearchInterval(run));
+  return lodReportOf(counts, levelStats, lodCamera(run.seed, run.agents), run.lod!.budget, 1 / run.hz, controllerSearchInterval(run), levels, hysteresis);
 }
 
 /** The level-0 search interval of the run: its controller options' (recorded in the identity), else the default. */

@@ -28,7 +28,8 @@ import type { AgentGroupsRun, SimulationOptions } from './simulation.js';
 import { SCENARIOS } from './scenarios.js';
 import { shardAgentRange, shardBlock, MAX_SHARDS, type ShardSpec } from './shard-plan.js';
 import { mergedGroupLod } from './lod-report.js';
-import { DEFAULT_LOD_LEVELS } from '../runtime/lod.js';
+import { DEFAULT_LOD_HYSTERESIS, DEFAULT_LOD_LEVELS } from '../runtime/lod.js';
+import { checkLodTable, lodTableJson, type LodTableJson } from './lod-file.js';
 import type { LodCounts } from '../runtime/crowd-lod.js';
 import { decodeQualityStats, encodeQualityStats, type EncodedField } from './shard-quality.js';
 import { timingHistogram, requireTimingHistogram, type TimingHistogram } from './shard-timing.js';
@@ -43,8 +44,9 @@ export const PARTIAL_FORMAT = 'motionmatch-simulation-shard';
 /**
  * 2: the run identity records the terrain and the overlay settings; overlay figures travel.
  * 3: the run identity records the level-of-detail settings; the levels' counts and quality travel.
+ * 4: the level-of-detail settings include the level table and the hysteresis (`--lod-levels`).
  */
-export const PARTIAL_VERSION = 3;
+export const PARTIAL_VERSION = 4;
 
 /** The terrain as part of a run's identity: the procedural kind and seed, or what a height field holds. */
 export type TerrainIdentity =
@@ -75,7 +77,7 @@ export interface RunIdentity {
   /** `--overlay` settings (null without overlays). */
   overlay: OverlaySimulation | null;
   /** `--lod` settings (null without levels of detail); a budget also decides the shards' ranges (shard-plan.ts shardBlock). */
-  lod: { budget: number } | null;
+  lod: ({ budget: number } & LodTableJson) | null;
   shards: number;
 }
 
@@ -168,7 +170,7 @@ export function runIdentity(db: Database, o: SimulationOptions, steps: number, s
     db: { fingerprint: databaseFingerprint(db), frames: db.frameCount, clips: db.clips.length },
     terrain: terrainIdentity(o.terrain),
     overlay: o.overlay ? { tag: o.overlay.tag, mask: o.overlay.mask, mode: o.overlay.mode, every: [...o.overlay.every], duration: [...o.overlay.duration] } : null,
-    lod: o.lod ? { budget: o.lod.budget } : null,
+    lod: o.lod ? { budget: o.lod.budget, ...lodTableJson({ levels: [...(o.lod.levels ?? DEFAULT_LOD_LEVELS)], hysteresis: o.lod.hysteresis ?? DEFAULT_LOD_HYSTERESIS }) } : null,
     shards,
   };
 }
@@ -218,7 +220,7 @@ export function partialReport(ctx: PartialContext, run: AgentGroupsRun): Partial
     for (const us of g.searchUsPerQuery) samples.push(us);
   }
   if (ctx.run.lod && run.groups.some((g) => !g.lod)) throw new Error('partial report: the run has levels of detail but a group reported no level figures');
-  const lod = ctx.run.lod ? mergedGroupLod(run.groups) : null;
+  const lod = ctx.run.lod ? mergedGroupLod(run.groups, ctx.run.lod.levels.length) : null;
   const range = shardAgentRange(ctx.run.agents, ctx.shard, shardBlock(ctx.run.lod));
   if (run.groups.length === 0 || run.groups[0].first !== range.first || agentHashes.length !== range.count) {
     throw new Error(`shard ${ctx.shard.index}/${ctx.shard.count}: the run stepped other agents than the shard's ${range.first}..${range.first + range.count - 1}`);
@@ -310,7 +312,11 @@ export function parsePartialReport(text: string, file: string): ParsedPartial {
       else expectFields(file, v, at, { seed: int(-(2 ** 31), 2 ** 32 - 1) });
     },
     overlay: nullOr({ tag: str, mask: str, mode: str, every: range2, duration: range2 }),
-    lod: nullOr({ budget: int(0, 100_000_000) }),
+    lod: (v, at) => {
+      if (v === null) return;
+      expectFields(file, v, at, { budget: int(0, 100_000_000), levels: any, hysteresis: any });
+      try { checkLodTable({ levels: (v as LodTableJson).levels, hysteresis: (v as LodTableJson).hysteresis }, at); } catch (e) { fail((e as Error).message); }
+    },
     db: (v, at) => expectFields(file, v, at, { fingerprint: (f, a) => { if (typeof f !== 'string' || !/^[0-9a-f]{8}$/.test(f)) fail(`${a} must be 8 hex digits`); }, frames: int(1, Number.MAX_SAFE_INTEGER), clips: int(1, Number.MAX_SAFE_INTEGER) }),
   });
   const run = raw.run as unknown as RunIdentity;
@@ -340,7 +346,7 @@ export function parsePartialReport(text: string, file: string): ParsedPartial {
   if (run.overlay === null && raw.overlay !== null) fail('overlay must be null (the run has no overlays)');
   if (run.overlay !== null) expectFields(file, raw.overlay, 'overlay', { description: (v, at) => { if (!isObject(v)) fail(`${at} must be an object`); }, stats: any });
   if (run.lod === null && raw.lod !== null) fail('lod must be null (the run has no levels of detail)');
-  if (run.lod !== null) requireLodCounts(raw.lod, run.lod.budget, shard.agents * run.steps, report.result.searches, { int, num, fail, expect: (o, at, fields) => expectFields(file, o, at, fields) });
+  if (run.lod !== null) requireLodCounts(raw.lod, run.lod.budget, run.lod.levels.length, shard.agents * run.steps, report.result.searches, { int, num, fail, expect: (o, at, fields) => expectFields(file, o, at, fields) });
   let quality: QualityStats;
   let overlay: OverlayStats | null = null;
   let lod: ParsedPartial['lod'] = null;
@@ -369,8 +375,7 @@ interface LodCheckers {
  * level that add up to the shard's `agentSteps` and `searches`, no deferrals without a budget, and
  * a list of every level's statistics (their fields are checked when decoded).
  */
-function requireLodCounts(lod: unknown, budget: number, agentSteps: number, searches: number, c: LodCheckers): void {
-  const levels = DEFAULT_LOD_LEVELS.length;
+function requireLodCounts(lod: unknown, budget: number, levels: number, agentSteps: number, searches: number, c: LodCheckers): void {
   const count = c.int(0, Number.MAX_SAFE_INTEGER);
   const perLevel: Checker = (v, at) => {
     if (!Array.isArray(v) || v.length !== levels) c.fail(`${at} must list ${levels} levels`);

@@ -214,7 +214,7 @@ function summarize(o: SimulationOptions, groups: GroupResult[], steps: number, w
     searchShare: searchMs / Math.max(searchMs + controllerMs, 1e-9),
     recording,
     overlayStats,
-    ...(o.lod ? { lod: lodReport(groups, lodCamera(o.seed, o.agents), o.lod.budget, 1 / o.hz, o.controller?.searchInterval ?? DEFAULT_CONTROLLER_OPTIONS.searchInterval) } : {}),
+    ...(o.lod ? { lod: lodReport(groups, lodCamera(o.seed, o.agents), o.lod.budget, 1 / o.hz, o.controller?.searchInterval ?? DEFAULT_CONTROLLER_OPTIONS.searchInterval, o.lod.levels, o.lod.hysteresis) } : {}),
   };
 }
 

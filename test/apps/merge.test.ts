@@ -11,6 +11,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT, runCli, tempDir, type CliResult } from '../helpers/cli.js';
+import { DEFAULT_LOD_LEVELS } from '../../src/runtime/lod.js';
 
 /** The compiled CLI in a child process, without waiting for it (several run at once). */
 function runCliAsync(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
@@ -183,6 +184,14 @@ describe('simulate --lod --shard and merge', () => {
     const r = runCli(['merge', join(dir, 'budget-0.json'), join(dir, 'plain-1.json'), join(dir, 'budget-2.json')]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/plain-1\.json and .*budget-0\.json are shards of different runs \(level-of-detail settings, budget: 0 vs 40\)/);
+    // Another level table (--lod-levels): the same refusal, naming what differs.
+    const table = join(dir, 'levels.json');
+    writeFileSync(table, JSON.stringify({ levels: [...DEFAULT_LOD_LEVELS.slice(0, 3), { ...DEFAULT_LOD_LEVELS[3], maxDistance: null, poseEvery: 3 }] }));
+    const other = runCli(['simulate', ...PLAIN, '--lod-levels', table, '--shard', '1/3', '--out', join(dir, 'table-1.json')]);
+    expect(other.code, other.stderr).toBe(0);
+    const t = runCli(['merge', join(dir, 'plain-0.json'), join(dir, 'table-1.json'), join(dir, 'plain-2.json')]);
+    expect(t.code).toBe(1);
+    expect(t.stderr).toMatch(/table-1\.json and .*plain-0\.json are shards of different runs \(level-of-detail settings, levels.*poseEvery: 3 vs 4\)/);
   });
 });
 

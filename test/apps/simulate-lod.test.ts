@@ -1,13 +1,16 @@
 /**
- * `motionmatch simulate --lod [--search-budget N]` (docs/lod.md): the report's level figures,
- * determinism over worker counts with a budget, and usage errors. Level 0 is bit-identical to a
+ * `motionmatch simulate --lod [--search-budget N] [--lod-levels FILE]` (docs/lod.md): the report's
+ * level figures, determinism over worker counts with a budget, a level table from a file, and usage errors. Level 0 is bit-identical to a
  * run without levels: test/runtime/lod.test.ts.
  */
 import { describe, it, expect, beforeAll } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runCli, tempDir } from '../helpers/cli.js';
+import { DEFAULT_LOD_LEVELS } from '../../src/runtime/lod.js';
 
-type Level = { level: number; agentSteps: number; share: number; footSkateCmPerSec: number; trajectoryErrorCm: number; transitionsPerSec: number; searchesPerAgentSec: number };
-type Lod = { levels: Level[]; budget: number; deferred: number; fullSearches: number; localSearches: number; maxSearchAgeSeconds: number };
+type Level = { level: number; fromM: number; toM: number | null; poseEvery: number; footIK: boolean; agentSteps: number; share: number; footSkateCmPerSec: number; trajectoryErrorCm: number; transitionsPerSec: number; searchesPerAgentSec: number };
+type Lod = { levels: Level[]; hysteresisM: number; budget: number; deferred: number; fullSearches: number; localSearches: number; maxSearchAgeSeconds: number };
 type Report = { hash: string; searches: number; steps: number; agents: number; workers: number; lod?: Lod };
 
 describe('motionmatch simulate --lod', () => {
@@ -50,9 +53,36 @@ describe('motionmatch simulate --lod', () => {
     expect(budget2.lod!.deferred).toBe(lod.deferred);
   });
 
+  it('takes its levels from --lod-levels: the table and hysteresis of the file, in the report', () => {
+    const dir = tempDir('mm-lod-levels-');
+    const file = join(dir, 'levels.json');
+    // Two levels: full detail to 25 m, then foot IK off and the pose every 3rd step.
+    const near = { ...DEFAULT_LOD_LEVELS[0], maxDistance: 25 };
+    const far = { ...DEFAULT_LOD_LEVELS[2], maxDistance: null, poseEvery: 3 };
+    writeFileSync(file, JSON.stringify({ levels: [near, far], hysteresis: 1, comment: 'two levels' }));
+    const r = runCli([...base, '--lod-levels', file]);
+    expect(r.code, r.stderr).toBe(0);
+    const lod = (JSON.parse(r.stdout) as Report).lod!;
+    expect(lod.levels.map((l) => [l.fromM, l.toM, l.footIK, l.poseEvery])).toEqual([[0, 25, true, 1], [25, null, false, 3]]);
+    expect(lod.hysteresisM).toBe(1);
+    expect(lod.levels[0].agentSteps + lod.levels[1].agentSteps).toBe(one.agents * one.steps);
+    expect(lod.levels[0].agentSteps).toBeGreaterThan(one.lod!.levels[0].agentSteps); // 25 m against 15 m
+    // A table the file cannot hold: one line naming the file, the level and the field (exit 1).
+    const bad = join(dir, 'bad.json');
+    writeFileSync(bad, JSON.stringify({ levels: [{ ...near, poseEvery: 0 }, far] }));
+    const b = runCli([...base, '--lod-levels', bad]);
+    expect(b.code).toBe(1);
+    expect(b.stderr.trim()).toMatch(/^motionmatch simulate: .*bad\.json: LOD level 0: poseEvery must be an integer in \[1, 60\], got 0$/);
+    const missing = runCli([...base, '--lod-levels', join(dir, 'none.json')]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/none\.json/);
+  });
+
   it('refuses bad --lod and --search-budget values with a usage error (exit 2)', () => {
     const cases: Array<[string[], RegExp]> = [
       [['--search-budget', '10'], /--search-budget goes with --lod/],
+      [['--lod-levels', 'x.json'], /--lod-levels goes with --lod/],
+      [['--lod', '--lod-levels', ''], /--lod-levels needs a file name/],
       [['--lod', '--search-budget', '0'], /search-budget/],
       [['--lod', '--search-budget', '2.5'], /search-budget/],
       [['--lod', '--search-budget', 'many'], /search-budget/],

@@ -247,8 +247,9 @@ describe('partial reports merged', () => {
     expect(() => parse(texts[0].slice(0, texts[0].length / 2), 0)).toThrow(/part-0.json: not a partial report: invalid JSON/);
     expect(() => parse(JSON.stringify({ agents: 4, hash: 'x' }), 0)).toThrow(/looks like a whole-run report/);
     expect(() => parse(texts[0].replace('"seed":11', '"seed":12'), 0)).toThrow(/part-0.json: checksum mismatch/);
-    expect(() => parse(resealed(texts[0], (r) => { r.version = 1; }), 0)).toThrow(/format version 1; this motionmatch reads version 3/);
-    expect(() => parse(resealed(texts[0], (r) => { r.version = 2; }), 0)).toThrow(/part-0.json: partial report format version 2; this motionmatch reads version 3/);
+    expect(() => parse(resealed(texts[0], (r) => { r.version = 1; }), 0)).toThrow(/format version 1; this motionmatch reads version 4/);
+    expect(() => parse(resealed(texts[0], (r) => { r.version = 2; }), 0)).toThrow(/part-0.json: partial report format version 2; this motionmatch reads version 4/);
+    expect(() => parse(resealed(texts[0], (r) => { r.version = 3; }), 0)).toThrow(/part-0.json: partial report format version 3; this motionmatch reads version 4/);
     expect(() => parse(resealed(texts[0], (r) => { r.lod = { counts: JSON.parse(JSON.stringify(r.quality)), levelStats: [] }; }), 0)).toThrow(/part-0.json: lod must be null \(the run has no levels of detail\)/);
     expect(() => parse(resealed(texts[0], (r) => { r.agentHashes[1] = '0123456789abcdef'; }), 0)).toThrow(/shardHash does not match/);
     expect(() => parse(resealed(texts[0], (r) => { r.agentHashes.pop(); }), 0)).toThrow(/must list the shard's 4 agents/);
@@ -338,10 +339,10 @@ describe('partial reports merged with levels of detail', () => {
   }, 30_000);
 
   it('refuses shards with other level-of-detail settings, naming them', () => {
-    const otherBudget = resealed(texts[1], (r) => { r.run.lod = { budget: 30 }; });
+    const otherBudget = resealed(texts[1], (r) => { r.run.lod = { ...r.run.lod!, budget: 30 }; });
     expect(() => mergePartialReports([parse(texts[0], 0), parse(otherBudget, 1), parse(texts[2], 2)])).toThrow('lod-1.json and lod-0.json are shards of different runs (level-of-detail settings, budget: 30 vs 20)');
     const noLod = resealed(noBudgetTexts[1], (r) => { r.run.lod = null; r.lod = null; });
-    expect(() => mergePartialReports([parse(noBudgetTexts[0], 0), parse(noLod, 1), parse(noBudgetTexts[2], 2)])).toThrow('(level-of-detail settings: null vs {"budget":0})');
+    expect(() => mergePartialReports([parse(noBudgetTexts[0], 0), parse(noLod, 1), parse(noBudgetTexts[2], 2)])).toThrow(/\(level-of-detail settings: null vs \{"budget":0,"levels":\[\{"maxDistance":15,.{20,40}\.\.\.\)$/);
   });
 
   it('refuses a damaged or edited lod section, naming the file and the field', () => {
@@ -358,8 +359,10 @@ describe('partial reports merged with levels of detail', () => {
       [(r) => { r.lod!.levelStats.pop(); }, 'lod-0.json: lod.levelStats must list 4 levels'],
       [(r) => { delete r.lod!.levelStats[2][firstStat]; }, `lod-0.json: lod.levelStats[2].${firstStat} is missing`],
       [(r) => { r.lod!.levelStats[1][firstStat] = 'many'; }, `lod-0.json: lod.levelStats[1].${firstStat} must be a number`],
-      [(r) => { r.run.lod = { budget: -3 }; }, 'lod-0.json: run.lod.budget must be an integer in [0, 100000000], got -3'],
-      [(r) => { r.run.lod = { budget: 0 }; }, /lod-0.json: shard 0\/3 of 260 agents must hold agents 0\.\.85, not 0\.\.127/],
+      [(r) => { r.run.lod = { ...r.run.lod!, budget: -3 }; }, 'lod-0.json: run.lod.budget must be an integer in [0, 100000000], got -3'],
+      [(r) => { r.run.lod = { ...r.run.lod!, hysteresis: 30 }; }, /lod-0.json: run.lod: LOD level 0: maxDistance 15 m leaves no room for the hysteresis \(30 m\)/],
+      [(r) => { r.run.lod!.levels[1].poseEvery = 0.5; }, /lod-0.json: run.lod: LOD level 1: poseEvery must be an integer in \[1, 60\], got 0.5/],
+      [(r) => { r.run.lod = { ...r.run.lod!, budget: 0 }; }, /lod-0.json: shard 0\/3 of 260 agents must hold agents 0\.\.85, not 0\.\.127/],
     ];
     for (const [edit, message] of cases) expect(() => parse(resealed(texts[0], edit), 0), String(message)).toThrow(message);
     const plain = (r: PartialReport) => { r.lod!.counts.deferred = 1; };
