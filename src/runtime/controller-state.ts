@@ -121,6 +121,12 @@ export const LOD_POSE_HELD = field(1);
  */
 export const IK_WEIGHT = field(1);
 export const IK_WEIGHT_VEL = field(1);
+/**
+ * 1 from a switch to a level without inertialization until the last transition's offsets have
+ * decayed (or a transition cut them): here, in the fixed state a step always reads, so that
+ * characters at such a level never touch the inertialization's state otherwise.
+ */
+export const LOD_DRAIN = field(1);
 /** Values in the fixed part. */
 export const STATE_SIZE = field(0);
 

@@ -22,7 +22,7 @@ import {
   LAST_COST, LAST_SEARCH_COST, PLAY_RATE, SEARCH_TIMER, LAST_DESIRED_VX, LAST_DESIRED_VZ,
   LAST_DESIRED_FACING, STEP_DT, ADJUST_DT, COUNT_STEPS, COUNT_SEARCHES, COUNT_TRANSITIONS,
   COUNT_SECONDS, RESULT_COST, DESIRED_ROT_YAW, SINCE_TRANSITION, UPPER_TWIST_TARGET, UPPER_TWIST, UPPER_TWIST_VEL, STATE_SIZE, blockSize, CounterView, type ControllerCounters,
-  LOD_POSE_EVERY, LOD_POSE_COUNT, LOD_POSE_DT, LOD_FULL_INTERVAL, LOD_LOCAL_FRAMES, SINCE_SEARCH, SINCE_FULL_SEARCH, POSE_SECONDS, LOD_UNSEEN, LOD_POSE_HELD, IK_WEIGHT, IK_WEIGHT_VEL,
+  LOD_POSE_EVERY, LOD_POSE_COUNT, LOD_POSE_DT, LOD_FULL_INTERVAL, LOD_LOCAL_FRAMES, SINCE_SEARCH, SINCE_FULL_SEARCH, POSE_SECONDS, LOD_UNSEEN, LOD_POSE_HELD, IK_WEIGHT, IK_WEIGHT_VEL, LOD_DRAIN,
 } from './controller-state.js';
 import type { LodLevel } from './lod.js';
 import { trajectoryLayout, type TrajectoryLayout } from './trajectory-layout.js';
@@ -247,7 +247,7 @@ export class MotionMatchingController {
     this.translations.set(this.playing.positions);
     this.computeWorldPose();
     this.footIK.reset(this.worldPositions);
-    this.s[IK_WEIGHT] = this.options.footIK ? 1 : 0; this.s[IK_WEIGHT_VEL] = 0;
+    this.s[IK_WEIGHT] = this.options.footIK ? 1 : 0; this.s[IK_WEIGHT_VEL] = 0; this.s[LOD_DRAIN] = 0;
   }
 
   /** One full step for one character: prepare, search through `search`, complete. */
@@ -428,6 +428,7 @@ export class MotionMatchingController {
     // The last transition's offsets go on decaying, under the new half-life from where they are;
     // with inertialization switched off they drain (a transition at that level cuts).
     this.inert.rebase(old.inertializationHalfLife, options.inertializationHalfLife);
+    if (old.inertialization && !options.inertialization) S[LOD_DRAIN] = 1;
     this.s[LOD_POSE_EVERY] = level.poseEvery > 1 ? level.poseEvery : 0; // 0: every step, as without levels
     this.s[LOD_FULL_INTERVAL] = level.fullSearchInterval;
     this.s[LOD_LOCAL_FRAMES] = Math.round(level.localSeconds * this.db.fps);
@@ -489,7 +490,7 @@ export class MotionMatchingController {
     const S = this.s;
     const held = S[LOD_POSE_HELD] !== 0;
     const poseDt = this.schedulePose(dt, held), poseNow = poseDt >= 0;
-    const inertial = o.blendMode === 'inertialize' && (o.inertialization || this.drainingOffsets());
+    const inertial = o.blendMode === 'inertialize' && (o.inertialization || (S[LOD_DRAIN] !== 0 && this.drainingOffsets()));
     if (inertial) {
       const hl = o.inertializationHalfLife;
       if (!poseNow) {
@@ -564,9 +565,10 @@ export class MotionMatchingController {
   }
 
   /**
-   * With inertialization off (a coarse level of detail): true while the offsets of a transition
-   * made before the switch are still decaying, root velocity offset included; once both are gone
-   * the root velocity offset is cleared, so that nothing stale comes back when it is switched on.
+   * With inertialization switched off (a coarse level of detail): true while the offsets of a
+   * transition made before the switch are still decaying, root velocity offset included; once both
+   * are gone the root velocity offset is cleared (nothing stale comes back when it is switched on)
+   * and LOD_DRAIN ends.
    */
   private drainingOffsets(): boolean {
     const S = this.s;
@@ -574,7 +576,8 @@ export class MotionMatchingController {
     let left = 0;
     for (let k = 0; k < 8; k++) left = Math.max(left, Math.abs(S[ROOT_VEL_OFFSET + k]));
     if (left > 1e-6) return true;
-    if (left > 0) S.fill(0, ROOT_VEL_OFFSET, ROOT_VEL_OFFSET + 8);
+    S.fill(0, ROOT_VEL_OFFSET, ROOT_VEL_OFFSET + 8);
+    S[LOD_DRAIN] = 0;
     return false;
   }
 
@@ -663,8 +666,11 @@ export class MotionMatchingController {
         }
       } else {
         // A cut: offsets still draining from a finer level of detail go with it.
-        this.inert.reset();
-        this.s.fill(0, ROOT_VEL_OFFSET, ROOT_VEL_OFFSET + 8);
+        if (this.s[LOD_DRAIN] !== 0) {
+          this.inert.reset();
+          this.s.fill(0, ROOT_VEL_OFFSET, ROOT_VEL_OFFSET + 8);
+          this.s[LOD_DRAIN] = 0;
+        }
       }
       this.layerCount = 1; this.s[LAYER_WEIGHT] = 1;
     }
