@@ -24,7 +24,7 @@ import {
   CLUSTER_START, CLUSTER_COUNT, CLUSTER_TAG_OR, CLUSTER_TAG_AND, CLUSTER_INFO_SIZE,
   U8P_INV_U, U8P_EMAX, U8P_CHUNKS, U8P_W,
 } from './layout';
-import { sqDist, sqDistPair, transposeSum4 } from './row';
+import { sqDist, sqDistPair, transposeSum4, noLane } from './row';
 import { withBias, writeResult } from './scan';
 import { wins, leafRowAllowed } from './kdtree';
 import { costLimit, limitRadius, codeThreshold, sphereSkips, distanceLow, distanceHigh, MARGIN_DOWN, ROW_RADIUS_SLACK } from './bounds';
@@ -206,11 +206,11 @@ function fourRowsU8(a: i32, step: i32): bool {
   // The first chunk holds the widest dimensions: its partial sums (<= K) often settle all four rows.
   const tv = i32x4.splat(gT8);
   const c0 = chunkK(r, q0, q1, w0), c1 = chunkK(r + rb, q0, q1, w0), c2 = chunkK(r + 2 * rb, q0, q1, w0), c3 = chunkK(r + 3 * rb, q0, q1, w0);
-  if (!v128.any_true(i32x4.lt_s(transposeSum4<i32>(c0, c1, c2, c3), tv))) return true;
+  if (noLane(i32x4.lt_s(transposeSum4<i32>(c0, c1, c2, c3), tv))) return true;
   const kv = transposeSum4<i32>(
     i32x4.add(c0, chunkK(r + 16, q2, q3, w1)), i32x4.add(c1, chunkK(r + rb + 16, q2, q3, w1)),
     i32x4.add(c2, chunkK(r + 2 * rb + 16, q2, q3, w1)), i32x4.add(c3, chunkK(r + 3 * rb + 16, q2, q3, w1)));
-  if (!v128.any_true(i32x4.lt_s(kv, tv))) return true;
+  if (noLane(i32x4.lt_s(kv, tv))) return true;
   // Lanes in visiting order (rows lo .. lo + 3 going up, lo + 3 .. lo going down).
   const k0 = i32x4.extract_lane(kv, 0), k1 = i32x4.extract_lane(kv, 1), k2 = i32x4.extract_lane(kv, 2), k3 = i32x4.extract_lane(kv, 3);
   if (step > 0) {

@@ -21,7 +21,7 @@ import {
   U8P_INV_U, U8P_EMAX, U8P_CHUNKS, U8P_W,
   COARSE_SHIFT, FINE_SHIFT, BLOCK_COUNT, BLOCK_TAG_OR, BLOCK_TAG_AND, BLOCK_INFO_SIZE,
 } from './layout';
-import { sqDist } from './row';
+import { sqDist, noLane } from './row';
 import { rowAllowed, withBias, writeResult } from './scan';
 import { costLimit, limitRadius, codeThreshold, sphereThreshold } from './bounds';
 import { encodeQueryU8, codeDistance, codeDistances4, halfDistanceBounded, box16Bound } from './compact';
@@ -136,7 +136,7 @@ function scanU8(s: i32, e: i32): void {
     for (; i + 3 < e; i += 4, r += 128) {
       const tv = i32x4.splat(t);
       const kv = codeDistances4(r, q0, q1, q2, q3, w0, w1, tv);
-      if (!v128.any_true(i32x4.lt_s(kv, tv))) continue;
+      if (noLane(i32x4.lt_s(kv, tv))) continue;
       // In frame order, re-testing each row against the threshold as it tightens.
       let k = i32x4.extract_lane(kv, 0);
       if (k < t && u8Candidate(i, k)) t = gT8;

@@ -32,7 +32,7 @@
 // decoding: a quarter of the work of a 16-bit box bound.
 
 import { CTX_U8_PARAMS, CTX_STRIDE, CTX_BOX16, U8P_INV_U, U8P_M, U8P_CHUNKS, U8P_W, U8P_LO, U8P_DIM, BOX16_STEP, BOX16_LO } from './layout';
-import { hsum, transposeSum4 } from './row';
+import { hsum, transposeSum4, noLane } from './row';
 
 /**
  * Encodes the query row at q (stride f32) into i16 codes at qcode (one per byte of an 8-bit row,
@@ -100,7 +100,7 @@ export function codeDistances4(r: usize, q0: v128, q1: v128, q2: v128, q3: v128,
   const k2 = i16x8.sub(q0, i16x8.extmul_low_i8x16_u(a2, w0)), k3 = i16x8.sub(q0, i16x8.extmul_low_i8x16_u(a3, w0));
   const p0 = i32x4.dot_i16x8_s(k0, k0), p1 = i32x4.dot_i16x8_s(k1, k1), p2 = i32x4.dot_i16x8_s(k2, k2), p3 = i32x4.dot_i16x8_s(k3, k3);
   const partial = transposeSum4<i32>(p0, p1, p2, p3);
-  if (!v128.any_true(i32x4.lt_s(partial, tv))) return partial;
+  if (noLane(i32x4.lt_s(partial, tv))) return partial;
   const h0 = i16x8.sub(q1, i16x8.extmul_high_i8x16_u(a0, w0)), h1 = i16x8.sub(q1, i16x8.extmul_high_i8x16_u(a1, w0));
   const h2 = i16x8.sub(q1, i16x8.extmul_high_i8x16_u(a2, w0)), h3 = i16x8.sub(q1, i16x8.extmul_high_i8x16_u(a3, w0));
   return transposeSum4<i32>(

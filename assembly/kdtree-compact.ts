@@ -19,7 +19,7 @@ import {
   KD_SLOTS, SLOT_NODE, SLOT_MIN_ORIG, SLOT_START, SLOT_COUNT, SLOT_SIZE, SLOT_INNER, SLOT_EMPTY,
   U8P_INV_U, U8P_U, U8P_EMAX, U8P_CHUNKS, U8P_W,
 } from './layout';
-import { sqDist } from './row';
+import { sqDist, noLane } from './row';
 import { withBias, writeResult } from './scan';
 import { wins, leafRowAllowed, prunable, nodeMayMatch } from './kdtree';
 import { costLimit, limitRadius, codeThreshold, fineBoxCostLow } from './bounds';
@@ -146,7 +146,7 @@ export function kdSearchU8(ctx: usize, req: usize, ranges: usize, rangeCount: i3
         if (ASC_FEATURE_SIMD && chunks == 2 && row + 3 < end) {
           const tv = i32x4.splat(t);
           const kv = codeDistances4(rows8 + <usize>row * rb8, v128.load(qcode), v128.load(qcode, 16), v128.load(qcode, 32), v128.load(qcode, 48), v128.load(w), v128.load(w, 16), tv);
-          if (!v128.any_true(i32x4.lt_s(kv, tv))) {
+          if (noLane(i32x4.lt_s(kv, tv))) {
             row += 4;
             continue;
           }

@@ -18,6 +18,17 @@ export function hsum(acc: v128): f32 {
   return f32x4.extract_lane(t, 0) + f32x4.extract_lane(t, 1);
 }
 
+/**
+ * True when no lane of a comparison's result (all ones or all zeros per 32-bit lane) is set. The
+ * same as !v128.any_true(mask), which V8 lowers to vptest, setnz and a test of the boolean;
+ * i32x4.bitmask is one vmovmskps and the test: 3% of the brute force's time.
+ */
+// @ts-ignore: decorator
+@inline
+export function noLane(mask: v128): bool {
+  return i32x4.bitmask(mask) == 0;
+}
+
 /** acc + (qv − the 4 floats at r)², lane by lane: one chunk of a row's cost. */
 // @ts-ignore: decorator
 @inline

@@ -10,7 +10,7 @@ import {
   REQ_REQUIRE, REQ_EXCLUDE, REQ_BIAS, REQ_BIAS_COARSE, REQ_BIAS_FINE,
   COARSE_SHIFT, FINE_SHIFT, BLOCK_COUNT, BLOCK_TAG_OR, BLOCK_TAG_AND, BLOCK_INFO_SIZE,
 } from './layout';
-import { sqDist, sqDistPair, sqDist4, sqDistBounded, boxBound } from './row';
+import { sqDist, sqDistPair, sqDist4, sqDistBounded, boxBound, noLane } from './row';
 
 /** True when a frame with tag bits `t` passes the request's tag filter. */
 // @ts-ignore: decorator
@@ -68,7 +68,7 @@ function scanRows(q: usize, feat: usize, i: i32, e: i32, stride: i32, bias: usiz
     for (; i + 3 < e; i += 4, r += rowBytes << 2) {
       let c4 = sqDist4(q, r, rowBytes, stride);
       if (bias) c4 = f32x4.add(c4, v128.load(bias + (<usize>i << 2))); // = withBias, lane by lane
-      if (!v128.any_true(f32x4.lt(c4, bestV))) continue;
+      if (noLane(f32x4.lt(c4, bestV))) continue;
       let c = f32x4.extract_lane(c4, 0);
       if (c < best && rowAllowed(i, mask, tags, require, exclude)) {
         best = c;
