@@ -415,8 +415,9 @@ export class MotionMatchingController {
   /**
    * Switches to a level of detail (runtime/lod.ts): `options` are the level's controller options
    * (lod.ts levelOptions: shared by every character at that level), `level` its pose rate and
-   * search pattern. Foot IK switched back on starts from the current pose (no stale locks); a change
-   * of inertialization on/off drops the offsets (a cut, at a distance where it is not seen).
+   * search pattern. Nothing cuts (docs/lod.md, "Level changes"): foot IK fades in or out (from
+   * the current pose when it was fully off: no stale locks), the offsets of the last transition go on
+   * under the new half-life, and switched off they drain until the next transition cuts.
    */
   setLevel(options: ControllerOptions, level: LodLevel): void {
     const old = this.options, S = this.s;
@@ -576,9 +577,15 @@ export class MotionMatchingController {
     let left = 0;
     for (let k = 0; k < 8; k++) left = Math.max(left, Math.abs(S[ROOT_VEL_OFFSET + k]));
     if (left > 1e-6) return true;
-    S.fill(0, ROOT_VEL_OFFSET, ROOT_VEL_OFFSET + 8);
-    S[LOD_DRAIN] = 0;
+    this.endDrain();
     return false;
+  }
+
+  /** Drops what is left of a drain (offsets, root velocity offset) and ends it. */
+  private endDrain(): void {
+    this.inert.reset();
+    this.s.fill(0, ROOT_VEL_OFFSET, ROOT_VEL_OFFSET + 8);
+    this.s[LOD_DRAIN] = 0;
   }
 
   /** The decay spring (decaySpringUpdate) on the root velocity offset of the last transition, over this step. */
@@ -666,11 +673,7 @@ export class MotionMatchingController {
         }
       } else {
         // A cut: offsets still draining from a finer level of detail go with it.
-        if (this.s[LOD_DRAIN] !== 0) {
-          this.inert.reset();
-          this.s.fill(0, ROOT_VEL_OFFSET, ROOT_VEL_OFFSET + 8);
-          this.s[LOD_DRAIN] = 0;
-        }
+        if (this.s[LOD_DRAIN] !== 0) this.endDrain();
       }
       this.layerCount = 1; this.s[LAYER_WEIGHT] = 1;
     }

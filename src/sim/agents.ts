@@ -156,7 +156,7 @@ export class AgentGroup {
     this.hotSize = driverSize + controllerSize + QualityMeter.perStepSize(db.skeleton.names.length);
     const options = MotionMatchingController.resolveOptions({ ...cfg.controller, footIK: cfg.footIK, ...(cfg.terrain ? { ground: terrainGround(cfg.terrain) } : {}) });
     const J = db.skeleton.names.length;
-    this.lod = cfg.lod ? new CrowdLod(db, options, count, cfg.method, { ...(cfg.lod.levels ? { levels: cfg.lod.levels } : {}), ...(cfg.lod.hysteresis !== undefined ? { hysteresis: cfg.lod.hysteresis } : {}) }) : null;
+    this.lod = cfg.lod ? new CrowdLod(db, options, count, cfg.method, { levels: cfg.lod.levels, hysteresis: cfg.lod.hysteresis }) : null;
     this.camera = lodCamera(cfg.seed, cfg.agents);
     // An agent whose pose waits for its turn reads only its fixed state and the meter's scalars on
     // most steps: fetching its pose buffers too (7 KB) spends memory bandwidth. Measured, 20,000

@@ -15,6 +15,7 @@
  * (validateLodLevels). Browser-safe: reading the file is the caller's.
  */
 import { DEFAULT_LOD_HYSTERESIS, validateLodLevels, type LodLevel } from '../runtime/lod.js';
+import { isPlainObject, jsonType, parseJsonText } from '../util/json-text.js';
 
 export interface LodTable {
   levels: LodLevel[];
@@ -31,24 +32,9 @@ const BOOLEAN_FIELDS = ['footIK', 'inertialization'] as const;
 const LEVEL_FIELDS: readonly string[] = [...NUMBER_FIELDS, ...BOOLEAN_FIELDS];
 const TOP_LEVEL_KEYS = ['levels', 'hysteresis', 'comment'];
 
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function jsonType(v: unknown): string {
-  return v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v;
-}
-
 /** Parses and checks a level table's text. `source` names it in messages. */
 export function parseLodTable(text: string, source = 'LOD table'): LodTable {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (e) {
-    const reason = (e as Error).message.split('\n')[0];
-    throw new LodTableError(`${source}: not valid JSON${text.trim() === '' ? ' (the file is empty)' : ''}: ${reason}`);
-  }
-  return checkLodTable(value, source);
+  return checkLodTable(parseJsonText(text, source, (m) => new LodTableError(m)), source);
 }
 
 /** Checks a parsed level table (see the file's comment for the shape). */

@@ -17,6 +17,7 @@ import { validateFootIKOptions } from '../runtime/foot-ik.js';
 import type { Database } from '../database/database.js';
 import { reweightDatabase, schemaWeights } from '../database/reweight.js';
 import { DEFAULT_CONTROLLER_OPTIONS, resolveControllerOptions, type ControllerOptions } from '../runtime/controller-options.js';
+import { isPlainObject, jsonType, parseJsonText } from '../util/json-text.js';
 
 /** Controller options a file can set: structured-cloneable (the simulation's workers receive them). */
 export type ControllerSettings = Partial<Omit<ControllerOptions, 'constrain' | 'ground'>>;
@@ -45,35 +46,9 @@ export function emptySettings(): EngineSettings {
   return { controller: {}, schemaWeights: {} };
 }
 
-/** "line L, column C" of character offset `pos` in `text`. */
-function lineColumn(text: string, pos: number): string {
-  const before = text.slice(0, pos);
-  const line = before.split('\n').length;
-  return `line ${line}, column ${pos - before.lastIndexOf('\n')}`;
-}
-
 /** Parses and checks a settings file's text. `source` names it in messages. */
 export function parseSettings(text: string, source = 'settings'): EngineSettings {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (e) {
-    const message = (e as Error).message;
-    const pos = /position (\d+)/.exec(message);
-    const where = pos ? ` at ${lineColumn(text, Number(pos[1]))}` : text.trim() === '' ? ' (the file is empty)' : '';
-    // The engine's own position wording differs between Node versions; the line and column say it.
-    const reason = message.split('\n')[0].replace(/\s*(in JSON )?at position \d+.*$/, '').replace(/\s*\(line \d+ column \d+\)$/, '');
-    throw new SettingsError(`${source}: not valid JSON${where}: ${reason}`);
-  }
-  return checkSettings(value, source);
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function jsonType(v: unknown): string {
-  return v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v;
+  return checkSettings(parseJsonText(text, source, (m) => new SettingsError(m)), source);
 }
 
 /**
