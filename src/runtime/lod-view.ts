@@ -62,3 +62,26 @@ export function revealsPerStep(agents: number, levels: readonly { poseEvery: num
   for (const l of levels) every = Math.max(every, l.poseEvery);
   return Math.max(1, Math.ceil(agents / every));
 }
+
+/**
+ * An unseen character steps (input, playback, root motion, trajectory, searches) only every this
+ * many steps, with the time gathered meanwhile, as long as it stays out of view: its position and
+ * timers stay exact at the steps it takes, and nothing it skips would have been drawn. Unreal's
+ * update rate optimisation takes 4 for characters that are not rendered.
+ */
+export const UNSEEN_STEP_EVERY = 4;
+
+/** The largest step rate a crowd takes for unseen characters (every 60th step: once a second at 60 Hz). */
+export const MAX_UNSEEN_STEP_EVERY = 60;
+
+/** An unseen character steps anyway once it has gathered this much time (s): a step must stay short (prepare() takes at most 1 s). */
+export const UNSEEN_MAX_GATHERED = 0.25;
+
+/**
+ * Whether character `index`, unseen at its last step and still out of view, rests at crowd step
+ * `step` with `gathered` seconds not yet stepped (the next step is `dt`): only one step in
+ * UNSEEN_STEP_EVERY runs, staggered by index so that every step runs the same share of the crowd.
+ */
+export function restsUnseen(step: number, index: number, gathered: number, dt: number, every = UNSEEN_STEP_EVERY): boolean {
+  return (step + index) % every !== 0 && gathered + dt <= UNSEEN_MAX_GATHERED;
+}

@@ -24,6 +24,8 @@ interface Handle {
   setLod(on: boolean): Promise<void>;
   searchBudget: number | null;
   setSearchBudget(rate: number | null): Promise<void>;
+  unseenStepEvery: number;
+  setUnseenStepEvery(n: number): Promise<void>;
   setMode(m: string): Promise<void>;
   setFixedStep(s: number | null): void;
   setRendering(on: boolean | 'none'): void;
@@ -91,6 +93,17 @@ describe.skipIf(!HAVE_CHROMIUM)('levels of detail in the demo crowd (headless Ch
     expect(budgeted).toBeLessThanOrEqual((1.5 * agents) / 60 + 1);
     expect(budgeted).toBeLessThan(unbudgeted);
     await page.evaluate(() => (window as unknown as W).motionmatch.setSearchBudget(null));
+    // Agents out of view step every 4th frame by default (test/web/crowd-unseen.test.ts has the
+    // behaviour); the rate is checked, and every frame (1) reaches the workers without errors.
+    expect(await h((m) => m.unseenStepEvery)).toBe(4);
+    for (const bad of [0, 2.5, 61]) {
+      await expect(page.evaluate((n) => (window as unknown as W).motionmatch.setUnseenStepEvery(n), bad)).rejects.toThrow(/unseen step rate/);
+    }
+    expect(await h((m) => m.unseenStepEvery)).toBe(4);
+    await page.evaluate(() => (window as unknown as W).motionmatch.setUnseenStepEvery(1));
+    expect(await h((m) => m.unseenStepEvery)).toBe(1);
+    await page.waitForFunction((f) => (window as unknown as W).motionmatch.stats.frames > f + 10, await h((m) => m.stats.frames), { timeout: 60_000 });
+    await page.evaluate(() => (window as unknown as W).motionmatch.setUnseenStepEvery(4));
     // Drawn with levels: the agents in view are drawn (held poses are not), without errors.
     await page.evaluate(() => (window as unknown as W).motionmatch.setRendering(true));
     await page.waitForFunction((f) => (window as unknown as W).motionmatch.stats.frames > f + 10, await h((m) => m.stats.frames), { timeout: 60_000 });

@@ -9,7 +9,7 @@ import * as THREE from 'three';
 import type { Database } from '../../src/database/database.js';
 import type { Backend, SearchMethod } from '../../src/search/matcher.js';
 import { quatYaw } from '../../src/math/quat.js';
-import { viewCosHalfAngle } from '../../src/runtime/lod-view.js';
+import { MAX_UNSEEN_STEP_EVERY, UNSEEN_STEP_EVERY, viewCosHalfAngle } from '../../src/runtime/lod-view.js';
 import { CrowdMesh, PlayerMesh, boneSegments, type CrowdView } from './characters.js';
 import { servedDatabaseRef, type ServedDatabaseRef } from '../../src/web/served-database.js';
 import { DatabaseLoader, describeDatabase, type LoadedDatabase } from './load-database.js';
@@ -36,6 +36,11 @@ const MAX_DT = 0.2;
 function budgetFromUrl(v: string | null): number | null {
   const r = v === null ? Number.NaN : Number(v);
   return Number.isFinite(r) && r > 0 ? r : null;
+}
+/** `?unseen=N`: agents out of view step every N frames (ignored unless an integer from 1 to 60). */
+function unseenFromUrl(v: string | null): number {
+  const n = v === null ? Number.NaN : Number(v);
+  return Number.isInteger(n) && n >= 1 && n <= MAX_UNSEEN_STEP_EVERY ? n : UNSEEN_STEP_EVERY;
 }
 /** Software WebGL (no GPU) draws a few hundred characters at best: draw the nearest ones. */
 const SOFTWARE_MAX_DRAWN = 400;
@@ -69,6 +74,8 @@ export class App {
   private lod = new URLSearchParams(location.search).has('lod');
   /** With levels: the agents' search budget (searches per agent-second; `?budget=R` in the URL or the handle's setSearchBudget), null: none. */
   private searchBudget = budgetFromUrl(new URLSearchParams(location.search).get('budget'));
+  /** With levels: agents out of view step every this many frames (`?unseen=N` or the handle's setUnseenStepEvery; lod-view.ts restsUnseen). */
+  private unseenStepEvery = unseenFromUrl(new URLSearchParams(location.search).get('unseen'));
   /** The camera orbits at this rate (rad/s; the handle's setCameraTurn, for benchmarks: a turning view reveals held poses). */
   private cameraTurn = 0;
   private drawCrowd = true;
@@ -323,7 +330,7 @@ export class App {
 
   /** Foot IK and inertialization as toggled, and the settings' controller options (when given). */
   private crowdOptions(db = this.world?.db): CrowdOptions {
-    return { footIK: this.footIK, inertialization: this.inertialization, controller: this.settings?.controller, terrain: terrainSpec(this.terrain), overlay: this.overlay.crowdSettings(db), lod: this.lod, searchBudget: this.searchBudget };
+    return { footIK: this.footIK, inertialization: this.inertialization, controller: this.settings?.controller, terrain: terrainSpec(this.terrain), overlay: this.overlay.crowdSettings(db), lod: this.lod, searchBudget: this.searchBudget, unseenStepEvery: this.unseenStepEvery };
   }
 
   /** Every character onto another ground (between frames); the terrain's mesh replaces the flat floor. */
@@ -415,16 +422,21 @@ export class App {
     });
   }
 
-  private async setCrowdOptions(o: { footIK?: boolean; inertialization?: boolean; lod?: boolean; searchBudget?: number | null }): Promise<void> {
+  private async setCrowdOptions(o: { footIK?: boolean; inertialization?: boolean; lod?: boolean; searchBudget?: number | null; unseenStepEvery?: number }): Promise<void> {
     if (o.searchBudget !== undefined && o.searchBudget !== null && !(Number.isFinite(o.searchBudget) && o.searchBudget > 0)) {
       throw new RangeError(`search budget: a number of searches per agent-second > 0, or null for none; got ${o.searchBudget}`);
+    }
+    const u = o.unseenStepEvery;
+    if (u !== undefined && !(Number.isInteger(u) && u >= 1 && u <= MAX_UNSEEN_STEP_EVERY)) {
+      throw new RangeError(`unseen step rate: an integer number of frames from 1 to ${MAX_UNSEEN_STEP_EVERY}, got ${u}`);
     }
     await this.exclusive(async () => {
       if (o.footIK !== undefined) this.footIK = o.footIK;
       if (o.inertialization !== undefined) this.inertialization = o.inertialization;
       if (o.lod !== undefined) this.lod = o.lod;
       if (o.searchBudget !== undefined) this.searchBudget = o.searchBudget;
-      await this.world?.engine.setOptions({ footIK: this.footIK, inertialization: this.inertialization, overlay: this.overlay.crowdSettings(this.world?.db), lod: this.lod, searchBudget: this.searchBudget });
+      if (u !== undefined) this.unseenStepEvery = u;
+      await this.world?.engine.setOptions({ footIK: this.footIK, inertialization: this.inertialization, overlay: this.overlay.crowdSettings(this.world?.db), lod: this.lod, searchBudget: this.searchBudget, unseenStepEvery: this.unseenStepEvery });
     });
   }
 
@@ -557,6 +569,8 @@ export class App {
       setLod: (on: boolean) => app.setCrowdOptions({ lod: on }),
       get searchBudget() { return app.searchBudget; },
       setSearchBudget: (rate: number | null) => app.setCrowdOptions({ searchBudget: rate }),
+      get unseenStepEvery() { return app.unseenStepEvery; },
+      setUnseenStepEvery: (n: number) => app.setCrowdOptions({ unseenStepEvery: n }),
       setCameraTurn: (radiansPerSecond: number) => {
         if (!Number.isFinite(radiansPerSecond)) throw new RangeError(`camera turn: a finite rate in rad/s, got ${radiansPerSecond}`);
         app.cameraTurn = radiansPerSecond;

@@ -22,7 +22,7 @@ const LEVEL_GROUND = flatGround(0);
 import { syncCrowdOverlays, type CrowdOverlays, type CrowdOverlaySettings } from './overlay-crowd.js';
 import { CrowdLod } from '../../src/runtime/crowd-lod.js';
 import { DEFAULT_LOD_LEVELS } from '../../src/runtime/lod.js';
-import { inLodView, revealsPerStep, seeAll, type LodView } from '../../src/runtime/lod-view.js';
+import { MAX_UNSEEN_STEP_EVERY, UNSEEN_STEP_EVERY, inLodView, restsUnseen, revealsPerStep, seeAll, type LodView } from '../../src/runtime/lod-view.js';
 import type { ControllerOptions } from '../../src/runtime/controller-options.js';
 
 /** What a crowd needs from a search backend: batches, and one matcher for single searches. */
@@ -64,6 +64,17 @@ export interface CrowdOptions {
    * times the agents and dt); the most urgent run, the others wait. Null or absent: no budget.
    */
   searchBudget?: number | null;
+  /**
+   * With levels: an agent out of view steps only every this many steps (1: every step; default
+   * UNSEEN_STEP_EVERY, 4), with the time gathered meanwhile (lod-view.ts restsUnseen).
+   */
+  unseenStepEvery?: number;
+}
+
+function checkUnseenStepEvery(v: number | undefined): void {
+  if (v !== undefined && !(Number.isInteger(v) && v >= 1 && v <= MAX_UNSEEN_STEP_EVERY)) {
+    throw new RangeError(`unseenStepEvery must be an integer from 1 (every step) to ${MAX_UNSEEN_STEP_EVERY}, got ${v}`);
+  }
 }
 
 /** Radius of the disc the agents wander in, for a crowd of n (about 8 m² each, at least 8 m). */
@@ -105,8 +116,17 @@ export class Crowd {
   private posesValid = false;
   /** Steps since writePoses last ran: its chunk holds the last step's poses only when it ran after every step. */
   private stepsSinceWrite = 0;
+  /** Steps taken (staggers the steps of unseen agents). */
+  private stepIndex = 0;
+  /**
+   * Per character: 1 when think() let it rest this step (unseen, out of view, not its turn:
+   * lod-view.ts restsUnseen), and the seconds it has not stepped yet (its next step takes them).
+   */
+  private resting = new Uint8Array(0);
+  private gathered = new Float64Array(0);
 
   constructor(readonly db: Database, options: CrowdOptions, seed = 1, withPlayer = true) {
+    checkUnseenStepEvery(options.unseenStepEvery);
     this.options = { ...options };
     this.seed = seed;
     this.batch = new CrowdSearchBatch(db.stride, 'kdtree');
@@ -174,6 +194,7 @@ export class Crowd {
 
   /** Applies foot IK / inertialization switches and the terrain to every character. */
   setOptions(options: Partial<CrowdOptions>): void {
+    checkUnseenStepEvery(options.unseenStepEvery);
     Object.assign(this.options, options);
     const ground = this.ground();
     for (const c of this.characters) {
@@ -222,24 +243,53 @@ export class Crowd {
     return spec ? terrainGround(spec) : this.hadTerrain ? LEVEL_GROUND : null;
   }
 
-  /** The agents' AI (not part of the timed engine update). */
+  /**
+   * The agents' AI (not part of the timed engine update). With levels of detail, an agent that was
+   * unseen at its last step and is still out of the camera's view rests on three steps of four
+   * (restsUnseen): neither its AI nor its controller steps, and its next step takes the time
+   * gathered. Call before every step().
+   */
   think(dt: number): void {
     this.overlays?.tick(dt);
-    for (let i = 0; i < this.agentCount; i++) {
-      const d = this.drivers[i];
-      d.stepSeconds = dt;
-      d.drive(this.characters[i + this.first].rootPosition, this.inputs[i + this.first]);
+    const n = this.characters.length, first = this.first, view = this.camera, lod = this.lod !== null;
+    if (this.resting.length < n) this.growRest(n);
+    const resting = this.resting, gathered = this.gathered, step = this.stepIndex, every = this.options.unseenStepEvery ?? UNSEEN_STEP_EVERY;
+    for (let k = first; k < n; k++) {
+      const c = this.characters[k], p = c.rootPosition;
+      if (lod && c.unseen && restsUnseen(step, k, gathered[k], dt, every) && !inLodView(view, p[0], p[2])) {
+        resting[k] = 1;
+        gathered[k] += dt;
+        continue;
+      }
+      const d = this.drivers[k - first];
+      d.stepSeconds = dt + gathered[k];
+      d.drive(p, this.inputs[k]);
     }
+  }
+
+  private growRest(n: number): void {
+    const resting = new Uint8Array(Math.max(n, 2 * this.resting.length)), gathered = new Float64Array(resting.length);
+    resting.set(this.resting); gathered.set(this.gathered);
+    this.resting = resting; this.gathered = gathered;
   }
 
   /** One engine step for every character; resolves with its timings. */
   async step(dt: number, search: BatchSearcher, method: SearchMethod): Promise<StepTiming> {
     this.stepsSinceWrite++;
+    this.stepIndex++;
+    if (this.resting.length < this.characters.length) this.growRest(this.characters.length);
     if (this.lod) return this.stepLod(this.lod, dt, search, method);
     const chars = this.characters, inputs = this.inputs, n = chars.length, batch = this.batch;
     const t0 = performance.now();
     batch.begin();
-    for (let i = 0; i < n; i++) if (chars[i].prepare(dt, inputs[i])) batch.add(chars[i], i);
+    const gathered = this.gathered;
+    for (let i = 0; i < n; i++) {
+      // (time an agent gathered resting, before the levels were switched off)
+      const stepDt = dt + gathered[i];
+      gathered[i] = 0;
+      this.resting[i] = 0;
+      if (chars[i].prepare(stepDt, inputs[i])) batch.add(chars[i], i);
+    }
     const t1 = performance.now();
     batch.method = method;
     const pending = batch.search(search);
@@ -293,8 +343,13 @@ export class Crowd {
     const view = this.camera, chars = this.characters, inputs = this.inputs, cx = view.x, cz = view.z;
     const t0 = performance.now();
     let held = 0, reveals = revealsPerStep(this.agentCount, lod.levels);
+    const resting = this.resting, gathered = this.gathered;
     lod.beginBlock();
     for (let i = from; i < to; i++) {
+      // Resting (think()): unseen and held, its level and pose as they were.
+      if (resting[i] !== 0) { held++; continue; }
+      const stepDt = dt + gathered[i];
+      gathered[i] = 0;
       const c = chars[i], x = c.rootPosition[0], z = c.rootPosition[2], dx = x - cx, dz = z - cz;
       // The player (index 0 of a crowd with one) is what the camera follows: always full detail.
       const level = lod.choose(c, i, i < this.first ? 0 : Math.sqrt(dx * dx + dz * dz));
@@ -305,14 +360,17 @@ export class Crowd {
       if (!unseen && c.poseHeld && level > 0) { if (reveals > 0) reveals--; else unseen = true; }
       c.unseen = unseen;
       if (unseen) held++;
-      if (c.prepare(dt, inputs[i])) lod.due(c, i);
+      if (c.prepare(stepDt, inputs[i])) lod.due(c, i);
     }
     lod.schedule(chars, share);
     const t1 = performance.now();
     const pending = lod.search(search);
     const searches = pending instanceof Promise ? await pending : pending;
     const t2 = performance.now();
-    for (let i = from; i < to; i++) lod.finish(chars[i], i);
+    for (let i = from; i < to; i++) {
+      if (resting[i] !== 0) resting[i] = 0;
+      else lod.finish(chars[i], i);
+    }
     const t3 = performance.now();
     t.prepareMs += t1 - t0; t.searchMs += t2 - t1; t.completeMs += t3 - t2;
     t.searches += searches;
@@ -356,6 +414,9 @@ export class Crowd {
   }
 
   private add(c: MotionMatchingController, input: ControllerInput): void {
+    const k = this.characters.length;
+    // (a slot a removed agent rested in starts afresh)
+    if (k < this.resting.length) { this.resting[k] = 0; this.gathered[k] = 0; }
     this.characters.push(c);
     this.inputs.push(input);
   }

@@ -121,6 +121,10 @@ export interface MotionmatchHandle {
   readonly searchBudget: number | null;
   /** Sets or (null) removes the search budget; rejects a value that is not a finite number > 0. */
   setSearchBudget(rate: number | null): Promise<void>;
+  /** With levels: an agent out of view steps every this many frames (1: every frame; default 4; `?unseen=N` in the URL). */
+  readonly unseenStepEvery: number;
+  /** Sets it; rejects anything but an integer from 1 to 60. */
+  setUnseenStepEvery(n: number): Promise<void>;
   /** Orbits the camera at a steady rate (rad/s, 0 = still; a gamepad's full turn is 2.5): benchmarks of a turning view. */
   setCameraTurn(radiansPerSecond: number): void;
   /** true: draw everything; false: the player only; 'none': no WebGL drawing (measure the engine alone). */
