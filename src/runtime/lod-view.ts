@@ -74,6 +74,11 @@ export const UNSEEN_STEP_EVERY = 4;
 /** The largest step rate a crowd takes for unseen characters (every 60th step: once a second at 60 Hz). */
 export const MAX_UNSEEN_STEP_EVERY = 60;
 
+/** Whether `n` is a step rate for unseen characters: an integer from 1 (every step) to MAX_UNSEEN_STEP_EVERY. */
+export function isUnseenStepEvery(n: number): boolean {
+  return Number.isInteger(n) && n >= 1 && n <= MAX_UNSEEN_STEP_EVERY;
+}
+
 /** An unseen character steps anyway once it has gathered this much time (s): a step must stay short (prepare() takes at most 1 s). */
 export const UNSEEN_MAX_GATHERED = 0.25;
 

@@ -9,7 +9,7 @@ import * as THREE from 'three';
 import type { Database } from '../../src/database/database.js';
 import type { Backend, SearchMethod } from '../../src/search/matcher.js';
 import { quatYaw } from '../../src/math/quat.js';
-import { MAX_UNSEEN_STEP_EVERY, UNSEEN_STEP_EVERY, viewCosHalfAngle } from '../../src/runtime/lod-view.js';
+import { MAX_UNSEEN_STEP_EVERY, UNSEEN_STEP_EVERY, isUnseenStepEvery, viewCosHalfAngle } from '../../src/runtime/lod-view.js';
 import { CrowdMesh, PlayerMesh, boneSegments, type CrowdView } from './characters.js';
 import { servedDatabaseRef, type ServedDatabaseRef } from '../../src/web/served-database.js';
 import { DatabaseLoader, describeDatabase, type LoadedDatabase } from './load-database.js';
@@ -40,7 +40,7 @@ function budgetFromUrl(v: string | null): number | null {
 /** `?unseen=N`: agents out of view step every N frames (ignored unless an integer from 1 to 60). */
 function unseenFromUrl(v: string | null): number {
   const n = v === null ? Number.NaN : Number(v);
-  return Number.isInteger(n) && n >= 1 && n <= MAX_UNSEEN_STEP_EVERY ? n : UNSEEN_STEP_EVERY;
+  return isUnseenStepEvery(n) ? n : UNSEEN_STEP_EVERY;
 }
 /** Software WebGL (no GPU) draws a few hundred characters at best: draw the nearest ones. */
 const SOFTWARE_MAX_DRAWN = 400;
@@ -427,7 +427,7 @@ export class App {
       throw new RangeError(`search budget: a number of searches per agent-second > 0, or null for none; got ${o.searchBudget}`);
     }
     const u = o.unseenStepEvery;
-    if (u !== undefined && !(Number.isInteger(u) && u >= 1 && u <= MAX_UNSEEN_STEP_EVERY)) {
+    if (u !== undefined && !isUnseenStepEvery(u)) {
       throw new RangeError(`unseen step rate: an integer number of frames from 1 to ${MAX_UNSEEN_STEP_EVERY}, got ${u}`);
     }
     await this.exclusive(async () => {
