@@ -79,6 +79,13 @@ export function isUnseenStepEvery(n: number): boolean {
   return Number.isInteger(n) && n >= 1 && n <= MAX_UNSEEN_STEP_EVERY;
 }
 
+/** Throws a RangeError naming the value unless it is absent or a step rate for unseen characters (isUnseenStepEvery). */
+export function checkUnseenStepEvery(n: number | undefined): void {
+  if (n !== undefined && !isUnseenStepEvery(n)) {
+    throw new RangeError(`unseen step rate: unseenStepEvery must be an integer from 1 (every step) to ${MAX_UNSEEN_STEP_EVERY}, got ${n}`);
+  }
+}
+
 /** An unseen character steps anyway once it has gathered this much time (s): a step must stay short (prepare() takes at most 1 s). */
 export const UNSEEN_MAX_GATHERED = 0.25;
 

@@ -9,7 +9,7 @@ import * as THREE from 'three';
 import type { Database } from '../../src/database/database.js';
 import type { Backend, SearchMethod } from '../../src/search/matcher.js';
 import { quatYaw } from '../../src/math/quat.js';
-import { MAX_UNSEEN_STEP_EVERY, UNSEEN_STEP_EVERY, isUnseenStepEvery, viewCosHalfAngle } from '../../src/runtime/lod-view.js';
+import { UNSEEN_STEP_EVERY, checkUnseenStepEvery, isUnseenStepEvery, viewCosHalfAngle } from '../../src/runtime/lod-view.js';
 import { CrowdMesh, PlayerMesh, boneSegments, type CrowdView } from './characters.js';
 import { servedDatabaseRef, type ServedDatabaseRef } from '../../src/web/served-database.js';
 import { DatabaseLoader, describeDatabase, type LoadedDatabase } from './load-database.js';
@@ -427,9 +427,7 @@ export class App {
       throw new RangeError(`search budget: a number of searches per agent-second > 0, or null for none; got ${o.searchBudget}`);
     }
     const u = o.unseenStepEvery;
-    if (u !== undefined && !isUnseenStepEvery(u)) {
-      throw new RangeError(`unseen step rate: an integer number of frames from 1 to ${MAX_UNSEEN_STEP_EVERY}, got ${u}`);
-    }
+    checkUnseenStepEvery(u);
     await this.exclusive(async () => {
       if (o.footIK !== undefined) this.footIK = o.footIK;
       if (o.inertialization !== undefined) this.inertialization = o.inertialization;

@@ -22,7 +22,7 @@ const LEVEL_GROUND = flatGround(0);
 import { syncCrowdOverlays, type CrowdOverlays, type CrowdOverlaySettings } from './overlay-crowd.js';
 import { CrowdLod } from '../../src/runtime/crowd-lod.js';
 import { DEFAULT_LOD_LEVELS } from '../../src/runtime/lod.js';
-import { MAX_UNSEEN_STEP_EVERY, UNSEEN_STEP_EVERY, inLodView, isUnseenStepEvery, restsUnseen, revealsPerStep, seeAll, type LodView } from '../../src/runtime/lod-view.js';
+import { UNSEEN_STEP_EVERY, checkUnseenStepEvery, inLodView, restsUnseen, revealsPerStep, seeAll, type LodView } from '../../src/runtime/lod-view.js';
 import type { ControllerOptions } from '../../src/runtime/controller-options.js';
 
 /** What a crowd needs from a search backend: batches, and one matcher for single searches. */
@@ -69,12 +69,6 @@ export interface CrowdOptions {
    * UNSEEN_STEP_EVERY, 4), with the time gathered meanwhile (lod-view.ts restsUnseen).
    */
   unseenStepEvery?: number;
-}
-
-function checkUnseenStepEvery(v: number | undefined): void {
-  if (v !== undefined && !isUnseenStepEvery(v)) {
-    throw new RangeError(`unseenStepEvery must be an integer from 1 (every step) to ${MAX_UNSEEN_STEP_EVERY}, got ${v}`);
-  }
 }
 
 /** Radius of the disc the agents wander in, for a crowd of n (about 8 m² each, at least 8 m). */
