@@ -9,7 +9,7 @@
 
 /*
  * The specialised copies: `vecs` = 1..8 (rows of up to 32 floats) as a constant, so the compiler
- * unrolls the row loop and keeps the query in registers; other widths take the generic copy.
+ * knows the trip count and every load offset; other widths take the generic copy.
  */
 #define SPECIALISE(call_with)                                  \
   switch (vecs) {                                              \
@@ -36,7 +36,7 @@ int brute_sse_1row(const Rows *d, const float *q, float *cost) {
 
 /* Rows [from, to) with `costs4` passes of 4 rows and single rows for the rest, into b. */
 MM_INLINE void scan_sse(const Rows *d, const float *q, int from, int to, int vecs, Best *b) {
-  const size_t stride = (size_t)d->stride;
+  const size_t stride = 4 * (size_t)vecs; /* = d->stride (main.c checks it is a multiple of 4); a constant in the specialised copies */
   __m128 best = _mm_set1_ps(b->cost);
   int i = from;
   for (; i + 4 <= to; i += 4) {
@@ -76,7 +76,7 @@ int brute_sse_generic(const Rows *d, const float *q, float *cost) {
 
 #ifdef __AVX2__
 MM_INLINE void scan_avx2(const Rows *d, const float *q, int from, int to, int vecs, Best *b) {
-  const size_t stride = (size_t)d->stride;
+  const size_t stride = 4 * (size_t)vecs; /* = d->stride (main.c checks it is a multiple of 4); a constant in the specialised copies */
   __m256 best = _mm256_set1_ps(b->cost);
   int i = from;
   for (; i + 8 <= to; i += 8) {
