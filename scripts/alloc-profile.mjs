@@ -62,7 +62,7 @@ const cfg = {
   agents, seconds: (warmup + steps) / 30 + 1, hz: 30, seed: 1, scenario: values.scenario, method: 'kdtree', footIK: true, recordAgent: -1,
   ...(values.lod ? { lod: { budget } } : {}),
 };
-const group = new AgentGroup(db, await Matcher.create(db, {}), 0, agents, cfg);
+const group = new AgentGroup(db, await Matcher.create(db, {}), [[0, agents]], cfg);
 for (let s = 0; s < warmup; s++) group.step();
 
 const session = new Session();

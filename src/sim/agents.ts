@@ -14,6 +14,7 @@ import type { LodLevel } from '../runtime/lod.js';
 import { STATE_SIZE } from '../runtime/controller-state.js';
 import { BUDGET_BLOCK, budgetShare } from '../runtime/search-budget.js';
 import { lodCamera, type LodCamera } from './lod-camera.js';
+import type { AgentRange } from './worker-split.js';
 
 /** Levels of detail in a simulation (`simulate --lod`, docs/lod.md). */
 export interface SimulationLod {
@@ -56,13 +57,17 @@ export interface Recording {
 
 /** What a group of agents reports (structured-cloneable, so workers can send it back). */
 export interface GroupResult {
+  /** The group's first agent and how many it holds, in `ranges` (agent order). */
   first: number;
   count: number;
-  /** Per-agent digests (16 hex digits each). */
+  ranges: AgentRange[];
+  /** Per-agent digests (16 hex digits each), in the order of `ranges`. */
   hashes: string[];
   stats: QualityStats;
   /** Per step: search time per query (µs) of the step's batch, NaN when the step had no search. */
   searchUsPerQuery: Float64Array;
+  /** Per step: the searches behind searchUsPerQuery (stepSearchTimes combines groups with them). */
+  searchesPerStep: Int32Array;
   searches: number;
   /** Milliseconds in controller work (input, prepare, complete, metrics, hashing) and in searches. */
   controllerMs: number;
@@ -94,17 +99,18 @@ const WARMUP_AGENTS = 128;
 export function warmUpSteps(db: Database, matcher: Matcher, cfg: SimulationConfig): number {
   const t0 = performance.now();
   const count = Math.min(cfg.agents, WARMUP_AGENTS);
-  const group = new AgentGroup(db, matcher, 0, count, { ...cfg, recordAgent: -1 });
+  const group = new AgentGroup(db, matcher, [[0, count]], { ...cfg, recordAgent: -1 });
   const steps = Math.max(10, Math.round(cfg.hz));
   for (let s = 0; s < steps; s++) group.step();
   return (performance.now() - t0) / 1000;
 }
 
 /**
- * Agents [first, first + count) of a simulation, stepped in lockstep: each step every agent reads
- * its scripted input and prepares; all wanted searches go to the matcher as one batch; then every
- * agent completes its step. Agents never interact, so results do not depend on how a crowd is
- * split into groups (threads).
+ * The agents of a simulation in `ranges` (contiguous runs [first, first + count), in agent order:
+ * a thread's blocks, worker-split.ts), stepped in lockstep: each step every agent reads its scripted
+ * input and prepares; all wanted searches go to the matcher as one batch; then every agent
+ * completes its step. Agents never interact, so results do not depend on how a crowd is split into
+ * groups (threads).
  */
 export class AgentGroup {
   readonly controllers: MotionMatchingController[] = [];
@@ -121,6 +127,7 @@ export class AgentGroup {
   readonly stats = new QualityStats();
   private readonly batch: CrowdSearchBatch;
   private readonly searchUs: Float64Array;
+  private readonly searchCounts: Int32Array;
   private stepSearchUs = 0;
   private readonly storage: Float64Array;
   private readonly agentSize: number;
@@ -139,8 +146,21 @@ export class AgentGroup {
   private readonly camera: LodCamera;
   /** Values to prefetch of an agent at each level: all it touches, or (pose updated every few steps) its driver and fixed state. */
   private readonly lodPrefetch: Int32Array;
+  /** The agents' indices in the simulation, in group order (the ranges one after another). */
+  private readonly ids: Int32Array;
+  readonly ranges: AgentRange[];
+  readonly first: number;
+  readonly count: number;
+  /** Group index of the recorded agent, or -1. */
+  private readonly recordIndex: number;
 
-  constructor(readonly db: Database, readonly matcher: Matcher, readonly first: number, readonly count: number, readonly cfg: SimulationConfig) {
+  constructor(readonly db: Database, readonly matcher: Matcher, ranges: readonly AgentRange[], readonly cfg: SimulationConfig) {
+    this.ranges = checkRanges(ranges);
+    const ids = (this.ids = new Int32Array(this.ranges.reduce((n, r) => n + r[1], 0)));
+    let k = 0;
+    for (const [f, n] of this.ranges) for (let a = f; a < f + n; a++) ids[k++] = a;
+    const count = (this.count = ids.length);
+    this.first = ids[0];
     this.dt = 1 / cfg.hz;
     this.fullHashEvery = Math.max(1, Math.round(cfg.hz));
     // Every agent's state (scripted driver, controller, quality meter) in one buffer, in agent order: a step
@@ -162,8 +182,8 @@ export class AgentGroup {
     // most steps: fetching its pose buffers too (7 KB) spends memory bandwidth. Measured, 20,000
     // agents x 3 s on one thread, three alternating pairs: 359-369k agent-steps/s against 327-340k.
     this.lodPrefetch = Int32Array.from(this.lod?.levels ?? [], (l) => (l.poseEvery > 1 ? driverSize + STATE_SIZE : this.hotSize));
-    for (let a = first; a < first + count; a++) {
-      const block = (a - first) * agentSize, at = block + driverSize;
+    for (let i = 0; i < count; i++) {
+      const a = ids[i], block = i * agentSize, at = block + driverSize;
       const c = new MotionMatchingController(db, options, storage.subarray(at, at + controllerSize));
       // Spread agents on a grid so that their positions (and digests) differ from the start.
       c.reset(c.frame, 3 * (a % 64), 3 * Math.floor(a / 64), 0);
@@ -173,7 +193,7 @@ export class AgentGroup {
       // Trajectory predictions are sampled at the search cadence (0.1 s), as the controller makes them.
       this.meters.push(new QualityMeter(c, this.lod ? this.lod.levelStats[0] : this.stats, this.dt, predictEvery, storage.subarray(at + controllerSize, block + agentSize)));
     }
-    this.overlays = cfg.overlay ? new OverlayAgents(db, cfg.overlay, cfg.seed, first, this.controllers) : null;
+    this.overlays = cfg.overlay ? new OverlayAgents(db, cfg.overlay, cfg.seed, ids, this.controllers) : null;
     this.digests = new Int32Array(2 * count);
     for (let i = 0; i < count; i++) digestInit(this.digests, 2 * i);
     this.words = new Uint32Array(storage.buffer, storage.byteOffset, 2 * storage.length);
@@ -188,8 +208,10 @@ export class AgentGroup {
     this.batch = new CrowdSearchBatch(db.stride, cfg.method, Math.min(count, CHUNK));
     const steps = stepCount(cfg);
     this.searchUs = new Float64Array(steps).fill(Number.NaN);
+    this.searchCounts = new Int32Array(steps);
     const r = cfg.recordAgent;
-    this.recording = r >= first && r < first + count
+    this.recordIndex = r >= 0 ? ids.indexOf(r) : -1;
+    this.recording = this.recordIndex >= 0
       ? { agent: r, steps, rotations: new Float32Array(steps * J * 4), translations: new Float32Array(steps * J * 3), root: new Float64Array(steps * 7) }
       : null;
   }
@@ -202,19 +224,25 @@ export class AgentGroup {
   step(): void {
     const searchesBefore = this.searches;
     this.stepSearchUs = 0;
-    if (this.lod !== null) {
-      // Chunks are the search budget's blocks (agent indices in multiples of BUDGET_BLOCK): a block's
-      // decisions then depend on its agents only, however the crowd is split over threads.
-      for (let from = 0; from < this.count;) {
-        const to = Math.min(this.count, (Math.floor((this.first + from) / BUDGET_BLOCK) + 1) * BUDGET_BLOCK - this.first);
-        this.stepChunkLod(this.lod, from, to);
-        from = to;
+    let start = 0;
+    for (const range of this.ranges) {
+      const end = start + range[1];
+      if (this.lod !== null) {
+        // Chunks are the search budget's blocks (agent indices in multiples of BUDGET_BLOCK): a block's
+        // decisions then depend on its agents only, however the crowd is split over threads.
+        for (let from = start; from < end;) {
+          const id = this.ids[from];
+          const to = Math.min(end, from + (Math.floor(id / BUDGET_BLOCK) + 1) * BUDGET_BLOCK - id);
+          this.stepChunkLod(this.lod, from, to);
+          from = to;
+        }
+      } else {
+        for (let from = start; from < end; from += CHUNK) this.stepChunk(from, Math.min(end, from + CHUNK));
       }
-    } else {
-      for (let first = 0; first < this.count; first += CHUNK) this.stepChunk(first, Math.min(this.count, first + CHUNK));
+      start = end;
     }
     const k = this.searches - searchesBefore;
-    if (k > 0) this.searchUs[this.stepIndex] = this.stepSearchUs / k;
+    if (k > 0) { this.searchUs[this.stepIndex] = this.stepSearchUs / k; this.searchCounts[this.stepIndex] = k; }
     this.record();
     this.stepIndex++;
   }
@@ -262,7 +290,7 @@ export class AgentGroup {
     }
     const budget = this.cfg.lod!.budget;
     if (budget > 0) {
-      const start = Math.floor((this.first + from) / BUDGET_BLOCK) * BUDGET_BLOCK;
+      const start = Math.floor(this.ids[from] / BUDGET_BLOCK) * BUDGET_BLOCK;
       lod.schedule(this.controllers, budgetShare(budget, this.cfg.agents, start, Math.min(this.cfg.agents, start + BUDGET_BLOCK), this.stepIndex));
     } else {
       lod.schedule(this.controllers, Infinity);
@@ -306,7 +334,7 @@ export class AgentGroup {
   private record(): void {
     const r = this.recording;
     if (!r || this.stepIndex >= r.steps) return;
-    const c = this.controllers[r.agent - this.first];
+    const c = this.controllers[this.recordIndex];
     const J = c.joints, s = this.stepIndex;
     r.rotations.set(c.rotations, s * J * 4);
     r.translations.set(c.translations, s * J * 3);
@@ -327,9 +355,11 @@ export class AgentGroup {
     return {
       first: this.first,
       count: this.count,
+      ranges: this.ranges.map((r): AgentRange => [r[0], r[1]]),
       hashes: Array.from({ length: this.count }, (_, i) => digestHex(this.digests, 2 * i)),
       stats: this.stats,
       searchUsPerQuery: this.searchUs,
+      searchesPerStep: this.searchCounts,
       searches: this.searches,
       controllerMs: this.controllerMs,
       searchMs: this.searchMs,
@@ -345,4 +375,56 @@ function touchLines(a: Float64Array, from: number, n: number): number {
   let sum = 0;
   for (let i = from, end = from + n; i < end; i += 8) sum += a[i];
   return sum;
+}
+
+/**
+ * Per step of a run split into `groups`: the search time per query (µs) over all of them (each
+ * group's time per query weighted by its searches in that step); steps without a search are left
+ * out. One figure per step however the crowd was split into groups and threads.
+ */
+export function stepSearchTimes(groups: readonly Pick<GroupResult, 'searchUsPerQuery' | 'searchesPerStep'>[]): number[] {
+  const steps = groups.reduce((n, g) => Math.max(n, g.searchesPerStep.length), 0);
+  const out: number[] = [];
+  for (let s = 0; s < steps; s++) {
+    let us = 0, k = 0;
+    for (const g of groups) {
+      const n = g.searchesPerStep[s] ?? 0;
+      if (n > 0) { us += g.searchUsPerQuery[s] * n; k += n; }
+    }
+    if (k > 0) out.push(us / k);
+  }
+  return out;
+}
+
+/** `ranges` checked (non-empty, each a run of whole agent indices, in increasing order, not overlapping) and copied. */
+function checkRanges(ranges: readonly AgentRange[]): AgentRange[] {
+  if (ranges.length === 0) throw new RangeError('AgentGroup: no agents (ranges is empty)');
+  let next = 0;
+  return ranges.map(([first, count]) => {
+    if (!(Number.isInteger(first) && Number.isInteger(count) && count >= 1 && first >= next)) {
+      throw new RangeError(`AgentGroup: ranges must be [first, count] runs of agents in increasing order, not overlapping; got [${first}, ${count}] after agent ${next - 1}`);
+    }
+    next = first + count;
+    return [first, count];
+  });
+}
+
+/**
+ * The agents' digests of a run's groups in agent order (groups may hold interleaved blocks); they
+ * must cover one contiguous run of agents, which is returned too.
+ */
+export function agentHashesInOrder(groups: readonly Pick<GroupResult, 'ranges' | 'hashes'>[]): { first: number; hashes: string[] } {
+  const parts: Array<{ first: number; hashes: string[] }> = [];
+  for (const g of groups) {
+    let at = 0;
+    for (const [first, count] of g.ranges) { parts.push({ first, hashes: g.hashes.slice(at, at + count) }); at += count; }
+    if (at !== g.hashes.length) throw new Error(`agent hashes: a group holds ${g.hashes.length} digests for ${at} agents`);
+  }
+  parts.sort((a, b) => a.first - b.first);
+  const hashes: string[] = [];
+  for (const p of parts) {
+    if (hashes.length > 0 && p.first !== parts[0].first + hashes.length) throw new Error(`agent hashes: the groups do not hold one contiguous run of agents (agent ${p.first} follows ${parts[0].first + hashes.length - 1})`);
+    hashes.push(...p.hashes);
+  }
+  return { first: parts.length > 0 ? parts[0].first : 0, hashes };
 }

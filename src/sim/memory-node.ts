@@ -27,7 +27,7 @@ export function estimateSimulationMemory(db: Database, agents: number, steps: nu
   const J = db.skeleton.names.length, dt = 1 / hz;
   const predictEvery = Math.max(1, Math.round(0.1 * hz));
   const perAgent = 8 * (ScriptedDriver.storageSize + MotionMatchingController.storageSize(db) + QualityMeter.storageSize(J, dt, predictEvery));
-  const timing = 8 * steps * workers;
+  const timing = 12 * steps * workers; // per thread: search time and count per step
   const recording = recordAgent ? steps * J * 7 * 4 + steps * 7 * 8 : 0;
   return { bufferBytes: agents * perAgent + timing + recording, heapBytesPerThread: Math.ceil(agents / workers) * HEAP_BYTES_PER_AGENT };
 }

@@ -20,11 +20,11 @@ export class OverlayAgents {
   readonly stats = new OverlayStats();
 
   /**
-   * Overlays for `controllers`, agents first..first + n - 1 of a run seeded `seed`. Checks the
+   * Overlays for `controllers`, agents `agents[i]` of a run seeded `seed`. Checks the
    * settings against the database first (mask joints, the tag's frames): one clear error, not one
    * per agent.
    */
-  constructor(db: Database, readonly settings: OverlaySimulation, seed: number, first: number, controllers: readonly MotionMatchingController[]) {
+  constructor(db: Database, readonly settings: OverlaySimulation, seed: number, agents: ArrayLike<number>, controllers: readonly MotionMatchingController[]) {
     this.mask = parseBoneMaskSpec(settings.mask, db);
     overlayIndex(db, settings.tag, this.mask); // the tag exists and has gestures to enter
     const M = this.mask.joints.length;
@@ -36,7 +36,7 @@ export class OverlayAgents {
       const layer = new OverlayLayer(db, { mask: this.mask, mode: settings.mode }, take(OverlayLayer.storageSize(this.mask)));
       c.setOverlay(layer);
       this.layers.push(layer);
-      this.schedules.push(new OverlaySchedule(settings, seed, first + i, take(OverlaySchedule.storageSize)));
+      this.schedules.push(new OverlaySchedule(settings, seed, agents[i], take(OverlaySchedule.storageSize)));
       this.meters.push(new OverlayMeter(c, layer, this.stats, take(OverlayMeter.storageSize(M))));
     });
   }

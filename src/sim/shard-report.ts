@@ -23,6 +23,7 @@ import type { Database } from '../database/database.js';
 import { QualityStats } from '../runtime/metrics.js';
 import { crc32 } from '../util/crc32.js';
 import { digestOfAgentHashes } from './hash.js';
+import { agentHashesInOrder, stepSearchTimes } from './agents.js';
 export { digestOfAgentHashes };
 import type { AgentGroupsRun, SimulationOptions } from './simulation.js';
 import { SCENARIOS } from './scenarios.js';
@@ -202,9 +203,7 @@ export interface PartialContext {
 export function partialReport(ctx: PartialContext, run: AgentGroupsRun): PartialReport {
   const stats = new QualityStats();
   const overlayStats = ctx.run.overlay ? new OverlayStats() : null;
-  const agentHashes: string[] = [];
   let searches = 0, controllerMs = 0, searchMs = 0;
-  const samples: number[] = [];
   if (overlayStats && !ctx.overlay) throw new Error('partial report: the run has overlays but no overlay description was given');
   if (terrainIdentity(ctx.terrain) === null !== (ctx.run.terrain === null)) throw new Error('partial report: the terrain given is not the run identity\'s');
   for (const g of run.groups) {
@@ -213,16 +212,16 @@ export function partialReport(ctx: PartialContext, run: AgentGroupsRun): Partial
       if (!g.overlay) throw new Error('partial report: the run has overlays but a group reported no overlay figures');
       overlayStats.merge(g.overlay);
     }
-    agentHashes.push(...g.hashes);
     searches += g.searches;
     controllerMs += g.controllerMs;
     searchMs += g.searchMs;
-    for (const us of g.searchUsPerQuery) samples.push(us);
   }
   if (ctx.run.lod && run.groups.some((g) => !g.lod)) throw new Error('partial report: the run has levels of detail but a group reported no level figures');
   const lod = ctx.run.lod ? mergedGroupLod(run.groups, ctx.run.lod.levels.length) : null;
   const range = shardAgentRange(ctx.run.agents, ctx.shard, shardBlock(ctx.run.lod));
-  if (run.groups.length === 0 || run.groups[0].first !== range.first || agentHashes.length !== range.count) {
+  const ordered = run.groups.length > 0 ? agentHashesInOrder(run.groups) : { first: -1, hashes: [] };
+  const agentHashes = ordered.hashes;
+  if (ordered.first !== range.first || agentHashes.length !== range.count) {
     throw new Error(`shard ${ctx.shard.index}/${ctx.shard.count}: the run stepped other agents than the shard's ${range.first}..${range.first + range.count - 1}`);
   }
   const body: Omit<PartialReport, 'checksum'> = {
@@ -235,7 +234,7 @@ export function partialReport(ctx: PartialContext, run: AgentGroupsRun): Partial
       backend: run.backend, workers: ctx.workers,
       wallSeconds: run.wallSeconds, setupSeconds: run.setupSeconds, warmupSeconds: run.warmupSeconds,
       searches, controllerMs, searchMs,
-      searchUsHistogram: timingHistogram(samples),
+      searchUsHistogram: timingHistogram(stepSearchTimes(run.groups)),
       shardHash: digestOfAgentHashes(agentHashes),
       host: ctx.host, startedAt: ctx.startedAt.toISOString(), finishedAt: ctx.finishedAt.toISOString(),
     },

@@ -1,8 +1,9 @@
 /**
- * Worker thread for `motionmatch simulate --workers N`: runs one contiguous group of agents against
- * the database the main thread loaded into shared WebAssembly memory (Matcher.attach: no copy).
+ * Worker thread for `motionmatch simulate --workers N`: runs its blocks of agents (worker-split.ts)
+ * as one AgentGroup against the database the main thread loaded into shared WebAssembly memory
+ * (Matcher.attach: no copy).
  *
- * Protocol: {type:'init', db, rt, handle, first, count, cfg, warmup} -> {type:'ready', warmupSeconds};
+ * Protocol: {type:'init', db, rt, handle, ranges, cfg, warmup} -> {type:'ready', warmupSeconds};
  *           {type:'run'} -> {type:'progress', steps}* then {type:'done', result};
  *           any failure -> {type:'error', message}.
  */
@@ -11,9 +12,10 @@ import { Matcher, type SharedMatcherHandle } from '../search/matcher.js';
 import { adoptDatabaseRuntime, type DatabaseRuntime } from '../runtime/database-runtime.js';
 import type { Database } from '../database/database.js';
 import { AgentGroup, stepCount, warmUpSteps, type SimulationConfig } from './agents.js';
+import type { AgentRange } from './worker-split.js';
 
 export type SimWorkerMessage =
-  | { type: 'init'; db: Database; rt: DatabaseRuntime; handle: SharedMatcherHandle; first: number; count: number; cfg: SimulationConfig; warmup: boolean }
+  | { type: 'init'; db: Database; rt: DatabaseRuntime; handle: SharedMatcherHandle; ranges: AgentRange[]; cfg: SimulationConfig; warmup: boolean }
   | { type: 'run' };
 
 let group: AgentGroup | null = null;
@@ -32,7 +34,7 @@ async function handle(msg: SimWorkerMessage): Promise<void> {
     const matcher = await Matcher.attach(msg.db, msg.handle);
     // Each thread compiles its own code: warm it here, before the main thread starts the clock.
     const warmupSeconds = msg.warmup ? warmUpSteps(msg.db, matcher, msg.cfg) : 0;
-    group = new AgentGroup(msg.db, matcher, msg.first, msg.count, msg.cfg);
+    group = new AgentGroup(msg.db, matcher, msg.ranges, msg.cfg);
     port.postMessage({ type: 'ready', warmupSeconds });
     return;
   }

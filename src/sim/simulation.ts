@@ -3,7 +3,7 @@ import { Matcher, type Backend } from '../search/matcher.js';
 import { createSearchMemory, nodePackageRoot, sharedMemorySupported } from '../search/wasm.js';
 import { databaseRuntime } from '../runtime/database-runtime.js';
 import { QualityStats, type QualityReport } from '../runtime/metrics.js';
-import { AgentGroup, stepCount, warmUpSteps, type GroupResult, type Recording, type SimulationConfig } from './agents.js';
+import { AgentGroup, agentHashesInOrder, stepCount, stepSearchTimes, warmUpSteps, type GroupResult, type Recording, type SimulationConfig } from './agents.js';
 import { digestOfAgentHashes } from './hash.js';
 import { shareDatabase } from './shared-arrays.js';
 import { estimateSimulationMemory, requireSimulationFits } from './memory-node.js';
@@ -12,7 +12,7 @@ import { OverlayStats } from './overlay-metrics.js';
 import { parseBoneMaskSpec } from '../runtime/bone-mask.js';
 import { overlayIndex } from '../runtime/overlay-search.js';
 import { shareTerrain } from './terrain.js';
-import { BUDGET_BLOCK } from '../runtime/search-budget.js';
+import { workerRanges } from './worker-split.js';
 import { DEFAULT_CONTROLLER_OPTIONS } from '../runtime/controller-options.js';
 import { lodReport, type LodReport } from './lod-report.js';
 import { lodCamera } from './lod-camera.js';
@@ -104,7 +104,7 @@ export async function runAgentGroups(db: Database, o: SimulationOptions): Promis
   let warmupSeconds = 0;
   if (!parallel) {
     if (o.warmup !== false) warmupSeconds = warmUpSteps(db, matcher, o);
-    const group = new AgentGroup(db, matcher, first, count, o);
+    const group = new AgentGroup(db, matcher, [[first, count]], o);
     tStart = performance.now();
     for (let s = 0; s < steps; s++) {
       group.step();
@@ -130,13 +130,9 @@ async function runInWorkers(db: Database, matcher: Matcher, o: SimulationOptions
   // Overlay settings that do not fit the database fail here, once, not in every worker.
   if (o.overlay) overlayIndex(db, o.overlay.tag, parseBoneMaskSpec(o.overlay.mask, db));
   const shared = shareDatabase(db, databaseRuntime(db));
-  // With a search budget, threads split at the budget's blocks (search-budget.ts): each block's
-  // decisions then stay on one thread, and the result is the same for any worker count.
-  const even = Math.ceil(agentCount / o.workers);
-  const per = o.lod && o.lod.budget > 0 ? Math.ceil(even / BUDGET_BLOCK) * BUDGET_BLOCK : even;
-  const end = firstAgent + agentCount;
-  const ranges: Array<[number, number]> = [];
-  for (let first = firstAgent; first < end; first += per) ranges.push([first, Math.min(per, end - first)]);
+  // Blocks of agents dealt round robin (worker-split.ts): the costly agents near the camera spread
+  // over every thread, and budget blocks stay whole.
+  const ranges = workerRanges(firstAgent, agentCount, o.workers);
   const progress = new Array(ranges.length).fill(0);
   const workers = ranges.map(() => new Worker(script, { execArgv: workerExecArgv() }));
   try {
@@ -147,15 +143,15 @@ async function runInWorkers(db: Database, matcher: Matcher, o: SimulationOptions
       terrain: o.terrain ? shareTerrain(o.terrain) : null, ...(o.overlay ? { overlay: o.overlay } : {}), lod: o.lod,
     };
     const ready = await Promise.all(workers.map((w, i) => request(w, {
-      type: 'init', db: shared.db, rt: shared.rt, handle: matcher.shareSlot(ranges[i][1]), first: ranges[i][0], count: ranges[i][1], cfg, warmup: o.warmup !== false,
+      type: 'init', db: shared.db, rt: shared.rt, handle: matcher.shareSlot(ranges[i].reduce((n, r) => n + r[1], 0)), ranges: ranges[i], cfg, warmup: o.warmup !== false,
     }, 'ready')));
     const warmupSeconds = Math.max(...ready.map((m) => m.warmupSeconds as number));
     const tStart = performance.now();
-    const groups = await Promise.all(workers.map((w, i) => request(w, { type: 'run' }, 'done', (m) => {
+    const results = await Promise.all(workers.map((w, i) => request(w, { type: 'run' }, 'done', (m) => {
       progress[i] = m.steps as number;
       o.onProgress?.(Math.min(...progress), steps);
     }).then((m) => m.result as GroupResult)));
-    return { groups, tStart, warmupSeconds };
+    return { groups: results, tStart, warmupSeconds };
   } finally {
     await Promise.all(workers.map((w) => w.terminate()));
   }
@@ -181,23 +177,19 @@ function request(w: import('node:worker_threads').Worker, msg: unknown, until: s
 
 function summarize(o: SimulationOptions, groups: GroupResult[], steps: number, wallSeconds: number, setupSeconds: number, warmupSeconds: number, backend: string): SimulationResult {
   const stats = new QualityStats();
-  const hashes: string[] = [];
   let searches = 0, controllerMs = 0, searchMs = 0;
-  const samples: number[] = [];
   let recording: Recording | null = null;
   // Overlay counts and jump histograms add up exactly: the same figures for any number of workers.
   const overlayStats = o.overlay ? new OverlayStats() : null;
   for (const g of groups.sort((a, b) => a.first - b.first)) {
     stats.merge(QualityStats.from(g.stats));
     if (overlayStats && g.overlay) overlayStats.merge(g.overlay);
-    hashes.push(...g.hashes);
     searches += g.searches;
     controllerMs += g.controllerMs;
     searchMs += g.searchMs;
-    for (const us of g.searchUsPerQuery) if (!Number.isNaN(us)) samples.push(us);
     recording ??= g.recording;
   }
-  samples.sort((a, b) => a - b);
+  const samples = stepSearchTimes(groups).sort((a, b) => a - b);
   const q = stats.report();
   const quantile = (p: number) => (samples.length ? samples[Math.min(samples.length - 1, Math.floor(p * samples.length))] : 0);
   return {
@@ -209,7 +201,7 @@ function summarize(o: SimulationOptions, groups: GroupResult[], steps: number, w
     searchUsMedian: quantile(0.5),
     searchUsP99: quantile(0.99),
     ...headlineFigures(q),
-    hash: digestOfAgentHashes(hashes),
+    hash: digestOfAgentHashes(agentHashesInOrder(groups).hashes),
     quality: q,
     searchShare: searchMs / Math.max(searchMs + controllerMs, 1e-9),
     recording,

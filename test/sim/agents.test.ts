@@ -8,7 +8,8 @@ import { builtinSources } from '../../src/database/sources-node.js';
 import { Matcher } from '../../src/search/matcher.js';
 import { createInput } from '../../src/runtime/controller.js';
 import { ScriptedDriver, SCENARIOS, QUALITY_SCENARIOS } from '../../src/sim/scenarios.js';
-import { AgentGroup, type SimulationConfig } from '../../src/sim/agents.js';
+import { AgentGroup, agentHashesInOrder, type SimulationConfig } from '../../src/sim/agents.js';
+import { workerRanges, WORKER_BLOCK } from '../../src/sim/worker-split.js';
 import { estimateSimulationMemory, requireSimulationFits } from '../../src/sim/memory-node.js';
 import type { Database } from '../../src/database/database.js';
 
@@ -74,12 +75,61 @@ describe('AgentGroup', () => {
   const cfg: SimulationConfig = { agents: 40, seconds: 2, hz: 30, seed: 3, scenario: 'mixed', method: 'kdtree', footIK: true, recordAgent: -1 };
 
   it('gives every agent the same digest however the crowd is split into groups (what workers rely on)', () => {
-    const whole = new AgentGroup(db, matcher, 0, 40, cfg);
-    const a = new AgentGroup(db, matcher, 0, 15, cfg), b = new AgentGroup(db, matcher, 15, 25, cfg);
+    const whole = new AgentGroup(db, matcher, [[0, 40]], cfg);
+    const a = new AgentGroup(db, matcher, [[0, 15]], cfg), b = new AgentGroup(db, matcher, [[15, 25]], cfg);
     for (let s = 0; s < 60; s++) { whole.step(); a.step(); b.step(); }
     const split = [...a.result().hashes, ...b.result().hashes];
     expect(split).toEqual(whole.result().hashes);
     expect(new Set(split).size).toBe(40);
+  });
+
+  it('steps interleaved blocks (a thread\'s share, worker-split.ts) to the same digests, put back in agent order', () => {
+    const lodCfg: SimulationConfig = { ...cfg, agents: 300, seconds: 1, lod: { budget: 20 } };
+    const whole = new AgentGroup(db, matcher, [[0, 300]], lodCfg);
+    const [even, odd] = workerRanges(0, 300, 2);
+    expect(even).toEqual([[0, 128], [256, 44]]);
+    expect(odd).toEqual([[128, 128]]);
+    const a = new AgentGroup(db, matcher, even, lodCfg), b = new AgentGroup(db, matcher, odd, lodCfg);
+    for (let s = 0; s < 30; s++) { whole.step(); a.step(); b.step(); }
+    const ra = a.result(), rb = b.result(), rw = whole.result();
+    expect(ra.ranges).toEqual(even);
+    const ordered = agentHashesInOrder([rb, ra]);
+    expect(ordered.first).toBe(0);
+    expect(ordered.hashes).toEqual(rw.hashes);
+    // the same searches, deferred or not, in the same steps
+    expect(ra.searches + rb.searches).toBe(rw.searches);
+    expect(ra.lod!.counts.deferred + rb.lod!.counts.deferred).toBe(rw.lod!.counts.deferred);
+    expect(() => agentHashesInOrder([ra])).toThrow(/contiguous/);
+  });
+
+  it('refuses ranges that are empty, overlapping or out of order', () => {
+    expect(() => new AgentGroup(db, matcher, [], cfg)).toThrow(/no agents/);
+    expect(() => new AgentGroup(db, matcher, [[10, 5], [12, 5]], cfg)).toThrow(/increasing order/);
+    expect(() => new AgentGroup(db, matcher, [[0, 0]], cfg)).toThrow(/increasing order/);
+    expect(() => new AgentGroup(db, matcher, [[0, 1.5]], cfg)).toThrow(/increasing order/);
+  });
+});
+
+describe('workerRanges', () => {
+  it('deals blocks bounded by multiples of the block size round robin, and covers every agent once', () => {
+    expect(workerRanges(0, 10, 2, 4)).toEqual([[[0, 4], [8, 2]], [[4, 4]]]);
+    // a shard starting mid-block keeps the absolute block bounds
+    expect(workerRanges(6, 7, 3, 4)).toEqual([[[6, 2]], [[8, 4]], [[12, 1]]]);
+    // fewer blocks than threads: only threads with agents
+    expect(workerRanges(0, 3, 4, 4)).toEqual([[[0, 3]]]);
+    expect(workerRanges(0, 0, 2)).toEqual([]);
+    for (const [first, count, workers] of [[0, 20000, 2], [333, 9001, 3], [5, 1, 8]]) {
+      const seen = workerRanges(first, count, workers).flat().sort((x, y) => x[0] - y[0]);
+      let next = first;
+      for (const [f, n] of seen) { expect(f).toBe(next); expect(f % WORKER_BLOCK === 0 || f === first).toBe(true); next = f + n; }
+      expect(next).toBe(first + count);
+    }
+  });
+
+  it('refuses bad arguments', () => {
+    expect(() => workerRanges(-1, 5, 2)).toThrow(RangeError);
+    expect(() => workerRanges(0, 5, 0)).toThrow(/workers/);
+    expect(() => workerRanges(0, 5, 2, 0)).toThrow(/block/);
   });
 });
 
