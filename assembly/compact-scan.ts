@@ -21,10 +21,10 @@ import {
   U8P_INV_U, U8P_EMAX, U8P_CHUNKS, U8P_W,
   COARSE_SHIFT, FINE_SHIFT, BLOCK_COUNT, BLOCK_TAG_OR, BLOCK_TAG_AND, BLOCK_INFO_SIZE,
 } from './layout';
-import { sqDist, noLane } from './row';
+import { sqDist, noLane, SHORT_STRIDE } from './row';
 import { rowAllowed, withBias, writeResult } from './scan';
 import { costLimit, limitRadius, codeThreshold, sphereThreshold } from './bounds';
-import { encodeQueryU8, codeDistance, codeDistances4, halfDistanceBounded, box16Bound } from './compact';
+import { encodeQueryU8, codeDistance, codeDistances4, halfDistanceBounded, halfDistances4Short, box16Bound } from './compact';
 
 // The scan in progress (set by beginScan).
 let gFeat: usize = 0;
@@ -189,8 +189,26 @@ export function bruteF16Search(ctx: usize, req: usize, ranges: usize, rangeCount
   for (let k = 0; k < rangeCount; k++) {
     const s = load<i32>(ranges + (<usize>k << 3));
     const e = load<i32>(ranges + (<usize>k << 3), 4);
+    let i = s;
     let r = gRows16 + <usize>s * gRowBytes16;
-    for (let i = s; i < e; i++, r += gRowBytes16) {
+    if (ASC_FEATURE_SIMD && gStride <= SHORT_STRIDE) {
+      // Four rows per step, one vector test; the rows that pass go in frame order, each re-tested
+      // against the threshold as it tightens (a NaN threshold fails every >= test: nothing skipped).
+      const chunks = gStride >> 2;
+      for (; i + 3 < e; i += 4, r += gRowBytes16 << 2) {
+        const dv = halfDistances4Short(q, r, gRowBytes16, chunks);
+        if (i32x4.bitmask(f32x4.ge(dv, f32x4.splat(t))) == 15) continue;
+        let d = f32x4.extract_lane(dv, 0);
+        if (!(d >= t) && f16Candidate(i, d)) t = sphereThreshold(eMax, gRadius, gStride);
+        d = f32x4.extract_lane(dv, 1);
+        if (!(d >= t) && f16Candidate(i + 1, d)) t = sphereThreshold(eMax, gRadius, gStride);
+        d = f32x4.extract_lane(dv, 2);
+        if (!(d >= t) && f16Candidate(i + 2, d)) t = sphereThreshold(eMax, gRadius, gStride);
+        d = f32x4.extract_lane(dv, 3);
+        if (!(d >= t) && f16Candidate(i + 3, d)) t = sphereThreshold(eMax, gRadius, gStride);
+      }
+    }
+    for (; i < e; i++, r += gRowBytes16) {
       // A partial sum at or above t already decides; NaN threshold: nothing may be skipped (see sphereThreshold).
       const d = halfDistanceBounded(q, r, gStride, t);
       if (!(d >= t) && f16Candidate(i, d)) t = sphereThreshold(eMax, gRadius, gStride);

@@ -32,6 +32,14 @@ const fr = Math.fround;
 
 /** A smooth random walk (what box and cluster pruning see in motion data), with duplicates. */
 function walkDb(rows: number, dims: number, seed: number, scale = 1): Database {
+  const raw = walkRows(rows, dims, seed, scale);
+  const tagBits = new Uint32Array(rows).map((_, i) => (i % 500 < 250 ? 1 : 2) | (i % 7 === 0 ? 4 : 0));
+  const candidates = new Uint8Array(rows).map((_, i) => (i % 97 < 90 ? 1 : 0));
+  return makeFakeDb(raw, dims, { tagBits, tagNames: ['a', 'b', 'c'], candidates });
+}
+
+/** walkDb's rows, unpadded (rows x dims). */
+function walkRows(rows: number, dims: number, seed: number, scale = 1): Float32Array {
   const r = rng(seed);
   const raw = new Float32Array(rows * dims);
   const w = new Float64Array(dims).map(() => gauss(r));
@@ -42,9 +50,7 @@ function walkDb(rows: number, dims: number, seed: number, scale = 1): Database {
     }
     for (let j = 0; j < dims; j++) raw[i * dims + j] = (w[j] += 0.15 * gauss(r)) * scale;
   }
-  const tagBits = new Uint32Array(rows).map((_, i) => (i % 500 < 250 ? 1 : 2) | (i % 7 === 0 ? 4 : 0));
-  const candidates = new Uint8Array(rows).map((_, i) => (i % 97 < 90 ? 1 : 0));
-  return makeFakeDb(raw, dims, { tagBits, tagNames: ['a', 'b', 'c'], candidates });
+  return raw;
 }
 
 function queryNear(db: Database, r: () => number, sigma: number): Float32Array {
@@ -308,6 +314,27 @@ describe('compact and clustered methods', () => {
           stats.push(JSON.stringify(m.lastStats));
         }
         expect(new Set(stats).size, `${method} statistics ${stats.join(' ')}`).toBe(1);
+      }
+    }
+  });
+
+  it('brute-f16 equals the brute force at every row width (four-row short forms, the wide loop) and range alignment', async () => {
+    // Strides 4..32 take the four-row short form (odd and even chunk counts), 36 and 44 the one-row
+    // loop; random candidate masks start and end ranges at every alignment of the four-row steps.
+    for (const dims of [3, 6, 9, 27, 32, 33, 41]) {
+      const r = rng(100 + dims);
+      const candidates = new Uint8Array(613).map(() => (r() < 0.8 ? 1 : 0));
+      const db = makeFakeDb(walkRows(613, dims, dims), dims, { candidates });
+      const ms = await Promise.all(BACKENDS.map((backend) => Matcher.create(db, { backend, compact: ['f16'] })));
+      for (let t = 0; t < 24; t++) {
+        const q = queryNear(db, r, [0, 0.05, 0.5, 3][t % 4]);
+        const want = oracleSearch(db, q);
+        const stats = ms.map((m, k) => {
+          const got = m.search(q, { method: 'brute-f16', normalized: true });
+          expect({ frame: got.frame, cost: got.cost }, `${BACKENDS[k]} dims ${dims}`).toEqual({ frame: want.frame, cost: want.cost });
+          return JSON.stringify(m.lastStats);
+        });
+        expect(new Set(stats).size, `dims ${dims}: ${stats.join(' ')}`).toBe(1);
       }
     }
   });
