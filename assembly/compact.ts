@@ -253,19 +253,26 @@ export function halfDistance(q: usize, r: usize, stride: i32): f32 {
   }
 }
 
-/** acc + (qv − decoded halves)², lane by lane: one chunk of a half row's distance (sqAdd's arithmetic). */
+/** Four halves at r, sign-extended to i32 lanes and decoded (load16x4_s: one vpmovsxwd from memory). */
 // @ts-ignore: decorator
 @inline
-function halfAdd(acc: v128, qv: v128, halves: v128): v128 {
-  const d = f32x4.sub(qv, decodeHalves(halves));
+function halvesAt(r: usize, offset: usize): v128 {
+  return decodeHalves(v128.load16x4_s(r + offset));
+}
+
+/** acc + (qv − the four halves at r + offset, decoded)², lane by lane: one chunk of a half row's distance. */
+// @ts-ignore: decorator
+@inline
+function halfAdd(acc: v128, qv: v128, r: usize, offset: usize): v128 {
+  const d = f32x4.sub(qv, halvesAt(r, offset));
   return f32x4.add(acc, f32x4.mul(d, d));
 }
 
-/** (qv − decoded halves)², lane by lane: the first chunk of a sum (+0 + x is x, so the same bits). */
+/** (qv − the four halves at r, decoded)²: the first chunk of a sum (+0 + x is x, so the same bits). */
 // @ts-ignore: decorator
 @inline
-function halfFirst(qv: v128, halves: v128): v128 {
-  const d = f32x4.sub(qv, decodeHalves(halves));
+function halfFirst(qv: v128, r: usize): v128 {
+  const d = f32x4.sub(qv, halvesAt(r, 0));
   return f32x4.mul(d, d);
 }
 
@@ -277,57 +284,23 @@ function halfFirst(qv: v128, halves: v128): v128 {
  *
  * The one-row loop spent a horizontal sum, a compare and a branch per row and reloaded the query
  * for every row: 2.2x the float32 brute force's time on real16x although it reads half the bytes.
- * Here the query chunk is loaded once for four rows and one vector compare tests them. Each pair of
- * chunks (8 halves, one 16-byte load) sits behind a `chunks > j` test, as in sqDist4Short, so V8
- * keeps each step's arithmetic with its loads. The last 16 bytes of a row with an odd chunk count
- * hold its error bound and padding (f16RowBytes), so a full load is always inside the row.
+ * Here the query chunk is loaded once for four rows and one vector compare tests them; each chunk
+ * is a step behind a `chunks > j` test, as in sqDist4Short, so that V8 keeps its arithmetic with
+ * its loads.
  */
 // @ts-ignore: decorator
 @inline
 export function halfDistances4Short(q: usize, r0: usize, rowBytes: usize, chunks: i32): v128 {
   const r1 = r0 + rowBytes, r2 = r1 + rowBytes, r3 = r2 + rowBytes;
-  let h0 = v128.load(r0), h1 = v128.load(r1), h2 = v128.load(r2), h3 = v128.load(r3);
   let v = v128.load(q);
-  let a0 = halfFirst(v, i32x4.extend_low_i16x8_s(h0)), a1 = halfFirst(v, i32x4.extend_low_i16x8_s(h1));
-  let a2 = halfFirst(v, i32x4.extend_low_i16x8_s(h2)), a3 = halfFirst(v, i32x4.extend_low_i16x8_s(h3));
-  if (chunks > 1) {
-    v = v128.load(q, 16);
-    a0 = halfAdd(a0, v, i32x4.extend_high_i16x8_s(h0)); a1 = halfAdd(a1, v, i32x4.extend_high_i16x8_s(h1));
-    a2 = halfAdd(a2, v, i32x4.extend_high_i16x8_s(h2)); a3 = halfAdd(a3, v, i32x4.extend_high_i16x8_s(h3));
-  }
-  if (chunks > 2) {
-    h0 = v128.load(r0, 16); h1 = v128.load(r1, 16); h2 = v128.load(r2, 16); h3 = v128.load(r3, 16);
-    v = v128.load(q, 32);
-    a0 = halfAdd(a0, v, i32x4.extend_low_i16x8_s(h0)); a1 = halfAdd(a1, v, i32x4.extend_low_i16x8_s(h1));
-    a2 = halfAdd(a2, v, i32x4.extend_low_i16x8_s(h2)); a3 = halfAdd(a3, v, i32x4.extend_low_i16x8_s(h3));
-  }
-  if (chunks > 3) {
-    v = v128.load(q, 48);
-    a0 = halfAdd(a0, v, i32x4.extend_high_i16x8_s(h0)); a1 = halfAdd(a1, v, i32x4.extend_high_i16x8_s(h1));
-    a2 = halfAdd(a2, v, i32x4.extend_high_i16x8_s(h2)); a3 = halfAdd(a3, v, i32x4.extend_high_i16x8_s(h3));
-  }
-  if (chunks > 4) {
-    h0 = v128.load(r0, 32); h1 = v128.load(r1, 32); h2 = v128.load(r2, 32); h3 = v128.load(r3, 32);
-    v = v128.load(q, 64);
-    a0 = halfAdd(a0, v, i32x4.extend_low_i16x8_s(h0)); a1 = halfAdd(a1, v, i32x4.extend_low_i16x8_s(h1));
-    a2 = halfAdd(a2, v, i32x4.extend_low_i16x8_s(h2)); a3 = halfAdd(a3, v, i32x4.extend_low_i16x8_s(h3));
-  }
-  if (chunks > 5) {
-    v = v128.load(q, 80);
-    a0 = halfAdd(a0, v, i32x4.extend_high_i16x8_s(h0)); a1 = halfAdd(a1, v, i32x4.extend_high_i16x8_s(h1));
-    a2 = halfAdd(a2, v, i32x4.extend_high_i16x8_s(h2)); a3 = halfAdd(a3, v, i32x4.extend_high_i16x8_s(h3));
-  }
-  if (chunks > 6) {
-    h0 = v128.load(r0, 48); h1 = v128.load(r1, 48); h2 = v128.load(r2, 48); h3 = v128.load(r3, 48);
-    v = v128.load(q, 96);
-    a0 = halfAdd(a0, v, i32x4.extend_low_i16x8_s(h0)); a1 = halfAdd(a1, v, i32x4.extend_low_i16x8_s(h1));
-    a2 = halfAdd(a2, v, i32x4.extend_low_i16x8_s(h2)); a3 = halfAdd(a3, v, i32x4.extend_low_i16x8_s(h3));
-  }
-  if (chunks > 7) {
-    v = v128.load(q, 112);
-    a0 = halfAdd(a0, v, i32x4.extend_high_i16x8_s(h0)); a1 = halfAdd(a1, v, i32x4.extend_high_i16x8_s(h1));
-    a2 = halfAdd(a2, v, i32x4.extend_high_i16x8_s(h2)); a3 = halfAdd(a3, v, i32x4.extend_high_i16x8_s(h3));
-  }
+  let a0 = halfFirst(v, r0), a1 = halfFirst(v, r1), a2 = halfFirst(v, r2), a3 = halfFirst(v, r3);
+  if (chunks > 1) { v = v128.load(q, 16); a0 = halfAdd(a0, v, r0, 8); a1 = halfAdd(a1, v, r1, 8); a2 = halfAdd(a2, v, r2, 8); a3 = halfAdd(a3, v, r3, 8); }
+  if (chunks > 2) { v = v128.load(q, 32); a0 = halfAdd(a0, v, r0, 16); a1 = halfAdd(a1, v, r1, 16); a2 = halfAdd(a2, v, r2, 16); a3 = halfAdd(a3, v, r3, 16); }
+  if (chunks > 3) { v = v128.load(q, 48); a0 = halfAdd(a0, v, r0, 24); a1 = halfAdd(a1, v, r1, 24); a2 = halfAdd(a2, v, r2, 24); a3 = halfAdd(a3, v, r3, 24); }
+  if (chunks > 4) { v = v128.load(q, 64); a0 = halfAdd(a0, v, r0, 32); a1 = halfAdd(a1, v, r1, 32); a2 = halfAdd(a2, v, r2, 32); a3 = halfAdd(a3, v, r3, 32); }
+  if (chunks > 5) { v = v128.load(q, 80); a0 = halfAdd(a0, v, r0, 40); a1 = halfAdd(a1, v, r1, 40); a2 = halfAdd(a2, v, r2, 40); a3 = halfAdd(a3, v, r3, 40); }
+  if (chunks > 6) { v = v128.load(q, 96); a0 = halfAdd(a0, v, r0, 48); a1 = halfAdd(a1, v, r1, 48); a2 = halfAdd(a2, v, r2, 48); a3 = halfAdd(a3, v, r3, 48); }
+  if (chunks > 7) { v = v128.load(q, 112); a0 = halfAdd(a0, v, r0, 56); a1 = halfAdd(a1, v, r1, 56); a2 = halfAdd(a2, v, r2, 56); a3 = halfAdd(a3, v, r3, 56); }
   return transposeSum4<f32>(a0, a1, a2, a3);
 }
 
