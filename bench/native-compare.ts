@@ -279,8 +279,7 @@ async function main(): Promise<void> {
   const jsonFile = option(args, '--json');
   const root = await nodePackageRoot();
   const loaded = await loadDatabase(args, root);
-  const rowLimit = option(args, '--rows');
-  const db = rowLimit === undefined ? loaded.db : firstFrames(loaded.db, positiveInt(rowLimit, '--rows', 0));
+  const db = firstFrames(loaded.db, positiveInt(option(args, '--rows'), '--rows', Infinity));
   const what = db === loaded.db ? loaded.what : `${loaded.what}, first ${db.frameCount} of ${loaded.db.frameCount} frames`;
   let candidateRows = 0;
   for (const c of db.candidates) candidateRows += c;
