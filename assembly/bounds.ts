@@ -3,7 +3,7 @@
 //
 // A compact row (or a cluster) is skipped only when a lower bound of its exact cost proves that its
 // float32 cost, as the brute force computes it, cannot be accepted. Everything here is float64
-// arithmetic with explicit margins, identical in src/search/compact-bounds.ts, so every backend
+// arithmetic with explicit margins, identical in src/search/indexes/compact-bounds.ts, so every backend
 // skips exactly the same rows.
 //
 // Names: `lim` is the cost a row must stay below to be accepted (best cost minus the smallest bias;

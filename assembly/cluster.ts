@@ -1,4 +1,4 @@
-// Clustered coarse-to-fine search (the index is built by src/search/cluster-build.ts): k-means
+// Clustered coarse-to-fine search (the index is built by src/search/indexes/cluster.ts): k-means
 // clusters of the candidate rows, each with its centre, a certified radius (>= the exact distance
 // of every member to the centre) and its rows sorted by their distance to the centre.
 //

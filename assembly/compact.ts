@@ -1,6 +1,6 @@
 // Compact rows and boxes: the 8-bit code distance, the half-precision row distance and the 16-bit
 // box bound (SIMD and scalar), and the per-query encoding of the 8-bit codec. The formats are
-// written by src/search/compact-build.ts; docs/search.md ("Compact storage") has the layouts and
+// written by src/search/indexes/compact.ts; docs/search.md ("Compact storage") has the layouts and
 // the proofs.
 //
 // 8-bit rows: code c[j] (u8) per float of the row, widest dimension first (U8P_DIM maps code

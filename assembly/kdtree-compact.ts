@@ -1,5 +1,5 @@
 // The KD-tree over compact data: the tree of kdtree.ts (same nodes, same tie rule), walked through
-// KdRecords (src/search/kd-records.ts): each record holds the fine-unit boxes (i16 bounds in the
+// KdRecords (src/search/indexes/kd-records.ts): each record holds the fine-unit boxes (i16 bounds in the
 // 8-bit codec's fine units: half the bytes of float32 boxes, and a distance in integer lanes) of up
 // to four subtrees of a node, two levels at once, and leaves hold 8-bit rows whose certified bounds
 // decide which rows are re-scored on their float32 row. The walk is bound by memory latency, so a record is one contiguous block read in parallel,

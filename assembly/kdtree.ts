@@ -1,4 +1,4 @@
-// Exact KD-tree search over the database's candidate rows (built by src/search/kdtree-build.ts).
+// Exact KD-tree search over the database's candidate rows (built by src/search/indexes/kdtree.ts).
 //
 // Rows are stored in leaf order, so ties are broken on (cost, original frame) rather than on visit
 // order. Each node carries the bounding box of its rows; the box bound uses the same arithmetic as

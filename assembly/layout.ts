@@ -1,5 +1,5 @@
 // Byte offsets of the structs the host writes into linear memory. Mirrored in
-// src/search/memory-layout.ts (test/search/search-memory.test.ts checks the two agree).
+// src/search/wasm/memory-layout.ts (test/search/search-memory.test.ts checks the two agree).
 
 /** Search methods understood by `search` / `searchBatch`. */
 export const METHOD_BRUTE: i32 = 0;
@@ -137,7 +137,7 @@ export const NODE_SIZE: i32 = 32;
 /**
  * KdRecord (kdtree-u8), CTX_KD_REC_BYTES apart (512 for 28 floats: eight cache lines): the 16-bit
  * boxes of up to four subtrees of a node (each child, or both children of an inner child), then a
- * 16-byte slot per subtree, so one record answers two levels of the walk (see src/search/kd-records.ts).
+ * 16-byte slot per subtree, so one record answers two levels of the walk (see src/search/indexes/kd-records.ts).
  */
 export const KD_RECORD_LEVELS: i32 = 2;
 export const KD_SLOTS: i32 = 1 << KD_RECORD_LEVELS;

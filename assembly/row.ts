@@ -1,6 +1,6 @@
 // Row-level arithmetic shared by every search method.
 //
-// Summation order (identical in the SIMD build, the scalar build and src/search/kernels-js.ts, so
+// Summation order (identical in the SIMD build, the scalar build and src/search/kernels-js/kernels.ts, so
 // that all backends produce bit-identical costs): lane l in 0..3 accumulates the squared
 // differences of dims l, l + 4, l + 8, ... in increasing order, starting from +0; the lanes are then
 // combined as (l0 + l2) + (l1 + l3); a bias, when present, is added last. Every operation rounds to

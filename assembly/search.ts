@@ -1,7 +1,7 @@
 // motionmatch search kernels: the module's exports.
 //
 // Every kernel is a pure function of pointers and counts into host-owned linear memory (see
-// docs/search.md and src/search/memory-layout.ts). Nothing allocates (--runtime stub, no managed
+// docs/search.md and src/search/wasm/memory-layout.ts). Nothing allocates (--runtime stub, no managed
 // objects), so one shared WebAssembly.Memory can be searched by several threads at once as long as
 // each uses its own request, query and result regions.
 //

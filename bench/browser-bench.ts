@@ -27,7 +27,7 @@ import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { buildWebBundle } from '../src/web/bundle-node.js';
 import { startDemoServer } from '../src/web/serve-node.js';
-import { nodePackageRoot } from '../src/search/wasm.js';
+import { nodePackageRoot } from '../src/search/wasm/load.js';
 
 export interface Summary { median: number; mean: number; p95: number; min: number; max: number }
 

@@ -24,11 +24,11 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { buildDatabase } from '../src/database/build.js';
 import { builtinSources } from '../src/database/sources-node.js';
-import { readDatabaseFile } from '../src/database/mmdb-node.js';
+import { readDatabaseFile } from '../src/database/mmdb/mmdb-node.js';
 import type { Database } from '../src/database/database.js';
 import { jointCount } from '../src/anim/skeleton.js';
 import { Matcher, type SearchMethod } from '../src/search/matcher.js';
-import { nodePackageRoot } from '../src/search/wasm.js';
+import { nodePackageRoot } from '../src/search/wasm/load.js';
 import { BenchSetLoader, defaultMocapDir, resolveMocapDir } from '../src/bench/datasets.js';
 import { makeQueries, mixSeed, seededRandom, median, percentile } from '../src/bench/search-bench.js';
 

@@ -6,7 +6,7 @@
 //   gaussian: i.i.d. N(0, 1) features (hard for trees), queries = database rows + N(0, sigma^2) noise;
 //   manifold: a smooth 4-dimensional manifold embedded in `dims` dims (closer to mocap features).
 import { Matcher } from '../dist/src/search/matcher.js';
-import { MatcherPool } from '../dist/src/search/pool.js';
+import { MatcherPool } from '../dist/src/search/pool/pool.js';
 
 const arg = (name, def) => {
   const i = process.argv.indexOf(`--${name}`);

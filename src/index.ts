@@ -18,10 +18,10 @@ export { MIN_FPS, MAX_FPS, isSupportedFrameRate } from './anim/frame-rate.js';
 export { sampleClipPose, forwardKinematics, worldPositionsOfFrames, worldTransformsOfFrames } from './anim/pose.js';
 
 // import
-export { parseBvh, snapFrameRate, type BvhImport, type BvhParseOptions } from './import/bvh.js';
+export { parseBvh, snapFrameRate, type BvhImport, type BvhParseOptions } from './import/bvh/bvh.js';
 export { BvhError } from './import/errors.js';
-export { writeBvh } from './import/bvh-write.js';
-export { readBvhFile, listBvhFiles, BVH_MAX_FILE_BYTES, type SkippedBvhEntry, type ListBvhFilesOptions, type ReadBvhFileOptions } from './import/bvh-node.js';
+export { writeBvh } from './import/bvh/write.js';
+export { readBvhFile, listBvhFiles, BVH_MAX_FILE_BYTES, type SkippedBvhEntry, type ListBvhFilesOptions, type ReadBvhFileOptions } from './import/bvh/bvh-node.js';
 
 // built-in data
 export { generateBuiltinClips } from './builtin/generate.js';
@@ -39,8 +39,8 @@ export { buildDatabase, DatabaseBuildError, type BuildOptions, type SourceMotion
 export {
   encodeDatabase, decodeDatabase, inspectDatabase, checkDatabaseConsistency, checkSearchableDatabase,
   DatabaseFormatError, MMDB_FORMAT_VERSION, type MmdbInfo,
-} from './database/mmdb.js';
-export { readDatabaseFile, readDatabaseBytes, writeDatabaseFile, DatabaseFileError } from './database/mmdb-node.js';
+} from './database/mmdb/mmdb.js';
+export { readDatabaseFile, readDatabaseBytes, writeDatabaseFile, DatabaseFileError } from './database/mmdb/mmdb-node.js';
 export { loadBvhSources, builtinSources } from './database/sources-node.js';
 export { alignToFirstSkeleton } from './database/skeleton-match.js';
 export { resampleLoop } from './database/resample.js';
@@ -48,7 +48,7 @@ export { openLoop } from './database/loops.js';
 
 // search
 export { Matcher, EmptyCandidateSetError, type SearchMethod, type Backend, type SearchOptions, type SearchResult } from './search/matcher.js';
-export { MatcherPool, type PoolOptions } from './search/pool.js';
+export { MatcherPool, type PoolOptions } from './search/pool/pool.js';
 export type { MatcherOptions, BatchSearchOptions, BatchResult } from './search/matcher.js';
 export type { CompactFormat, SearchStats, CompactInfo, BuildStats } from './search/matcher.js';
 export { OPTION_RANGES, SEARCH_METHODS } from './search/options.js';
@@ -58,20 +58,20 @@ export {
   blendRootDelta, blendRootPositionsNaive, integrateBlendedDelta, intervalMeanWeight, loopRootDelta, loopRootDeltaBetween,
   rootDeltaLocal, blendRootDeltaLocal, applyRootDeltaLocal, blendRootMotionLocal, loopRootDeltaLocal,
   yawRootDeltaLocal, blendYawRootDeltaLocal, applyYawRootDeltaLocal, blendYawRootMotionLocal, loopYawRootDeltaLocal,
-} from './runtime/root-motion.js';
-export { createInertializationState, inertializeTransition, inertializeUpdate, inertializeApplyPose } from './runtime/inertialize.js';
-export { InertializationDecay, type InertializationDecayOptions } from './runtime/inertialize-decay.js';
-export { MotionMatchingController, createInput, DEFAULT_CONTROLLER_OPTIONS, MAX_DESIRED_SPEED, type ControllerInput, type ControllerOptions } from './runtime/controller.js';
+} from './runtime/root-motion/index.js';
+export { createInertializationState, inertializeTransition, inertializeUpdate, inertializeApplyPose } from './runtime/inertialization/inertialize.js';
+export { InertializationDecay, type InertializationDecayOptions } from './runtime/inertialization/decay.js';
+export { MotionMatchingController, createInput, DEFAULT_CONTROLLER_OPTIONS, MAX_DESIRED_SPEED, type ControllerInput, type ControllerOptions } from './runtime/controller/controller.js';
 export { MatcherSearchPort } from './runtime/matcher-port.js';
-export { CrowdSearchBatch, type BatchSearcher } from './runtime/crowd-batch.js';
+export { CrowdSearchBatch, type BatchSearcher } from './runtime/crowd/batch.js';
 // Levels of detail and the search budget (docs/lod.md).
-export { DEFAULT_LOD_LEVELS, DEFAULT_LOD_HYSTERESIS, selectLodLevel, initialLodLevel, lodDistance, levelOptions, validateLodLevels, type LodLevel } from './runtime/lod.js';
-export { CrowdLod, type CrowdLodOptions, type LodCounts } from './runtime/crowd-lod.js';
-export { budgetShare, rankByUrgency, BUDGET_BLOCK } from './runtime/search-budget.js';
-export { inLodView, seeAll, viewCosHalfAngle, revealsPerStep, LOD_VIEW_MARGIN, type LodView } from './runtime/lod-view.js';
-export { resolveControllerOptions, validateControllerOptions } from './runtime/controller-options.js';
-export { QualityMeter, QualityStats, type QualityReport } from './runtime/metrics.js';
-export { FootIK, DEFAULT_FOOT_IK_OPTIONS } from './runtime/foot-ik.js';
+export { DEFAULT_LOD_LEVELS, DEFAULT_LOD_HYSTERESIS, selectLodLevel, initialLodLevel, lodDistance, levelOptions, validateLodLevels, type LodLevel } from './runtime/lod/levels.js';
+export { CrowdLod, type CrowdLodOptions, type LodCounts } from './runtime/crowd/crowd-lod.js';
+export { budgetShare, rankByUrgency, BUDGET_BLOCK } from './runtime/lod/search-budget.js';
+export { inLodView, seeAll, viewCosHalfAngle, revealsPerStep, LOD_VIEW_MARGIN, type LodView } from './runtime/lod/view.js';
+export { resolveControllerOptions, validateControllerOptions } from './runtime/controller/options.js';
+export { QualityMeter, QualityStats, type QualityReport } from './runtime/quality/metrics.js';
+export { FootIK, DEFAULT_FOOT_IK_OPTIONS } from './runtime/foot-ik/foot-ik.js';
 
 // ground: what the character stands on (docs/terrain.md)
 export { groundFromFunctions, flatGround, sampleGround, validateGround, type Ground, type GroundFunctions } from './runtime/ground/ground.js';
@@ -85,34 +85,34 @@ export {
 export {
   upperBodyMask, armsMask, boneMaskFromSubtree, boneMaskFromWeights, boneMaskFromWeightArray, parseBoneMaskSpec, maskSparesLegs, upperBodyRoot,
   BoneMaskError, BONE_MASK_SPEC_HELP, type BoneMask, type SubtreeMaskOptions, type MaskRig,
-} from './runtime/bone-mask.js';
-export { OverlayLayer, DEFAULT_OVERLAY_OPTIONS, type OverlayOptions, type OverlayPlayOptions, type OverlaySource, type OverlayMode, type OverlayHost } from './runtime/overlay.js';
-export { overlayClipFromDatabase, overlayClipFromRotations, overlayClipFromClip, type OverlayClip } from './runtime/overlay-clip.js';
-export { overlayIndex, type OverlayIndex } from './runtime/overlay-search.js';
-export { synthesizedWave, type SynthesizedWave } from './runtime/overlay-wave.js';
+} from './runtime/overlay/bone-mask.js';
+export { OverlayLayer, DEFAULT_OVERLAY_OPTIONS, type OverlayOptions, type OverlayPlayOptions, type OverlaySource, type OverlayMode, type OverlayHost } from './runtime/overlay/overlay.js';
+export { overlayClipFromDatabase, overlayClipFromRotations, overlayClipFromClip, type OverlayClip } from './runtime/overlay/clip.js';
+export { overlayIndex, type OverlayIndex } from './runtime/overlay/search.js';
+export { synthesizedWave, type SynthesizedWave } from './runtime/overlay/wave.js';
 
 // simulation
 export { runSimulation, type SimulationOptions, type SimulationResult } from './sim/simulation.js';
 export { ScriptedDriver, SCENARIOS, QUALITY_SCENARIOS, type ScenarioName } from './sim/scenarios.js';
 export { raiseInliningBudget, tuneJitForCrowds, INLINING_FLAGS, CROWD_JIT_FLAGS } from './util/jit-node.js';
-export { OverlaySchedule, overlaySimulation, DEFAULT_OVERLAY_SIMULATION, type OverlaySimulation } from './sim/overlay-schedule.js';
-export { OverlayStats, OverlayMeter, type OverlayReport } from './sim/overlay-metrics.js';
-export { measureOverlayCost, type OverlayCost, type OverlayCostOptions } from './sim/overlay-cost.js';
+export { OverlaySchedule, overlaySimulation, DEFAULT_OVERLAY_SIMULATION, type OverlaySimulation } from './sim/overlay/schedule.js';
+export { OverlayStats, OverlayMeter, type OverlayReport } from './sim/overlay/metrics.js';
+export { measureOverlayCost, type OverlayCost, type OverlayCostOptions } from './sim/overlay/cost.js';
 export {
   hillsField, stepsField, terrainGround, maxSlope, describeTerrain, TERRAIN_KINDS, HILLS_MAX_SLOPE, STEP_MIN_RISE, STEP_MAX_RISE,
   type TerrainKind, type TerrainSpec,
-} from './sim/terrain.js';
+} from './sim/terrain/terrain.js';
 export {
   parseHeightFieldFile, heightFieldToBinary, heightFieldToJson, HEIGHT_FIELD_FORMAT, HEIGHT_FIELD_VERSION, HEIGHT_FIELD_MAGIC, MAX_HEIGHT_FIELD_FILE_BYTES,
-} from './sim/terrain-file.js';
-export { readTerrainOption } from './sim/terrain-file-node.js';
+} from './sim/terrain/file.js';
+export { readTerrainOption } from './sim/terrain/file-node.js';
 
 // data tools: settings files, coverage, tuning
-export { parseSettings, checkSettings, applySchemaWeights, formatSettings, SettingsError, type EngineSettings, type ControllerSettings } from './sim/options-file.js';
-export { readSettingsFile, loadSettingsForDatabase } from './sim/options-file-node.js';
+export { parseSettings, checkSettings, applySchemaWeights, formatSettings, SettingsError, type EngineSettings, type ControllerSettings } from './sim/settings/options-file.js';
+export { readSettingsFile, loadSettingsForDatabase } from './sim/settings/options-file-node.js';
 export { reweightDatabase, schemaWeights, SchemaWeightError } from './database/reweight.js';
-export { computeCoverage, CoverageComputation, type CoverageReport, type CoverageOptions } from './sim/coverage.js';
-export { coverageHtml, parseCoverageReport } from './sim/coverage-html.js';
-export { runTune, compareOnHoldout, type TuneResult, type TuneOptions } from './sim/tune.js';
-export { runQualityScenarios, type QualityRunOptions, type ScenarioQuality } from './sim/quality-run.js';
-export { playbackFootSkate, type PlaybackSkate } from './runtime/data-skate.js';
+export { computeCoverage, CoverageComputation, type CoverageReport, type CoverageOptions } from './tools/coverage/coverage.js';
+export { coverageHtml, parseCoverageReport } from './tools/coverage/html.js';
+export { runTune, compareOnHoldout, type TuneResult, type TuneOptions } from './tools/tune/tune.js';
+export { runQualityScenarios, type QualityRunOptions, type ScenarioQuality } from './tools/quality/run.js';
+export { playbackFootSkate, type PlaybackSkate } from './runtime/quality/data-skate.js';

@@ -1,4 +1,4 @@
-/* Box-pruning bounds, built as src/search/aabb-build.ts builds them (candidate rows only). */
+/* Box-pruning bounds, built as src/search/indexes/aabb.ts builds them (candidate rows only). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -13,7 +13,7 @@ typedef struct {
 } Rows;
 
 /*
- * Box-pruning bounds (the project's `aabb` layout, src/search/aabb-build.ts): per block of 64 and of
+ * Box-pruning bounds (the project's `aabb` layout, src/search/indexes/aabb.ts): per block of 64 and of
  * 16 consecutive rows, min[stride] then max[stride] over the block's candidate rows, and the number
  * of candidates (0: the block is skipped).
  */

@@ -22,16 +22,16 @@ type Command = (argv: string[]) => Promise<number>;
 
 async function loadCommand(name: string): Promise<Command | undefined> {
   switch (name) {
-    case 'build': return (await import('./cmd-build.js')).buildCommand;
-    case 'info': return (await import('./cmd-info.js')).infoCommand;
-    case 'search': return (await import('./cmd-search.js')).searchCommand;
-    case 'bench': return (await import('./cmd-bench.js')).benchCommand;
-    case 'simulate': return (await import('./cmd-simulate.js')).simulateCommand;
-    case 'merge': return (await import('./cmd-merge.js')).mergeCommand;
-    case 'quality': return (await import('./cmd-quality.js')).qualityCommand;
-    case 'coverage': return (await import('./cmd-coverage.js')).coverageCommand;
-    case 'tune': return (await import('./cmd-tune.js')).tuneCommand;
-    case 'demo': return (await import('./cmd-demo.js')).demoCommand;
+    case 'build': return (await import('./commands/build.js')).buildCommand;
+    case 'info': return (await import('./commands/info.js')).infoCommand;
+    case 'search': return (await import('./commands/search.js')).searchCommand;
+    case 'bench': return (await import('./commands/bench.js')).benchCommand;
+    case 'simulate': return (await import('./commands/simulate.js')).simulateCommand;
+    case 'merge': return (await import('./commands/merge.js')).mergeCommand;
+    case 'quality': return (await import('./commands/quality.js')).qualityCommand;
+    case 'coverage': return (await import('./commands/coverage.js')).coverageCommand;
+    case 'tune': return (await import('./commands/tune.js')).tuneCommand;
+    case 'demo': return (await import('./commands/demo.js')).demoCommand;
     default: return undefined;
   }
 }

@@ -4,7 +4,7 @@
  */
 import { statSync } from 'node:fs';
 import type { Database } from '../database/database.js';
-import { readDatabaseFile } from '../database/mmdb-node.js';
+import { readDatabaseFile } from '../database/mmdb/mmdb-node.js';
 import { FileAccessError } from '../util/files-node.js';
 
 /**

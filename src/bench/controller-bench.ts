@@ -6,12 +6,12 @@
  */
 import type { Database } from '../database/database.js';
 import { Matcher } from '../search/matcher.js';
-import { MotionMatchingController, createInput } from '../runtime/controller.js';
+import { MotionMatchingController, createInput } from '../runtime/controller/controller.js';
 import { ScriptedDriver } from '../sim/scenarios.js';
 import { runSimulation } from '../sim/simulation.js';
-import { OverlayLayer } from '../runtime/overlay.js';
-import { parseBoneMaskSpec } from '../runtime/bone-mask.js';
-import { describeTerrain, terrainGround, type TerrainSpec } from '../sim/terrain.js';
+import { OverlayLayer } from '../runtime/overlay/overlay.js';
+import { parseBoneMaskSpec } from '../runtime/overlay/bone-mask.js';
+import { describeTerrain, terrainGround, type TerrainSpec } from '../sim/terrain/terrain.js';
 
 export interface ControllerBenchRow {
   footIK: boolean;

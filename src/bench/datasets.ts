@@ -17,7 +17,7 @@ import type { Clip } from '../anim/clip.js';
 import { sampleClipPose } from '../anim/pose.js';
 import { buildDatabase, type SourceMotion } from '../database/build.js';
 import type { Database } from '../database/database.js';
-import { readDatabaseFile } from '../database/mmdb-node.js';
+import { readDatabaseFile } from '../database/mmdb/mmdb-node.js';
 import { builtinSources, loadBvhSources } from '../database/sources-node.js';
 
 export const BENCH_SETS = ['builtin', 'real', 'real4x', 'real16x'] as const;

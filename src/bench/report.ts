@@ -2,7 +2,7 @@
  * The benchmark's result shape (what --json writes) and its Markdown rendering.
  */
 import { arch, availableParallelism, cpus, release, type } from 'node:os';
-import { sharedMemorySupported, simdSupported } from '../search/wasm.js';
+import { sharedMemorySupported, simdSupported } from '../search/wasm/load.js';
 import type { CompactInfo } from '../search/matcher.js';
 
 export interface MachineInfo {

@@ -10,7 +10,7 @@
  */
 import type { Database } from '../database/database.js';
 import { Matcher, type Backend, type FrameRange, type SearchMethod, type SearchOptions, type SearchResult } from '../search/matcher.js';
-import { MatcherPool } from '../search/pool.js';
+import { MatcherPool } from '../search/pool/pool.js';
 import { SEARCH_METHODS, METHOD_NEEDS, matcherOptionsFor } from '../search/options.js';
 import { BenchSetLoader, loadDatabaseSet, type BenchSet, type BenchSetName } from './datasets.js';
 import { machineInfo, type ApproximateRow, type BatchRow, type BenchReport, type BenchRow, type BuildInfo } from './report.js';

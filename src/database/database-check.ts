@@ -23,7 +23,7 @@ import {
   sectionLabel,
   type DatabaseFormatErrorCode,
   type SectionTag,
-} from './mmdb-format.js';
+} from './mmdb/format.js';
 
 /** |q|^2 must be within this of 1 (float32 storage of normalised quaternions is ~1e-7 off). */
 const QUAT_NORM2_TOLERANCE = 2e-3;

@@ -1,4 +1,4 @@
-import { readBvhFile, listBvhFiles, type SkippedBvhEntry } from '../import/bvh-node.js';
+import { readBvhFile, listBvhFiles, type SkippedBvhEntry } from '../import/bvh/bvh-node.js';
 import { generateBuiltinClips } from '../builtin/generate.js';
 import type { SourceMotion } from './build.js';
 

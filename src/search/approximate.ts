@@ -6,7 +6,7 @@
  * to know how often it agrees with brute force before relying on it.
  */
 import type { Database } from '../database/database.js';
-import { sqDistBetween } from './row-cost.js';
+import { sqDistBetween } from './kernels-js/row-cost.js';
 
 export interface ApproximateOptions {
   /** Principal components kept (default 8). */

@@ -13,20 +13,20 @@
  * float32 cost overflows at every allowed frame throws RangeError (see query.ts).
  *
  * Where the rest lives: options and their ranges (options.ts), staging queries, ranges and requests
- * into kernel memory and reading results (staging.ts), query normalisation (query.ts), the upload
- * and index builds (upload.ts, aabb-build.ts, kdtree-build.ts), the memory layout (memory-layout.ts),
- * the kernels (kernels-js.ts, assembly/).
+ * into kernel memory and reading results (wasm/staging.ts), query normalisation (query.ts), the upload
+ * and index builds (upload.ts, indexes/aabb.ts, indexes/kdtree.ts), the memory layout (wasm/memory-layout.ts),
+ * the kernels (kernels-js/kernels.ts, assembly/).
  *
  * No allocation per query: queries, ranges and requests are staged in preallocated kernel memory
  * and results can be written into a caller-owned object.
  */
 import { frameClipTable } from '../database/frame-clips.js';
 import type { Database } from '../database/database.js';
-import { createJsKernels } from './kernels-js.js';
+import { createJsKernels } from './kernels-js/kernels.js';
 import {
   Heap, type SearchKernels, type DatabaseRegions, type SlotRegions, type SlotShape, type CompactShape,
   planSlot, reserve, slotShapeFor, u8RowBytes, f16RowBytes, NO_COMPACT, CTX_ROWS, CTX_STRIDE,
-} from './memory-layout.js';
+} from './wasm/memory-layout.js';
 import {
   resolveMatcherOptions, checkBestCost, integerOption,
   type Backend, type MatcherOptions, type SearchOptions, type BatchSearchOptions, type ResolvedMatcherOptions,
@@ -34,14 +34,14 @@ import {
 import { writeQueryRows } from './query.js';
 import type { SearchResult, BatchResult } from './results.js';
 import { requireSearchableDatabase, checkSearchStructure } from './searchable.js';
-import { CallScratch, SearchStaging, STAGING, type HasStaging, type SearchStats } from './staging.js';
+import { CallScratch, SearchStaging, STAGING, type HasStaging, type SearchStats } from './wasm/staging.js';
 import { uploadDatabase, now, type Reservation } from './upload.js';
-import type { CompactBuildStats } from './compact-build.js';
-import { compileSearchModule, createSearchMemory, instantiateKernels, isSharedMemory, simdSupported } from './wasm.js';
+import type { CompactBuildStats } from './indexes/compact.js';
+import { compileSearchModule, createSearchMemory, instantiateKernels, isSharedMemory, simdSupported } from './wasm/load.js';
 
 export type { FrameRange } from './ranges.js';
 export type { SearchMethod, Backend, MatcherOptions, SearchOptions, BatchSearchOptions, CompactFormat } from './options.js';
-export type { SearchStats } from './staging.js';
+export type { SearchStats } from './wasm/staging.js';
 export { EmptyCandidateSetError, type SearchResult, type BatchResult } from './results.js';
 
 /** What another thread needs to search a database loaded in shared memory (Matcher.shareSlot). */

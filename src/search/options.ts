@@ -1,9 +1,9 @@
 /**
  * Every option the search accepts, with its valid range. Construction options (Matcher, MatcherPool)
- * are checked once, in full; per-search options are checked where they are read (staging.ts), with
+ * are checked once, in full; per-search options are checked where they are read (wasm/staging.ts), with
  * checks that cost nothing when the value is good.
  */
-import type { WasmSource } from './wasm.js';
+import type { WasmSource } from './wasm/load.js';
 import type { FrameRange } from './ranges.js';
 
 export type SearchMethod =
@@ -112,7 +112,7 @@ export interface PoolOptions extends Omit<MatcherOptions, 'memory'> {
   threads?: number;
   /** Queries per worker kernel call, 1..65536, default 1024. */
   workerBatchCapacity?: number;
-  /** The worker script (compiled pool-worker.js). Default: next to this module, or dist/ when running from sources. */
+  /** The worker script (compiled pool/worker.js). Default: next to this module, or dist/ when running from sources. */
   workerUrl?: URL | string;
   /** Maximum pages of the shared memory (it cannot grow past this), 1..65536, default 16384 (1 GiB). */
   maximumPages?: number;

@@ -5,12 +5,12 @@
  * struct the kernels start from.
  */
 import type { Database } from '../database/database.js';
-import { buildBlockBounds } from './aabb-build.js';
-import { buildKdTree, kdNodeCount, defaultKdLeafSize } from './kdtree-build.js';
-import { kdRecordCount, kdRecordStackNeed } from './kd-records.js';
-import { buildCompact, type CompactBuildStats } from './compact-build.js';
-import { buildClusters, defaultClusterCount, SUB_SIZE, type ClusterIndex } from './cluster-build.js';
-import { MAX_U8_STRIDE } from './codec-u8.js';
+import { buildBlockBounds } from './indexes/aabb.js';
+import { buildKdTree, kdNodeCount, defaultKdLeafSize } from './indexes/kdtree.js';
+import { kdRecordCount, kdRecordStackNeed } from './indexes/kd-records.js';
+import { buildCompact, type CompactBuildStats } from './indexes/compact.js';
+import { buildClusters, defaultClusterCount, SUB_SIZE, type ClusterIndex } from './indexes/cluster.js';
+import { MAX_U8_STRIDE } from './codecs/u8.js';
 import {
   type Heap, type DatabaseRegions, type SlotRegions, type CompactShape,
   planDatabase, planSlot, reserve, extendReservation, slotShapeFor, coarseBlocks, fineBlocks, u8RowBytes, f16RowBytes,
@@ -19,7 +19,7 @@ import {
   CTX_U8, CTX_U8_PARAMS, CTX_U8_ROW_BYTES, CTX_F16, CTX_F16_ROW_BYTES, CTX_F16_EMAX, CTX_KD_U8, CTX_KD_REC, CTX_KD_REC_BYTES, kdRecordBytes,
   CTX_BOX16, CTX_COARSE_BOX16, CTX_FINE_BOX16, CTX_CLUSTERS,
   COARSE_SHIFT, FINE_SHIFT, BLOCK_INFO_SIZE,
-} from './memory-layout.js';
+} from './wasm/memory-layout.js';
 
 /** What to build besides the float32 regions (from the resolved Matcher options). */
 export interface UploadOptions {

@@ -1,19 +1,19 @@
 import type { Database } from '../database/database.js';
 import type { Matcher, SearchMethod } from '../search/matcher.js';
-import { MotionMatchingController, createInput, type ControllerInput, type ControllerOptions } from '../runtime/controller.js';
-import { QualityMeter, QualityStats } from '../runtime/metrics.js';
-import { CrowdSearchBatch } from '../runtime/crowd-batch.js';
+import { MotionMatchingController, createInput, type ControllerInput, type ControllerOptions } from '../runtime/controller/controller.js';
+import { QualityMeter, QualityStats } from '../runtime/quality/metrics.js';
+import { CrowdSearchBatch } from '../runtime/crowd/batch.js';
 import { ScriptedDriver, type ScenarioName } from './scenarios.js';
 import { digestInit, digestWords, digestHex } from './hash.js';
-import { terrainGround, type TerrainSpec } from './terrain.js';
-import { OverlayAgents } from './overlay-agents.js';
-import type { OverlaySimulation } from './overlay-schedule.js';
-import type { OverlayStats } from './overlay-metrics.js';
-import { CrowdLod, type LodCounts } from '../runtime/crowd-lod.js';
-import type { LodLevel } from '../runtime/lod.js';
-import { STATE_SIZE } from '../runtime/controller-state.js';
-import { BUDGET_BLOCK, budgetShare } from '../runtime/search-budget.js';
-import { lodCamera, type LodCamera } from './lod-camera.js';
+import { terrainGround, type TerrainSpec } from './terrain/terrain.js';
+import { OverlayAgents } from './overlay/agents.js';
+import type { OverlaySimulation } from './overlay/schedule.js';
+import type { OverlayStats } from './overlay/metrics.js';
+import { CrowdLod, type LodCounts } from '../runtime/crowd/crowd-lod.js';
+import type { LodLevel } from '../runtime/lod/levels.js';
+import { STATE_SIZE } from '../runtime/controller/state.js';
+import { BUDGET_BLOCK, budgetShare } from '../runtime/lod/search-budget.js';
+import { lodCamera, type LodCamera } from './lod/camera.js';
 import type { AgentRange } from './worker-split.js';
 
 /** Levels of detail in a simulation (`simulate --lod`, docs/lod.md). */
@@ -39,9 +39,9 @@ export interface SimulationConfig {
   controller?: Partial<Omit<ControllerOptions, 'constrain' | 'ground'>>;
   /** Uneven ground the agents walk on (default: flat, y = 0). */
   terrain?: TerrainSpec | null;
-  /** Overlays the agents play on a seeded schedule (`simulate --overlay TAG`; src/sim/overlay-agents.ts). */
+  /** Overlays the agents play on a seeded schedule (`simulate --overlay TAG`; src/sim/overlay/agents.ts). */
   overlay?: OverlaySimulation;
-  /** Levels of detail by distance to a seeded camera (lod-camera.ts) and a search budget; absent: full detail. */
+  /** Levels of detail by distance to a seeded camera (lod/camera.ts) and a search budget; absent: full detail. */
   lod?: SimulationLod | null;
 }
 

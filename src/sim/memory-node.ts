@@ -5,8 +5,8 @@
 import { totalmem } from 'node:os';
 import { getHeapStatistics } from 'node:v8';
 import type { Database } from '../database/database.js';
-import { MotionMatchingController } from '../runtime/controller.js';
-import { QualityMeter } from '../runtime/metrics.js';
+import { MotionMatchingController } from '../runtime/controller/controller.js';
+import { QualityMeter } from '../runtime/quality/metrics.js';
 import { ScriptedDriver } from './scenarios.js';
 
 /**

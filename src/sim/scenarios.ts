@@ -1,4 +1,4 @@
-import type { ControllerInput } from '../runtime/controller.js';
+import type { ControllerInput } from '../runtime/controller/controller.js';
 import { mulberry32Next, mulberry32Output } from '../util/prng.js';
 import { wrapAngle } from '../math/angle.js';
 

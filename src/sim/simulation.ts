@@ -1,21 +1,21 @@
 import type { Database } from '../database/database.js';
 import { Matcher, type Backend } from '../search/matcher.js';
-import { createSearchMemory, nodePackageRoot, sharedMemorySupported } from '../search/wasm.js';
+import { createSearchMemory, nodePackageRoot, sharedMemorySupported } from '../search/wasm/load.js';
 import { databaseRuntime } from '../runtime/database-runtime.js';
-import { QualityStats, type QualityReport } from '../runtime/metrics.js';
+import { QualityStats, type QualityReport } from '../runtime/quality/metrics.js';
 import { AgentGroup, agentHashesInOrder, stepCount, stepSearchTimes, warmUpSteps, type GroupResult, type Recording, type SimulationConfig } from './agents.js';
 import { digestOfAgentHashes } from './hash.js';
 import { shareDatabase } from './shared-arrays.js';
 import { estimateSimulationMemory, requireSimulationFits } from './memory-node.js';
 import { workerExecArgv } from '../util/worker-node.js';
-import { OverlayStats } from './overlay-metrics.js';
-import { parseBoneMaskSpec } from '../runtime/bone-mask.js';
-import { overlayIndex } from '../runtime/overlay-search.js';
-import { shareTerrain } from './terrain.js';
+import { OverlayStats } from './overlay/metrics.js';
+import { parseBoneMaskSpec } from '../runtime/overlay/bone-mask.js';
+import { overlayIndex } from '../runtime/overlay/search.js';
+import { shareTerrain } from './terrain/terrain.js';
 import { workerRanges } from './worker-split.js';
-import { DEFAULT_CONTROLLER_OPTIONS } from '../runtime/controller-options.js';
-import { lodReport, type LodReport } from './lod-report.js';
-import { lodCamera } from './lod-camera.js';
+import { DEFAULT_CONTROLLER_OPTIONS } from '../runtime/controller/options.js';
+import { lodReport, type LodReport } from './lod/report.js';
+import { lodCamera } from './lod/camera.js';
 
 export interface SimulationOptions extends SimulationConfig {
   /** Threads doing agent work: 1 runs on the calling thread, N > 1 spawns N workers. */
@@ -29,7 +29,7 @@ export interface SimulationOptions extends SimulationConfig {
   onProgress?: (stepsDone: number, stepsTotal: number) => void;
   /**
    * Step only agents [first, first + count) of the `agents` (one shard of a run split over
-   * processes or machines, see src/sim/shard-report.ts); default: all of them. An agent's motion
+   * processes or machines, see src/sim/shard/report.ts); default: all of them. An agent's motion
    * depends only on the seed and its index, so a shard's agents move exactly as in the whole run.
    */
   agentRange?: { first: number; count: number };
@@ -124,8 +124,8 @@ async function runInWorkers(db: Database, matcher: Matcher, o: SimulationOptions
   const { join } = await import('node:path');
   const { existsSync } = await import('node:fs');
   const { pathToFileURL } = await import('node:url');
-  const here = new URL('./sim-worker.js', import.meta.url);
-  const script = import.meta.url.endsWith('.ts') ? pathToFileURL(join(await nodePackageRoot(), 'dist', 'src', 'sim', 'sim-worker.js')) : here;
+  const here = new URL('./worker.js', import.meta.url);
+  const script = import.meta.url.endsWith('.ts') ? pathToFileURL(join(await nodePackageRoot(), 'dist', 'src', 'sim', 'worker.js')) : here;
   if (script.protocol === 'file:' && !existsSync(script)) throw new Error(`simulate: ${script.pathname} not found; run \`npm run build\` (workers run the compiled JavaScript)`);
   // Overlay settings that do not fit the database fail here, once, not in every worker.
   if (o.overlay) overlayIndex(db, o.overlay.tag, parseBoneMaskSpec(o.overlay.mask, db));

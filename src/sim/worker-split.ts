@@ -5,7 +5,7 @@
  * 20,000 agents with `--lod`, one thread stepped for 5.97 s and the other for 4.67 s, and the run
  * waited for the first. Agents never interact, so the split changes no result.
  */
-import { BUDGET_BLOCK } from '../runtime/search-budget.js';
+import { BUDGET_BLOCK } from '../runtime/lod/search-budget.js';
 
 /**
  * Agents per block: the search budget's block, so that every budget block stays on one thread

@@ -5,7 +5,7 @@
  */
 import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { nodePackageRoot } from '../search/wasm.js';
+import { nodePackageRoot } from '../search/wasm/load.js';
 
 const STAMP = '.motionmatch-build';
 

@@ -12,7 +12,7 @@ import { createReadStream } from 'node:fs';
 import { readFile, realpath, stat } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { extname, join, resolve, sep } from 'node:path';
-import { nodePackageRoot } from '../search/wasm.js';
+import { nodePackageRoot } from '../search/wasm/load.js';
 import { SERVED_DATABASE_PATH, withServedDatabaseMeta } from './served-database.js';
 
 /** Headers that make the page cross-origin isolated (SharedArrayBuffer, shared WebAssembly.Memory). */

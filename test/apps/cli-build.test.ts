@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { runCli, tempDir, HAS_MOCAP, MOCAP_DIR, type CliResult } from '../helpers/cli.js';
 import { bipedBvh } from '../import/bvh-fixtures.js';
 import { RIG_CONVENTIONS, skeletonOfRows, walkClip } from '../features/rig-conventions.js';
-import { writeBvh } from '../../src/import/bvh-write.js';
+import { writeBvh } from '../../src/import/bvh/write.js';
 
 /** runCli, timed: every refusal below must come well within 10 s. */
 function runTimed(args: string[]): CliResult & { ms: number } {

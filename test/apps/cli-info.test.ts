@@ -7,9 +7,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Database } from '../../src/database/database.js';
-import { encodeDatabase } from '../../src/database/mmdb.js';
-import { writeDatabaseFile } from '../../src/database/mmdb-node.js';
-import { describeRate, sourceRateCounts } from '../../src/apps/cmd-info.js';
+import { encodeDatabase } from '../../src/database/mmdb/mmdb.js';
+import { writeDatabaseFile } from '../../src/database/mmdb/mmdb-node.js';
+import { describeRate, sourceRateCounts } from '../../src/apps/commands/info.js';
 import { cloneDatabase, makeRandomDatabase } from '../helpers/random-database.js';
 import { REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
 

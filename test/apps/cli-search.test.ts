@@ -4,9 +4,9 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { runCli, tempDir, HAS_MOCAP, MOCAP_DIR, MOCAP_SKIP_REASON } from '../helpers/cli.js';
 import { seededRandom } from '../helpers/random-database.js';
-import { readDatabaseFile } from '../../src/database/mmdb-node.js';
+import { readDatabaseFile } from '../../src/database/mmdb/mmdb-node.js';
 import type { Database } from '../../src/database/database.js';
-import { MAX_QUERY_FILE_BYTES } from '../../src/apps/cmd-search.js';
+import { MAX_QUERY_FILE_BYTES } from '../../src/apps/commands/search.js';
 
 interface SearchJson {
   results: Array<{ frame: number; cost: number; clip: string | null; clipTime: number | null }>;

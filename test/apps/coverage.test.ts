@@ -1,5 +1,5 @@
 /**
- * `motionmatch coverage` (src/apps/cmd-coverage.ts): the report formats, the mistakes it refuses
+ * `motionmatch coverage` (src/apps/commands/coverage.ts): the report formats, the mistakes it refuses
  * before running, and — on the real captures of ../shared/data/mocap — that it names the holes of
  * the bench set (sidesteps, backward walking) and shows the locomotion set filling them.
  */
@@ -10,9 +10,9 @@ import { join } from 'node:path';
 import { HAS_MOCAP, MOCAP_DIR, MOCAP_SKIP_REASON, runCli, tempDir } from '../helpers/cli.js';
 import { generateBuiltinClips } from '../../src/builtin/generate.js';
 import { buildDatabase } from '../../src/database/build.js';
-import { encodeDatabase } from '../../src/database/mmdb.js';
-import { parseCoverageReport } from '../../src/sim/coverage-html.js';
-import type { CoverageReport } from '../../src/sim/coverage.js';
+import { encodeDatabase } from '../../src/database/mmdb/mmdb.js';
+import { parseCoverageReport } from '../../src/tools/coverage/html.js';
+import type { CoverageReport } from '../../src/tools/coverage/coverage.js';
 
 let dir: string;
 let small: string;

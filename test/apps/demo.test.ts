@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli, tempDir } from '../helpers/cli.js';
-import { userPath } from '../../src/apps/cmd-demo.js';
+import { userPath } from '../../src/apps/commands/demo.js';
 
 describe('motionmatch demo --db', () => {
   const dir = tempDir('mm-demo-cli-');

@@ -11,7 +11,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT, runCli, tempDir, type CliResult } from '../helpers/cli.js';
-import { DEFAULT_LOD_LEVELS } from '../../src/runtime/lod.js';
+import { DEFAULT_LOD_LEVELS } from '../../src/runtime/lod/levels.js';
 
 /** The compiled CLI in a child process, without waiting for it (several run at once). */
 function runCliAsync(args: string[], env: Record<string, string> = {}): Promise<CliResult> {

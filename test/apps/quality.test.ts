@@ -1,5 +1,5 @@
 /**
- * `motionmatch quality` (src/apps/cmd-quality.ts, src/sim/quality-*.ts): one simulation per
+ * `motionmatch quality` (src/apps/commands/quality.ts, src/tools/quality/): one simulation per
  * scenario, the table, the JSON, the SVG chart, and the mistakes it refuses.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,13 +8,13 @@ import { join } from 'node:path';
 import { runCli, tempDir } from '../helpers/cli.js';
 import { generateBuiltinClips } from '../../src/builtin/generate.js';
 import { buildDatabase } from '../../src/database/build.js';
-import { encodeDatabase } from '../../src/database/mmdb.js';
-import type { QualityReport } from '../../src/runtime/metrics.js';
-import { QUALITY_COLUMNS, type QualityColumn } from '../../src/sim/quality-columns.js';
-import { QUALITY_TARGETS, meetsTarget } from '../../src/sim/quality-targets.js';
-import { QUALITY_SCENARIOS, type ScenarioQuality } from '../../src/sim/quality-run.js';
-import { formatQualityTable, qualityVerdictLines } from '../../src/sim/quality-table.js';
-import { panelAxis, qualitySvg } from '../../src/sim/quality-svg.js';
+import { encodeDatabase } from '../../src/database/mmdb/mmdb.js';
+import type { QualityReport } from '../../src/runtime/quality/metrics.js';
+import { QUALITY_COLUMNS, type QualityColumn } from '../../src/tools/quality/columns.js';
+import { QUALITY_TARGETS, meetsTarget } from '../../src/tools/quality/targets.js';
+import { QUALITY_SCENARIOS, type ScenarioQuality } from '../../src/tools/quality/run.js';
+import { formatQualityTable, qualityVerdictLines } from '../../src/tools/quality/table.js';
+import { panelAxis, qualitySvg } from '../../src/tools/quality/svg.js';
 
 // -------------------------------------------------------------------------------------------------
 // A strict little XML reader: enough to say a chart is well-formed and to look inside it.

@@ -7,7 +7,7 @@ import { describe, it, expect, beforeAll } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli, tempDir } from '../helpers/cli.js';
-import { DEFAULT_LOD_LEVELS } from '../../src/runtime/lod.js';
+import { DEFAULT_LOD_LEVELS } from '../../src/runtime/lod/levels.js';
 
 type Level = { level: number; fromM: number; toM: number | null; poseEvery: number; footIK: boolean; agentSteps: number; share: number; footSkateCmPerSec: number; trajectoryErrorCm: number; transitionsPerSec: number; searchesPerAgentSec: number };
 type Lod = { levels: Level[]; hysteresisM: number; budget: number; deferred: number; fullSearches: number; localSearches: number; maxSearchAgeSeconds: number };

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BVHLoader } from 'three/examples/jsm/loaders/BVHLoader.js';
 import { runCli, tempDir } from '../helpers/cli.js';
-import { parseBvh } from '../../src/import/bvh.js';
+import { parseBvh } from '../../src/import/bvh/bvh.js';
 
 type SimJson = Record<string, number | string | object | null>;
 

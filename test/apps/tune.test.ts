@@ -1,5 +1,5 @@
 /**
- * `motionmatch tune` (src/apps/cmd-tune.ts) and the settings files it writes, which `simulate`,
+ * `motionmatch tune` (src/apps/commands/tune.ts) and the settings files it writes, which `simulate`,
  * `quality`, `coverage` and `demo` take with --options: determinism for a seed, the files, the
  * mistakes refused — and, on the real captures, that the recommendation improves a quality
  * measure without a worse trajectory error on captures the sweep never saw.
@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import { HAS_MOCAP, MOCAP_DIR, MOCAP_SKIP_REASON, REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
 import { generateBuiltinClips } from '../../src/builtin/generate.js';
 import { buildDatabase } from '../../src/database/build.js';
-import { encodeDatabase } from '../../src/database/mmdb.js';
-import { readSettingsFile } from '../../src/sim/options-file-node.js';
-import { settingsFromFragment } from '../../src/sim/options-file.js';
+import { encodeDatabase } from '../../src/database/mmdb/mmdb.js';
+import { readSettingsFile } from '../../src/sim/settings/options-file-node.js';
+import { settingsFromFragment } from '../../src/sim/settings/options-file.js';
 
 let dir: string;
 let small: string;

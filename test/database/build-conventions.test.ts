@@ -4,8 +4,8 @@
  */
 import { describe, it, expect } from 'vitest';
 import { buildDatabase } from '../../src/database/build.js';
-import { writeBvh } from '../../src/import/bvh-write.js';
-import { parseBvh } from '../../src/import/bvh.js';
+import { writeBvh } from '../../src/import/bvh/write.js';
+import { parseBvh } from '../../src/import/bvh/bvh.js';
 import { RIG_CONVENTIONS, skeletonOfRows, walkClip } from '../features/rig-conventions.js';
 
 /** BVH names cannot hold spaces: the writer puts '_' in their place. */

@@ -11,9 +11,9 @@ import { buildDatabase, DatabaseBuildError, type SourceMotion } from '../../src/
 import { resampleClip, resampleLoop } from '../../src/database/resample.js';
 import { isClosedLoop, openLoop } from '../../src/database/loops.js';
 import { matchJointsByName, reorderClipJoints } from '../../src/database/skeleton-match.js';
-import { readBvhFile } from '../../src/import/bvh-node.js';
-import { parseBvh } from '../../src/import/bvh.js';
-import { writeBvh } from '../../src/import/bvh-write.js';
+import { readBvhFile } from '../../src/import/bvh/bvh-node.js';
+import { parseBvh } from '../../src/import/bvh/bvh.js';
+import { writeBvh } from '../../src/import/bvh/write.js';
 import { groupColumns, DEFAULT_SCHEMA } from '../../src/features/schema.js';
 import { findBoneRoles } from '../../src/features/roles.js';
 import { RIG_CONVENTIONS, skeletonOfRows, walkClip, type Row } from '../features/rig-conventions.js';

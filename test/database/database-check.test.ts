@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type { Database } from '../../src/database/database.js';
-import { DatabaseFormatError, checkDatabaseConsistency, checkSearchableDatabase, decodeDatabase, encodeDatabase, type DatabaseFormatErrorCode } from '../../src/database/mmdb.js';
+import { DatabaseFormatError, checkDatabaseConsistency, checkSearchableDatabase, decodeDatabase, encodeDatabase, type DatabaseFormatErrorCode } from '../../src/database/mmdb/mmdb.js';
 import { DEFAULT_SCHEMA, type FeatureSchema } from '../../src/features/schema.js';
 import { cloneDatabase, makeRandomDatabase } from '../helpers/random-database.js';
 import { makeFakeDb, rng } from '../helpers/fake-db.js';

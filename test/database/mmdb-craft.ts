@@ -5,7 +5,7 @@
  */
 import { expect } from 'vitest';
 import type { Database } from '../../src/database/database.js';
-import { DatabaseFormatError, MMDB_MAGIC, decodeDatabase, encodeDatabase, type DatabaseFormatErrorCode } from '../../src/database/mmdb.js';
+import { DatabaseFormatError, MMDB_MAGIC, decodeDatabase, encodeDatabase, type DatabaseFormatErrorCode } from '../../src/database/mmdb/mmdb.js';
 import { crc32 } from '../../src/util/crc32.js';
 import { cloneDatabase } from '../helpers/random-database.js';
 

@@ -6,8 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import type { Database } from '../../src/database/database.js';
-import { DATABASE_FORMAT_ERROR_CODES, FIELD_TYPES, MMDB_MAX_FILE_BYTES, MMDB_MAX_JSON_DEPTH, OPTIONAL_SECTION_DEFS, SECTION_DEFS, fmt } from '../../src/database/mmdb-format.js';
-import { encodeDatabase } from '../../src/database/mmdb.js';
+import { DATABASE_FORMAT_ERROR_CODES, FIELD_TYPES, MMDB_MAX_FILE_BYTES, MMDB_MAX_JSON_DEPTH, OPTIONAL_SECTION_DEFS, SECTION_DEFS, fmt } from '../../src/database/mmdb/format.js';
+import { encodeDatabase } from '../../src/database/mmdb/mmdb.js';
 import { MAX_FPS, MAX_TAGS, MIN_FPS } from '../../src/database/limits.js';
 import { cloneDatabase, makeRandomDatabase } from '../helpers/random-database.js';
 import { parseFile } from './mmdb-craft.js';

@@ -13,13 +13,13 @@ import { lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { DatabaseFileError, readDatabaseBytes, readDatabaseFile, writeDatabaseFile } from '../../src/database/mmdb-node.js';
-import { MMDB_MAX_FILE_BYTES, encodeDatabase, inspectDatabase } from '../../src/database/mmdb.js';
+import { DatabaseFileError, readDatabaseBytes, readDatabaseFile, writeDatabaseFile } from '../../src/database/mmdb/mmdb-node.js';
+import { MMDB_MAX_FILE_BYTES, encodeDatabase, inspectDatabase } from '../../src/database/mmdb/mmdb.js';
 import { FileAccessError } from '../../src/util/files-node.js';
 import { makeRandomDatabase } from '../helpers/random-database.js';
 import { REPO_ROOT } from '../helpers/cli.js';
 
-const DIST_NODE = pathToFileURL(join(REPO_ROOT, 'dist/src/database/mmdb-node.js')).href;
+const DIST_NODE = pathToFileURL(join(REPO_ROOT, 'dist/src/database/mmdb/mmdb-node.js')).href;
 const db = makeRandomDatabase(51, { frames: 30, joints: 4, clips: 2, tags: 1 });
 const dbBytes = encodeDatabase(db);
 

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type { Database } from '../../src/database/database.js';
-import { DatabaseFormatError, checkDatabaseConsistency, decodeDatabase, encodeDatabase, inspectDatabase } from '../../src/database/mmdb.js';
+import { DatabaseFormatError, checkDatabaseConsistency, decodeDatabase, encodeDatabase, inspectDatabase } from '../../src/database/mmdb/mmdb.js';
 import { crc32 } from '../../src/util/crc32.js';
 import { cloneDatabase, makeRandomDatabase } from '../helpers/random-database.js';
 import { SECTION_HEADER, buildFile, parseFile, textField, type Parsed } from './mmdb-craft.js';

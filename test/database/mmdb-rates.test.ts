@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import type { Database } from '../../src/database/database.js';
-import { checkDatabaseConsistency, decodeDatabase, encodeDatabase, inspectDatabase, MAX_FPS, MIN_FPS } from '../../src/database/mmdb.js';
+import { checkDatabaseConsistency, decodeDatabase, encodeDatabase, inspectDatabase, MAX_FPS, MIN_FPS } from '../../src/database/mmdb/mmdb.js';
 import { cloneDatabase, makeRandomDatabase } from '../helpers/random-database.js';
 import { buildFile, encodeError, expectCode, expectSameDatabase, field, parseFile, sameTyped, withSection } from './mmdb-craft.js';
 

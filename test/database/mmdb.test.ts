@@ -13,8 +13,8 @@ import {
   encodeDatabase,
   inspectDatabase,
   type DatabaseFormatErrorCode,
-} from '../../src/database/mmdb.js';
-import { DatabaseFileError, readDatabaseFile, writeDatabaseFile } from '../../src/database/mmdb-node.js';
+} from '../../src/database/mmdb/mmdb.js';
+import { DatabaseFileError, readDatabaseFile, writeDatabaseFile } from '../../src/database/mmdb/mmdb-node.js';
 import { crc32 } from '../../src/util/crc32.js';
 import { buildDatabase, type SourceMotion } from '../../src/database/build.js';
 import {

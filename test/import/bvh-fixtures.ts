@@ -3,10 +3,10 @@
  * poses.
  */
 import { expect } from 'vitest';
-import { parseBvh } from '../../src/import/bvh.js';
-import type { BvhImport, BvhParseOptions } from '../../src/import/bvh.js';
+import { parseBvh } from '../../src/import/bvh/bvh.js';
+import type { BvhImport, BvhParseOptions } from '../../src/import/bvh/bvh.js';
 import { BvhError } from '../../src/import/errors.js';
-import { writeBvh } from '../../src/import/bvh-write.js';
+import { writeBvh } from '../../src/import/bvh/write.js';
 import type { Clip } from '../../src/anim/clip.js';
 import { quatFromEulerOrder } from '../../src/math/quat.js';
 import { bipedSkeleton } from '../helpers/skeletons.js';

@@ -7,8 +7,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { parseBvh } from '../../src/import/bvh.js';
-import type { BvhImport } from '../../src/import/bvh.js';
+import { parseBvh } from '../../src/import/bvh/bvh.js';
+import type { BvhImport } from '../../src/import/bvh/bvh.js';
 import { BvhError } from '../../src/import/errors.js';
 import { validateSkeleton } from '../../src/anim/skeleton.js';
 import { worldPositionsOfFrames } from '../../src/anim/pose.js';

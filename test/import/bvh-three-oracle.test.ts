@@ -19,9 +19,9 @@ import { dirname, join, resolve, basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Bone, Vector3, type KeyframeTrack } from 'three';
 import { BVHLoader } from 'three/examples/jsm/loaders/BVHLoader.js';
-import { parseBvh } from '../../src/import/bvh.js';
-import type { BvhImport, BvhTranslationMode } from '../../src/import/bvh.js';
-import { listBvhFiles } from '../../src/import/bvh-node.js';
+import { parseBvh } from '../../src/import/bvh/bvh.js';
+import type { BvhImport, BvhTranslationMode } from '../../src/import/bvh/bvh.js';
+import { listBvhFiles } from '../../src/import/bvh/bvh-node.js';
 import { worldTransformsOfFrames } from '../../src/anim/pose.js';
 import { quatRotateVec3 } from '../../src/math/quat.js';
 

@@ -4,9 +4,9 @@ import { mkdtempSync, mkdirSync, writeFileSync, rmSync, symlinkSync, existsSync 
 import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { basename, join, relative } from 'node:path';
-import { parseBvh, parseBvhNumber, bvhClipName, BVH_UNIT_SCALES } from '../../src/import/bvh.js';
+import { parseBvh, parseBvhNumber, bvhClipName, BVH_UNIT_SCALES } from '../../src/import/bvh/bvh.js';
 import { BvhError } from '../../src/import/errors.js';
-import { readBvhFile, listBvhFiles, BVH_MAX_FILE_BYTES, type SkippedBvhEntry } from '../../src/import/bvh-node.js';
+import { readBvhFile, listBvhFiles, BVH_MAX_FILE_BYTES, type SkippedBvhEntry } from '../../src/import/bvh/bvh-node.js';
 import { FileAccessError } from '../../src/util/files-node.js';
 import { validateSkeleton } from '../../src/anim/skeleton.js';
 import { worldPositionsOfFrames } from '../../src/anim/pose.js';

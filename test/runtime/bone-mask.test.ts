@@ -10,8 +10,8 @@ import type { Database } from '../../src/database/database.js';
 import {
   armsMask, boneMaskFromSubtree, boneMaskFromWeightArray, boneMaskFromWeights, BoneMaskError, maskSparesLegs,
   parseBoneMaskSpec, requireMaskFits, upperBodyMask, upperBodyRoot,
-} from '../../src/runtime/bone-mask.js';
-import { upperBodyRig } from '../../src/runtime/upper-body-twist.js';
+} from '../../src/runtime/overlay/bone-mask.js';
+import { upperBodyRig } from '../../src/runtime/controller/upper-body-twist.js';
 import { skeletonFrom } from '../helpers/skeletons.js';
 
 let db: Database;

@@ -8,8 +8,8 @@ import { buildDatabase } from '../../src/database/build.js';
 import { builtinSources } from '../../src/database/sources-node.js';
 import { Matcher } from '../../src/search/matcher.js';
 import { MatcherSearchPort } from '../../src/runtime/matcher-port.js';
-import { MotionMatchingController, createInput, MAX_DESIRED_SPEED } from '../../src/runtime/controller.js';
-import { resolveControllerOptions } from '../../src/runtime/controller-options.js';
+import { MotionMatchingController, createInput, MAX_DESIRED_SPEED } from '../../src/runtime/controller/controller.js';
+import { resolveControllerOptions } from '../../src/runtime/controller/options.js';
 import type { Database } from '../../src/database/database.js';
 
 let db: Database;

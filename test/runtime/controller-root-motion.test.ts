@@ -3,7 +3,7 @@
  * and transitions move the character by the clips' increments, whatever their origins.
  */
 import { describe, it, expect } from 'vitest';
-import { MotionMatchingController, createInput, type ControllerOptions } from '../../src/runtime/controller.js';
+import { MotionMatchingController, createInput, type ControllerOptions } from '../../src/runtime/controller/controller.js';
 import type { PoseSearchPort, PoseSearchRequest, PoseSearchResult } from '../../src/runtime/search-port.js';
 import { makeRootTrackDatabase } from '../helpers/root-track-db.js';
 

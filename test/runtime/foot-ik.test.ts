@@ -1,5 +1,5 @@
 /**
- * Foot locking and two-bone IK (runtime/foot-ik.ts) driven directly: a controller without IK plays
+ * Foot locking and two-bone IK (runtime/foot-ik/foot-ik.ts) driven directly: a controller without IK plays
  * the database and a separate FootIK bends its legs, so every claim is checked on FootIK alone.
  */
 import { describe, it, expect, beforeAll } from 'vitest';
@@ -7,8 +7,8 @@ import { buildDatabase } from '../../src/database/build.js';
 import { builtinSources } from '../../src/database/sources-node.js';
 import { Matcher } from '../../src/search/matcher.js';
 import { MatcherSearchPort } from '../../src/runtime/matcher-port.js';
-import { MotionMatchingController, createInput } from '../../src/runtime/controller.js';
-import { FootIK, DEFAULT_FOOT_IK_OPTIONS, FOOT_IK_STATE_SIZE } from '../../src/runtime/foot-ik.js';
+import { MotionMatchingController, createInput } from '../../src/runtime/controller/controller.js';
+import { FootIK, DEFAULT_FOOT_IK_OPTIONS, FOOT_IK_STATE_SIZE } from '../../src/runtime/foot-ik/foot-ik.js';
 import type { Database } from '../../src/database/database.js';
 
 let db: Database;

@@ -7,7 +7,7 @@ import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 import { HeightField, HeightFieldError, HEIGHT_FIELD_LIMITS } from '../../src/runtime/ground/height-field.js';
 import { flatGround, groundFromFunctions, sampleGround, validateGround } from '../../src/runtime/ground/ground.js';
-import { MotionMatchingController } from '../../src/runtime/controller.js';
+import { MotionMatchingController } from '../../src/runtime/controller/controller.js';
 
 const out = new Float64Array(4);
 const at = (x: number, z: number, y = 0) => new Float64Array([x, y, z]);

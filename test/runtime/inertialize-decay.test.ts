@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createInertializationState, inertializeTransition, inertializeUpdate, type PoseBuffers } from '../../src/runtime/inertialize.js';
-import { InertializationDecay } from '../../src/runtime/inertialize-decay.js';
+import { createInertializationState, inertializeTransition, inertializeUpdate, type PoseBuffers } from '../../src/runtime/inertialization/inertialize.js';
+import { InertializationDecay } from '../../src/runtime/inertialization/decay.js';
 import { quatFromAxisAngle } from '../../src/math/quat.js';
 
 function randomPose(J: number, seed: number): PoseBuffers & { [k: string]: Float64Array } {

@@ -7,7 +7,7 @@ import {
   inertializeTransitionFromOutput,
   inertializeUpdate,
   type PoseBuffers,
-} from '../../src/runtime/inertialize.js';
+} from '../../src/runtime/inertialization/inertialize.js';
 import { quatFromAxisAngle, quatFromYaw, quatYaw } from '../../src/math/quat.js';
 
 function makePose(J: number): PoseBuffers & { [k: string]: Float64Array } {

@@ -1,5 +1,5 @@
 /**
- * Level changes blend (src/runtime/level-blend.ts, controller.setLevel, InertializationDecay.rebase):
+ * Level changes blend (src/runtime/controller/level-blend.ts, controller.setLevel, InertializationDecay.rebase):
  * foot IK switched off fades out over the blend half-life instead of cutting to the animation, and
  * back on fades in; inertialization switched off lets the last transition's offsets drain exactly
  * as they would have, then cuts at the next transition; a new half-life continues the offsets
@@ -10,11 +10,11 @@ import { describe, it, expect, beforeAll } from 'vitest';
 import { buildDatabase } from '../../src/database/build.js';
 import { builtinSources } from '../../src/database/sources-node.js';
 import { Matcher } from '../../src/search/matcher.js';
-import { MotionMatchingController, createInput, DEFAULT_CONTROLLER_OPTIONS, type ControllerOptions } from '../../src/runtime/controller.js';
+import { MotionMatchingController, createInput, DEFAULT_CONTROLLER_OPTIONS, type ControllerOptions } from '../../src/runtime/controller/controller.js';
 import { MatcherSearchPort } from '../../src/runtime/matcher-port.js';
-import { DEFAULT_LOD_LEVELS, type LodLevel } from '../../src/runtime/lod.js';
-import { stepBlendWeight, savePose, blendFromSaved, LEVEL_BLEND_HALF_LIFE } from '../../src/runtime/level-blend.js';
-import { InertializationDecay } from '../../src/runtime/inertialize-decay.js';
+import { DEFAULT_LOD_LEVELS, type LodLevel } from '../../src/runtime/lod/levels.js';
+import { stepBlendWeight, savePose, blendFromSaved, LEVEL_BLEND_HALF_LIFE } from '../../src/runtime/controller/level-blend.js';
+import { InertializationDecay } from '../../src/runtime/inertialization/decay.js';
 import { ScriptedDriver } from '../../src/sim/scenarios.js';
 import type { Database } from '../../src/database/database.js';
 

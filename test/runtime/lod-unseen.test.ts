@@ -1,5 +1,5 @@
 /**
- * Characters out of view (src/runtime/lod-view.ts, MotionMatchingController.unseen): the camera's
+ * Characters out of view (src/runtime/lod/view.ts, MotionMatchingController.unseen): the camera's
  * cone on the ground, and a pose that waits while its character is unseen and catches up when it is
  * seen, while everything but the pose (playback, root motion, trajectory, searches) steps exactly as
  * if it had been seen all along.
@@ -9,9 +9,9 @@ import { buildDatabase } from '../../src/database/build.js';
 import { builtinSources } from '../../src/database/sources-node.js';
 import { Matcher } from '../../src/search/matcher.js';
 import { MatcherSearchPort } from '../../src/runtime/matcher-port.js';
-import { MotionMatchingController, createInput } from '../../src/runtime/controller.js';
-import { DEFAULT_LOD_LEVELS, levelOptions } from '../../src/runtime/lod.js';
-import { LOD_VIEW_MARGIN, inLodView, revealsPerStep, seeAll, viewCosHalfAngle, type LodView } from '../../src/runtime/lod-view.js';
+import { MotionMatchingController, createInput } from '../../src/runtime/controller/controller.js';
+import { DEFAULT_LOD_LEVELS, levelOptions } from '../../src/runtime/lod/levels.js';
+import { LOD_VIEW_MARGIN, inLodView, revealsPerStep, seeAll, viewCosHalfAngle, type LodView } from '../../src/runtime/lod/view.js';
 import { ScriptedDriver } from '../../src/sim/scenarios.js';
 import type { Database } from '../../src/database/database.js';
 

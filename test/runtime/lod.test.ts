@@ -1,18 +1,18 @@
 /**
- * Levels of detail (src/runtime/lod.ts, crowd-lod.ts, local-search.ts) and the search budget
- * (search-budget.ts): level selection with hysteresis, level 0 bit-identical to a crowd without
+ * Levels of detail (src/runtime/lod/levels.ts, crowd/crowd-lod.ts, lod/local-search.ts) and the search budget
+ * (lod/search-budget.ts): level selection with hysteresis, level 0 bit-identical to a crowd without
  * levels, the local search's window, the budget's shares and urgency order, and no starvation.
  */
 import { describe, it, expect, beforeAll } from 'vitest';
 import { buildDatabase } from '../../src/database/build.js';
 import { builtinSources } from '../../src/database/sources-node.js';
 import { Matcher } from '../../src/search/matcher.js';
-import { MotionMatchingController, createInput } from '../../src/runtime/controller.js';
-import { CrowdSearchBatch } from '../../src/runtime/crowd-batch.js';
-import { CrowdLod } from '../../src/runtime/crowd-lod.js';
-import { LocalSearchWindow } from '../../src/runtime/local-search.js';
-import { DEFAULT_LOD_LEVELS, initialLodLevel, lodDistance, selectLodLevel, validateLodLevels, type LodLevel } from '../../src/runtime/lod.js';
-import { BUDGET_BLOCK, FORCED_BONUS, budgetShare, rankByUrgency } from '../../src/runtime/search-budget.js';
+import { MotionMatchingController, createInput } from '../../src/runtime/controller/controller.js';
+import { CrowdSearchBatch } from '../../src/runtime/crowd/batch.js';
+import { CrowdLod } from '../../src/runtime/crowd/crowd-lod.js';
+import { LocalSearchWindow } from '../../src/runtime/lod/local-search.js';
+import { DEFAULT_LOD_LEVELS, initialLodLevel, lodDistance, selectLodLevel, validateLodLevels, type LodLevel } from '../../src/runtime/lod/levels.js';
+import { BUDGET_BLOCK, FORCED_BONUS, budgetShare, rankByUrgency } from '../../src/runtime/lod/search-budget.js';
 import { ScriptedDriver } from '../../src/sim/scenarios.js';
 import type { Database } from '../../src/database/database.js';
 

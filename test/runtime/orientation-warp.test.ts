@@ -6,9 +6,9 @@
 import { describe, it, expect, beforeAll } from 'vitest';
 import { buildDatabase } from '../../src/database/build.js';
 import { builtinSources } from '../../src/database/sources-node.js';
-import { travelCoverage, nearestCoveredTravel, travelBin, TRAVEL_BINS } from '../../src/runtime/travel-coverage.js';
-import { upperBodyRig } from '../../src/runtime/upper-body-twist.js';
-import { MotionMatchingController, createInput } from '../../src/runtime/controller.js';
+import { travelCoverage, nearestCoveredTravel, travelBin, TRAVEL_BINS } from '../../src/runtime/controller/travel-coverage.js';
+import { upperBodyRig } from '../../src/runtime/controller/upper-body-twist.js';
+import { MotionMatchingController, createInput } from '../../src/runtime/controller/controller.js';
 import type { PoseSearchPort } from '../../src/runtime/search-port.js';
 import type { Database } from '../../src/database/database.js';
 import { quatYaw } from '../../src/math/quat.js';

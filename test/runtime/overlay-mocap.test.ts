@@ -12,9 +12,9 @@ import { loadBvhSources } from '../../src/database/sources-node.js';
 import type { Database } from '../../src/database/database.js';
 import { Matcher } from '../../src/search/matcher.js';
 import { MatcherSearchPort } from '../../src/runtime/matcher-port.js';
-import { MotionMatchingController, createInput } from '../../src/runtime/controller.js';
-import { OverlayLayer } from '../../src/runtime/overlay.js';
-import { maskSparesLegs, upperBodyMask } from '../../src/runtime/bone-mask.js';
+import { MotionMatchingController, createInput } from '../../src/runtime/controller/controller.js';
+import { OverlayLayer } from '../../src/runtime/overlay/overlay.js';
+import { maskSparesLegs, upperBodyMask } from '../../src/runtime/overlay/bone-mask.js';
 import type { PoseSearchPort } from '../../src/runtime/search-port.js';
 import { HAS_MOCAP, MOCAP_DIR } from '../helpers/cli.js';
 

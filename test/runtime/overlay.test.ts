@@ -10,10 +10,10 @@ import { builtinSources } from '../../src/database/sources-node.js';
 import type { Database } from '../../src/database/database.js';
 import { Matcher } from '../../src/search/matcher.js';
 import { MatcherSearchPort } from '../../src/runtime/matcher-port.js';
-import { MotionMatchingController, createInput, type ControllerOptions } from '../../src/runtime/controller.js';
-import { OverlayLayer, type OverlayOptions, type OverlayPlayOptions, type OverlaySource } from '../../src/runtime/overlay.js';
-import { armsMask, boneMaskFromSubtree, upperBodyMask } from '../../src/runtime/bone-mask.js';
-import { overlayClipFromDatabase } from '../../src/runtime/overlay-clip.js';
+import { MotionMatchingController, createInput, type ControllerOptions } from '../../src/runtime/controller/controller.js';
+import { OverlayLayer, type OverlayOptions, type OverlayPlayOptions, type OverlaySource } from '../../src/runtime/overlay/overlay.js';
+import { armsMask, boneMaskFromSubtree, upperBodyMask } from '../../src/runtime/overlay/bone-mask.js';
+import { overlayClipFromDatabase } from '../../src/runtime/overlay/clip.js';
 import type { PoseSearchPort } from '../../src/runtime/search-port.js';
 
 let db: Database;

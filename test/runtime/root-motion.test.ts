@@ -20,7 +20,7 @@ import {
   rootDeltaLocalFromTrack,
   yawRootDeltaLocal,
   type IntegrationReport,
-} from '../../src/runtime/root-motion.js';
+} from '../../src/runtime/root-motion/index.js';
 import { quatFromAxisAngle, quatFromYaw, quatNormalize, quatRotateVec3, quatYaw } from '../../src/math/quat.js';
 
 // The contract's worked case.

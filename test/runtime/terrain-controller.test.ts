@@ -10,13 +10,13 @@ import { buildDatabase } from '../../src/database/build.js';
 import { builtinSources } from '../../src/database/sources-node.js';
 import { Matcher } from '../../src/search/matcher.js';
 import { MatcherSearchPort } from '../../src/runtime/matcher-port.js';
-import { MotionMatchingController, createInput, type ControllerOptions } from '../../src/runtime/controller.js';
-import { QualityMeter, QualityStats } from '../../src/runtime/metrics.js';
-import { GROUND_BIN } from '../../src/runtime/histogram.js';
+import { MotionMatchingController, createInput, type ControllerOptions } from '../../src/runtime/controller/controller.js';
+import { QualityMeter, QualityStats } from '../../src/runtime/quality/metrics.js';
+import { GROUND_BIN } from '../../src/runtime/quality/histogram.js';
 import { HeightField } from '../../src/runtime/ground/height-field.js';
 import { groundFromFunctions, type Ground } from '../../src/runtime/ground/ground.js';
 import { ScriptedDriver, type ScenarioName } from '../../src/sim/scenarios.js';
-import { hillsField, stepsField } from '../../src/sim/terrain.js';
+import { hillsField, stepsField } from '../../src/sim/terrain/terrain.js';
 import type { Database } from '../../src/database/database.js';
 
 let db: Database;

@@ -1,17 +1,17 @@
 /**
- * The 8-bit KD walk's records (src/search/kd-records.ts): the planned count is the written count,
+ * The 8-bit KD walk's records (src/search/indexes/kd-records.ts): the planned count is the written count,
  * the records' leaf slots tile the tree's rows exactly once, every slot's fine-unit box contains its rows,
  * the traversal stack bound holds for a walk that prunes nothing, the default leaf size follows the
  * candidate count, and kdtree-u8 equals the oracle on trees with leaf children at every depth.
  */
 import { describe, expect, it } from 'vitest';
-import { buildKdTree, defaultKdLeafSize, kdNodeCount } from '../../src/search/kdtree-build.js';
-import { kdRecordCount, kdRecordStackNeed, numberKdRecords, writeKdRecords } from '../../src/search/kd-records.js';
-import { planU8Codec } from '../../src/search/codec-u8.js';
+import { buildKdTree, defaultKdLeafSize, kdNodeCount } from '../../src/search/indexes/kdtree.js';
+import { kdRecordCount, kdRecordStackNeed, numberKdRecords, writeKdRecords } from '../../src/search/indexes/kd-records.js';
+import { planU8Codec } from '../../src/search/codecs/u8.js';
 import {
   Heap, kdBoxBytes, kdRecordBytes, KD_SLOTS, SLOT_NODE, SLOT_MIN_ORIG, SLOT_START, SLOT_COUNT, SLOT_SIZE, SLOT_INNER, SLOT_EMPTY,
   NODE_INTS, NODE_START, NODE_COUNT, NODE_MIN_ORIG, KD_STACK_CAPACITY,
-} from '../../src/search/memory-layout.js';
+} from '../../src/search/wasm/memory-layout.js';
 import { Matcher, type Backend } from '../../src/search/matcher.js';
 import { makeFakeDb, rng } from '../helpers/fake-db.js';
 import { oracleSearch } from '../helpers/search-oracle.js';

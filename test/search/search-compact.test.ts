@@ -9,15 +9,15 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { join } from 'node:path';
 import { Matcher, EmptyCandidateSetError, type Backend, type SearchMethod } from '../../src/search/matcher.js';
-import { decodeHalf, encodeHalf, halfValue, HALF_MAX, HALF_MIN } from '../../src/search/half.js';
-import { planBox16Codec, encodeBox16, decodeBox16 } from '../../src/search/codec-box16.js';
-import { buildClusters } from '../../src/search/cluster-build.js';
-import { sqDist } from '../../src/search/row-cost.js';
+import { decodeHalf, encodeHalf, halfValue, HALF_MAX, HALF_MIN } from '../../src/search/codecs/half.js';
+import { planBox16Codec, encodeBox16, decodeBox16 } from '../../src/search/codecs/box16.js';
+import { buildClusters } from '../../src/search/indexes/cluster.js';
+import { sqDist } from '../../src/search/kernels-js/row-cost.js';
 import {
   costLimit, limitRadius, codeThreshold, sphereThreshold, sphereSkips, distanceLow, distanceHigh, nextUpF32, F32_MAX,
-} from '../../src/search/compact-bounds.js';
-import { U8P_INV_U, U8P_U, U8P_EMAX, f16RowBytes, u8RowBytes, kdBoxBytes } from '../../src/search/memory-layout.js';
-import { planU8Codec, encodeFineBox } from '../../src/search/codec-u8.js';
+} from '../../src/search/indexes/compact-bounds.js';
+import { U8P_INV_U, U8P_U, U8P_EMAX, f16RowBytes, u8RowBytes, kdBoxBytes } from '../../src/search/wasm/memory-layout.js';
+import { planU8Codec, encodeFineBox } from '../../src/search/codecs/u8.js';
 import type { Database } from '../../src/database/database.js';
 import { buildDatabase } from '../../src/database/build.js';
 import { loadBvhSources } from '../../src/database/sources-node.js';
@@ -122,7 +122,7 @@ describe('16-bit boxes', () => {
   });
 });
 
-describe('certified bounds (compact-bounds.ts)', () => {
+describe('certified bounds (indexes/compact-bounds.ts)', () => {
   it('a row a code or sphere threshold skips always has a float32 cost at or above the limit', async () => {
     // Rows and queries of every magnitude; limits around the true cost.
     const value = fc.oneof(fc.double({ min: -4, max: 4, noNaN: true }), fc.constantFrom(0, 1e-40, 1e-20, 1e18, -3e18, 1.8e19));

@@ -4,10 +4,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Matcher, EmptyCandidateSetError, type Backend, type SearchMethod } from '../../src/search/matcher.js';
-import { MatcherPool } from '../../src/search/pool.js';
-import { kdNodeCount, buildKdTree } from '../../src/search/kdtree-build.js';
+import { MatcherPool } from '../../src/search/pool/pool.js';
+import { kdNodeCount, buildKdTree } from '../../src/search/indexes/kdtree.js';
 import { OPTION_RANGES } from '../../src/search/options.js';
-import { estimatePoolMemory, WORKER_OVERHEAD_BYTES } from '../../src/search/pool-budget.js';
+import { estimatePoolMemory, WORKER_OVERHEAD_BYTES } from '../../src/search/pool/budget.js';
 import { resolvePoolOptions } from '../../src/search/options.js';
 import { makeFakeDb, rng, gauss } from '../helpers/fake-db.js';
 import { laneCost } from '../helpers/search-oracle.js';

@@ -7,9 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { Matcher, type Backend } from '../../src/search/matcher.js';
-import * as layout from '../../src/search/memory-layout.js';
-import { simdSupported, sharedMemorySupported, isSharedMemory, readWasmFile, compileSearchModule, instantiateKernels } from '../../src/search/wasm.js';
-import { createJsKernels } from '../../src/search/kernels-js.js';
+import * as layout from '../../src/search/wasm/memory-layout.js';
+import { simdSupported, sharedMemorySupported, isSharedMemory, readWasmFile, compileSearchModule, instantiateKernels } from '../../src/search/wasm/load.js';
+import { createJsKernels } from '../../src/search/kernels-js/kernels.js';
 import { makeFakeDb, rng, gauss } from '../helpers/fake-db.js';
 import { oracleSearch, laneCost } from '../helpers/search-oracle.js';
 

@@ -1,10 +1,10 @@
 /**
  * MatcherPool: worker threads sharing one WebAssembly.Memory return exactly the single-threaded
- * results. Workers run the compiled dist/src/search/pool-worker.js (`npm run build:ts`, done by
+ * results. Workers run the compiled dist/src/search/pool/worker.js (`npm run build:ts`, done by
  * `npm test`'s pretest).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MatcherPool } from '../../src/search/pool.js';
+import { MatcherPool } from '../../src/search/pool/pool.js';
 import { Matcher, EmptyCandidateSetError } from '../../src/search/matcher.js';
 import { makeFakeDb, rng, gauss } from '../helpers/fake-db.js';
 

@@ -6,7 +6,7 @@ import { describe, it, expect, beforeAll } from 'vitest';
 import { buildDatabase } from '../../src/database/build.js';
 import { builtinSources } from '../../src/database/sources-node.js';
 import { Matcher } from '../../src/search/matcher.js';
-import { createInput } from '../../src/runtime/controller.js';
+import { createInput } from '../../src/runtime/controller/controller.js';
 import { ScriptedDriver, SCENARIOS, QUALITY_SCENARIOS } from '../../src/sim/scenarios.js';
 import { AgentGroup, agentHashesInOrder, type SimulationConfig } from '../../src/sim/agents.js';
 import { workerRanges, WORKER_BLOCK } from '../../src/sim/worker-split.js';

@@ -1,5 +1,5 @@
 /**
- * Coverage (src/sim/coverage*.ts): the request grid and its names, the ideal query (the same
+ * Coverage (src/tools/coverage/): the request grid and its names, the ideal query (the same
  * springs as the controller), the exact best match, the verdicts and capture requests, the maps
  * and the report formats — and that it tells the truth on built-in data with holes made on purpose.
  */
@@ -9,19 +9,19 @@ import { buildDatabase } from '../../src/database/build.js';
 import type { Database } from '../../src/database/database.js';
 import { Matcher } from '../../src/search/matcher.js';
 import { MatcherSearchPort } from '../../src/runtime/matcher-port.js';
-import { MotionMatchingController, createInput } from '../../src/runtime/controller.js';
-import { DEFAULT_CONTROLLER_OPTIONS } from '../../src/runtime/controller-options.js';
+import { MotionMatchingController, createInput } from '../../src/runtime/controller/controller.js';
+import { DEFAULT_CONTROLLER_OPTIONS } from '../../src/runtime/controller/options.js';
 import { databaseRuntime } from '../../src/runtime/database-runtime.js';
 import { quatInvRotateVec3, quatRotateVec3 } from '../../src/math/quat.js';
-import { trajectoryLayout } from '../../src/runtime/trajectory-layout.js';
-import { coverageGrid, databaseTopSpeed, describeCell, evenSpeeds, motionName, wrapDegrees, type CoverageCell } from '../../src/sim/coverage-grid.js';
-import { allowedFrames, bestTrajectoryMatch, idealTrajectoryQuery, SETTLE_SECONDS, steadyInput, trajectoryColumns } from '../../src/sim/coverage-query.js';
-import { cellVerdict, costScale, UNCOVERED_COST } from '../../src/sim/coverage-measures.js';
-import { captureRequests } from '../../src/sim/coverage-requests.js';
-import { computeCoverage, type CoverageCellResult, type CoverageReport } from '../../src/sim/coverage.js';
-import { coverageHtml, parseCoverageReport, scriptSafeJson } from '../../src/sim/coverage-html.js';
-import { measureColour, polarLayout, polarMapSvg, polarPoint } from '../../src/sim/coverage-svg.js';
-import { COVERAGE_MEASURES } from '../../src/sim/coverage-measures.js';
+import { trajectoryLayout } from '../../src/runtime/controller/trajectory-layout.js';
+import { coverageGrid, databaseTopSpeed, describeCell, evenSpeeds, motionName, wrapDegrees, type CoverageCell } from '../../src/tools/coverage/grid.js';
+import { allowedFrames, bestTrajectoryMatch, idealTrajectoryQuery, SETTLE_SECONDS, steadyInput, trajectoryColumns } from '../../src/tools/coverage/query.js';
+import { cellVerdict, costScale, UNCOVERED_COST } from '../../src/tools/coverage/measures.js';
+import { captureRequests } from '../../src/tools/coverage/requests.js';
+import { computeCoverage, type CoverageCellResult, type CoverageReport } from '../../src/tools/coverage/coverage.js';
+import { coverageHtml, parseCoverageReport, scriptSafeJson } from '../../src/tools/coverage/html.js';
+import { measureColour, polarLayout, polarMapSvg, polarPoint } from '../../src/tools/coverage/svg.js';
+import { COVERAGE_MEASURES } from '../../src/tools/coverage/measures.js';
 
 const { skeleton, clips } = generateBuiltinClips();
 const pick = (re: RegExp) => clips.filter((c) => re.test(c.name)).map((clip) => ({ skeleton, clip }));

@@ -1,11 +1,11 @@
 /**
- * Level tables from a file (src/sim/lod-file.ts, `simulate --lod-levels`): the default table round
+ * Level tables from a file (src/sim/lod/file.ts, `simulate --lod-levels`): the default table round
  * trips through its JSON form, and every malformed table is refused in one line that names the
  * file, the level and the field.
  */
 import { describe, it, expect } from 'vitest';
-import { parseLodTable, checkLodTable, lodTableJson, LodTableError } from '../../src/sim/lod-file.js';
-import { DEFAULT_LOD_HYSTERESIS, DEFAULT_LOD_LEVELS } from '../../src/runtime/lod.js';
+import { parseLodTable, checkLodTable, lodTableJson, LodTableError } from '../../src/sim/lod/file.js';
+import { DEFAULT_LOD_HYSTERESIS, DEFAULT_LOD_LEVELS } from '../../src/runtime/lod/levels.js';
 
 const defaults = () => lodTableJson({ levels: [...DEFAULT_LOD_LEVELS], hysteresis: DEFAULT_LOD_HYSTERESIS });
 

@@ -1,5 +1,5 @@
 /**
- * Engine settings files (src/sim/options-file.ts, options-file-node.ts): what they accept, how
+ * Engine settings files (src/sim/settings/options-file.ts, settings/options-file-node.ts): what they accept, how
  * they refuse mistakes (one line naming the file and the key), and what they change in a database.
  */
 import { describe, expect, it } from 'vitest';
@@ -9,13 +9,13 @@ import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { generateBuiltinClips } from '../../src/builtin/generate.js';
 import { buildDatabase } from '../../src/database/build.js';
-import { DEFAULT_CONTROLLER_OPTIONS } from '../../src/runtime/controller-options.js';
-import { DEFAULT_FOOT_IK_OPTIONS } from '../../src/runtime/foot-ik.js';
-import { MotionMatchingController } from '../../src/runtime/controller.js';
+import { DEFAULT_CONTROLLER_OPTIONS } from '../../src/runtime/controller/options.js';
+import { DEFAULT_FOOT_IK_OPTIONS } from '../../src/runtime/foot-ik/foot-ik.js';
+import { MotionMatchingController } from '../../src/runtime/controller/controller.js';
 import {
   applySchemaWeights, checkSettings, emptySettings, formatSettings, parseSettings, settingsFragment, settingsFromFragment, SettingsError,
-} from '../../src/sim/options-file.js';
-import { loadSettingsForDatabase, readSettingsFile } from '../../src/sim/options-file-node.js';
+} from '../../src/sim/settings/options-file.js';
+import { loadSettingsForDatabase, readSettingsFile } from '../../src/sim/settings/options-file-node.js';
 
 const { skeleton, clips } = generateBuiltinClips();
 const db = buildDatabase(clips.filter((c) => /^(walk_1\.2|run_3\.5)$/.test(c.name)).map((clip) => ({ skeleton, clip })));

@@ -9,10 +9,10 @@ import { join } from 'node:path';
 import { buildDatabase } from '../../src/database/build.js';
 import { builtinSources } from '../../src/database/sources-node.js';
 import type { Database } from '../../src/database/database.js';
-import { OverlayLayer } from '../../src/runtime/overlay.js';
-import { upperBodyMask } from '../../src/runtime/bone-mask.js';
-import { OverlaySchedule, overlaySimulation, DEFAULT_OVERLAY_SIMULATION } from '../../src/sim/overlay-schedule.js';
-import { OverlayStats } from '../../src/sim/overlay-metrics.js';
+import { OverlayLayer } from '../../src/runtime/overlay/overlay.js';
+import { upperBodyMask } from '../../src/runtime/overlay/bone-mask.js';
+import { OverlaySchedule, overlaySimulation, DEFAULT_OVERLAY_SIMULATION } from '../../src/sim/overlay/schedule.js';
+import { OverlayStats } from '../../src/sim/overlay/metrics.js';
 import { runAgentGroups, runSimulation, type SimulationOptions } from '../../src/sim/simulation.js';
 import { HAS_MOCAP, MOCAP_DIR, runCli, tempDir } from '../helpers/cli.js';
 

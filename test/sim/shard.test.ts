@@ -1,7 +1,7 @@
 /**
- * Sharded simulations in process: the shard plan (src/sim/shard-plan.ts), the search-time
- * histogram (shard-timing.ts), the generic QualityStats encoding (shard-quality.ts), and partial
- * reports written, read back and merged (shard-report.ts, shard-merge.ts) against an unsharded run,
+ * Sharded simulations in process: the shard plan (src/sim/shard/plan.ts), the search-time
+ * histogram (shard/timing.ts), the generic QualityStats encoding (shard/quality.ts), and partial
+ * reports written, read back and merged (shard/report.ts, shard/merge.ts) against an unsharded run,
  * also with levels of detail and a search budget (shards cut at the budget's blocks).
  * The same over separate processes and the CLI is in test/apps/merge.test.ts.
  */
@@ -9,16 +9,16 @@ import { describe, it, expect, beforeAll } from 'vitest';
 import fc from 'fast-check';
 import { buildDatabase } from '../../src/database/build.js';
 import { builtinSources } from '../../src/database/sources-node.js';
-import { QualityStats } from '../../src/runtime/metrics.js';
+import { QualityStats } from '../../src/runtime/quality/metrics.js';
 import { runAgentGroups, runSimulation, type SimulationOptions, type SimulationResult } from '../../src/sim/simulation.js';
 import { stepCount } from '../../src/sim/agents.js';
-import { parseShardSpec, shardAgentRange, shardBlock, ShardSpecError } from '../../src/sim/shard-plan.js';
-import { BUDGET_BLOCK } from '../../src/runtime/search-budget.js';
+import { parseShardSpec, shardAgentRange, shardBlock, ShardSpecError } from '../../src/sim/shard/plan.js';
+import { BUDGET_BLOCK } from '../../src/runtime/lod/search-budget.js';
 import { digestOfAgentHashes } from '../../src/sim/hash.js';
-import { timingHistogram, addTimingHistograms, timingQuantile, TIMING_RATIO } from '../../src/sim/shard-timing.js';
-import { encodeQualityStats, decodeQualityStats, encodeField, decodeField } from '../../src/sim/shard-quality.js';
-import { partialReport, partialReportText, parsePartialReport, runIdentity, databaseFingerprint, PartialReportError, type PartialReport, type ParsedPartial } from '../../src/sim/shard-report.js';
-import { mergePartialReports } from '../../src/sim/shard-merge.js';
+import { timingHistogram, addTimingHistograms, timingQuantile, TIMING_RATIO } from '../../src/sim/shard/timing.js';
+import { encodeQualityStats, decodeQualityStats, encodeField, decodeField } from '../../src/sim/shard/quality.js';
+import { partialReport, partialReportText, parsePartialReport, runIdentity, databaseFingerprint, PartialReportError, type PartialReport, type ParsedPartial } from '../../src/sim/shard/report.js';
+import { mergePartialReports } from '../../src/sim/shard/merge.js';
 import { crc32 } from '../../src/util/crc32.js';
 import type { Database } from '../../src/database/database.js';
 

@@ -9,10 +9,10 @@ import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:
 import { join } from 'node:path';
 import { runCli, tempDir } from '../helpers/cli.js';
 import { HeightField } from '../../src/runtime/ground/height-field.js';
-import { heightFieldToBinary, heightFieldToJson } from '../../src/sim/terrain-file.js';
-import { QUALITY_COLUMNS, TERRAIN_QUALITY_COLUMNS } from '../../src/sim/quality-columns.js';
-import { QUALITY_TARGETS, TERRAIN_QUALITY_TARGETS, meetsTarget } from '../../src/sim/quality-targets.js';
-import type { QualityReport } from '../../src/runtime/metrics.js';
+import { heightFieldToBinary, heightFieldToJson } from '../../src/sim/terrain/file.js';
+import { QUALITY_COLUMNS, TERRAIN_QUALITY_COLUMNS } from '../../src/tools/quality/columns.js';
+import { QUALITY_TARGETS, TERRAIN_QUALITY_TARGETS, meetsTarget } from '../../src/tools/quality/targets.js';
+import type { QualityReport } from '../../src/runtime/quality/metrics.js';
 
 const dir = tempDir('mm-terrain-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -13,14 +13,14 @@ import { builtinSources } from '../../src/database/sources-node.js';
 import type { Database } from '../../src/database/database.js';
 import { runAgentGroups, runSimulation, type SimulationOptions, type SimulationResult } from '../../src/sim/simulation.js';
 import { stepCount } from '../../src/sim/agents.js';
-import { overlaySimulation } from '../../src/sim/overlay-schedule.js';
-import { describeOverlay } from '../../src/sim/overlay-report.js';
-import { shardAgentRange } from '../../src/sim/shard-plan.js';
-import { parsePartialReport, partialReport, partialReportText, runIdentity, terrainIdentity } from '../../src/sim/shard-report.js';
-import { mergePartialReports, type MergedReport } from '../../src/sim/shard-merge.js';
+import { overlaySimulation } from '../../src/sim/overlay/schedule.js';
+import { describeOverlay } from '../../src/sim/overlay/report.js';
+import { shardAgentRange } from '../../src/sim/shard/plan.js';
+import { parsePartialReport, partialReport, partialReportText, runIdentity, terrainIdentity } from '../../src/sim/shard/report.js';
+import { mergePartialReports, type MergedReport } from '../../src/sim/shard/merge.js';
 import { HeightField } from '../../src/runtime/ground/height-field.js';
-import type { TerrainSpec } from '../../src/sim/terrain.js';
-import type { QualityReport } from '../../src/runtime/metrics.js';
+import type { TerrainSpec } from '../../src/sim/terrain/terrain.js';
+import type { QualityReport } from '../../src/runtime/quality/metrics.js';
 import { runCli, tempDir } from '../helpers/cli.js';
 
 /** Feet against the ground: means add floats (equal up to the order of the sums), the rest exactly. */

@@ -1,12 +1,12 @@
 /**
- * Procedural terrains (sim/terrain.ts) and height field files (sim/terrain-file.ts): the hills'
+ * Procedural terrains (sim/terrain/terrain.ts) and height field files (sim/terrain/file.ts): the hills'
  * steepest slope is 30°, the steps' risers 10-25 cm, both seeded and tiled; files round-trip in
  * both forms and every broken file is a one-line error naming it, never a crash.
  */
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
-import { HILLS_MAX_SLOPE, STEP_MAX_RISE, STEP_MIN_RISE, describeTerrain, hillsField, maxSlope, stepsField, terrainGround, terrainName, terrainReport } from '../../src/sim/terrain.js';
-import { HEIGHT_FIELD_HEADER_BYTES, heightFieldToBinary, heightFieldToJson, parseHeightFieldFile } from '../../src/sim/terrain-file.js';
+import { HILLS_MAX_SLOPE, STEP_MAX_RISE, STEP_MIN_RISE, describeTerrain, hillsField, maxSlope, stepsField, terrainGround, terrainName, terrainReport } from '../../src/sim/terrain/terrain.js';
+import { HEIGHT_FIELD_HEADER_BYTES, heightFieldToBinary, heightFieldToJson, parseHeightFieldFile } from '../../src/sim/terrain/file.js';
 import { HeightField, HeightFieldError } from '../../src/runtime/ground/height-field.js';
 
 const text = (s: string) => new TextEncoder().encode(s);

@@ -1,5 +1,5 @@
 /**
- * The tuning sweep (src/sim/tune*.ts): the parameter space and its Latin hypercube, the Pareto
+ * The tuning sweep (src/tools/tune/): the parameter space and its Latin hypercube, the Pareto
  * front and the recommendation rules, and a sweep that is deterministic for a seed, stops at its
  * evaluation count or budget, and measures what it says it measures.
  */
@@ -9,13 +9,13 @@ import { generateBuiltinClips } from '../../src/builtin/generate.js';
 import { buildDatabase } from '../../src/database/build.js';
 import type { Database } from '../../src/database/database.js';
 import { createRandom } from '../../src/util/prng.js';
-import { DEFAULT_CONTROLLER_OPTIONS } from '../../src/runtime/controller-options.js';
-import { TUNE_PARAMETERS, baselineValues, defaultValues, latinHypercube, roundValue, settingsOf, unitOf, valueAt, valuesAt, type TuneValues } from '../../src/sim/tune-space.js';
-import { beatsReference, dominates, front2d, noiseScaledGain, NOISE_FLOOR_FRACTION, paretoFront, qualityIndex, rankCandidates, recommend, seedSpread, TRAJECTORY_ERROR_ALLOWANCE, type TuneObjectives } from '../../src/sim/tune-front.js';
-import { runTune, type TuneResult } from '../../src/sim/tune.js';
-import { runQualityScenarios } from '../../src/sim/quality-run.js';
-import { applySchemaWeights } from '../../src/sim/options-file.js';
-import { tuneFrontSvg } from '../../src/sim/tune-svg.js';
+import { DEFAULT_CONTROLLER_OPTIONS } from '../../src/runtime/controller/options.js';
+import { TUNE_PARAMETERS, baselineValues, defaultValues, latinHypercube, roundValue, settingsOf, unitOf, valueAt, valuesAt, type TuneValues } from '../../src/tools/tune/space.js';
+import { beatsReference, dominates, front2d, noiseScaledGain, NOISE_FLOOR_FRACTION, paretoFront, qualityIndex, rankCandidates, recommend, seedSpread, TRAJECTORY_ERROR_ALLOWANCE, type TuneObjectives } from '../../src/tools/tune/front.js';
+import { runTune, type TuneResult } from '../../src/tools/tune/tune.js';
+import { runQualityScenarios } from '../../src/tools/quality/run.js';
+import { applySchemaWeights } from '../../src/sim/settings/options-file.js';
+import { tuneFrontSvg } from '../../src/tools/tune/svg.js';
 
 const { skeleton, clips } = generateBuiltinClips();
 let db: Database;

@@ -22,8 +22,8 @@ import { REPO_ROOT, HAS_MOCAP, MOCAP_DIR } from '../helpers/cli.js';
 import { startDemoServer, type DemoServer } from '../../src/web/serve-node.js';
 import { generateBuiltinClips } from '../../src/builtin/generate.js';
 import { buildDatabase } from '../../src/database/build.js';
-import { encodeDatabase } from '../../src/database/mmdb.js';
-import { writeBvh } from '../../src/import/bvh-write.js';
+import { encodeDatabase } from '../../src/database/mmdb/mmdb.js';
+import { writeBvh } from '../../src/import/bvh/write.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const HAVE_CHROMIUM = existsSync(CHROMIUM);

@@ -12,7 +12,7 @@ import type { Browser, Page } from 'playwright-core';
 import { REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
 import { generateBuiltinClips } from '../../src/builtin/generate.js';
 import { buildDatabase } from '../../src/database/build.js';
-import { encodeDatabase } from '../../src/database/mmdb.js';
+import { encodeDatabase } from '../../src/database/mmdb/mmdb.js';
 
 if (!HAVE_CHROMIUM) console.log(chromiumSkipReason('coverage panel tests'));
 const ARTIFACTS = join(REPO_ROOT, 'test-artifacts');

@@ -1,5 +1,5 @@
 /**
- * The browser crowd's agents out of view (web/src/crowd.ts, src/runtime/lod-view.ts restsUnseen),
+ * The browser crowd's agents out of view (web/src/crowd.ts, src/runtime/lod/view.ts restsUnseen),
  * in Node: with levels of detail, an agent that was unseen at its last step and is still out of the
  * camera's view steps only every 4th frame (staggered over the crowd), with the time gathered;
  * one coming into view steps that very frame; agents in view or near the camera step every frame.
@@ -8,7 +8,7 @@ import { describe, it, expect, beforeAll } from 'vitest';
 import { buildDatabase } from '../../src/database/build.js';
 import { builtinSources } from '../../src/database/sources-node.js';
 import { Matcher } from '../../src/search/matcher.js';
-import { UNSEEN_MAX_GATHERED, inLodView, restsUnseen, viewCosHalfAngle } from '../../src/runtime/lod-view.js';
+import { UNSEEN_MAX_GATHERED, inLodView, restsUnseen, viewCosHalfAngle } from '../../src/runtime/lod/view.js';
 import { Crowd, crowdRadius, type BatchSearcher, type CrowdOptions, type PoseChunk } from '../../web/src/crowd.js';
 import type { Database } from '../../src/database/database.js';
 

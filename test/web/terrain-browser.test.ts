@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { HAVE_CHROMIUM, chromiumSkipReason, launchChromium, openDemoPage, startDemo, stopDemo, type DemoProcess } from '../helpers/demo-browser.js';
 import type { Browser, Page } from 'playwright-core';
 import { REPO_ROOT } from '../helpers/cli.js';
-import { hillsField } from '../../src/sim/terrain.js';
+import { hillsField } from '../../src/sim/terrain/terrain.js';
 
 if (!HAVE_CHROMIUM) console.log(chromiumSkipReason('terrain browser test'));
 const ARTIFACTS = join(REPO_ROOT, 'test-artifacts');

@@ -9,7 +9,7 @@ import * as THREE from 'three';
 import type { Database } from '../../src/database/database.js';
 import type { Backend, SearchMethod } from '../../src/search/matcher.js';
 import { quatYaw } from '../../src/math/quat.js';
-import { UNSEEN_STEP_EVERY, checkUnseenStepEvery, isUnseenStepEvery, viewCosHalfAngle } from '../../src/runtime/lod-view.js';
+import { UNSEEN_STEP_EVERY, checkUnseenStepEvery, isUnseenStepEvery, viewCosHalfAngle } from '../../src/runtime/lod/view.js';
 import { CrowdMesh, PlayerMesh, boneSegments, type CrowdView } from './characters.js';
 import { servedDatabaseRef, type ServedDatabaseRef } from '../../src/web/served-database.js';
 import { DatabaseLoader, describeDatabase, type LoadedDatabase } from './load-database.js';
@@ -24,7 +24,7 @@ import { FrameStats } from './stats.js';
 import { Ui } from './ui.js';
 import { CoveragePanel } from './coverage-panel.js';
 import type { CrowdOptions } from './crowd.js';
-import { applySchemaWeights, settingsFromFragment, type EngineSettings } from '../../src/sim/options-file.js';
+import { applySchemaWeights, settingsFromFragment, type EngineSettings } from '../../src/sim/settings/options-file.js';
 import { TerrainView, terrainSpec, type TerrainChoice } from './terrain.js';
 import { OverlayDemo } from './overlay-demo.js';
 
@@ -74,7 +74,7 @@ export class App {
   private lod = new URLSearchParams(location.search).has('lod');
   /** With levels: the agents' search budget (searches per agent-second; `?budget=R` in the URL or the handle's setSearchBudget), null: none. */
   private searchBudget = budgetFromUrl(new URLSearchParams(location.search).get('budget'));
-  /** With levels: agents out of view step every this many frames (`?unseen=N` or the handle's setUnseenStepEvery; lod-view.ts restsUnseen). */
+  /** With levels: agents out of view step every this many frames (`?unseen=N` or the handle's setUnseenStepEvery; runtime/lod/view.ts restsUnseen). */
   private unseenStepEvery = unseenFromUrl(new URLSearchParams(location.search).get('unseen'));
   /** The camera orbits at this rate (rad/s; the handle's setCameraTurn, for benchmarks: a turning view reveals held poses). */
   private cameraTurn = 0;

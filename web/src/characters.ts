@@ -9,7 +9,7 @@
  */
 import * as THREE from 'three';
 import type { Database } from '../../src/database/database.js';
-import type { MotionMatchingController } from '../../src/runtime/controller.js';
+import type { MotionMatchingController } from '../../src/runtime/controller/controller.js';
 import type { PoseChunk } from './crowd.js';
 
 /** The limbs of a skeleton: segments from a joint to a child joint or to an end site. */

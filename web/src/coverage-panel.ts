@@ -1,5 +1,5 @@
 /**
- * The demo's coverage panel: a polar map of a coverage report (src/sim/coverage*.ts) — loaded from
+ * The demo's coverage panel: a polar map of a coverage report (src/tools/coverage/) — loaded from
  * a file `motionmatch coverage` wrote (its JSON, or the HTML page with the JSON inside) or computed
  * here for the running database on a small grid — with the player's current request as a dot on
  * it: its speed picks the band, the direction of travel relative to the facing asked for and the
@@ -9,15 +9,15 @@
  * the automation handle with `window.motionmatch.coverage` for tests.
  */
 import type { Database } from '../../src/database/database.js';
-import type { ControllerInput, MotionMatchingController } from '../../src/runtime/controller.js';
+import type { ControllerInput, MotionMatchingController } from '../../src/runtime/controller/controller.js';
 import { MatcherSearchPort } from '../../src/runtime/matcher-port.js';
 import { Matcher } from '../../src/search/matcher.js';
 import { quatYaw } from '../../src/math/quat.js';
-import { CoverageComputation, type CoverageCellResult, type CoverageReport } from '../../src/sim/coverage.js';
-import { databaseTopSpeed, describeCell, evenSpeeds, wrapDegrees } from '../../src/sim/coverage-grid.js';
-import { COVERAGE_MEASURES, coverageMeasure, type CoverageMeasure } from '../../src/sim/coverage-measures.js';
-import { parseCoverageReport } from '../../src/sim/coverage-html.js';
-import { formatMeasure, polarLayout, polarMapSvg, polarPoint } from '../../src/sim/coverage-svg.js';
+import { CoverageComputation, type CoverageCellResult, type CoverageReport } from '../../src/tools/coverage/coverage.js';
+import { databaseTopSpeed, describeCell, evenSpeeds, wrapDegrees } from '../../src/tools/coverage/grid.js';
+import { COVERAGE_MEASURES, coverageMeasure, type CoverageMeasure } from '../../src/tools/coverage/measures.js';
+import { parseCoverageReport } from '../../src/tools/coverage/html.js';
+import { formatMeasure, polarLayout, polarMapSvg, polarPoint } from '../../src/tools/coverage/svg.js';
 
 /** What the panel reads from the running page. */
 export interface CoverageHost {

@@ -16,7 +16,7 @@ import { Matcher, type Backend, type BatchResult, type BatchSearchOptions, type 
 import { Crowd, poseFloats, type BatchSearcher, type CrowdOptions, type PoseChunk } from './crowd.js';
 import { kernelUrl } from './kernels.js';
 import type { StepTiming } from './stats.js';
-import type { LodView } from '../../src/runtime/lod-view.js';
+import type { LodView } from '../../src/runtime/lod/view.js';
 
 export type AgentWorkerRequest =
   | { type: 'init'; db: Database; backend: Backend; options: CrowdOptions; seed: number }

@@ -7,23 +7,23 @@
  * timed as "engine update"; input, AI and drawing are not.
  */
 import type { Database } from '../../src/database/database.js';
-import { MotionMatchingController, createInput, type ControllerInput } from '../../src/runtime/controller.js';
+import { MotionMatchingController, createInput, type ControllerInput } from '../../src/runtime/controller/controller.js';
 import { MatcherSearchPort } from '../../src/runtime/matcher-port.js';
 import type { Matcher, SearchMethod } from '../../src/search/matcher.js';
-import { CrowdSearchBatch, type BatchSearcher as BatchAnswerer } from '../../src/runtime/crowd-batch.js';
+import { CrowdSearchBatch, type BatchSearcher as BatchAnswerer } from '../../src/runtime/crowd/batch.js';
 import { ScriptedDriver } from '../../src/sim/scenarios.js';
-import type { ControllerSettings } from '../../src/sim/options-file.js';
+import type { ControllerSettings } from '../../src/sim/settings/options-file.js';
 import type { StepTiming } from './stats.js';
 import { flatGround, type Ground } from '../../src/runtime/ground/ground.js';
-import { terrainGround, type TerrainSpec } from '../../src/sim/terrain.js';
+import { terrainGround, type TerrainSpec } from '../../src/sim/terrain/terrain.js';
 
 /** The level ground y = 0 a crowd goes back to after a terrain. */
 const LEVEL_GROUND = flatGround(0);
 import { syncCrowdOverlays, type CrowdOverlays, type CrowdOverlaySettings } from './overlay-crowd.js';
-import { CrowdLod } from '../../src/runtime/crowd-lod.js';
-import { DEFAULT_LOD_LEVELS } from '../../src/runtime/lod.js';
-import { UNSEEN_STEP_EVERY, checkUnseenStepEvery, inLodView, restsUnseen, revealsPerStep, seeAll, type LodView } from '../../src/runtime/lod-view.js';
-import type { ControllerOptions } from '../../src/runtime/controller-options.js';
+import { CrowdLod } from '../../src/runtime/crowd/crowd-lod.js';
+import { DEFAULT_LOD_LEVELS } from '../../src/runtime/lod/levels.js';
+import { UNSEEN_STEP_EVERY, checkUnseenStepEvery, inLodView, restsUnseen, revealsPerStep, seeAll, type LodView } from '../../src/runtime/lod/view.js';
+import type { ControllerOptions } from '../../src/runtime/controller/options.js';
 
 /** What a crowd needs from a search backend: batches, and one matcher for single searches. */
 export interface BatchSearcher extends BatchAnswerer {
@@ -53,7 +53,7 @@ export interface CrowdOptions {
   inertialization: boolean;
   /** Controller options other than the defaults (a settings file's, `demo --options FILE`). */
   controller?: ControllerSettings;
-  /** Uneven ground for every character (src/sim/terrain.ts); null or absent: flat. */
+  /** Uneven ground for every character (src/sim/terrain/terrain.ts); null or absent: flat. */
   terrain?: TerrainSpec | null;
   /** The agents' overlays (waves on a seeded schedule, web/src/overlay-crowd.ts), or null. */
   overlay?: CrowdOverlaySettings | null;
@@ -66,7 +66,7 @@ export interface CrowdOptions {
   searchBudget?: number | null;
   /**
    * With levels: an agent out of view steps only every this many steps (1: every step; default
-   * UNSEEN_STEP_EVERY, 4), with the time gathered meanwhile (lod-view.ts restsUnseen).
+   * UNSEEN_STEP_EVERY, 4), with the time gathered meanwhile (runtime/lod/view.ts restsUnseen).
    */
   unseenStepEvery?: number;
 }
@@ -114,7 +114,7 @@ export class Crowd {
   private stepIndex = 0;
   /**
    * Per character: 1 when think() let it rest this step (unseen, out of view, not its turn:
-   * lod-view.ts restsUnseen), and the seconds it has not stepped yet (its next step takes them).
+   * runtime/lod/view.ts restsUnseen), and the seconds it has not stepped yet (its next step takes them).
    */
   private resting = new Uint8Array(0);
   private gathered = new Float64Array(0);
@@ -297,7 +297,7 @@ export class Crowd {
   /**
    * step() with levels of detail: each character's level from its distance to the camera, full and
    * local searches. With a search budget the agents' searches are capped (the most urgent run, the
-   * others wait a step: search-budget.ts); the player then steps first, on its own, and never waits.
+   * others wait a step: runtime/lod/search-budget.ts); the player then steps first, on its own, and never waits.
    */
   private async stepLod(lod: CrowdLod, dt: number, search: BatchSearcher, method: SearchMethod): Promise<StepTiming> {
     const n = this.characters.length, first = this.first;

@@ -11,8 +11,8 @@
 import { generateBuiltinClips } from '../../src/builtin/generate.js';
 import { buildDatabase, type SourceMotion } from '../../src/database/build.js';
 import type { Database } from '../../src/database/database.js';
-import { decodeDatabase } from '../../src/database/mmdb.js';
-import { parseBvh } from '../../src/import/bvh.js';
+import { decodeDatabase } from '../../src/database/mmdb/mmdb.js';
+import { parseBvh } from '../../src/import/bvh/bvh.js';
 import { classifyFiles } from './db-files.js';
 
 export type DbRequest =

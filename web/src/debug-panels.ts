@@ -9,7 +9,7 @@
  *   in magenta. Hover to see which clip and frame a pixel is.
  */
 import type { Database } from '../../src/database/database.js';
-import type { MotionMatchingController } from '../../src/runtime/controller.js';
+import type { MotionMatchingController } from '../../src/runtime/controller/controller.js';
 import { groupColumns } from '../../src/features/schema.js';
 import type { SampleRing } from './stats.js';
 

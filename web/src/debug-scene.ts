@@ -12,8 +12,8 @@
 import * as THREE from 'three';
 import type { Database } from '../../src/database/database.js';
 import { CONTACT_LEFT, CONTACT_RIGHT } from '../../src/features/contacts.js';
-import type { MotionMatchingController } from '../../src/runtime/controller.js';
-import type { FootIK } from '../../src/runtime/foot-ik.js';
+import type { MotionMatchingController } from '../../src/runtime/controller/controller.js';
+import type { FootIK } from '../../src/runtime/foot-ik/foot-ik.js';
 import { groupColumns } from '../../src/features/schema.js';
 
 const PREDICTED = new THREE.Color(0x4fd8ff);

@@ -11,13 +11,13 @@
  *   update is parallel.
  */
 import type { Database } from '../../src/database/database.js';
-import type { ControllerInput, MotionMatchingController } from '../../src/runtime/controller.js';
+import type { ControllerInput, MotionMatchingController } from '../../src/runtime/controller/controller.js';
 import type { Backend, SearchMethod } from '../../src/search/matcher.js';
 import { Crowd, crowdRadius, type CrowdOptions, type PoseChunk } from './crowd.js';
 import type { AgentWorkerReply, AgentWorkerRequest } from './crowd-worker.js';
 import { SearchService, canShareMemory, type SearchConfig } from './search-backend.js';
 import type { StepTiming } from './stats.js';
-import type { LodView } from '../../src/runtime/lod-view.js';
+import type { LodView } from '../../src/runtime/lod/view.js';
 
 export type EngineMode = 'batched' | 'split';
 

@@ -3,7 +3,7 @@
  * and the first standard gamepad (left stick moves, right stick looks, RT runs, LT strafes, Y is
  * the wave key G). Produces the controller's desired world velocity and facing.
  */
-import type { ControllerInput } from '../../src/runtime/controller.js';
+import type { ControllerInput } from '../../src/runtime/controller/controller.js';
 
 export const WALK_SPEED = 1.5;
 export const RUN_SPEED = 4.0;

@@ -1,15 +1,15 @@
 /**
  * Overlays in the demo: which wave a database offers (its frames tagged `wave`, else a wave made
  * from the rig's right arm), and the crowd's overlays (every agent a layer and a seeded schedule,
- * src/sim/overlay-schedule.ts), stepped with the agents' AI. The settings are plain data, so the
+ * src/sim/overlay/schedule.ts), stepped with the agents' AI. The settings are plain data, so the
  * split engine's workers build the same overlays from them.
  */
 import type { Database } from '../../src/database/database.js';
-import type { MotionMatchingController } from '../../src/runtime/controller.js';
-import { OverlayLayer, type OverlaySource } from '../../src/runtime/overlay.js';
-import { parseBoneMaskSpec, type BoneMask } from '../../src/runtime/bone-mask.js';
-import { synthesizedWave } from '../../src/runtime/overlay-wave.js';
-import { OverlaySchedule, overlaySimulation, type OverlaySimulation } from '../../src/sim/overlay-schedule.js';
+import type { MotionMatchingController } from '../../src/runtime/controller/controller.js';
+import { OverlayLayer, type OverlaySource } from '../../src/runtime/overlay/overlay.js';
+import { parseBoneMaskSpec, type BoneMask } from '../../src/runtime/overlay/bone-mask.js';
+import { synthesizedWave } from '../../src/runtime/overlay/wave.js';
+import { OverlaySchedule, overlaySimulation, type OverlaySimulation } from '../../src/sim/overlay/schedule.js';
 
 /** The crowd's overlays (structured-cloneable: they travel to the agent workers). */
 export interface CrowdOverlaySettings {

@@ -6,9 +6,9 @@
  * `window.motionmatch.overlay` drives both for tests.
  */
 import type { Database } from '../../src/database/database.js';
-import type { MotionMatchingController } from '../../src/runtime/controller.js';
-import { OverlayLayer } from '../../src/runtime/overlay.js';
-import { armsMask } from '../../src/runtime/bone-mask.js';
+import type { MotionMatchingController } from '../../src/runtime/controller/controller.js';
+import { OverlayLayer } from '../../src/runtime/overlay/overlay.js';
+import { armsMask } from '../../src/runtime/overlay/bone-mask.js';
 import { crowdWaveSettings, latestCrowdOverlays, waveChoice, type CrowdOverlaySettings, type WaveChoice } from './overlay-crowd.js';
 
 export interface OverlayHandle {

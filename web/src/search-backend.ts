@@ -6,11 +6,11 @@
  * one copy of the database; other pages search on the main thread (same results).
  */
 import type { Database } from '../../src/database/database.js';
-import { MatcherPool } from '../../src/search/pool.js';
+import { MatcherPool } from '../../src/search/pool/pool.js';
 import type { Backend, BatchResult, BatchSearchOptions, Matcher, SearchMethod } from '../../src/search/matcher.js';
-import { sharedMemorySupported, simdSupported } from '../../src/search/wasm.js';
+import { sharedMemorySupported, simdSupported } from '../../src/search/wasm/load.js';
 // The pool's worker, bundled as its own module chunk (vite.config.ts: worker.format 'es').
-import poolWorkerUrl from '../../src/search/pool-worker.ts?worker&url';
+import poolWorkerUrl from '../../src/search/pool/worker.ts?worker&url';
 import { kernelUrl } from './kernels.js';
 
 /**

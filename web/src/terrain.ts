@@ -1,13 +1,13 @@
 /**
  * Uneven ground in the demo: which terrain the crowd walks on (flat, hills, steps: the same seeded
- * terrains as `motionmatch simulate --terrain`, src/sim/terrain.ts) and its three.js mesh, a window
+ * terrains as `motionmatch simulate --terrain`, src/sim/terrain/terrain.ts) and its three.js mesh, a window
  * of the height field around the player that follows them (the terrains tile, so the window is
  * rebuilt where the player goes). Drawn cheaply on purpose: one Lambert mesh with vertex colours by
  * height, a vertex budget that keeps software WebGL going.
  */
 import * as THREE from 'three';
 import type { HeightField } from '../../src/runtime/ground/height-field.js';
-import { terrainGround, type TerrainSpec } from '../../src/sim/terrain.js';
+import { terrainGround, type TerrainSpec } from '../../src/sim/terrain/terrain.js';
 
 /** What the terrain control offers. */
 export type TerrainChoice = 'off' | 'hills' | 'steps';

@@ -1,0 +1,174 @@
+import { realpathSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { parseCommandArgs, numberOption, UsageError } from '../args.js';
+import { buildDatabase, globToRegExp, type TagRule } from '../../database/build.js';
+import { loadBvhSources, builtinSources } from '../../database/sources-node.js';
+import { writeDatabaseFile } from '../../database/mmdb/mmdb-node.js';
+import { parseSchemaJson } from '../../features/schema-validate.js';
+import { parseBoneOverrides } from '../../features/roles.js';
+import { createProgress } from '../../util/progress.js';
+import { readRegularTextFile, requireWritableRegularPath, FileAccessError } from '../../util/files-node.js';
+import { MAX_FPS, MIN_FPS } from '../../anim/frame-rate.js';
+import type { SkippedBvhEntry } from '../../import/bvh/bvh-node.js';
+import type { ClipRange } from '../../database/database.js';
+
+/** Largest schema file read (a schema is a few hundred bytes of JSON). */
+const MAX_SCHEMA_BYTES = 1024 * 1024;
+
+/** Skipped folder entries listed one per line on stderr; the rest are counted. */
+const MAX_SKIPPED_SHOWN = 10;
+
+export const BUILD_USAGE = `usage: motionmatch build <files or folders...> --out FILE [--mirror] [--schema FILE]
+                         [--bones hips=NAME,leftFoot=NAME,...] [--scale S] [--fps F]
+                         [--tag TAG=GLOB ...] [--loop GLOB ...] [--json]
+       motionmatch build --builtin --out FILE [--mirror] [--schema FILE] [--json]
+
+  Imports BVH clips (folders are searched recursively), extracts features and writes a .mmdb database.
+  Bone roles are found by name and by the skeleton's shape; files that list the same joints in
+  another order are matched by name; clips at other rates are resampled to one rate.
+  --out FILE       database file to write
+  --builtin        use the built-in procedural locomotion clips instead of files
+  --mirror         add a left/right mirrored copy of every clip
+  --schema FILE    feature schema (JSON); default: foot positions/velocities, hip velocity, trajectory
+  --bones SPEC     bone roles by joint name, e.g. hips=Hips,leftFoot=Foot_L,rightFoot=Foot_R
+  --scale S        metres per file unit (default: detected from the skeleton's height)
+  --fps F          resample every clip to F frames per second, ${MIN_FPS} to ${MAX_FPS}
+                   (default: the clips' common rate, else the highest)
+  --loop GLOB      clips whose name matches GLOB (* and ?) loop: the last frame flows into the
+                   first, every frame stays a search candidate, and features that look ahead
+                   continue into the next cycle; a loop whose last frame repeats its first pose
+                   loses that repeat. Repeatable
+  --tag TAG=GLOB[@FROM-TO]
+                   tag clips whose name matches GLOB (* and ?), or only seconds FROM..TO of
+                   them (e.g. --tag stand=walk_*@0-0.5), repeatable
+  --json           print one JSON object with the result on stdout`;
+
+/**
+ * Refuses an output path that cannot end as a regular file (a device, a FIFO, a link, a folder)
+ * or whose folder does not exist, before any work is done.
+ */
+function checkOutputPath(out: string): void {
+  requireWritableRegularPath(out, 'database file');
+  const folder = dirname(out);
+  let isFolder = false;
+  try { isFolder = statSync(folder).isDirectory(); } catch { /* reported below */ }
+  if (!isFolder) throw new FileAccessError(out, `cannot write database file '${out}': folder '${folder}' does not exist`, 'ENOENT');
+}
+
+/** Refuses an --out that is one of the input files (the build would replace the user's capture). */
+function refuseInputAsOutput(out: string, inputs: readonly string[]): void {
+  let real: string;
+  try { real = realpathSync(out); } catch { return; } // does not exist yet
+  for (const input of inputs) {
+    let r: string;
+    try { r = realpathSync(input); } catch { continue; }
+    if (r === real) throw new FileAccessError(out, `cannot write database file '${out}': it is the input file '${input}'; choose another --out`, 'EEXIST');
+  }
+}
+
+/** Lines for stderr about the folder entries the import left out. */
+function skippedLines(skipped: readonly SkippedBvhEntry[]): string {
+  const shown = skipped.slice(0, MAX_SKIPPED_SHOWN).map((s) => `motionmatch build: skipped ${s.path}: ${s.reason}\n`);
+  const more = skipped.length - shown.length;
+  return shown.join('') + (more > 0 ? `motionmatch build: ... and ${more.toLocaleString('en-US')} more skipped entries\n` : '');
+}
+
+/** Source clips (mirrored copies not counted) resampled to the database rate, per original rate. */
+function resampledSummary(clips: readonly ClipRange[], fps: number): Array<{ from: number; to: number; clips: number }> {
+  const counts = new Map<number, number>();
+  for (const c of clips) if (c.sourceFps !== undefined && !c.mirrored) counts.set(c.sourceFps, (counts.get(c.sourceFps) ?? 0) + 1);
+  return [...counts].sort((a, b) => b[0] - a[0]).map(([from, n]) => ({ from, to: fps, clips: n }));
+}
+
+function parseTagRules(specs: string[]): TagRule[] {
+  return specs.map((spec) => {
+    const m = /^([^=]+)=([^@]+)(?:@([0-9.]+)-([0-9.]+))?$/.exec(spec);
+    if (!m) throw new UsageError(`--tag expects TAG=GLOB or TAG=GLOB@FROM-TO (seconds), got "${spec}"`, BUILD_USAGE);
+    const rule: TagRule = { tag: m[1], pattern: m[2] };
+    if (m[3] !== undefined) {
+      rule.from = Number(m[3]); rule.to = Number(m[4]);
+      if (!(Number.isFinite(rule.from) && Number.isFinite(rule.to) && rule.to > rule.from)) throw new UsageError(`--tag ${spec}: FROM and TO must be seconds with FROM < TO`, BUILD_USAGE);
+    }
+    return rule;
+  });
+}
+
+export async function buildCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs(argv, {
+    out: { type: 'string', short: 'o' },
+    builtin: { type: 'boolean' },
+    mirror: { type: 'boolean' },
+    schema: { type: 'string' },
+    bones: { type: 'string' },
+    scale: { type: 'string' },
+    fps: { type: 'string' },
+    tag: { type: 'string', multiple: true },
+    loop: { type: 'string', multiple: true },
+    json: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  }, BUILD_USAGE);
+  if (values.help) { process.stdout.write(BUILD_USAGE + '\n'); return 0; }
+  if (!values.out) throw new UsageError('--out FILE is required', BUILD_USAGE);
+  if (values.builtin && positionals.length > 0) throw new UsageError('give either --builtin or files, not both', BUILD_USAGE);
+  if (!values.builtin && positionals.length === 0) throw new UsageError('no input: give BVH files or folders, or --builtin', BUILD_USAGE);
+  const scale = numberOption(values.scale, 'scale', BUILD_USAGE, 1e-9, 1e9);
+  const fps = numberOption(values.fps, 'fps', BUILD_USAGE, MIN_FPS, MAX_FPS);
+  checkOutputPath(values.out);
+  const schema = values.schema ? parseSchemaJson(readRegularTextFile(values.schema, { what: 'schema file', maxBytes: MAX_SCHEMA_BYTES }), values.schema) : undefined;
+  const bones = values.bones ? parseBoneOverrides(values.bones) : undefined;
+  const tagRules = parseTagRules(values.tag ?? []);
+  const loops = values.loop ?? [];
+  for (const glob of loops) if (glob.trim() === '') throw new UsageError('--loop expects a GLOB over clip names, e.g. --loop "*_loop"', BUILD_USAGE);
+  const json = !!values.json;
+  const t0 = performance.now();
+
+  const importBar = createProgress('import  ', !json && !!process.stderr.isTTY);
+  const skipped: SkippedBvhEntry[] = [];
+  const sources = values.builtin
+    ? builtinSources()
+    : loadBvhSources(positionals, { scale, onProgress: (d, t, l) => importBar.update(d, t, l), onSkip: (s) => skipped.push(s) });
+  importBar.done();
+  if (skipped.length > 0) process.stderr.write(skippedLines(skipped));
+  refuseInputAsOutput(values.out, sources.map((s) => s.clip.source));
+  for (const glob of loops) {
+    const re = globToRegExp(glob);
+    if (!sources.some((s) => re.test(s.clip.name))) process.stderr.write(`motionmatch build: --loop ${glob} matches no clip name\n`);
+  }
+  const tImport = performance.now();
+
+  const buildBar = createProgress('features', !json && !!process.stderr.isTTY);
+  const db = buildDatabase(sources, { schema, bones, fps, mirror: !!values.mirror, tagRules, loops, onProgress: (d, t, l) => buildBar.update(d, t, l) });
+  buildBar.done();
+  const bytes = writeDatabaseFile(values.out, db);
+  const t1 = performance.now();
+
+  const result = {
+    out: values.out,
+    frames: db.frameCount,
+    clips: db.clips.length,
+    dims: db.dims,
+    stride: db.stride,
+    fps: db.fps,
+    joints: db.skeleton.names.length,
+    mirrored: !!values.mirror,
+    candidates: db.candidates.reduce((n, c) => n + c, 0),
+    tags: db.tagNames,
+    loops: db.clips.filter((c) => c.loop && !c.mirrored).length,
+    resampled: resampledSummary(db.clips, db.fps),
+    skipped,
+    bytes,
+    seconds: { import: +((tImport - t0) / 1000).toFixed(3), total: +((t1 - t0) / 1000).toFixed(3) },
+  };
+  if (json) {
+    process.stdout.write(JSON.stringify(result) + '\n');
+  } else {
+    process.stdout.write(
+      `wrote ${result.out}: ${result.frames} frames in ${result.clips} clips at ${result.fps} fps, ` +
+      `${result.dims} feature dims (stride ${result.stride}), ${result.joints} joints, ${statSync(values.out).size} bytes ` +
+      `in ${result.seconds.total.toFixed(2)} s\n` +
+      (result.loops > 0 ? `${result.loops} looping clip${result.loops === 1 ? '' : 's'}\n` : '') +
+      result.resampled.map((r) => `resampled ${r.clips} clip${r.clips === 1 ? '' : 's'} from ${r.from} fps to ${r.to} fps\n`).join(''),
+    );
+  }
+  return 0;
+}

@@ -1,0 +1,117 @@
+/**
+ * `motionmatch demo`: builds the browser demo when stale (src/web/bundle-node.ts) and serves it
+ * with the cross-origin isolation headers (src/web/serve-node.ts), optionally on the user's own
+ * database (--db FILE, checked before anything is built or served).
+ */
+import { existsSync } from 'node:fs';
+import { basename, isAbsolute, join, resolve } from 'node:path';
+import { parseCommandArgs, integerOption, UsageError } from '../args.js';
+import { readDatabaseArgument } from '../database-file.js';
+import { nodePackageRoot } from '../../search/wasm/load.js';
+import { buildWebBundle } from '../../web/bundle-node.js';
+import { startDemoServer, type ServedDatabase } from '../../web/serve-node.js';
+import { readSettingsFile } from '../../sim/settings/options-file-node.js';
+import { settingsFragment, type EngineSettings } from '../../sim/settings/options-file.js';
+
+export const DEMO_USAGE = `usage: motionmatch demo [--db FILE] [--options FILE] [--port N] [--host H] [--no-build] [--rebuild]
+                        [--build-only] [--no-isolation] [--json]
+
+  Serves the browser demo: a crowd of motion-matched characters (three.js), built with vite into
+  web-dist/ first when that is missing or older than its sources.
+  --db FILE        start the page on this .mmdb database (from \`motionmatch build\`) instead of
+                   the built-in one; checked before serving (a bad file exits with code 1)
+  --options FILE   engine settings (controller options, feature-group weights; as \`motionmatch
+                   tune\` writes them): checked first, then handed to the page in its address
+                   (#options=...), which applies them to every database it runs
+  --port N         port to listen on (default: $PORT, else 5173; 0 = any free port)
+  --host H         interface to listen on (default localhost; 0.0.0.0 = every interface)
+  --no-build       serve web-dist/ as it is (never run vite)
+  --rebuild        build even when web-dist/ looks up to date
+  --build-only     build (when needed) and exit without serving
+  --no-isolation   leave out the cross-origin isolation headers (shows the single-thread fallback)
+  --json           print one JSON object {"url": ..., "database": ...} on stdout once serving
+
+  From npm: npm start -- --db FILE (a relative FILE is taken from where npm was run).`;
+
+/**
+ * A path the user typed, made absolute. Under `npm start` the command runs in the package folder,
+ * not where the user typed it; npm says where that was in INIT_CWD.
+ */
+export function userPath(path: string, env: NodeJS.ProcessEnv = process.env): string {
+  if (isAbsolute(path)) return path;
+  const typedIn = env.npm_lifecycle_event === 'start' && env.INIT_CWD ? env.INIT_CWD : process.cwd();
+  return resolve(typedIn, path);
+}
+
+export async function demoCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs(argv, {
+    db: { type: 'string' },
+    options: { type: 'string' },
+    port: { type: 'string', short: 'p' },
+    host: { type: 'string' },
+    'no-build': { type: 'boolean' },
+    rebuild: { type: 'boolean' },
+    'build-only': { type: 'boolean' },
+    'no-isolation': { type: 'boolean' },
+    json: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  }, DEMO_USAGE);
+  if (values.help) { process.stdout.write(DEMO_USAGE + '\n'); return 0; }
+  if (positionals.length) throw new UsageError(`unexpected argument '${positionals[0]}' (a database goes with --db FILE)`, DEMO_USAGE);
+  if (values['no-build'] && (values.rebuild || values['build-only'])) throw new UsageError('--no-build cannot be combined with --rebuild or --build-only', DEMO_USAGE);
+  if (values.db !== undefined && values['build-only']) throw new UsageError('--db serves a database: it cannot be combined with --build-only', DEMO_USAGE);
+  if (values.db === '') throw new UsageError('--db needs a file name', DEMO_USAGE);
+  if (values.options === '') throw new UsageError('--options needs a file name', DEMO_USAGE);
+  if (values.options !== undefined && values['build-only']) throw new UsageError('--options goes to the served page: it cannot be combined with --build-only', DEMO_USAGE);
+  const envPort = process.env.PORT !== undefined && process.env.PORT !== '' ? process.env.PORT : undefined;
+  const port = values.port !== undefined
+    ? integerOption(values.port, 'port', DEMO_USAGE, 0, 65535)!
+    : envPort !== undefined ? integerOption(envPort, 'port (from $PORT)', DEMO_USAGE, 0, 65535)! : 5173;
+  const json = !!values.json;
+  const root = await nodePackageRoot();
+
+  // A bad database or settings file is the user's to fix: say so before building or serving anything.
+  const settings: EngineSettings | null = values.options !== undefined ? readSettingsFile(userPath(values.options)) : null;
+  let database: (ServedDatabase & { frames: number; clips: number }) | undefined;
+  if (values.db !== undefined) {
+    const file = userPath(values.db);
+    const db = readDatabaseArgument(file);
+    database = { file, name: basename(file), frames: db.frameCount, clips: db.clips.length };
+  }
+
+  if (!values['no-build']) await buildWebBundle({ force: !!values.rebuild });
+  if (values['build-only']) {
+    if (json) process.stdout.write(JSON.stringify({ built: join(root, 'web-dist') }) + '\n');
+    return 0;
+  }
+  if (!existsSync(join(root, 'web-dist', 'index.html'))) {
+    throw new Error(`${join(root, 'web-dist', 'index.html')} is missing: run \`motionmatch demo\` without --no-build to build it`);
+  }
+  const demo = await startDemoServer({ port, host: values.host, isolation: !values['no-isolation'], database });
+  // The page reads the settings from its own address: nothing for the server to serve.
+  const url = settings ? `${demo.url}${settingsFragment(settings)}` : demo.url;
+  if (json) {
+    const shown = database ? { file: database.file, name: database.name, frames: database.frames, clips: database.clips } : null;
+    process.stdout.write(JSON.stringify({ url, database: shown, ...(settings ? { options: userPath(values.options!) } : {}) }) + '\n');
+  } else {
+    process.stdout.write(`motionmatch demo: serving ${url}\n`);
+    if (settings) process.stdout.write(`motionmatch demo: settings from ${userPath(values.options!)} (open the address above: it carries them)\n`);
+    if (database) {
+      process.stdout.write(`motionmatch demo: database ${database.file} (${database.clips} clips, ${database.frames.toLocaleString('en-US')} frames; re-read at every page load)\n`);
+    }
+    if (values['no-isolation']) process.stdout.write('motionmatch demo: without cross-origin isolation headers (single-threaded search)\n');
+    process.stdout.write('motionmatch demo: press Ctrl-C to stop\n');
+  }
+
+  // Run until Ctrl-C (or SIGTERM), then close connections and exit cleanly.
+  return await new Promise<number>((done) => {
+    const stop = (signal: NodeJS.Signals): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      if (!json) process.stderr.write(`\nmotionmatch demo: stopping (${signal})\n`);
+      void demo.close().then(() => done(0));
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}

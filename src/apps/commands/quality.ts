@@ -1,0 +1,161 @@
+/**
+ * `motionmatch quality`: how well the engine animates on a database, per scripted scenario
+ * (src/tools/quality/run.ts), as a table, one JSON object, and/or an SVG chart with the targets.
+ */
+import { playbackFootSkate } from '../../runtime/quality/data-skate.js';
+import { statSync } from 'node:fs';
+import { basename, dirname, resolve } from 'node:path';
+import { tuneJitForCrowds } from '../../util/jit-node.js';
+import { createProgress } from '../../util/progress.js';
+import { FileAccessError, requireWritableRegularPath, writeFileAtomic } from '../../util/files-node.js';
+import { buildDatabase } from '../../database/build.js';
+import { builtinSources } from '../../database/sources-node.js';
+import type { Database } from '../../database/database.js';
+import { qualityColumns } from '../../tools/quality/columns.js';
+import { QUALITY_TARGETS, TERRAIN_QUALITY_TARGETS } from '../../tools/quality/targets.js';
+import { TERRAIN_KINDS, describeTerrain, terrainName, terrainReport } from '../../sim/terrain/terrain.js';
+import { readTerrainOption } from '../../sim/terrain/file-node.js';
+import { runTerrainQuality } from '../../tools/quality/terrain.js';
+import { QUALITY_SCENARIOS, runQualityScenarios, type ScenarioQuality } from '../../tools/quality/run.js';
+import { formatQualityTable, qualityVerdictLines } from '../../tools/quality/table.js';
+import { qualitySvg } from '../../tools/quality/svg.js';
+import { parseCommandArgs, integerOption, numberOption, UsageError } from '../args.js';
+import { readDatabaseArgument } from '../database-file.js';
+import { readSettingsFile } from '../../sim/settings/options-file-node.js';
+import { applySchemaWeights } from '../../sim/settings/options-file.js';
+
+/** Defaults that keep a run on a ~50,000-frame database well under a minute on two cores. */
+export const QUALITY_DEFAULTS = { agents: 200, seconds: 20, hz: 30, seed: 1 } as const;
+/** The 1 s trajectory error needs predictions made at least a second before the end. */
+const MIN_SECONDS = 2;
+
+export const QUALITY_USAGE = `usage: motionmatch quality [DB] [--db FILE] [--agents N] [--seconds S] [--seed K] [--workers W]
+                           [--options FILE] [--terrain hills|steps|FILE] [--json] [--svg FILE]
+
+  Measures the animation quality on a database: one deterministic simulation per scripted
+  scenario (${QUALITY_SCENARIOS.join(', ')}), the same crowd, length and seed for each, then one
+  row per scenario: foot skate mean and 95th percentile (cm/s), transitions per agent-second,
+  1 s trajectory error (cm), largest velocity jump across a transition (m/s), searches per
+  agent-second. Values that miss their target are marked '*'. Default database: the built-in one.
+  DB, --db FILE    a .mmdb database (from \`motionmatch build\`)
+  --agents N       agents per scenario (default ${QUALITY_DEFAULTS.agents})
+  --seconds S      simulated seconds per scenario (default ${QUALITY_DEFAULTS.seconds}, at least ${MIN_SECONDS}), stepped at ${QUALITY_DEFAULTS.hz} Hz
+  --seed K         seed of the scripted inputs (default ${QUALITY_DEFAULTS.seed}); the same seed gives the same figures
+  --workers W      threads per simulation (default 1); more is faster and gives the same hashes
+                   (figures equal up to the order of floating-point sums)
+  --options FILE   engine settings: controller options and feature-group weights (JSON, as
+                   \`motionmatch tune\` writes them; docs/tuning.md)
+  --terrain T      also run every scenario on uneven ground: hills (slopes up to 30°), steps (10-25 cm)
+                   or a height field FILE (docs/terrain.md); each terrain row follows its flat twin
+                   and adds the feet against the ground and the skate over flat ground, with their
+                   targets (with any --workers)
+  --json           print one JSON object: settings, targets, and each scenario's full quality report
+  --svg FILE       also draw the figures as an SVG chart: one bar per scenario for each measure,
+                   the targets marked`;
+
+/** Refuses an output path that cannot be written before the run, not after it. */
+function checkOutputPath(path: string): void {
+  requireWritableRegularPath(path, 'SVG chart');
+  const folder = dirname(resolve(path));
+  let isFolder = false;
+  try {
+    isFolder = statSync(folder).isDirectory();
+  } catch { /* missing */ }
+  if (!isFolder) throw new FileAccessError(path, `cannot write SVG chart '${path}': folder '${folder}' does not exist`, 'ENOENT');
+}
+
+function describeSettings(o: { agents: number; seconds: number; hz: number; seed: number }): string {
+  return `${o.agents} agents x ${o.seconds} s per scenario at ${o.hz} Hz, seed ${o.seed}`;
+}
+
+export async function qualityCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs(argv, {
+    db: { type: 'string' },
+    agents: { type: 'string' },
+    seconds: { type: 'string' },
+    seed: { type: 'string' },
+    workers: { type: 'string' },
+    options: { type: 'string' },
+    terrain: { type: 'string' },
+    json: { type: 'boolean' },
+    svg: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  }, QUALITY_USAGE);
+  if (values.help) { process.stdout.write(QUALITY_USAGE + '\n'); return 0; }
+  if (positionals.length > 1) throw new UsageError(`one database at a time (got ${positionals.length}: ${positionals.join(', ')})`, QUALITY_USAGE);
+  if (positionals.length === 1 && values.db !== undefined) throw new UsageError('give the database either as DB or with --db, not both', QUALITY_USAGE);
+  const dbPath = values.db ?? positionals[0];
+  if (dbPath === '') throw new UsageError('--db needs a file name', QUALITY_USAGE);
+  if (values.svg === '') throw new UsageError('--svg needs a file name', QUALITY_USAGE);
+  if (values.options === '') throw new UsageError('--options needs a file name', QUALITY_USAGE);
+  const agents = integerOption(values.agents, 'agents', QUALITY_USAGE, 1, 100_000) ?? QUALITY_DEFAULTS.agents;
+  // Shorter runs would judge no 1 s prediction at all and print 0 for the trajectory error.
+  const seconds = numberOption(values.seconds, 'seconds', QUALITY_USAGE, MIN_SECONDS, 3600) ?? QUALITY_DEFAULTS.seconds;
+  const seed = integerOption(values.seed, 'seed', QUALITY_USAGE, 0, 2 ** 32 - 1) ?? QUALITY_DEFAULTS.seed;
+  const workers = integerOption(values.workers, 'workers', QUALITY_USAGE, 1, 64) ?? 1;
+  const hz = QUALITY_DEFAULTS.hz;
+  const json = !!values.json;
+  if (values.svg !== undefined) checkOutputPath(values.svg);
+  const engineSettings = values.options !== undefined ? readSettingsFile(values.options) : null;
+  if (values.terrain === '') throw new UsageError(`--terrain needs ${TERRAIN_KINDS.join(', ')} or a height field file`, QUALITY_USAGE);
+  const terrain = values.terrain !== undefined ? readTerrainOption(values.terrain, seed) : null;
+  const columns = qualityColumns(terrain !== null);
+
+  tuneJitForCrowds(); // as `simulate` runs (src/util/jit-node.ts)
+  const t0 = performance.now();
+  const loaded: Database = dbPath !== undefined ? readDatabaseArgument(dbPath) : buildDatabase(builtinSources());
+  const db = engineSettings ? applySchemaWeights(loaded, engineSettings, values.options) : loaded;
+  const source = dbPath ?? 'builtin';
+  const bar = createProgress('quality', !json && !!process.stderr.isTTY);
+  let rows: ScenarioQuality[];
+  try {
+    const run = { agents, seconds, hz, seed, workers, controller: engineSettings?.controller };
+    rows = terrain
+      ? await runTerrainQuality(db, {
+        ...run, onProgress: (i, n, done, total) => bar.update(i * total + done, n * total, `${QUALITY_SCENARIOS[i % 4]}${i >= 4 ? ` on ${terrainName(terrain)}` : ''} (${i + 1}/${n})`),
+      }, terrain, terrainName(terrain))
+      : await runQualityScenarios(db, {
+        ...run, onProgress: (i, n, done, total) => bar.update(i * total + done, n * total, `${QUALITY_SCENARIOS[i]} (${i + 1}/${n})`),
+      });
+  } finally {
+    bar.done();
+  }
+  // The floor the skate figures compare with: the captures' own feet under plain playback.
+  const dataSkate = playbackFootSkate(db);
+  const totalSeconds = (performance.now() - t0) / 1000;
+  const name = dbPath !== undefined ? basename(dbPath) : 'built-in database';
+  const dbText = `${name} (${db.frameCount.toLocaleString('en-US')} frames, ${db.clips.length} clips)`;
+  const settings = { agents, seconds, hz, seed };
+
+  if (values.svg !== undefined) {
+    const subtitle = describeSettings(settings) + (terrain ? `, on flat ground and on ${describeTerrain(terrain)}` : '');
+    writeFileAtomic(values.svg, qualitySvg(rows, { title: `motionmatch quality: ${dbText}`, subtitle }, columns), 'SVG chart');
+  }
+  if (json) {
+    process.stdout.write(JSON.stringify({
+      db: { source, frames: db.frameCount, clips: db.clips.length },
+      settings: { ...settings, workers, method: 'kdtree', options: values.options ?? null },
+      targets: terrain ? { ...QUALITY_TARGETS, ...TERRAIN_QUALITY_TARGETS } : QUALITY_TARGETS,
+      ...(terrain ? { terrain: terrainReport(terrain) } : {}),
+      columns: columns.map((c) => ({ key: c.key, label: c.label, unit: c.unit, target: c.target ?? null })),
+      scenarios: rows,
+      dataSkate,
+      allTargetsMet: rows.every((r) => Object.values(r.meetsTargets).every(Boolean)),
+      svg: values.svg ?? null,
+      seconds: totalSeconds,
+    }) + '\n');
+    return 0;
+  }
+  process.stdout.write([
+    `quality on ${dbText}: ${describeSettings(settings)}${values.options !== undefined ? `, settings ${values.options}` : ''}`,
+    ...(terrain ? [`each scenario on flat ground, then on ${describeTerrain(terrain)}`] : []),
+    '',
+    ...formatQualityTable(rows, columns),
+    `the data itself (plain playback, no search or IK): skate ${dataSkate.footSkateCmPerSec.toFixed(2)} cm/s (p95 ${dataSkate.footSkateP95CmPerSec.toFixed(1)}) at the contact point, ${dataSkate.ankleSkateCmPerSec.toFixed(2)} at the ankle`,
+    '',
+    ...qualityVerdictLines(rows, columns),
+    ...(values.svg !== undefined ? [`chart written to ${values.svg}`] : []),
+    `(${rows.length} scenarios in ${totalSeconds.toFixed(1)} s)`,
+  ].join('\n') + '\n');
+  return 0;
+}

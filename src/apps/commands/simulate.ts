@@ -1,0 +1,288 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { hostname } from 'node:os';
+import { tuneJitForCrowds } from '../../util/jit-node.js';
+import { parseCommandArgs, integerOption, numberOption, UsageError } from '../args.js';
+import { readDatabaseFile } from '../../database/mmdb/mmdb-node.js';
+import { buildDatabase } from '../../database/build.js';
+import { builtinSources } from '../../database/sources-node.js';
+import { runAgentGroups, runSimulation, type SimulationOptions, type SimulationResult } from '../../sim/simulation.js';
+import { stepCount } from '../../sim/agents.js';
+import { parseShardSpec, shardAgentRange, shardBlock, ShardSpecError, type ShardSpec } from '../../sim/shard/plan.js';
+import { partialReport, partialReportText, runIdentity } from '../../sim/shard/report.js';
+import { nodePackageRoot } from '../../search/wasm/load.js';
+import { requireWritableRegularPath, writeFileAtomic } from '../../util/files-node.js';
+import type { Database } from '../../database/database.js';
+import { SCENARIOS, type ScenarioName } from '../../sim/scenarios.js';
+import { recordingToClip } from '../../sim/export.js';
+import { writeBvh } from '../../import/bvh/write.js';
+import { createProgress } from '../../util/progress.js';
+import type { SearchMethod, Backend } from '../../search/matcher.js';
+import { readSettingsFile } from '../../sim/settings/options-file-node.js';
+import { applySchemaWeights } from '../../sim/settings/options-file.js';
+import { TERRAIN_KINDS, describeTerrain, terrainReport, type TerrainSpec } from '../../sim/terrain/terrain.js';
+import { readTerrainOption } from '../../sim/terrain/file-node.js';
+import { overlaySimulation, type OverlaySimulation } from '../../sim/overlay/schedule.js';
+import { describeOverlay, overlayFiguresOf, overlayText } from '../../sim/overlay/report.js';
+import type { SimulationLod } from '../../sim/agents.js';
+import { lodText } from '../../sim/lod/report.js';
+import { readLodTableFile } from '../../sim/lod/file-node.js';
+import { BUDGET_BLOCK } from '../../runtime/lod/search-budget.js';
+
+export const SIMULATE_USAGE = `usage: motionmatch simulate [--db FILE] [--agents N] [--seconds S] [--hz H] [--seed K]
+                            [--workers W] [--scenario wander|path|stop-go|strafe|mixed]
+                            [--method kdtree|aabb|brute] [--backend auto|wasm-simd|wasm-scalar|js]
+                            [--no-ik] [--no-warmup] [--export-bvh FILE --agent I] [--terrain hills|steps|FILE]
+                            [--shard I/N | --shard auto/N] [--out FILE] [--json]
+                            [--overlay TAG [--overlay-mask SPEC] [--overlay-mode override|additive]]
+                            [--lod [--search-budget N] [--lod-levels FILE]]
+
+  Runs N headless agents, each with its own motion matching controller, driven by seeded scripted
+  inputs, stepped at H Hz with every step's searches answered in one batch. Deterministic: the same
+  seed gives the same hash with any number of workers. Default database: the built-in one.
+  --workers W        threads doing agent work (W > 1 share the database in shared WASM memory)
+  --no-warmup        time the first steps too: by default every thread first steps 128 throwaway
+                     agents for one simulated second, so that the timed steps run optimised code
+                     (its time is reported as warmupSeconds, inside setupSeconds)
+  --export-bvh FILE  write agent I's motion as BVH (with --agent I, default 0)
+  --shard I/N        run only shard I (0..N-1) of the agents (a contiguous, balanced range) and write a
+                     partial report (--json on stdout, or --out FILE); \`motionmatch merge\` combines the
+                     N partial reports into the whole run's report, with the same hash as without --shard;
+                     with --lod --search-budget, shards are cut in blocks of ${BUDGET_BLOCK} agents (N <= blocks)
+  --shard auto/N     the same, with I from $JOB_COMPLETION_INDEX (set by Kubernetes Indexed Jobs)
+  --out FILE         write the JSON report (with --shard: the partial report) to FILE, atomically
+  --options FILE     engine settings: controller options and feature-group weights (JSON, as
+                     \`motionmatch tune\` writes them; docs/tuning.md)
+  --terrain T        walk on uneven ground: hills (slopes up to 30°) or steps (10-25 cm), seeded
+                     with --seed, or FILE, a height field (JSON or binary, docs/terrain.md); the
+                     report adds the feet's error against the ground (any --workers, --shard)
+  --overlay TAG      every agent plays overlays of the frames tagged TAG (e.g. wave, from
+                     \`build --tag wave=*wave*\`) over its locomotion on a seeded schedule; the report
+                     gains the overlay figures (docs/overlays.md); any --workers, --shard.
+  --overlay-mask SPEC  the joints the overlay takes over: upper[:N] (default upper:2), arms[:N],
+                     NAME[,NAME...][:N] (subtrees, falloff over N joints) or NAME=W,... (weights)
+  --overlay-mode M   override (default: the gesture's local pose) or additive (its change from its
+                     first frame, added to the locomotion)
+  --lod              levels of detail by distance to a seeded camera (docs/lod.md): far agents search
+                     less often (locally between full searches), drop foot IK and inertialization and
+                     update their pose every 2-4 steps; the report adds each level's agent-steps and quality;
+                     any --workers, --shard
+  --search-budget N  with --lod: at most N searches per step for the whole crowd; the least urgent wait
+                     (oldest query first, then the largest trajectory deviation)
+  --lod-levels FILE  with --lod: the level table and hysteresis (JSON, docs/lod.md "Level tables")
+                     instead of the default four levels`;
+
+const METHODS: readonly SearchMethod[] = ['kdtree', 'aabb', 'brute', 'early'];
+const BACKENDS: ReadonlyArray<Backend | 'auto'> = ['auto', 'wasm-simd', 'wasm-scalar', 'js'];
+
+export async function simulateCommand(argv: string[]): Promise<number> {
+  tuneJitForCrowds(); // before any step is optimised (see src/util/jit-node.ts)
+  const { values } = parseCommandArgs(argv, {
+    db: { type: 'string' },
+    agents: { type: 'string' },
+    seconds: { type: 'string' },
+    hz: { type: 'string' },
+    seed: { type: 'string' },
+    workers: { type: 'string' },
+    scenario: { type: 'string' },
+    method: { type: 'string' },
+    backend: { type: 'string' },
+    'no-ik': { type: 'boolean' },
+    'no-warmup': { type: 'boolean' },
+    'export-bvh': { type: 'string' },
+    agent: { type: 'string' },
+    shard: { type: 'string' },
+    out: { type: 'string' },
+    options: { type: 'string' },
+    terrain: { type: 'string' },
+    overlay: { type: 'string' },
+    'overlay-mask': { type: 'string' },
+    'overlay-mode': { type: 'string' },
+    lod: { type: 'boolean' },
+    'search-budget': { type: 'string' },
+    'lod-levels': { type: 'string' },
+    json: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  }, SIMULATE_USAGE);
+  if (values.help) { process.stdout.write(SIMULATE_USAGE + '\n'); return 0; }
+  const agents = integerOption(values.agents, 'agents', SIMULATE_USAGE, 1, 1_000_000) ?? 100;
+  const seconds = numberOption(values.seconds, 'seconds', SIMULATE_USAGE, 1e-3, 86_400) ?? 10;
+  const hz = numberOption(values.hz, 'hz', SIMULATE_USAGE, 1, 1000) ?? 30;
+  const seed = integerOption(values.seed, 'seed', SIMULATE_USAGE, 0, 2 ** 32 - 1) ?? 1;
+  const workers = integerOption(values.workers, 'workers', SIMULATE_USAGE, 1, 64) ?? 1;
+  const scenario = (values.scenario ?? 'mixed') as ScenarioName;
+  if (!SCENARIOS.includes(scenario)) throw new UsageError(`--scenario must be one of ${SCENARIOS.join(', ')}`, SIMULATE_USAGE);
+  const method = (values.method ?? 'kdtree') as SearchMethod;
+  if (!METHODS.includes(method)) throw new UsageError(`--method must be one of ${METHODS.join(', ')}`, SIMULATE_USAGE);
+  const backend = (values.backend ?? 'auto') as Backend | 'auto';
+  if (!BACKENDS.includes(backend)) throw new UsageError(`--backend must be one of ${BACKENDS.join(', ')}`, SIMULATE_USAGE);
+  const exportPath = values['export-bvh'];
+  let recordAgent = exportPath ? (integerOption(values.agent, 'agent', SIMULATE_USAGE, 0, agents - 1) ?? 0) : -1;
+  if (!exportPath && values.agent !== undefined) throw new UsageError('--agent goes with --export-bvh', SIMULATE_USAGE);
+  const json = !!values.json;
+  const lod = lodOption(values);
+  // With a search budget, shards are cut at the budget's blocks (shard/plan.ts shardBlock).
+  const block = shardBlock(lod);
+  const shard = values.shard === undefined ? null : shardOption(values.shard, agents, block);
+  const range = shard ? shardAgentRange(agents, shard, block) : null;
+  if (shard && !json && values.out === undefined) {
+    throw new UsageError('--shard writes a partial report: add --json (report on stdout) or --out FILE', SIMULATE_USAGE);
+  }
+  // Every shard of a job runs the same command line: only the shard holding the agent exports it.
+  if (range && recordAgent >= 0 && (recordAgent < range.first || recordAgent >= range.first + range.count)) {
+    process.stderr.write(`simulate: agent ${recordAgent} is not in shard ${shard!.index}/${shard!.count} (agents ${range.first}..${range.first + range.count - 1}); --export-bvh skipped\n`);
+    recordAgent = -1;
+  }
+  // Refuse an unwritable --out before a run that may take hours, not after it.
+  if (values.out !== undefined) requireOutputPath(values.out);
+  if (values.options === '') throw new UsageError('--options needs a file name', SIMULATE_USAGE);
+  const settings = values.options !== undefined ? readSettingsFile(values.options) : null;
+  const terrain = terrainArgument(values.terrain, seed);
+  const overlay = overlayOption(values);
+
+  const built = values.db ? readDatabaseFile(values.db) : buildDatabase(builtinSources());
+  const db = settings ? applySchemaWeights(built, settings, values.options) : built;
+  const bar = createProgress('simulate', !json && !!process.stderr.isTTY);
+  const label = range ? `${range.count} agents (shard ${shard!.index}/${shard!.count})` : `${agents} agents`;
+  const options: SimulationOptions = {
+    agents, seconds, hz, seed, workers, scenario, method, backend, recordAgent, warmup: !values['no-warmup'],
+    footIK: !values['no-ik'] && (settings?.controller.footIK ?? true), controller: settings?.controller,
+    agentRange: range ?? undefined, terrain,
+    onProgress: (d, t) => bar.update(d, t, label),
+    ...(overlay ? { overlay } : {}),
+    ...(lod ? { lod } : {}),
+  };
+  if (shard && range) {
+    const startedAt = new Date();
+    const run = await runAgentGroups(db, options);
+    bar.done();
+    const finishedAt = new Date();
+    const partial = partialReport({
+      run: runIdentity(db, options, stepCount(options), shard.count, await packageVersion()),
+      shard, source: values.db ?? 'builtin', host: hostname(), startedAt, finishedAt, workers,
+      terrain, overlay: overlay ? describeOverlay(db, overlay, hz) : null,
+    }, run);
+    const exported = exportRecording(db, run.groups.find((g) => g.recording)?.recording ?? null, exportPath, hz);
+    const text = partialReportText(partial);
+    if (values.out !== undefined) writeFileAtomic(values.out, text, 'partial report');
+    if (json) {
+      process.stdout.write(text);
+      return 0;
+    }
+    const r = partial.result;
+    const f = (x: number, d = 1) => x.toFixed(d);
+    process.stdout.write([
+      `simulated shard ${shard.index}/${shard.count}: agents ${range.first}..${range.first + range.count - 1} of ${agents} for ${seconds} s at ${hz} Hz (${run.steps} steps, scenario ${scenario}, seed ${seed}) on ${workers} thread(s), ${r.backend} ${method}`,
+      `  speed        ${Math.round((range.count * run.steps) / Math.max(r.wallSeconds, 1e-9)).toLocaleString('en-US')} agent-steps/s (${f(r.wallSeconds, 2)} s stepping; ${f(r.setupSeconds, 2)} s setup)`,
+      `  searches     ${r.searches.toLocaleString('en-US')}`,
+      `  shard hash   ${r.shardHash} (the whole run's hash comes from motionmatch merge)`,
+      `  partial      ${values.out}`,
+      ...(exported ? [`  exported     agent ${recordAgent} to ${exported.file} (${exported.frames} frames)`] : []),
+    ].join('\n') + '\n');
+    return 0;
+  }
+  const result = await runSimulation(db, options);
+  bar.done();
+  const exported = exportRecording(db, result.recording, exportPath, hz);
+  const { recording: _omit, overlayStats, ...report } = result;
+  const overlayReport = overlay && overlayStats ? overlayFiguresOf(describeOverlay(db, overlay, hz), overlayStats) : undefined;
+  const out = { ...report, db: { source: values.db ?? 'builtin', frames: db.frameCount, clips: db.clips.length }, options: values.options ?? null, terrain: terrainReport(terrain), exported, ...(overlayReport ? { overlay: overlayReport } : {}) };
+  if (values.out !== undefined) writeFileAtomic(values.out, JSON.stringify(out) + '\n', 'simulation report');
+  if (json) {
+    process.stdout.write(JSON.stringify(out) + '\n');
+    return 0;
+  }
+  process.stdout.write(formatSimulationText(report, `simulated ${agents} agents for ${seconds} s at ${hz} Hz (${report.steps} steps, scenario ${scenario}, seed ${seed}) on ${workers} thread(s), ${report.backend} ${method}`) +
+    (terrain ? terrainText(describeTerrain(terrain), report.quality) : '') +
+    (values.options !== undefined ? `  settings     ${values.options}\n` : '') +
+    (overlayReport ? overlayText(overlayReport) : '') +
+    (report.lod ? lodText(report.lod) : '') +
+    (exported ? `  exported     agent ${recordAgent} to ${exported.file} (${exported.frames} frames)\n` : ''));
+  return 0;
+}
+
+/** --terrain's terrain (null without it). */
+function terrainArgument(value: string | undefined, seed: number): TerrainSpec | null {
+  if (value === undefined) return null;
+  if (value === '') throw new UsageError(`--terrain needs ${TERRAIN_KINDS.join(', ')} or a height field file`, SIMULATE_USAGE);
+  return readTerrainOption(value, seed);
+}
+
+/** The text report's terrain lines (simulate, merge): what the ground was, and the feet against it. */
+export function terrainText(terrain: string, q: SimulationResult['quality']): string {
+  const f = (x: number, d = 2) => x.toFixed(d);
+  return `  terrain      ${terrain}\n` +
+    `  ground       feet in contact ${f(q.footGroundErrorCm)} cm from the ground (p95 ${f(q.footGroundErrorP95Cm)}); in it ${f(q.footPenetrationCm)} cm (p95 ${f(q.footPenetrationP95Cm)}), above it ${f(q.footFloatCm)} cm (p95 ${f(q.footFloatP95Cm)}); swinging feet in it: p99 ${f(q.swingPenetrationP99Cm)} cm, max ${f(q.swingPenetrationMaxCm)} cm\n`;
+}
+
+/** The --overlay options as simulation settings (null without --overlay), or a usage error. */
+function overlayOption(values: { overlay?: string; 'overlay-mask'?: string; 'overlay-mode'?: string }): OverlaySimulation | null {
+  if (values.overlay === undefined) {
+    if (values['overlay-mask'] !== undefined || values['overlay-mode'] !== undefined) throw new UsageError('--overlay-mask and --overlay-mode go with --overlay TAG', SIMULATE_USAGE);
+    return null;
+  }
+  if (values.overlay.trim() === '') throw new UsageError('--overlay needs a tag (e.g. --overlay wave)', SIMULATE_USAGE);
+  const mode = values['overlay-mode'] ?? 'override';
+  if (mode !== 'override' && mode !== 'additive') throw new UsageError(`--overlay-mode must be override or additive, got '${mode}'`, SIMULATE_USAGE);
+  if (values['overlay-mask'] !== undefined && values['overlay-mask'].trim() === '') throw new UsageError('--overlay-mask needs a specification (e.g. upper:2, arms)', SIMULATE_USAGE);
+  return overlaySimulation(values.overlay.trim(), { mode, ...(values['overlay-mask'] !== undefined ? { mask: values['overlay-mask'] } : {}) });
+}
+
+/** --lod, --search-budget and --lod-levels as simulation settings (null without --lod), or a usage error. */
+function lodOption(values: { lod?: boolean; 'search-budget'?: string; 'lod-levels'?: string }): SimulationLod | null {
+  if (!values.lod) {
+    if (values['search-budget'] !== undefined) throw new UsageError('--search-budget goes with --lod', SIMULATE_USAGE);
+    if (values['lod-levels'] !== undefined) throw new UsageError('--lod-levels goes with --lod', SIMULATE_USAGE);
+    return null;
+  }
+  const budget = integerOption(values['search-budget'], 'search-budget', SIMULATE_USAGE, 1, 100_000_000) ?? 0;
+  const file = values['lod-levels'];
+  if (file === undefined) return { budget };
+  if (file.trim() === '') throw new UsageError('--lod-levels needs a file name', SIMULATE_USAGE);
+  const { levels, hysteresis } = readLodTableFile(file);
+  return { budget, levels, hysteresis };
+}
+
+/** --shard's value, or a usage error naming what is wrong with it. */
+function shardOption(text: string, agents: number, block: number): ShardSpec {
+  try {
+    const spec = parseShardSpec(text, process.env);
+    shardAgentRange(agents, spec, block);
+    return spec;
+  } catch (e) {
+    if (e instanceof ShardSpecError) throw new UsageError(e.message, SIMULATE_USAGE);
+    throw e;
+  }
+}
+
+/** Throws unless `path` can be written as a report: its folder exists, and it is absent or a regular file. */
+function requireOutputPath(path: string): void {
+  if (!existsSync(dirname(path))) throw new Error(`cannot write report '${path}': folder '${dirname(path)}' does not exist`);
+  requireWritableRegularPath(path, 'report');
+}
+
+function exportRecording(db: Database, recording: SimulationResult['recording'], path: string | undefined, hz: number): { file: string; frames: number } | null {
+  if (!path || !recording) return null;
+  const clip = recordingToClip(db, recording, hz);
+  writeFileSync(path, writeBvh(db.skeleton, clip));
+  return { file: path, frames: clip.frameCount };
+}
+
+/** The installed motionmatch version (package.json), which a partial report records. */
+async function packageVersion(): Promise<string> {
+  const pkg = JSON.parse(readFileSync(join(await nodePackageRoot(), 'package.json'), 'utf8')) as { version?: unknown };
+  return typeof pkg.version === 'string' ? pkg.version : 'unknown';
+}
+
+/** The text report of a whole run (simulate, merge): `header` then the figures. */
+export function formatSimulationText(report: Omit<SimulationResult, 'recording' | 'overlayStats'>, header: string): string {
+  const f = (x: number, d = 1) => x.toFixed(d);
+  return [
+    header,
+    `  speed        ${Math.round(report.agentStepsPerSec).toLocaleString('en-US')} agent-steps/s (${f(report.wallSeconds, 2)} s stepping; ${f(report.setupSeconds, 2)} s setup, of which ${f(report.warmupSeconds, 2)} s JIT warm-up)`,
+    `  searches     ${report.searches.toLocaleString('en-US')} (${Math.round(report.searchesPerSec).toLocaleString('en-US')}/s), ${f(report.searchUsMedian, 2)} us median, ${f(report.searchUsP99, 2)} us p99 per query; ${f(100 * report.searchShare)}% of thread time`,
+    `  quality      foot skate ${f(report.footSkateCmPerSec, 2)} cm/s (p95 ${f(report.quality.footSkateP95CmPerSec, 1)}) at the contact point, ${f(report.quality.ankleSkateCmPerSec, 2)} at the ankle; trajectory error ${f(report.quality.trajectoryError05Cm)} cm at 0.5 s / ${f(report.trajectoryErrorCm)} cm at 1 s`,
+    `               ${f(report.transitionsPerSec, 2)} transitions/s per agent, max transition jump ${f(report.maxTransitionJump, 2)} m/s (typical p95 ${f(report.quality.typicalJumpP95, 2)})`,
+    `  hash         ${report.hash}`,
+  ].join('\n') + '\n';
+}

@@ -1,0 +1,248 @@
+/**
+ * `motionmatch tune DB`: a seeded sweep over the settings that trade responsiveness for quality
+ * (src/tools/tune/); writes the Pareto front (JSON and SVG) and a recommended settings file that
+ * `simulate`, `quality`, `demo` and `coverage` take with --options.
+ */
+import { lstatSync, mkdirSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { parseCommandArgs, integerOption, numberOption, UsageError } from '../args.js';
+import { readDatabaseArgument } from '../database-file.js';
+import { QUALITY_DEFAULTS } from './quality.js';
+import { tuneJitForCrowds } from '../../util/jit-node.js';
+import { createProgress } from '../../util/progress.js';
+import { FileAccessError, errnoCode, requireWritableRegularPath, writeFileAtomic } from '../../util/files-node.js';
+import { compareOnHoldout, DEFAULT_DESIGN_POINTS, runTune, type HoldoutComparison, type TuneResult } from '../../tools/tune/tune.js';
+import { TUNE_PARAMETERS, baselineValues, defaultValues, settingsOf, type TuneValues } from '../../tools/tune/space.js';
+import { TRAJECTORY_ERROR_ALLOWANCE, type TuneObjectives } from '../../tools/tune/front.js';
+import { tuneFrontSvg } from '../../tools/tune/svg.js';
+import { applySchemaWeights, formatSettings, SettingsError, type EngineSettings } from '../../sim/settings/options-file.js';
+import { readSettingsFile } from '../../sim/settings/options-file-node.js';
+import { QUALITY_SCENARIOS } from '../../sim/scenarios.js';
+
+/** Each evaluation's crowd: small enough for dozens of evaluations a minute on two cores. */
+export const TUNE_DEFAULTS = { budget: 120, agents: 32, seconds: 10, hz: 30, seed: 1, out: 'tune-results' } as const;
+
+export const TUNE_USAGE = `usage: motionmatch tune DB [--budget SECONDS] [--out DIR] [--seed K] [--evaluations N] [--design N]
+                        [--agents N] [--seconds S] [--workers W] [--holdout FILE] [--options FILE] [--json]
+
+  Sweeps the settings that trade responsiveness for quality — pose and trajectory feature
+  weights, continuing bias, search interval, trajectory and inertialization half-lives — over
+  the quality scenarios (${QUALITY_SCENARIOS.join(', ')}): the defaults first (on three seeds,
+  to measure the noise), a seeded Latin hypercube, then local refinement around the best points;
+  the best candidates are measured again on another seed and the first that still beats the
+  defaults there is recommended. Writes to DIR:
+    front.json        every evaluation, the Pareto front, the recommendation
+    front.svg         trajectory error against the quality measures, the front marked
+    recommended.json  the recommended settings (--options FILE of simulate, quality, demo, coverage)
+  DB, --db FILE     the .mmdb database to tune on (keep some captures out of it to check on: --holdout)
+  --budget S        wall-clock seconds for the sweep (default ${TUNE_DEFAULTS.budget}); it stops with the best front so far
+  --evaluations N   stop after N evaluations (the defaults included); with a seed, the same N gives the same result
+  --design N        points of the Latin hypercube before refinement (default ${DEFAULT_DESIGN_POINTS})
+  --seed K          seed of the design and of the scenarios' inputs (default ${TUNE_DEFAULTS.seed})
+  --out DIR         output folder, made if missing (default ${TUNE_DEFAULTS.out})
+  --agents N        agents per scenario in each evaluation (default ${TUNE_DEFAULTS.agents})
+  --seconds S       simulated seconds per scenario in each evaluation (default ${TUNE_DEFAULTS.seconds}, at least 2)
+  --workers W       threads per simulation (default 1)
+  --options FILE    start from these settings (a settings file, e.g. an earlier recommended.json)
+                    instead of the engine defaults: they are measured first and every comparison is
+                    against them; the recommendation keeps the file's other options
+  --holdout FILE    afterwards, compare the defaults (or --options) and the recommendation on this database
+                    (captures the sweep never saw) with \`motionmatch quality\`'s settings (${QUALITY_DEFAULTS.agents} agents x ${QUALITY_DEFAULTS.seconds} s),
+                    means over seeds ${QUALITY_DEFAULTS.seed}..${QUALITY_DEFAULTS.seed + 2}, differences judged against the seed-to-seed spread
+  --json            print one JSON object (what front.json holds, and the files written)`;
+
+function shellWord(a: string): string {
+  return /^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The output folder, made when missing (its parent must exist); the files in it checked writable. */
+function prepareOutputFolder(dir: string, files: readonly string[]): void {
+  let st;
+  try {
+    st = lstatSync(dir);
+  } catch (e) {
+    if (errnoCode(e) !== 'ENOENT') throw new FileAccessError(dir, `cannot use output folder '${dir}': ${(e as Error).message}`, errnoCode(e));
+  }
+  if (st && !st.isDirectory()) throw new FileAccessError(dir, `cannot use output folder '${dir}': it exists and is not a folder`, 'ENOTDIR');
+  if (!st) {
+    try {
+      mkdirSync(dir);
+    } catch (e) {
+      const parent = dirname(resolve(dir));
+      throw new FileAccessError(dir, errnoCode(e) === 'ENOENT' ? `cannot make output folder '${dir}': folder '${parent}' does not exist` : `cannot make output folder '${dir}': ${(e as Error).message}`, errnoCode(e));
+    }
+  }
+  for (const f of files) requireWritableRegularPath(join(dir, f), 'tune output');
+}
+
+const f1 = (x: number): string => x.toFixed(2);
+
+function objectiveRow(label: string, o: TuneObjectives, q: number | null): string {
+  return `${label.padEnd(22)}${f1(o.trajectoryErrorCm).padStart(12)}${f1(o.footSkateCmPerSec).padStart(10)}${f1(o.transitionsPerSec).padStart(13)}${f1(o.maxTransitionJump).padStart(11)}${(q === null ? '' : q.toFixed(3)).padStart(10)}`;
+}
+
+const HEADER = `${''.padEnd(22)}${'traj. err'.padStart(12)}${'skate'.padStart(10)}${'transitions'.padStart(13)}${'max jump'.padStart(11)}${'quality'.padStart(10)}\n${''.padEnd(22)}${'1 s, cm'.padStart(12)}${'cm/s'.padStart(10)}${'/s'.padStart(13)}${'m/s'.padStart(11)}${'index'.padStart(10)}`;
+
+/** What the recommendation changes, one "name: start -> value" per changed setting. */
+function changes(result: TuneResult, start: TuneValues): string[] {
+  if (result.recommended === null) return [];
+  const d = start, r = result.evaluations[result.recommended].values;
+  return TUNE_PARAMETERS.filter((p) => d[p.key] !== r[p.key]).map((p) => `${p.label} ${d[p.key]} -> ${r[p.key]}`);
+}
+
+export async function tuneCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs(argv, {
+    db: { type: 'string' },
+    budget: { type: 'string' },
+    out: { type: 'string' },
+    seed: { type: 'string' },
+    evaluations: { type: 'string' },
+    design: { type: 'string' },
+    agents: { type: 'string' },
+    seconds: { type: 'string' },
+    workers: { type: 'string' },
+    holdout: { type: 'string' },
+    options: { type: 'string' },
+    json: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  }, TUNE_USAGE);
+  if (values.help) { process.stdout.write(TUNE_USAGE + '\n'); return 0; }
+  if (positionals.length > 1) throw new UsageError(`one database at a time (got ${positionals.length}: ${positionals.join(', ')})`, TUNE_USAGE);
+  if (positionals.length === 1 && values.db !== undefined) throw new UsageError('give the database either as DB or with --db, not both', TUNE_USAGE);
+  const dbPath = values.db ?? positionals[0];
+  if (dbPath === undefined || dbPath === '') throw new UsageError('name the database to tune on (a .mmdb file from `motionmatch build`)', TUNE_USAGE);
+  if (values.out === '') throw new UsageError('--out needs a folder name', TUNE_USAGE);
+  if (values.holdout === '') throw new UsageError('--holdout needs a file name', TUNE_USAGE);
+  if (values.options === '') throw new UsageError('--options needs a file name', TUNE_USAGE);
+  const budget = numberOption(values.budget, 'budget', TUNE_USAGE, 1, 7 * 86_400) ?? TUNE_DEFAULTS.budget;
+  const maxEvaluations = integerOption(values.evaluations, 'evaluations', TUNE_USAGE, 1, 100_000);
+  const designPoints = integerOption(values.design, 'design', TUNE_USAGE, 1, 10_000) ?? DEFAULT_DESIGN_POINTS;
+  const seed = integerOption(values.seed, 'seed', TUNE_USAGE, 0, 2 ** 32 - 1) ?? TUNE_DEFAULTS.seed;
+  const agents = integerOption(values.agents, 'agents', TUNE_USAGE, 1, 100_000) ?? TUNE_DEFAULTS.agents;
+  const seconds = numberOption(values.seconds, 'seconds', TUNE_USAGE, 2, 3600) ?? TUNE_DEFAULTS.seconds;
+  const workers = integerOption(values.workers, 'workers', TUNE_USAGE, 1, 64) ?? 1;
+  const out = values.out ?? TUNE_DEFAULTS.out;
+  const json = !!values.json;
+  const hz = TUNE_DEFAULTS.hz;
+
+  const baseSettings = values.options !== undefined ? readSettingsFile(values.options) : null;
+  let start: TuneValues;
+  try {
+    start = baseSettings ? baselineValues(baseSettings.controller) : defaultValues();
+  } catch (e) {
+    throw new SettingsError(`${values.options}: ${(e as Error).message}`);
+  }
+  const loaded = readDatabaseArgument(dbPath);
+  const db = baseSettings ? applySchemaWeights(loaded, baseSettings, values.options) : loaded;
+  const baseline = baseSettings ? { values: start, controller: baseSettings.controller } : undefined;
+  const startLabel = baseSettings ? 'baseline' : 'defaults';
+  const holdoutDb = values.holdout !== undefined ? readDatabaseArgument(values.holdout) : null;
+  prepareOutputFolder(out, ['front.json', 'front.svg', 'recommended.json']);
+  tuneJitForCrowds(); // as `simulate` and `quality` run (src/util/jit-node.ts)
+
+  const bar = createProgress('tune', !json && !!process.stderr.isTTY);
+  // The first Ctrl-C ends the sweep after the evaluation under way and writes what it has; a
+  // second one interrupts as usual.
+  let interrupted = false;
+  const onInterrupt = (): void => {
+    interrupted = true;
+    process.off('SIGINT', onInterrupt);
+    if (!json) process.stderr.write('\nmotionmatch tune: stopping after this evaluation (Ctrl-C again to abort)\n');
+  };
+  process.on('SIGINT', onInterrupt);
+  let result: TuneResult;
+  try {
+    result = await runTune(db, {
+      seed, budgetSeconds: budget, maxEvaluations, designPoints, agents, seconds, hz, workers, baseline,
+      shouldStop: () => interrupted,
+      // The bar fills with whichever limit comes first: the budget or the evaluation count.
+      onProgress: (p) => {
+        const best = `best quality index ${p.bestQualityIndex.toFixed(3)}`;
+        if (maxEvaluations !== undefined && p.evaluations / maxEvaluations >= p.elapsedSeconds / budget) bar.update(p.evaluations, maxEvaluations, `evaluations (${p.phase}), ${best}`);
+        else bar.update(Math.min(budget, Math.round(p.elapsedSeconds)), budget, `s, ${p.evaluations} evaluations (${p.phase}), ${best}`);
+      },
+    });
+  } finally {
+    process.off('SIGINT', onInterrupt);
+    bar.done();
+  }
+  const command = ['motionmatch', 'tune', ...argv].map(shellWord).join(' ');
+  const name = basename(dbPath);
+  const rec = result.recommended;
+  const recommendedSettings: EngineSettings = settingsOf(db, rec === null ? start : result.evaluations[rec].values,
+    rec === null
+      ? `motionmatch tune found nothing better than the ${startLabel}${baseSettings ? ` (${values.options})` : ''} on ${name} (seed ${seed}, ${result.evaluations.length} evaluations${result.confirmations.length ? `; ${result.confirmations.length} candidate(s) did not hold on seed ${result.noise.seeds[1]}` : ''}): these are the ${startLabel}`
+      : `recommended by motionmatch tune on ${name} (seed ${seed}, evaluation #${rec} of ${result.evaluations.length}, confirmed on seed ${result.noise.seeds[1]}): quality index ${result.evaluations[rec].qualityIndex.toFixed(3)} at a trajectory error of ${result.evaluations[rec].objectives.trajectoryErrorCm.toFixed(2)} cm (${startLabel} ${result.evaluations[0].objectives.trajectoryErrorCm.toFixed(2)} cm)`, baseSettings?.controller);
+
+  let holdout: HoldoutComparison | null = null;
+  if (holdoutDb) {
+    const hb = createProgress('held-back check', !json && !!process.stderr.isTTY);
+    hb.update(0, 1, `${values.holdout}: ${startLabel} and recommendation`);
+    try {
+      holdout = await compareOnHoldout(holdoutDb, recommendedSettings, { agents: QUALITY_DEFAULTS.agents, seconds: QUALITY_DEFAULTS.seconds, hz, seed: QUALITY_DEFAULTS.seed, workers, source: values.holdout, ...(baseSettings ? { baseline: baseSettings } : {}) });
+    } finally {
+      hb.done();
+    }
+  }
+
+  const files = { json: join(out, 'front.json'), svg: join(out, 'front.svg'), settings: join(out, 'recommended.json') };
+  const checks = [
+    `motionmatch quality ${shellWord(dbPath)} --options ${shellWord(files.settings)}`,
+    ...(values.holdout !== undefined ? [`motionmatch quality ${shellWord(values.holdout)}${values.options !== undefined ? ` --options ${shellWord(values.options)}` : ''}`, `motionmatch quality ${shellWord(values.holdout)} --options ${shellWord(files.settings)}`] : []),
+  ];
+  const report = {
+    version: 1,
+    command,
+    database: { source: dbPath, frames: db.frameCount, clips: db.clips.length },
+    baseline: values.options ?? null,
+    settings: { seed, budgetSeconds: budget, maxEvaluations: maxEvaluations ?? null, designPoints, agents, seconds, hz, workers, scenarios: QUALITY_SCENARIOS, trajectoryErrorAllowance: TRAJECTORY_ERROR_ALLOWANCE },
+    parameters: TUNE_PARAMETERS,
+    evaluations: result.evaluations,
+    front: result.front,
+    front2d: result.front2d,
+    recommended: rec,
+    recommendedSettings,
+    noise: result.noise,
+    confirmations: result.confirmations,
+    stoppedBy: result.stoppedBy,
+    elapsedSeconds: result.elapsedSeconds,
+    holdout: holdout && values.holdout !== undefined ? { source: values.holdout, agents: QUALITY_DEFAULTS.agents, seconds: QUALITY_DEFAULTS.seconds, seed: QUALITY_DEFAULTS.seed, ...holdout } : null,
+    checks,
+  };
+  writeFileAtomic(files.json, JSON.stringify(report, null, 1) + '\n', 'tune output');
+  writeFileAtomic(files.svg, tuneFrontSvg(result, {
+    title: `motionmatch tune: ${name} (${db.frameCount.toLocaleString('en-US')} frames)`,
+    subtitle: `seed ${seed}, ${result.evaluations.length} evaluations of ${agents} agents x ${seconds} s x ${QUALITY_SCENARIOS.length} scenarios; front of ${result.front.length}`,
+  }), 'tune output');
+  writeFileAtomic(files.settings, formatSettings(recommendedSettings), 'tune output');
+  if (json) {
+    process.stdout.write(JSON.stringify({ ...report, files }) + '\n');
+    return 0;
+  }
+  const d = result.evaluations[0];
+  const lines = [
+    `tune on ${name}: ${result.evaluations.length} evaluations in ${result.elapsedSeconds.toFixed(0)} s (stopped by ${result.stoppedBy === 'budget' ? `the ${budget} s budget` : result.stoppedBy === 'interrupted' ? 'Ctrl-C' : `--evaluations ${maxEvaluations}`}), seed ${seed}`,
+    `  each: ${agents} agents x ${seconds} s x ${QUALITY_SCENARIOS.length} scenarios at ${hz} Hz; Pareto front of ${result.front.length} points`,
+    '',
+    HEADER,
+    objectiveRow(startLabel, d.objectives, 1),
+    ...(rec !== null ? [objectiveRow(`recommended (#${rec})`, result.evaluations[rec].objectives, result.evaluations[rec].qualityIndex)] : []),
+    '',
+    `seed-to-seed spread of the ${startLabel} (seeds ${result.noise.seeds.join(', ')}): trajectory error ${f1(result.noise.spread.trajectoryErrorCm)} cm, skate ${f1(result.noise.spread.footSkateCmPerSec)} cm/s, transitions ${f1(result.noise.spread.transitionsPerSec)} /s, max jump ${f1(result.noise.spread.maxTransitionJump)} m/s`,
+    ...result.confirmations.map((c) => `  #${c.index} on seed ${c.seed}: ${c.held ? 'held' : 'did not hold'} (trajectory error ${f1(c.objectives.trajectoryErrorCm)} cm, skate ${f1(c.objectives.footSkateCmPerSec)}, transitions ${f1(c.objectives.transitionsPerSec)}, max jump ${f1(c.objectives.maxTransitionJump)}; ${startLabel} there ${f1(result.noise.objectives[1].trajectoryErrorCm)}, ${f1(result.noise.objectives[1].footSkateCmPerSec)}, ${f1(result.noise.objectives[1].transitionsPerSec)}, ${f1(result.noise.objectives[1].maxTransitionJump)})`),
+    '',
+    rec === null
+      ? `nothing measured beat the ${startLabel} (trajectory error within ${TRAJECTORY_ERROR_ALLOWANCE} x theirs, no quality measure worse by more than its seed spread, one better) on two seeds: ${files.settings} holds the ${startLabel}`
+      : `recommended settings (${files.settings}): ${changes(result, start).join('; ') || 'the weights only'}`,
+  ];
+  if (holdout && values.holdout !== undefined) {
+    const sp = holdout.spread;
+    lines.push('', `held-back captures ${values.holdout} (${QUALITY_DEFAULTS.agents} agents x ${QUALITY_DEFAULTS.seconds} s, means over seeds ${holdout.seeds.join(', ')}):`, HEADER,
+      objectiveRow(startLabel, holdout.defaults.objectives, null), objectiveRow('recommended', holdout.recommended.objectives, null),
+      objectiveRow('seed spread', sp, null),
+      `  ${holdout.improved.length ? `better beyond the seed spread: ${holdout.improved.join(', ')}` : 'no quality measure better beyond the seed spread'}; trajectory error ${holdout.trajectoryNoWorse ? 'no worse' : 'WORSE'} (beyond the spread)`);
+  }
+  lines.push('', `written: ${files.json}, ${files.svg}, ${files.settings}`, 'check with:', ...checks.map((c) => `  ${c}`));
+  process.stdout.write(lines.join('\n') + '\n');
+  return 0;
+}

@@ -1,0 +1,160 @@
+/**
+ * The feet on uneven ground, for foot IK (foot-ik/foot-ik.ts, applyGroundStep): where a free foot's height
+ * follows the ground under it (and ahead of it), how far a foot tilts towards the ground, and how a
+ * planted foot's heel is kept out of a step behind it. Functions over FootIK's state block
+ * (foot-ik/state.ts) and its per-call scratch; nothing here allocates.
+ */
+import type { LegJoints } from './rig.js';
+import {
+  LOCK, OFFSET, SHOWN, CLEAR, CLEAR_VEL, FOLLOW, FOLLOW_VEL, SHIFT_OFFSET, SHIFT_VEL, SHIFT_PREV, SHIFT_SLOPE, SHIFT, TILT, TILT_VEL, ANIM_HEIGHT, ANKLE_HEIGHT, STEP_DT, FOOT_DT, FOOT_E, FOOT_HALF_LIFE,
+  IK_TARGET, FOOT_WORLD_ROT, MAX_HEEL_RAISE,
+} from './state.js';
+import type { GroundOptions } from '../ground/ground-options.js';
+import { type Ground, sampleGround } from '../ground/ground.js';
+import { quatFromTo, quatMultiply } from '../../math/quat.js';
+import { explainedRise } from '../ground/slope.js';
+
+/** The ground under a free foot this step (height, normal), left by followGroundUnderFoot for the caller. */
+export const GROUND_UNDER_FOOT = new Float64Array(4);
+const AHEAD = new Float64Array(4);
+const ASK = new Float64Array(3);
+const HEEL_FROM = new Float64Array(3);
+const HEEL_TO = new Float64Array(3);
+const HEEL_TURN = new Float64Array(4);
+/** A free foot looks ahead at most this many leg lengths. */
+const MAX_LOOK_AHEAD = 0.5;
+/** Free feet tilt fully with the ground up to this animated height (leg lengths), not at all from TILT_FADE_END. */
+const TILT_FADE_START = 0.1, TILT_FADE_END = 0.3;
+/** A planted foot's ankle is kept at least this share of its animated height above the ground under it. */
+const HEEL_CLEARANCE = 0.9;
+
+/**
+ * A free foot's height shift, S[SHIFT]: the ground under its contact point (or, where it rises
+ * beyond the slope, the ground `swingLookAhead` seconds on at the foot's speed) minus the root's
+ * height, plus a decaying offset for changes no slope explains (a step edge passing under it), and
+ * the share of it the foot takes, S[FOLLOW]. Near the ground the foot then keeps its animated
+ * height over the ground it swings over, and rises before a step instead of hitting the riser. `restart`: the foot was just released; take the ground as it is
+ * (the caller's offset carries the gap). Leaves the ground under the foot in GROUND_UNDER_FOOT.
+ */
+export function followGroundUnderFoot(S: Float64Array, at: number, leg: LegJoints, wp: Float64Array, rootPosition: Float64Array, ground: Ground, go: GroundOptions, restart: boolean): void {
+  const c = 3 * leg.contact, dt = S[STEP_DT];
+  // The contact point's horizontal position this step (animation plus the offset still blending out).
+  const px = wp[c] + S[at + OFFSET], pz = wp[c + 2] + S[at + OFFSET + 2];
+  ASK[0] = px; ASK[1] = S[at + SHOWN + 1]; ASK[2] = pz;
+  sampleGround(ground, ASK, 0, GROUND_UNDER_FOOT);
+  let g = GROUND_UNDER_FOOT[0];
+  // Its horizontal velocity from where it was displayed last step.
+  let vx = 0, vz = 0, moved = 0;
+  if (dt > 0) {
+    vx = (px - S[at + SHOWN]) / dt; vz = (pz - S[at + SHOWN + 2]) / dt;
+    moved = Math.sqrt(vx * vx + vz * vz) * dt;
+  }
+  // The slope of the ground under the foot.
+  const gx = -GROUND_UNDER_FOOT[1] / GROUND_UNDER_FOOT[2], gz = -GROUND_UNDER_FOOT[3] / GROUND_UNDER_FOOT[2];
+  if (go.swingLookAhead > 0 && moved > 0) {
+    let ax = vx * go.swingLookAhead, az = vz * go.swingLookAhead;
+    const reach = Math.sqrt(ax * ax + az * az), most = MAX_LOOK_AHEAD * leg.length;
+    if (reach > most) { ax *= most / reach; az *= most / reach; }
+    ASK[0] = px + ax; ASK[2] = pz + az;
+    sampleGround(ground, ASK, 0, AHEAD);
+    // Only what rises ahead beyond the slope under the foot (a step) lifts it: on an even slope the
+    // foot keeps its animated height over the ground under it (looking up a 20° slope held a landing
+    // foot 2 cm up).
+    // (Under the foot a riser, steeper than followSlope, is no slope to carry on along.)
+    const tan = Math.tan(go.followSlope), along = gx * gx + gz * gz > tan * tan ? 0 : gx * ax + gz * az;
+    const rise = AHEAD[0] - (g + along);
+    if (rise > 0) g += rise;
+  }
+  const prev = S[at + SHIFT_PREV];
+  if (restart || prev !== prev) {
+    S[at + SHIFT_OFFSET] = 0; S[at + SHIFT_VEL] = 0;
+    // Never followed a ground before (the option was just set): start from the root's level.
+    if (!restart) S[at + SHIFT_OFFSET] = rootPosition[1] - g;
+  } else {
+    // What the slope explains is followed at once; the rest (a step passing under the foot or ahead of it) goes into the offset.
+    S[at + SHIFT_OFFSET] -= g - prev - explainedRise(vx * dt, vz * dt, S[at + SHIFT_SLOPE], S[at + SHIFT_SLOPE + 1], gx, gz, Math.tan(go.followSlope));
+    decayFootSpring(S, at + SHIFT_OFFSET, at + SHIFT_VEL, 1, go);
+  }
+  S[at + SHIFT_PREV] = g; S[at + SHIFT_SLOPE] = gx; S[at + SHIFT_SLOPE + 1] = gz;
+  S[at + SHIFT] = g + S[at + SHIFT_OFFSET] - rootPosition[1];
+  // How much of the shift the foot takes: all of it near the ground, none high in its swing, where
+  // it goes with the body (a back-kick over ground rising behind a runner went above the hip, its
+  // knee bent backwards); by a spring, since the animated height jumps at transitions.
+  const h = S[at + ANIM_HEIGHT] / leg.length;
+  const take = h <= TILT_FADE_START ? 1 : h >= TILT_FADE_END ? 0 : (TILT_FADE_END - h) / (TILT_FADE_END - TILT_FADE_START);
+  S[at + FOLLOW] -= take;
+  decayFootSpring(S, at + FOLLOW, at + FOLLOW_VEL, 1, go);
+  S[at + FOLLOW] += take;
+}
+
+/**
+ * Moves the foot's tilt S[TILT] (scaled angle-axis) towards the rotation that takes +Y onto the
+ * ground's normal n[o..o+2], by a critically damped spring: at most maxFootTilt, none on a riser,
+ * and for a `free` foot only near the ground (none high in its swing, where the ground under it
+ * says nothing about how it will land).
+ */
+export function tiltTowards(S: Float64Array, at: number, leg: LegJoints, n: Float64Array, o: number, free: boolean, go: GroundOptions): void {
+  // The rotation +Y -> n is about +Y × n = (n_z, 0, −n_x), by acos(n_y).
+  const ax = n[o + 2], az = -n[o], s = Math.sqrt(ax * ax + az * az);
+  let k = 0;
+  // Ground steeper than followSlope is a step's riser (on a height field, the one cell between two
+  // levels): a foot on its edge stands level rather than tilted down the riser.
+  if (s > 1e-9 && s <= Math.sin(go.followSlope)) {
+    const h = S[at + ANIM_HEIGHT] / leg.length;
+    const weight = !free || h <= TILT_FADE_START ? 1 : h >= TILT_FADE_END ? 0 : (TILT_FADE_END - h) / (TILT_FADE_END - TILT_FADE_START);
+    k = (Math.min(Math.atan2(s, n[o + 1]), go.maxFootTilt) * weight) / s;
+  }
+  const t = at + TILT, tx = ax * k, tz = az * k;
+  if (S[t] === tx && S[t + 1] === 0 && S[t + 2] === tz && S[at + TILT_VEL] === 0 && S[at + TILT_VEL + 1] === 0 && S[at + TILT_VEL + 2] === 0) return;
+  S[t] -= tx; S[t + 2] -= tz;
+  decayFootSpring(S, t, at + TILT_VEL, 3, go);
+  S[t] += tx; S[t + 2] += tz;
+}
+
+/**
+ * A planted foot's heel kept out of the ground behind it (a toe on a lower step, the heel over the
+ * step above): the raise that puts the ankle target (IK_TARGET) HEEL_CLEARANCE of its animated
+ * height (S[ANKLE_HEIGHT]) over the ground under it, turning the foot about the toe target
+ * P = LOCK + OFFSET (pitch, in the vertical plane of toe and ankle; at most MAX_HEEL_RAISE), is
+ * followed by a critically damped spring (S[CLEAR], footHalfLife): a step's edge passing under the
+ * heel raises it over a few frames, not in one (measured: a heel raised 10 cm at once when a foot
+ * landed jumped its knee by 6.4 m/s). Moves IK_TARGET and turns FOOT_WORLD_ROT with it.
+ */
+export function clearHeel(S: Float64Array, at: number, ground: Ground, go: GroundOptions): void {
+  ASK[0] = IK_TARGET[0]; ASK[1] = IK_TARGET[1]; ASK[2] = IK_TARGET[2];
+  sampleGround(ground, ASK, 0, AHEAD);
+  const need = AHEAD[0] + HEEL_CLEARANCE * S[at + ANKLE_HEIGHT];
+  const px = S[at + LOCK] + S[at + OFFSET], py = S[at + LOCK + 1] + S[at + OFFSET + 1], pz = S[at + LOCK + 2] + S[at + OFFSET + 2];
+  const ux = IK_TARGET[0] - px, uy = IK_TARGET[1] - py, uz = IK_TARGET[2] - pz;
+  const r = Math.sqrt(ux * ux + uy * uy + uz * uz), flat = Math.sqrt(ux * ux + uz * uz);
+  if (!(r > 1e-6 && flat > 1e-6)) return;
+  // Elevation of toe -> ankle now and wanted: the raise wanted, limited.
+  const now = Math.asin(Math.max(-1, Math.min(1, uy / r)));
+  const wanted = IK_TARGET[1] >= need ? now : Math.asin(Math.max(-1, Math.min(1, (need - py) / r)));
+  const raise = Math.min(wanted - now, MAX_HEEL_RAISE), c = at + CLEAR;
+  if (raise <= 0 && S[c] === 0 && S[at + CLEAR_VEL] === 0) return;
+  S[c] -= raise > 0 ? raise : 0;
+  decayFootSpring(S, c, at + CLEAR_VEL, 1, go);
+  S[c] += raise > 0 ? raise : 0;
+  if (Math.abs(S[c]) < 1e-6 && Math.abs(S[at + CLEAR_VEL]) < 1e-5 && raise <= 0) { S[c] = 0; S[at + CLEAR_VEL] = 0; return; }
+  const to = now + Math.max(0, Math.min(S[c], MAX_HEEL_RAISE));
+  const cs = Math.cos(to), sn = Math.sin(to);
+  HEEL_FROM[0] = ux / r; HEEL_FROM[1] = uy / r; HEEL_FROM[2] = uz / r;
+  HEEL_TO[0] = (cs * ux) / flat; HEEL_TO[1] = sn; HEEL_TO[2] = (cs * uz) / flat;
+  IK_TARGET[0] = px + r * HEEL_TO[0]; IK_TARGET[1] = py + r * HEEL_TO[1]; IK_TARGET[2] = pz + r * HEEL_TO[2];
+  // = quatMultiply(FOOT_WORLD_ROT, quatFromTo(u, new u), FOOT_WORLD_ROT): the foot turns about the toe.
+  quatFromTo(HEEL_TURN, 0, HEEL_FROM, 0, HEEL_TO, 0);
+  quatMultiply(FOOT_WORLD_ROT, 0, HEEL_TURN, 0, FOOT_WORLD_ROT, 0);
+}
+
+/** decaySpringUpdate on n values of the block with footHalfLife, its e^(−y·dt) cached per dt and half-life. */
+function decayFootSpring(S: Float64Array, x: number, v: number, n: number, go: GroundOptions): void {
+  const dt = S[STEP_DT], h = go.footHalfLife, y = (2 * Math.LN2) / h;
+  if (dt !== S[FOOT_DT] || h !== S[FOOT_HALF_LIFE]) { S[FOOT_DT] = dt; S[FOOT_HALF_LIFE] = h; S[FOOT_E] = Math.exp(-y * dt); }
+  const e = S[FOOT_E];
+  for (let i = 0; i < n; i++) {
+    const j = S[v + i] + S[x + i] * y;
+    S[x + i] = e * (S[x + i] + j * dt);
+    S[v + i] = e * (S[v + i] - j * y * dt);
+  }
+}

@@ -1,0 +1,588 @@
+import type { Database } from '../../database/database.js';
+import { quatFromScaledAngleAxis, quatFromTo, quatFromYaw, quatInvMultiply, quatInvRotateVec3, quatMultiply, quatMultiplyInv, quatRotateVec3, quatToScaledAngleAxis } from '../../math/quat.js';
+import { wrapAngle } from '../../math/angle.js';
+import { decaySpringUpdate } from '../../math/spring.js';
+import { solveTwoBoneIkInto, createTwoBoneIkScratch } from '../../math/two-bone-ik.js';
+import { type FootIKLeg, type FootRig, type LegJoints, LegView, footRig } from './rig.js';
+import { KNEE_POLE, kneePole, softenReach, twistYaw } from './leg.js';
+import {
+  LOCKED, LOCK, OFFSET, OFFSET_VEL, TARGET, SHOWN, HEEL, HEEL_VEL, HEEL_SHIFT, LOCK_YAW, ANIM_HEIGHT, LEG_SIZE, RELEASED,
+  HIPS_DROP, HIPS_DROP_VEL, DECAY_DT, DECAY_E, STEP_DT, NEEDED_DROP, HIPS_DT, HIPS_E, HIPS_MAX, FOOT_DT, FOOT_IK_STATE_SIZE,
+  IK_TARGET, FOOT_WORLD_ROT, MAX_HEEL_RAISE, ANKLE_HEIGHT, LOCK_NORMAL, SHIFT, SHIFT_PREV, TILT, TILT_VEL, SHIFT_OFFSET, SHIFT_VEL, PLANTED_HEIGHT, LOCK_GROUND, CLEAR, CLEAR_VEL, FOLLOW, FOLLOW_VEL,
+} from './state.js';
+import type { Ground } from '../ground/ground.js';
+import { DEFAULT_GROUND_OPTIONS, type GroundOptions } from '../ground/ground-options.js';
+import { GROUND_UNDER_FOOT, clearHeel, followGroundUnderFoot, tiltTowards } from './foot-ground.js';
+
+export { FOOT_IK_STATE_SIZE } from './state.js';
+export type { FootIKLeg, LegJoints } from './rig.js';
+
+export interface FootIKOptions {
+  /**
+   * Release a locked foot while its contact lasts only when the animated contact point drifts further
+   * from the lock than this many leg lengths (hip to knee plus knee to ankle, of the rig: a limit in
+   * the rig's own scale, not in metres). 1 holds the lock for as long as the leg could possibly reach
+   * it, i.e. to the end of the contact in practice: the gap then blends out while the foot is in the
+   * air, where it does not show as sliding. (Measured on real captures: releasing at a fixed 0.3 m
+   * while the label was still on caused 90-94% of all skate — the foot moved ~2.3 m/s at the release
+   * and relocked at once with most of the gap left, over and over.)
+   */
+  unlockLegLengths: number;
+  /** Half-life of the target offset that blends IK in and out (s). */
+  blendHalfLife: number;
+  /** Largest lowering of the hips (m) so that a locked foot stays within the leg's reach (0 = off). */
+  maxHipsDrop: number;
+  /**
+   * How much faster than its spring the hips may be lowered when a locked leg needs it (m/s; 0 = the
+   * spring alone). The spring lags ~0.1 s, during which the leg cannot reach its lock and the planted
+   * foot is dragged; lowering at once without a bound jerks the body (knee jumps of 11 m/s).
+   */
+  hipsDropSpeed: number;
+}
+
+export const DEFAULT_FOOT_IK_OPTIONS: FootIKOptions = { unlockLegLengths: 1, blendHalfLife: 0.08, maxHipsDrop: 0.12, hipsDropSpeed: 1 };
+
+/** What FootIK needs from the controller: the output pose it may edit, and its world transforms. */
+export interface FootIKHost {
+  readonly frame: number;
+  readonly rotations: Float64Array;
+  readonly worldPositions: Float64Array;
+  readonly worldRotations: Float64Array;
+  readonly translations: Float64Array;
+  readonly rootPosition: Float64Array;
+  readonly rootRotation: Float64Array;
+  /** Recomputes one joint's world transform from its parent's. */
+  updateWorldJoint(j: number): void;
+}
+
+// Temporaries of one call, shared by every character of a thread (they stay in cache in a crowd).
+const IK_SCRATCH = createTwoBoneIkScratch();
+const PIVOT_FROM = new Float64Array(3);
+const PIVOT_TO = new Float64Array(3);
+const PIVOT_TURN = new Float64Array(4);
+const YAW_TURN = new Float64Array(4);
+/** The most a planted foot's heading is held against the body's turn (radians). */
+export const MAX_HELD_TURN = Math.PI / 6;
+/** A heading within this of the planted one is left as animated (radians; 0.3 degrees): no solve for it. */
+export const HEADING_TOLERANCE = 0.005;
+const ANKLE_AS_ANIMATED = new Float64Array(3);
+/** The share of the leg's length it reaches to (the two-bone solve clamps at full extension). */
+const REACH_FRACTION = 0.995;
+const DROP_VEC = new Float64Array(3);
+// Uneven ground: each leg's contact point target (3 per leg), the tilt and the whole turn of a foot, a foot-sized vector.
+const CONTACT_TARGET = new Float64Array(6);
+const TILT_TURN = new Float64Array(4);
+const FOOT_TURN = new Float64Array(4);
+const FOOT_OFFSET = new Float64Array(3);
+const DROP_LOCAL = new Float64Array(3);
+
+/** On uneven ground, how fast a planted foot may follow its animated height (m/s). */
+const PLANTED_VERTICAL_SPEED = 0.5;
+/** On uneven ground the hips drop once a leg is within this share of its length of full stretch. */
+const GROUND_REACH_SLACK = 0.03;
+/** A foot displayed higher than this above its animated height (in leg lengths) has not landed yet. */
+export const LANDED_LEG_LENGTHS = 0.1;
+/** Decay rate of the hips drop spring (half-life 0.06 s). */
+const HIPS_DROP_DAMPING = (2 * Math.LN2) / 0.06;
+
+/**
+ * Foot locking with two-bone IK: a foot is locked where it is when its contact starts and released
+ * when the contact ends or the animated foot drifts too far; switches between "follow the lock"
+ * and "follow the animation" carry a decaying offset so that the foot never pops.
+ */
+export class FootIK {
+  readonly legs: readonly FootIKLeg[];
+  private readonly opts: FootIKOptions;
+  private readonly rig: FootRig;
+  private readonly S: Float64Array;
+
+  /** `storage` (optional, >= FOOT_IK_STATE_SIZE values) holds the state; see the layout above. */
+  constructor(private readonly db: Database, options: FootIKOptions, storage?: Float64Array) {
+    this.opts = options;
+    validateFootIKOptions(options);
+    if (storage !== undefined && !(storage instanceof Float64Array && storage.length >= FOOT_IK_STATE_SIZE)) {
+      throw new RangeError(`foot IK storage must be a Float64Array of at least ${FOOT_IK_STATE_SIZE} values`);
+    }
+    const S = (this.S = storage ?? new Float64Array(FOOT_IK_STATE_SIZE));
+    S[DECAY_DT] = -1;
+    S[HIPS_DT] = -1;
+    S[FOOT_DT] = -1;
+    this.rig = footRig(db);
+    this.legs = this.rig.legs.map((joints, i) => new LegView(joints, S, i * LEG_SIZE));
+  }
+
+  reset(worldPositions: Float64Array): void {
+    const S = this.S;
+    S[HIPS_DROP] = 0;
+    S[HIPS_DROP_VEL] = 0;
+    for (let i = 0; i < 2; i++) {
+      const at = i * LEG_SIZE, f = 3 * this.rig.legs[i].foot, c = 3 * this.rig.legs[i].contact;
+      S[at + LOCKED] = 0;
+      for (let k = 0; k < 3; k++) {
+        S[at + OFFSET + k] = 0; S[at + OFFSET_VEL + k] = 0;
+        S[at + HEEL + k] = 0; S[at + HEEL_VEL + k] = 0; S[at + HEEL_SHIFT + k] = 0;
+        S[at + LOCK + k] = S[at + SHOWN + k] = worldPositions[c + k];
+        S[at + TARGET + k] = worldPositions[f + k];
+        S[at + TILT + k] = 0; S[at + TILT_VEL + k] = 0; S[at + LOCK_NORMAL + k] = k === 1 ? 1 : 0;
+      }
+      // On uneven ground a free foot starts from the ground under it (NaN: none followed yet).
+      S[at + SHIFT] = 0; S[at + SHIFT_OFFSET] = 0; S[at + SHIFT_VEL] = 0; S[at + SHIFT_PREV] = Number.NaN; S[at + PLANTED_HEIGHT] = 0;
+      S[at + CLEAR] = 0; S[at + CLEAR_VEL] = 0; S[at + FOLLOW] = 1; S[at + FOLLOW_VEL] = 0;
+    }
+  }
+
+  isLocked(i: number): boolean {
+    return this.S[i * LEG_SIZE + LOCKED] === 1;
+  }
+
+  /** How far leg i's foot is tilted towards the ground (radians; 0 on flat ground). */
+  groundTilt(i: number): number {
+    const S = this.S, t = i * LEG_SIZE + TILT;
+    return Math.sqrt(S[t] * S[t] + S[t + 1] * S[t + 1] + S[t + 2] * S[t + 2]);
+  }
+
+  /** Current lowering of the hips (m) applied to keep locked feet reachable. */
+  get hipsDrop(): number {
+    return this.S[HIPS_DROP];
+  }
+
+  /** The animated height of leg i's contact point above the animation's ground (the root) in the last step (m). */
+  animatedContactHeight(i: number): number {
+    return this.S[i * LEG_SIZE + ANIM_HEIGHT];
+  }
+
+  /**
+   * Updates locks and bends the legs of `host`'s output pose towards the targets. With a `ground`
+   * (uneven ground, docs/terrain.md) the feet are placed on it; without one, on the plane y = 0.
+   */
+  apply(host: FootIKHost, dt: number, ground: Ground | null = null, groundOptions: GroundOptions = DEFAULT_GROUND_OPTIONS): void {
+    // dt goes to the step through the state block (inlined wrapper: no boxed argument).
+    this.S[STEP_DT] = dt;
+    if (ground === null) this.applyStep(host);
+    else this.applyGroundStep(host, ground, groundOptions);
+  }
+
+  private applyStep(host: FootIKHost): void {
+    const contacts = this.db.contacts[host.frame], S = this.S, legs = this.rig.legs;
+    const wp = host.worldPositions, rootY = host.rootPosition[1];
+    S[NEEDED_DROP] = 0;
+    S[HIPS_MAX] = this.opts.maxHipsDrop;
+    for (let i = 0; i < 2; i++) {
+      const leg = legs[i], at = i * LEG_SIZE, f = 3 * leg.foot, c = 3 * leg.contact;
+      const contact = (contacts & leg.bit) !== 0;
+      S[at + ANIM_HEIGHT] = wp[c + 1] - rootY;
+      S[at + ANKLE_HEIGHT] = wp[f + 1] - rootY;
+      if (S[at + LOCKED] === RELEASED && !contact) S[at + LOCKED] = 0;
+      // A foot still coming down from a release (displayed well above where the animation has it)
+      // is not planted yet: locking it in the air and stopping its fall at once would pop the leg.
+      const landed = S[at + SHOWN + 1] - wp[c + 1] < LANDED_LEG_LENGTHS * leg.length;
+      if (contact && S[at + LOCKED] === 0 && landed) {
+        // Plant the contact point where it is displayed horizontally (animation plus any offset still
+        // blending out), so that nothing slides once it is down, at the height the animation has it
+        // (the ground). It reaches that height from where it was displayed through the decaying
+        // offset, not in one step (a free leg lowered 12 cm with the hips and locked at the
+        // animation's height popped its knee by 6-7 m/s). Vertical motion of a planted foot is not sliding.
+        for (let k = 0; k < 3; k++) {
+          S[at + LOCK + k] = k === 1 ? wp[c + 1] : wp[c + k] + S[at + OFFSET + k];
+          S[at + OFFSET + k] = k === 1 ? S[at + SHOWN + 1] - wp[c + 1] : 0;
+          S[at + OFFSET_VEL + k] = 0;
+        }
+        S[at + LOCK_YAW] = twistYaw(host.worldRotations, 4 * leg.foot);
+        S[at + LOCKED] = 1;
+      } else if (S[at + LOCKED] === 1) {
+        const dx = S[at + LOCK] - wp[c], dz = S[at + LOCK + 2] - wp[c + 2];
+        const limit = this.opts.unlockLegLengths * leg.length;
+        if (!contact || dx * dx + dz * dz > limit * limit) {
+          // Hand over from the lock to the animation without a jump: offset = old target - new desired
+          // (the foot moves as a whole, so the contact point's gap is the ankle's).
+          // A raised heel stays raised and blends down like the offset: the ankle starts where it was.
+          for (let k = 0; k < 3; k++) S[at + OFFSET + k] = S[at + LOCK + k] + S[at + OFFSET + k] - wp[c + k] + S[at + HEEL_SHIFT + k];
+          // Released while the contact lasts (the animation planted the foot a leg length away, e.g.
+          // after a transition): the foot blends over to the animation and is planted again at its
+          // next contact. Relocking at once stopped it dead in mid-blend (jumps of 6-7 m/s).
+          S[at + LOCKED] = contact ? RELEASED : 0;
+        }
+      }
+      this.decayOffset(at);
+      const locked = S[at + LOCKED] === 1;
+      if (!locked) this.decayHeel(at);
+      // The ankle's target: the animated ankle, shifted (when locked) by what puts the animated contact
+      // point on the lock. The foot keeps its animated orientation, so a heel rolling off a planted toe
+      // still rolls.
+      for (let k = 0; k < 3; k++) S[at + TARGET + k] = wp[f + k] + (locked ? S[at + LOCK + k] - wp[c + k] : 0) + S[at + OFFSET + k];
+      if (locked) this.dropToReach(leg, at, wp, false);
+    }
+    const hipsY = wp[3 * this.rig.hips + 1];
+    this.lowerHips(host);
+    // How far lowerHips moved the body (and every free foot with it) this step.
+    const bodyDy = wp[3 * this.rig.hips + 1] - hipsY;
+    for (let i = 0; i < 2; i++) {
+      const leg = legs[i], at = i * LEG_SIZE, f = 3 * leg.foot, o = at + OFFSET;
+      // A free leg with nothing left to blend out just follows the body (down with the hips too):
+      // pulling a swinging, nearly straight leg back to its old height would snap its knee.
+      const heel = S[at + HEEL] * S[at + HEEL] + S[at + HEEL + 1] * S[at + HEEL + 1] + S[at + HEEL + 2] * S[at + HEEL + 2];
+      let yawHeld = false;
+      if (S[at + LOCKED] === 1) {
+        // Recomputed below: the heading held and any heel raise the leg needs to reach the lock.
+        for (let k = 0; k < 3; k++) { S[at + HEEL + k] = 0; S[at + HEEL_VEL + k] = 0; S[at + HEEL_SHIFT + k] = 0; ANKLE_AS_ANIMATED[k] = S[at + TARGET + k]; }
+        if (leg.contact !== leg.foot) yawHeld = this.holdFootHeading(leg, at, host.worldRotations);
+      } else if (S[o] * S[o] + S[o + 1] * S[o + 1] + S[o + 2] * S[o + 2] < 1e-10 && heel < 1e-12) continue;
+      // A free leg still blending out an offset follows the body down too: its target was taken before
+      // the hips were lowered. (Held at the old height while any offset was left, it dropped with the
+      // hips the step the offset ran out: knee jumps of 10-18 m/s with a 0.12 m drop.)
+      if (S[at + LOCKED] !== 1) S[at + TARGET + 1] += bodyDy;
+      let error = 0;
+      for (let k = 0; k < 3; k++) { const e = S[at + TARGET + k] - wp[f + k]; error += e * e; }
+      // Within 0.05 mm the solve would not show: skip it (most planted frames of clean data).
+      if (error < 2.5e-9 && heel < 1e-12 && !yawHeld) continue;
+      // Keep the foot's world orientation: remember it, bend the leg, then restore it locally.
+      for (let k = 0; k < 4; k++) FOOT_WORLD_ROT[k] = host.worldRotations[4 * leg.foot + k];
+      for (let k = 0; k < 3; k++) IK_TARGET[k] = S[at + TARGET + k];
+      if (S[at + LOCKED] === 1) {
+        if (yawHeld) {
+          // = quatMultiply(FOOT_WORLD_ROT, quatFromYaw(held turn), FOOT_WORLD_ROT)
+          quatMultiply(FOOT_WORLD_ROT, 0, YAW_TURN, 0, FOOT_WORLD_ROT, 0);
+          quatToScaledAngleAxis(S, at + HEEL, YAW_TURN, 0);
+        }
+        if (leg.contact !== leg.foot) this.pivotAboutContact(leg, at, wp, yawHeld);
+        for (let k = 0; k < 3; k++) S[at + HEEL_SHIFT + k] = IK_TARGET[k] - ANKLE_AS_ANIMATED[k];
+      } else if (heel >= 1e-12) {
+        // = quatMultiply(FOOT_WORLD_ROT, quatFromScaledAngleAxis(heel), FOOT_WORLD_ROT): a heel raised
+        // while the foot was planted comes down as it blends onto the animation.
+        quatFromScaledAngleAxis(PIVOT_TURN, 0, S, at + HEEL);
+        quatMultiply(FOOT_WORLD_ROT, 0, PIVOT_TURN, 0, FOOT_WORLD_ROT, 0);
+      }
+      if (S[at + LOCKED] !== 1) softenReach(leg, wp, S, o);
+      // A bent leg keeps its own bend plane (the solver's default, and its faster path); a nearly
+      // straight one takes the pole.
+      const pole = kneePole(leg, wp, host.rootRotation, false) ? KNEE_POLE : null;
+      solveTwoBoneIkInto(host.rotations, host.worldPositions, host.worldRotations, this.db.skeleton.parents, leg.hip, leg.knee, leg.foot, IK_TARGET, IK_SCRATCH, pole);
+      quatInvMultiply(host.rotations, 4 * leg.foot, host.worldRotations, 4 * leg.knee, FOOT_WORLD_ROT, 0);
+      for (let k = 0; k < 4; k++) host.worldRotations[4 * leg.foot + k] = FOOT_WORLD_ROT[k];
+      for (let b = 0; b < leg.below.length; b++) host.updateWorldJoint(leg.below[b]);
+    }
+    for (let i = 0; i < 2; i++) {
+      const at = i * LEG_SIZE, c = 3 * legs[i].contact;
+      for (let k = 0; k < 3; k++) S[at + SHOWN + k] = wp[c + k];
+    }
+  }
+
+  /**
+   * The step on uneven ground (docs/terrain.md): applyStep with the feet on `ground`.
+   * - A foot is planted on the ground under its contact point and held there horizontally; its
+   *   height is the ground's there plus its animated height above the animation's ground (along the
+   *   normal) every step, so a rolling foot rolls; it tilts towards the normal (at most
+   *   maxFootTilt) about the contact point.
+   * - A free foot keeps its animated height over the ground under it, and over a step ahead of it
+   *   (followGroundUnderFoot); it goes down with the hips as on flat ground, but not into the ground.
+   * - Every turn of the foot (tilt, heading held, heel raised) is about the contact point, so that a
+   *   released foot's offset is its contact point's alone and the turn (HEEL, without the tilt)
+   *   blends out by itself.
+   * - The hips also drop for a free leg whose target ahead of the body is out of reach (a foot
+   *   stepping down: it would land late, dragged along by the stretched leg), by up to
+   *   maxHipsDropLegLengths. A free leg's target is the animation's over the ground, so on level
+   *   ground this asks for nothing.
+   */
+  private applyGroundStep(host: FootIKHost, ground: Ground, go: GroundOptions): void {
+    const contacts = this.db.contacts[host.frame], S = this.S, legs = this.rig.legs;
+    const wp = host.worldPositions, wr = host.worldRotations, root = host.rootPosition;
+    S[NEEDED_DROP] = 0;
+    // 0 keeps the hips drop off; else the larger of the flat limit and the uneven ground's.
+    const flatMax = this.opts.maxHipsDrop;
+    S[HIPS_MAX] = flatMax > 0 ? Math.max(flatMax, go.maxHipsDropLegLengths * 0.5 * (legs[0].length + legs[1].length)) : 0;
+    for (let i = 0; i < 2; i++) {
+      const leg = legs[i], at = i * LEG_SIZE, f = 3 * leg.foot, c = 3 * leg.contact, p = 3 * i;
+      const contact = (contacts & leg.bit) !== 0;
+      S[at + ANIM_HEIGHT] = wp[c + 1] - root[1];
+      S[at + ANKLE_HEIGHT] = wp[f + 1] - root[1];
+      if (S[at + LOCKED] === RELEASED && !contact) S[at + LOCKED] = 0;
+      if (S[at + LOCKED] === 1) {
+        // Held where it was planted, at its animated height over the ground there (a rolling foot
+        // rolls), moving up or down no faster than PLANTED_VERTICAL_SPEED: a contact label on a toe
+        // still high in a hop lowered the held foot at 2 m/s, faster than the hips drop, and the
+        // stretched leg snapped its knee (7-8 m/s).
+        const wanted = S[at + LOCK_GROUND] + S[at + ANIM_HEIGHT] / Math.max(S[at + LOCK_NORMAL + 1], Math.cos(go.maxFootTilt));
+        const most = PLANTED_VERTICAL_SPEED * S[STEP_DT], was = S[at + LOCK + 1];
+        S[at + LOCK + 1] = wanted > was + most ? was + most : wanted < was - most ? was - most : wanted;
+        const dx = S[at + LOCK] - wp[c], dz = S[at + LOCK + 2] - wp[c + 2];
+        const limit = this.opts.unlockLegLengths * leg.length;
+        if (!contact || dx * dx + dz * dz > limit * limit) {
+          // Hand over to the animation over the ground without a jump: the contact point's target
+          // (LOCK + OFFSET) becomes the animated one (shifted by the ground under it) plus the offset.
+          for (let k = 0; k < 3; k++) S[at + OFFSET + k] += S[at + LOCK + k] - wp[c + k];
+          S[at + LOCKED] = contact ? RELEASED : 0;
+          followGroundUnderFoot(S, at, leg, wp, root, ground, go, true);
+          S[at + OFFSET + 1] -= S[at + FOLLOW] * S[at + SHIFT];
+        }
+      } else {
+        followGroundUnderFoot(S, at, leg, wp, root, ground, go, false);
+        if (contact && S[at + LOCKED] === 0) {
+          // Plant it on the ground under it (GROUND_UNDER_FOOT, where it is horizontally), at its
+          // animated height above the ground along the normal, once it has come down that far; it
+          // settles from its free target onto the lock through the offset.
+          // (Where the ground is steeper than a foot tilts, e.g. a step's riser, as on a maxFootTilt slope.)
+          const lockY = GROUND_UNDER_FOOT[0] + S[at + ANIM_HEIGHT] / Math.max(GROUND_UNDER_FOOT[2], Math.cos(go.maxFootTilt));
+          if (S[at + SHOWN + 1] - lockY < LANDED_LEG_LENGTHS * leg.length) {
+            const freeY = wp[c + 1] + S[at + FOLLOW] * S[at + SHIFT] + S[at + OFFSET + 1];
+            S[at + LOCK] = wp[c] + S[at + OFFSET]; S[at + LOCK + 1] = lockY; S[at + LOCK + 2] = wp[c + 2] + S[at + OFFSET + 2];
+            for (let k = 0; k < 3; k++) {
+              S[at + OFFSET + k] = k === 1 ? freeY - lockY : 0;
+              S[at + OFFSET_VEL + k] = 0;
+              S[at + LOCK_NORMAL + k] = GROUND_UNDER_FOOT[1 + k];
+            }
+            S[at + LOCK_YAW] = twistYaw(wr, 4 * leg.foot);
+            S[at + LOCK_GROUND] = GROUND_UNDER_FOOT[0];
+            S[at + CLEAR] = 0; S[at + CLEAR_VEL] = 0;
+            S[at + PLANTED_HEIGHT] = S[at + ANIM_HEIGHT];
+            S[at + LOCKED] = 1;
+          }
+        }
+      }
+      this.decayOffset(at);
+      const locked = S[at + LOCKED] === 1;
+      if (!locked) this.decayHeel(at);
+      if (locked) tiltTowards(S, at, leg, S, at + LOCK_NORMAL, false, go);
+      else tiltTowards(S, at, leg, GROUND_UNDER_FOOT, 1, true, go);
+      // The contact point's target P, and the ankle's with the tilt about P: P + tilt·(ankle − contact).
+      for (let k = 0; k < 3; k++) CONTACT_TARGET[p + k] = (locked ? S[at + LOCK + k] : wp[c + k] + (k === 1 ? S[at + FOLLOW] * S[at + SHIFT] : 0)) + S[at + OFFSET + k];
+      quatFromScaledAngleAxis(TILT_TURN, 0, S, at + TILT);
+      for (let k = 0; k < 3; k++) FOOT_OFFSET[k] = wp[f + k] - wp[c + k];
+      quatRotateVec3(FOOT_OFFSET, 0, TILT_TURN, 0, FOOT_OFFSET, 0);
+      for (let k = 0; k < 3; k++) S[at + TARGET + k] = CONTACT_TARGET[p + k] + FOOT_OFFSET[k];
+      if (locked || contact || this.landingAhead(leg, at, wp, host.rootRotation)) this.dropToReach(leg, at, wp, true);
+    }
+    const hipsY = wp[3 * this.rig.hips + 1];
+    this.lowerHips(host);
+    const bodyDy = wp[3 * this.rig.hips + 1] - hipsY;
+    for (let i = 0; i < 2; i++) {
+      const leg = legs[i], at = i * LEG_SIZE, f = 3 * leg.foot, c = 3 * leg.contact, p = 3 * i;
+      const locked = S[at + LOCKED] === 1;
+      if (!locked) {
+        // A free foot goes down with the body, keeping the leg's animated shape (folding a swinging
+        // leg under lowered hips swung its knee about at 6-7 m/s), but never lower over the ground
+        // (followed smoothly, as S[SHIFT]) than it stands when planted.
+        const floor = root[1] + S[at + SHIFT] + S[at + PLANTED_HEIGHT];
+        const overGround = CONTACT_TARGET[p + 1] + (1 - S[at + FOLLOW]) * S[at + SHIFT]; // at its animated height over the ground
+        CONTACT_TARGET[p + 1] = Math.max(CONTACT_TARGET[p + 1] + bodyDy, Math.min(overGround, floor));
+      }
+      // The foot's turn: the tilt, then the heading held (planted) or what is left of a release's turn (free).
+      quatFromScaledAngleAxis(TILT_TURN, 0, S, at + TILT);
+      for (let k = 0; k < 4; k++) FOOT_TURN[k] = TILT_TURN[k];
+      let turned = S[at + TILT] * S[at + TILT] + S[at + TILT + 1] * S[at + TILT + 1] + S[at + TILT + 2] * S[at + TILT + 2] >= 1e-12;
+      if (locked) {
+        for (let k = 0; k < 3; k++) { S[at + HEEL + k] = 0; S[at + HEEL_VEL + k] = 0; S[at + HEEL_SHIFT + k] = 0; }
+        if (leg.contact !== leg.foot) {
+          const turn = Math.max(-MAX_HELD_TURN, Math.min(MAX_HELD_TURN, wrapAngle(S[at + LOCK_YAW] - twistYaw(wr, 4 * leg.foot))));
+          if (Math.abs(turn) >= HEADING_TOLERANCE) {
+            quatFromYaw(YAW_TURN, 0, turn);
+            quatMultiply(FOOT_TURN, 0, FOOT_TURN, 0, YAW_TURN, 0);
+            turned = true;
+          }
+        }
+      } else if (S[at + HEEL] * S[at + HEEL] + S[at + HEEL + 1] * S[at + HEEL + 1] + S[at + HEEL + 2] * S[at + HEEL + 2] >= 1e-12) {
+        quatFromScaledAngleAxis(PIVOT_TURN, 0, S, at + HEEL);
+        quatMultiply(FOOT_TURN, 0, FOOT_TURN, 0, PIVOT_TURN, 0);
+        turned = true;
+      }
+      // Ankle target P + turn·(ankle − contact) and the foot's world rotation turn·animated (the hips
+      // drop moved both joints alike: their difference is the animation's).
+      for (let k = 0; k < 3; k++) FOOT_OFFSET[k] = wp[f + k] - wp[c + k];
+      quatRotateVec3(IK_TARGET, 0, FOOT_TURN, 0, FOOT_OFFSET, 0);
+      for (let k = 0; k < 3; k++) IK_TARGET[k] += CONTACT_TARGET[p + k];
+      quatMultiply(FOOT_WORLD_ROT, 0, FOOT_TURN, 0, wr, 4 * leg.foot);
+      if (locked && leg.contact !== leg.foot) {
+        // Heel raised where the leg cannot reach the toe, or where the ground behind it is higher.
+        this.pivotAboutContact(leg, at, wp, false);
+        clearHeel(S, at, ground, go);
+        // Remembered for a release: the foot's whole turn apart from the tilt, tilt⁻¹ · rotation · animated⁻¹.
+        quatMultiplyInv(PIVOT_TURN, 0, FOOT_WORLD_ROT, 0, wr, 4 * leg.foot);
+        quatInvMultiply(PIVOT_TURN, 0, TILT_TURN, 0, PIVOT_TURN, 0);
+        quatToScaledAngleAxis(S, at + HEEL, PIVOT_TURN, 0);
+        turned = true;
+      }
+      for (let k = 0; k < 3; k++) S[at + TARGET + k] = IK_TARGET[k];
+      // Softened fully: on uneven ground a free leg is always solved, and a small lift of the ground
+      // under a nearly straight leg ran it into full stretch (the knee snapped straight and back).
+      if (!locked) softenReach(leg, wp, null, 0);
+      let error = 0;
+      for (let k = 0; k < 3; k++) { const e = IK_TARGET[k] - wp[f + k]; error += e * e; }
+      if (error < 2.5e-9 && !turned) continue;
+      const pole = kneePole(leg, wp, host.rootRotation, true) ? KNEE_POLE : null;
+      solveTwoBoneIkInto(host.rotations, wp, wr, this.db.skeleton.parents, leg.hip, leg.knee, leg.foot, IK_TARGET, IK_SCRATCH, pole);
+      quatInvMultiply(host.rotations, 4 * leg.foot, wr, 4 * leg.knee, FOOT_WORLD_ROT, 0);
+      for (let k = 0; k < 4; k++) wr[4 * leg.foot + k] = FOOT_WORLD_ROT[k];
+      for (let b = 0; b < leg.below.length; b++) host.updateWorldJoint(leg.below[b]);
+    }
+    for (let i = 0; i < 2; i++) {
+      const at = i * LEG_SIZE, c = 3 * legs[i].contact;
+      for (let k = 0; k < 3; k++) S[at + SHOWN + k] = wp[c + k];
+    }
+  }
+
+  /**
+   * A locked toe the leg cannot reach with the foot as animated is still reached by raising the heel:
+   * the ankle target (IK_TARGET) moves on the sphere of foot length around the toe target, from
+   * where the animation has it towards the hip, just far enough for the leg to reach it (at most
+   * MAX_HEEL_RAISE), and the foot's world rotation (FOOT_WORLD_ROT) turns with it, so the toe stays
+   * on its lock. Without it a stretched leg dragged its planted toe along (most of the remaining
+   * skate on real captures). With d = |hip − toe|, r = foot length and φ the angle at the toe
+   * between ankle and hip, the ankle is at the leg's reach ℓ after turning by θ = φ − acos((r² + d² − ℓ²) / (2 r d)).
+   */
+  private pivotAboutContact(leg: LegJoints, at: number, wp: Float64Array, yawHeld: boolean): void {
+    const S = this.S, h = 3 * leg.hip;
+    const reach = leg.length * REACH_FRACTION;
+    const tx = IK_TARGET[0] - wp[h], ty = IK_TARGET[1] - wp[h + 1], tz = IK_TARGET[2] - wp[h + 2];
+    if (tx * tx + ty * ty + tz * tz <= reach * reach) return;
+    // Toe target P, and from it the ankle target (u, length r) and the hip (dH, length d).
+    const px = S[at + LOCK] + S[at + OFFSET], py = S[at + LOCK + 1] + S[at + OFFSET + 1], pz = S[at + LOCK + 2] + S[at + OFFSET + 2];
+    let ux = IK_TARGET[0] - px, uy = IK_TARGET[1] - py, uz = IK_TARGET[2] - pz;
+    const r = Math.sqrt(ux * ux + uy * uy + uz * uz);
+    const hx = wp[h] - px, hy = wp[h + 1] - py, hz = wp[h + 2] - pz, d = Math.sqrt(hx * hx + hy * hy + hz * hz);
+    if (!(r > 1e-6 && d > 1e-6)) return;
+    ux /= r; uy /= r; uz /= r;
+    const a = hx * ux + hy * uy + hz * uz;
+    let wx = hx - a * ux, wy = hy - a * uy, wz = hz - a * uz;
+    const b = Math.sqrt(wx * wx + wy * wy + wz * wz);
+    if (!(b > 1e-9)) return;
+    wx /= b; wy /= b; wz /= b;
+    const phi = Math.atan2(b, a), k = (r * r + d * d - reach * reach) / (2 * r * d);
+    const theta = Math.min(MAX_HEEL_RAISE, k >= 1 ? phi : Math.max(0, phi - Math.acos(Math.max(-1, k))));
+    const c = Math.cos(theta), sn = Math.sin(theta);
+    PIVOT_FROM[0] = ux; PIVOT_FROM[1] = uy; PIVOT_FROM[2] = uz;
+    PIVOT_TO[0] = c * ux + sn * wx; PIVOT_TO[1] = c * uy + sn * wy; PIVOT_TO[2] = c * uz + sn * wz;
+    IK_TARGET[0] = px + r * PIVOT_TO[0]; IK_TARGET[1] = py + r * PIVOT_TO[1]; IK_TARGET[2] = pz + r * PIVOT_TO[2];
+    // = quatMultiply(FOOT_WORLD_ROT, quatFromTo(u, new u), FOOT_WORLD_ROT): the foot turns about the toe.
+    quatFromTo(PIVOT_TURN, 0, PIVOT_FROM, 0, PIVOT_TO, 0);
+    quatMultiply(FOOT_WORLD_ROT, 0, PIVOT_TURN, 0, FOOT_WORLD_ROT, 0);
+    // Remembered for a release: the whole turn of the foot (heading held, then heel raised), to blend out.
+    if (yawHeld) quatMultiply(PIVOT_TURN, 0, PIVOT_TURN, 0, YAW_TURN, 0);
+    quatToScaledAngleAxis(S, at + HEEL, PIVOT_TURN, 0);
+  }
+
+  /**
+   * Keeps a planted foot heading the way it was planted: the animated foot's heading (its world
+   * rotation's twist about +Y) is turned back to the one it had at the lock, about the toe, so that
+   * turning the body (root adjustment, inertialized transitions) does not swing the heel round the
+   * planted toe. Pitch and roll stay animated: a heel rolling off still rolls. Rotates the ankle
+   * target in S[TARGET] and leaves the turn in YAW_TURN; returns whether there was a turn to make.
+   */
+  private holdFootHeading(leg: LegJoints, at: number, worldRotations: Float64Array): boolean {
+    const S = this.S;
+    // At most MAX_HELD_TURN: a body turning further than a planted foot can twist under it takes the foot along.
+    const turn = Math.max(-MAX_HELD_TURN, Math.min(MAX_HELD_TURN, wrapAngle(S[at + LOCK_YAW] - twistYaw(worldRotations, 4 * leg.foot))));
+    if (Math.abs(turn) < HEADING_TOLERANCE) return false;
+    quatFromYaw(YAW_TURN, 0, turn);
+    // Ankle target turned about the toe target P: P + Ry(turn)·(A − P).
+    const px = S[at + LOCK] + S[at + OFFSET], pz = S[at + LOCK + 2] + S[at + OFFSET + 2];
+    const c = Math.cos(turn), sn = Math.sin(turn), ax = S[at + TARGET] - px, az = S[at + TARGET + 2] - pz;
+    S[at + TARGET] = px + c * ax + sn * az;
+    S[at + TARGET + 2] = pz - sn * ax + c * az;
+    return true;
+  }
+
+  /** The decay spring (as decaySpringUpdate) on a released foot's heel turn, with the offset's half-life. */
+  private decayHeel(at: number): void {
+    const S = this.S, o = at + HEEL, v = at + HEEL_VEL, dt = S[STEP_DT];
+    if (S[o] === 0 && S[o + 1] === 0 && S[o + 2] === 0 && S[v] === 0 && S[v + 1] === 0 && S[v + 2] === 0) return;
+    decaySpringUpdate(S, o, S, v, this.opts.blendHalfLife, dt, 3);
+  }
+
+  /** The decay spring (as decaySpringUpdate) on a leg's target offset, with e^(-y dt) cached per dt. */
+  private decayOffset(at: number): void {
+    const S = this.S, o = at + OFFSET, v = at + OFFSET_VEL, dt = S[STEP_DT];
+    if (S[o] === 0 && S[o + 1] === 0 && S[o + 2] === 0 && S[v] === 0 && S[v + 1] === 0 && S[v + 2] === 0) return;
+    const y = (2 * Math.LN2) / this.opts.blendHalfLife;
+    if (dt !== S[DECAY_DT]) { S[DECAY_DT] = dt; S[DECAY_E] = Math.exp(-y * dt); }
+    const e = S[DECAY_E];
+    for (let k = 0; k < 3; k++) {
+      const j = S[v + k] + S[o + k] * y;
+      S[o + k] = e * (S[o + k] + j * dt);
+      S[v + k] = e * (S[v + k] - j * y * dt);
+    }
+  }
+
+  /**
+   * Whether a free leg's target is ahead of its hip (along the character's forward): a foot about to
+   * land, whose reach the hips drop may have to make (stepping down). A trailing foot is leaving the
+   * ground: lowering the body for it only folded the other leg under it.
+   */
+  private landingAhead(leg: LegJoints, at: number, wp: Float64Array, rootRotation: Float64Array): boolean {
+    const S = this.S, h = 3 * leg.hip;
+    // forward (+Z) turned by the root's yaw rotation: = quatRotateVec3(rootRotation, (0, 0, 1))
+    const qx = rootRotation[0], qy = rootRotation[1], qz = rootRotation[2], qw = rootRotation[3];
+    const fx = 2 * (qx * qz + qw * qy), fz = 1 - 2 * (qx * qx + qy * qy);
+    return (S[at + TARGET] - wp[h]) * fx + (S[at + TARGET + 2] - wp[h + 2]) * fz > 0;
+  }
+
+  /** Raises NEEDED_DROP to how far the hip joint must come down for the leg to reach its target. */
+  private dropToReach(leg: LegJoints, at: number, wp: Float64Array, ground: boolean): void {
+    const S = this.S;
+    const h = 3 * leg.hip, k = 3 * leg.knee, f = 3 * leg.foot;
+    // On uneven ground a little more slack: a planted leg held at full stretch (the heel raise keeps
+    // it at 99.5%) swings its knee fast as the body moves on (8 m/s downhill).
+    const reach = dist3(wp, k, h) + dist3(wp, f, k) - (ground ? GROUND_REACH_SLACK * leg.length : 0.01);
+    const dx = S[at + TARGET] - wp[h], dz = S[at + TARGET + 2] - wp[h + 2], dy = wp[h + 1] - S[at + TARGET + 1];
+    const horizontal = dx * dx + dz * dz;
+    if (dx * dx + dy * dy + dz * dz <= reach * reach || dy <= 0) return;
+    // On uneven ground the limit is high: a target out of reach sideways is not lowered for, as no
+    // drop brings it in reach (a trailing foot held behind a walking body pulled the hips down 28 cm).
+    if (ground && horizontal >= reach * reach) return;
+    // Lowering by d makes the vertical gap dy - d; the leg reaches when (dy - d)^2 + h^2 <= reach^2.
+    const allowed = horizontal < reach * reach ? Math.sqrt(reach * reach - horizontal) : 0;
+    if (dy - allowed > S[NEEDED_DROP]) S[NEEDED_DROP] = dy - allowed;
+  }
+
+  /**
+   * Lowers the hips (quickly when more is needed, slowly back) by at most S[HIPS_MAX] and refreshes
+   * the world pose, so that planted feet are not dragged once the body moves past their reach.
+   */
+  private lowerHips(host: FootIKHost): void {
+    const S = this.S, max = S[HIPS_MAX], dt = S[STEP_DT];
+    if (max <= 0) return;
+    const want = Math.min(max, S[NEEDED_DROP]);
+    // A critically damped spring (half-life 0.06 s) towards the wanted drop: its velocity stays
+    // continuous when the wanted drop jumps, so the body never jerks.
+    if (dt > 0) {
+      const y = HIPS_DROP_DAMPING, e = dt === S[HIPS_DT] ? S[HIPS_E] : Math.exp(-y * dt);
+      S[HIPS_DT] = dt; S[HIPS_E] = e;
+      const before = S[HIPS_DROP], x = before - want, j = S[HIPS_DROP_VEL] + x * y;
+      let drop = want + e * (x + j * dt), vel = e * (S[HIPS_DROP_VEL] - j * y * dt);
+      if (this.opts.hipsDropSpeed > 0 && drop < want) {
+        // Lower by what is needed at once, but at most hipsDropSpeed (m/s) beyond the spring: a bounded
+        // velocity change, so the leg reaches its lock without the spring's lag and the body never jerks.
+        const fast = Math.min(want, before + this.opts.hipsDropSpeed * dt);
+        if (fast > drop) { drop = fast; if (vel < 0) vel = 0; }
+      }
+      // Never beyond the limit, whatever the spring's momentum.
+      if (drop > max) { drop = max; if (vel > 0) vel = 0; }
+      S[HIPS_DROP] = drop; S[HIPS_DROP_VEL] = vel;
+    }
+    if (S[HIPS_DROP] < 1e-5 && Math.abs(S[HIPS_DROP_VEL]) < 1e-4 && want === 0) { S[HIPS_DROP] = 0; S[HIPS_DROP_VEL] = 0; return; }
+    const hips = this.rig.hips, parent = this.db.skeleton.parents[hips];
+    DROP_VEC[0] = 0; DROP_VEC[1] = -S[HIPS_DROP]; DROP_VEC[2] = 0;
+    // The drop is vertical in the world; express it in the hips' parent frame.
+    if (parent >= 0) quatInvRotateVec3(DROP_LOCAL, 0, host.worldRotations, 4 * parent, DROP_VEC, 0);
+    else quatInvRotateVec3(DROP_LOCAL, 0, host.rootRotation, 0, DROP_VEC, 0);
+    for (let k = 0; k < 3; k++) host.translations[3 * hips + k] += DROP_LOCAL[k];
+    // A translation of the hips moves its whole subtree rigidly by the same world vector: shift
+    // those world positions rather than redo forward kinematics (rotations are unchanged).
+    const wp = host.worldPositions, sub = this.rig.hipsSubtree, dy = DROP_VEC[1];
+    for (let i = 0; i < sub.length; i++) wp[3 * sub[i] + 1] += dy;
+  }
+}
+
+function dist3(a: Float64Array, i: number, j: number): number {
+  const x = a[i] - a[j], y = a[i + 1] - a[j + 1], z = a[i + 2] - a[j + 2];
+  return Math.sqrt(x * x + y * y + z * z);
+}
+
+/** Throws RangeError naming the first foot IK option outside its range. */
+export function validateFootIKOptions(o: FootIKOptions): void {
+  const check = (name: keyof FootIKOptions, ok: boolean, range: string) => {
+    if (!ok) throw new RangeError(`foot IK option ${name} must be ${range}, got ${String(o[name])}`);
+  };
+  check('unlockLegLengths', Number.isFinite(o.unlockLegLengths) && o.unlockLegLengths > 0, 'a finite number > 0');
+  check('blendHalfLife', Number.isFinite(o.blendHalfLife) && o.blendHalfLife > 0, 'a finite number > 0 (seconds)');
+  check('maxHipsDrop', Number.isFinite(o.maxHipsDrop) && o.maxHipsDrop >= 0, 'a finite number >= 0 (metres)');
+  check('hipsDropSpeed', Number.isFinite(o.hipsDropSpeed) && o.hipsDropSpeed >= 0, 'a finite number >= 0 (m/s)');
+}

@@ -1,0 +1,106 @@
+/**
+ * Which joints foot IK moves, per database: each leg's hip, knee, foot and contact point (the joint
+ * its contact label came from), its length, and the joints hanging below the foot; the hips and
+ * everything below them. Computed once per database and shared by every character. And a leg as
+ * debug views see it (its joints and live views of its state).
+ */
+import type { Database } from '../../database/database.js';
+import { CONTACT_LEFT, CONTACT_RIGHT, contactJoints } from '../../features/contacts.js';
+import { LOCK, LOCKED, OFFSET, OFFSET_VEL, TARGET } from './state.js';
+
+/** One leg of the skeleton: which joints, which contact bit. The same for every character of a database. */
+export interface LegJoints {
+  readonly hip: number;
+  readonly knee: number;
+  readonly foot: number;
+  readonly bit: number;
+  /**
+   * The point held still while the foot is in contact: the joint the contact label came from (the
+   * toe where the rig has one, else the foot itself). Holding the ankle instead would drag the toe
+   * round it while the heel rolls off.
+   */
+  readonly contact: number;
+  /** Hip to knee plus knee to ankle, in the rest pose (m): the rig's own scale for distances. */
+  readonly length: number;
+  /** Joints below the foot (toes, end joints), parents first: moved along after a solve. */
+  readonly below: Int32Array;
+}
+
+export interface FootRig {
+  readonly legs: readonly [LegJoints, LegJoints];
+  readonly hips: number;
+  /** The hips and every joint below them (parents-first order). */
+  readonly hipsSubtree: Int32Array;
+}
+
+const rigs = new WeakMap<Database, FootRig>();
+
+export function footRig(db: Database): FootRig {
+  let rig = rigs.get(db);
+  if (rig) return rig;
+  const parents = db.skeleton.parents;
+  const [contactL, contactR] = contactJoints(db.roles);
+  const leg = (foot: number, bit: number, contactJoint: number): LegJoints => {
+    const knee = parents[foot], hip = knee >= 0 ? parents[knee] : -1;
+    if (knee < 0 || hip < 0) throw new RangeError(`foot IK needs a hip and a knee above the foot "${db.skeleton.names[foot]}"`);
+    const below: number[] = [];
+    for (let j = foot + 1; j < parents.length; j++) if (parents[j] === foot || below.includes(parents[j])) below.push(j);
+    // A contact joint that does not hang below the foot cannot be moved by bending the leg: hold the foot.
+    const contact = contactJoint === foot || below.includes(contactJoint) ? contactJoint : foot;
+    const off = db.skeleton.offsets, norm = (j: number) => Math.hypot(off[3 * j], off[3 * j + 1], off[3 * j + 2]);
+    return { hip, knee, foot, bit, contact, length: norm(knee) + norm(foot), below: Int32Array.from(below) };
+  };
+  rig = {
+    legs: [leg(db.roles.leftFoot, CONTACT_LEFT, contactL), leg(db.roles.rightFoot, CONTACT_RIGHT, contactR)],
+    hips: db.roles.hips,
+    hipsSubtree: subtree(parents, db.roles.hips),
+  };
+  rigs.set(db, rig);
+  return rig;
+}
+
+/** `root` and its descendants, for a parents-first hierarchy. */
+function subtree(parents: Int32Array, root: number): Int32Array {
+  const inside = new Uint8Array(parents.length);
+  const out: number[] = [];
+  for (let j = 0; j < parents.length; j++) {
+    if (j === root || (parents[j] >= 0 && inside[parents[j]])) { inside[j] = 1; out.push(j); }
+  }
+  return Int32Array.from(out);
+}
+
+/** A leg as debug views see it: its joints, whether it is locked, and live views of its vectors. */
+export interface FootIKLeg extends LegJoints {
+  readonly locked: boolean;
+  /** Where a locked foot is held (world). */
+  readonly lock: Float64Array;
+  /** Target = desired (lock or animated foot) + offset; the offset decays, making IK blend in/out smoothly. */
+  readonly offset: Float64Array;
+  readonly offsetVel: Float64Array;
+  readonly target: Float64Array;
+}
+
+/** FootIKLeg over a FootIK state block (a class, so that every leg view shares one shape). */
+export class LegView implements FootIKLeg {
+  readonly hip: number;
+  readonly knee: number;
+  readonly foot: number;
+  readonly bit: number;
+  readonly contact: number;
+  readonly length: number;
+  readonly below: Int32Array;
+  readonly lock: Float64Array;
+  readonly offset: Float64Array;
+  readonly offsetVel: Float64Array;
+  readonly target: Float64Array;
+
+  constructor(joints: LegJoints, private readonly S: Float64Array, private readonly at: number) {
+    this.hip = joints.hip; this.knee = joints.knee; this.foot = joints.foot; this.bit = joints.bit; this.contact = joints.contact; this.length = joints.length; this.below = joints.below;
+    const view = (o: number) => S.subarray(at + o, at + o + 3);
+    this.lock = view(LOCK); this.offset = view(OFFSET); this.offsetVel = view(OFFSET_VEL); this.target = view(TARGET);
+  }
+
+  get locked(): boolean {
+    return this.S[this.at + LOCKED] === 1;
+  }
+}

@@ -1,0 +1,55 @@
+/**
+ * Foot IK's state block (one per character, inside the controller's block) and the temporaries of
+ * one call that foot-ik/foot-ik.ts and its uneven-ground part (foot-ik/foot-ground.ts) share. Plain numbers
+ * at fixed offsets so that a crowd keeps them next to the rest of a character's state.
+ *
+ * Per leg (LEG_SIZE values from i·LEG_SIZE):
+ * - LOCKED: 0 free, 1 locked, RELEASED released while its contact lasts (planted again at the next one);
+ * - LOCK: where a locked foot's contact point is held (world); OFFSET, OFFSET_VEL: the decaying offset
+ *   that blends switches between lock and animation; TARGET: the ankle's target;
+ * - SHOWN: where the contact point was displayed at the end of the last step (after IK and the hips drop);
+ * - HEEL, HEEL_VEL: the foot's turn about its planted toe (scaled angle-axis, world) and its rate;
+ *   HEEL_SHIFT: how far that turn moved the ankle target this step;
+ * - LOCK_YAW: the planted foot's heading (its world rotation's twist about +Y) when it was planted;
+ * - ANIM_HEIGHT, ANKLE_HEIGHT: the animated contact point's and ankle's heights above the animation's
+ *   ground (the root) this step;
+ * - on uneven ground only: LOCK_GROUND, LOCK_NORMAL, the ground's height and normal where the foot
+ *   was planted (LOCK's height is then that plus the animated height, every step); SHIFT_OFFSET,
+ *   SHIFT_VEL, SHIFT_PREV, SHIFT_SLOPE: a free foot's decaying height offset over steps, the ground
+ *   height it followed last and that ground's slope (∂h/∂x, ∂h/∂z); SHIFT: the height the free foot is moved by (ground under it minus the root's);
+ *   TILT, TILT_VEL: the foot's tilt towards the ground (scaled angle-axis) and its rate;
+ *   PLANTED_HEIGHT: the contact point's animated height when the foot was last planted (the
+ *   lowest a free foot goes over the ground); CLEAR, CLEAR_VEL: how far a planted foot's heel is
+ *   raised out of the ground behind it (radians) and its rate; FOLLOW, FOLLOW_VEL: how much of
+ *   SHIFT a free foot takes (1 near the ground, 0 high in its swing, where it goes with the body)
+ *   and its rate.
+ * Then the hips drop spring and cached decay factors.
+ */
+
+export const LOCKED = 0, LOCK = 1, OFFSET = 4, OFFSET_VEL = 7, TARGET = 10, SHOWN = 13, HEEL = 16, HEEL_VEL = 19, HEEL_SHIFT = 22, LOCK_YAW = 25;
+export const ANIM_HEIGHT = 26, LOCK_NORMAL = 27, SHIFT_OFFSET = 30, SHIFT_VEL = 31, SHIFT_PREV = 32, SHIFT = 33, TILT = 34, TILT_VEL = 37;
+export const ANKLE_HEIGHT = 40, SHIFT_SLOPE = 41, PLANTED_HEIGHT = 43, LOCK_GROUND = 44, CLEAR = 45, CLEAR_VEL = 46, FOLLOW = 47, FOLLOW_VEL = 48;
+export const LEG_SIZE = 49;
+/** LOCKED's value for a foot released while its contact lasts. */
+export const RELEASED = 2;
+export const HIPS_DROP = 2 * LEG_SIZE, HIPS_DROP_VEL = HIPS_DROP + 1, DECAY_DT = HIPS_DROP + 2, DECAY_E = HIPS_DROP + 3;
+// This step's dt and the hips drop the locked legs need: passed between the step's methods through
+// the block, since number arguments and results of calls that are not inlined get boxed.
+export const STEP_DT = HIPS_DROP + 4, NEEDED_DROP = HIPS_DROP + 5;
+// The hips spring's decay factor, cached for the dt it was computed for.
+export const HIPS_DT = HIPS_DROP + 6, HIPS_E = HIPS_DROP + 7;
+/** The most the hips may be lowered this step (m). */
+export const HIPS_MAX = HIPS_DROP + 8;
+/** The feet's ground springs' decay factor (footHalfLife), cached for a dt and half-life. */
+export const FOOT_DT = HIPS_DROP + 9, FOOT_E = HIPS_DROP + 10, FOOT_HALF_LIFE = HIPS_DROP + 11;
+/** Values FootIK keeps per character (the size of the `storage` its constructor accepts). */
+export const FOOT_IK_STATE_SIZE = HIPS_DROP + 12;
+
+/** The most a planted toe's heel is raised (to keep the toe in the leg's reach, or the heel out of the ground; radians). */
+export const MAX_HEEL_RAISE = Math.PI / 3;
+
+// Temporaries of one call, shared by every character of a thread (they stay in cache in a crowd).
+/** The ankle's target for the solve. */
+export const IK_TARGET = new Float64Array(3);
+/** The foot's world rotation to keep (restored after the solve). */
+export const FOOT_WORLD_ROT = new Float64Array(4);

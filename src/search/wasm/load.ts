@@ -1,0 +1,192 @@
+/**
+ * Loading the search kernels: feature detection, choosing a build, compiling once, instantiating
+ * against a host-provided memory through @assemblyscript/loader.
+ *
+ * Four builds (scripts/build-wasm.mjs): SIMD or scalar, each for a shared or an ordinary memory. A
+ * module that declares shared memory refuses an ordinary one and vice versa, so the build follows
+ * the memory: shared whenever the platform can create one (Node; cross-origin-isolated pages), which
+ * is what lets pool workers search one copy of the database.
+ */
+import { instantiate } from '@assemblyscript/loader';
+import type { SearchKernels } from './memory-layout.js';
+import { PAGE_BYTES } from './memory-layout.js';
+
+export interface WasmVariant {
+  simd: boolean;
+  shared: boolean;
+}
+
+/** Anything a build can come from: bytes, a compiled module, a fetch Response, or a URL to fetch. */
+export type WasmSource = BufferSource | WebAssembly.Module | Response | PromiseLike<Response> | URL | string;
+
+/** The largest memory (pages) the shared builds declare; a shared memory must not exceed it. */
+export const WASM_MAX_PAGES = 65536;
+
+/** Default maximum of a shared search memory: 16384 pages = 1 GiB of address space reserved up front. */
+export const DEFAULT_SHARED_MAXIMUM_PAGES = 16384;
+
+// (module (func (result v128) (v128.const i32x4 0 0 0 0)))
+const SIMD_PROBE = new Uint8Array([
+  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+  0x01, 0x05, 0x01, 0x60, 0x00, 0x01, 0x7b,
+  0x03, 0x02, 0x01, 0x00,
+  0x0a, 0x16, 0x01, 0x14, 0x00, 0xfd, 0x0c,
+  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+  0x0b,
+]);
+
+let simdCache: boolean | undefined;
+
+/** True when the engine accepts f32x4 SIMD. */
+export function simdSupported(): boolean {
+  if (simdCache === undefined) {
+    try {
+      simdCache = typeof WebAssembly === 'object' && WebAssembly.validate(SIMD_PROBE);
+    } catch {
+      simdCache = false;
+    }
+  }
+  return simdCache;
+}
+
+/** True when a shared WebAssembly.Memory can be created (Node; cross-origin-isolated browsers). */
+export function sharedMemorySupported(): boolean {
+  if (typeof SharedArrayBuffer === 'undefined') return false;
+  try {
+    return new WebAssembly.Memory({ initial: 1, maximum: 1, shared: true }).buffer instanceof SharedArrayBuffer;
+  } catch {
+    return false;
+  }
+}
+
+/** True when `memory` is shared (its buffer is a SharedArrayBuffer). */
+export function isSharedMemory(memory: WebAssembly.Memory): boolean {
+  return typeof SharedArrayBuffer !== 'undefined' && memory.buffer instanceof SharedArrayBuffer;
+}
+
+/**
+ * A memory for the kernels: shared when possible (and not refused), else ordinary. `maximumPages`
+ * only matters for shared memories, which reserve address space up front and cannot grow past it.
+ */
+export function createSearchMemory(opts: { shared?: boolean; initialPages?: number; maximumPages?: number } = {}): WebAssembly.Memory {
+  const initial = opts.initialPages ?? 16;
+  const shared = opts.shared ?? sharedMemorySupported();
+  if (shared) {
+    const maximum = Math.max(initial, Math.min(opts.maximumPages ?? DEFAULT_SHARED_MAXIMUM_PAGES, WASM_MAX_PAGES));
+    return new WebAssembly.Memory({ initial, maximum, shared: true });
+  }
+  return opts.maximumPages === undefined
+    ? new WebAssembly.Memory({ initial })
+    : new WebAssembly.Memory({ initial, maximum: opts.maximumPages });
+}
+
+/** File name of a build inside build/. */
+export function wasmFileName(v: WasmVariant): string {
+  return `search.${v.simd ? 'simd' : 'scalar'}${v.shared ? '' : '.unshared'}.wasm`;
+}
+
+function isNode(): boolean {
+  return typeof process !== 'undefined' && typeof process.versions?.node === 'string';
+}
+
+/**
+ * The package root (the nearest directory above this module holding package.json). Works from the
+ * TypeScript sources (src/search/wasm/) and from the compiled output (dist/src/search/wasm/).
+ */
+export async function nodePackageRoot(): Promise<string> {
+  const { existsSync } = await import('node:fs');
+  const { dirname, join } = await import('node:path');
+  const { fileURLToPath } = await import('node:url');
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    if (existsSync(join(dir, 'package.json'))) return dir;
+    const up = dirname(dir);
+    if (up === dir) throw new Error(`motionmatch: no package.json above ${fileURLToPath(import.meta.url)}`);
+    dir = up;
+  }
+}
+
+/** Reads build/<variant>.wasm from the package (Node only). */
+export async function readWasmFile(v: WasmVariant): Promise<Uint8Array> {
+  const { readFile } = await import('node:fs/promises');
+  const { join } = await import('node:path');
+  const path = join(await nodePackageRoot(), 'build', wasmFileName(v));
+  try {
+    return await readFile(path);
+  } catch (e) {
+    throw new Error(`motionmatch: cannot read ${path} (run \`npm run build:wasm\`): ${(e as Error).message}`);
+  }
+}
+
+/** Browser default: the build next to the sources, as a bundler sees it (literal URLs). */
+function defaultWasmUrl(v: WasmVariant): URL {
+  if (v.simd) {
+    return v.shared
+      ? new URL('../../../build/search.simd.wasm', import.meta.url)
+      : new URL('../../../build/search.simd.unshared.wasm', import.meta.url);
+  }
+  return v.shared
+    ? new URL('../../../build/search.scalar.wasm', import.meta.url)
+    : new URL('../../../build/search.scalar.unshared.wasm', import.meta.url);
+}
+
+const moduleCache = new Map<string, Promise<WebAssembly.Module>>();
+
+/** Compiles a build once per variant (unless the caller passes its own source). */
+export function compileSearchModule(v: WasmVariant, source?: WasmSource): Promise<WebAssembly.Module> {
+  if (source !== undefined) return compileSource(source);
+  const key = wasmFileName(v);
+  let m = moduleCache.get(key);
+  if (!m) {
+    m = isNode() ? readWasmFile(v).then((b) => WebAssembly.compile(b as BufferSource)) : compileSource(defaultWasmUrl(v));
+    m.catch(() => moduleCache.delete(key));
+    moduleCache.set(key, m);
+  }
+  return m;
+}
+
+async function compileSource(source: WasmSource): Promise<WebAssembly.Module> {
+  if (source instanceof WebAssembly.Module) return source;
+  if (typeof source === 'string' || source instanceof URL) {
+    const res = await fetch(source);
+    if (!res.ok) throw new Error(`motionmatch: fetching ${String(source)} failed: ${res.status}`);
+    return WebAssembly.compile(await res.arrayBuffer());
+  }
+  const s = await source;
+  if (typeof Response !== 'undefined' && s instanceof Response) return WebAssembly.compile(await s.arrayBuffer());
+  return WebAssembly.compile(s as BufferSource);
+}
+
+/** The raw exports (no loader wrappers: those allocate an arguments array per call). */
+type RawExports = SearchKernels & Record<string, unknown>;
+
+/** Instantiates a compiled build against `memory` and returns its kernels. */
+export async function instantiateKernels(module: WebAssembly.Module, memory: WebAssembly.Memory): Promise<SearchKernels> {
+  const { instance } = await instantiate<Record<string, unknown>>(module, { env: { memory } });
+  const x = instance.exports as unknown as RawExports;
+  return {
+    search: x.search,
+    searchBatch: x.searchBatch,
+    firstAllowed: x.firstAllowed,
+    blockMinBias: x.blockMinBias,
+    kdNodeMinBias: x.kdNodeMinBias,
+    rowCost: x.rowCost,
+    rowBoxBound: x.rowBoxBound,
+    encodeQueryU8: x.encodeQueryU8,
+    rowCodeDistance: x.rowCodeDistance,
+    rowHalfDistance: x.rowHalfDistance,
+    recordBoxDistances: x.recordBoxDistances,
+    boxCostLow: x.boxCostLow,
+    heapBase: x.heapBase,
+  };
+}
+
+/** Picks the build: SIMD unless refused or unsupported; shared iff the memory is. */
+export function chooseVariant(memory: WebAssembly.Memory, simd: boolean): WasmVariant {
+  return { simd: simd && simdSupported(), shared: isSharedMemory(memory) };
+}
+
+/** Pages needed to hold `bytes`. */
+export function pagesFor(bytes: number): number {
+  return Math.ceil(bytes / PAGE_BYTES);
+}

@@ -1,0 +1,395 @@
+/**
+ * The partial report of one shard of a simulation (`motionmatch simulate --shard I/N`): what
+ * `motionmatch merge` needs to rebuild the whole run's report, and what it needs to refuse shards
+ * that do not belong together.
+ *
+ * - `run`: everything that decides the run's results or figures (version, seed, agents, duration,
+ *   scenario, method, backend asked for, controller options, a fingerprint of the database
+ *   contents, the terrain (kind and seed, or a CRC-32 of a height field's contents), the overlay
+ *   settings, the level-of-detail settings, the shard count). Shards merge only when their `run` is
+ *   identical.
+ * - `agentHashes`: every agent's digest, in agent order. The whole run's hash is a digest over
+ *   all agents' digests in order, which cannot be combined from per-shard digests, so they travel.
+ * - `quality`: the shard's QualityStats, every field (src/sim/shard/quality.ts); the feet against
+ *   the ground on a terrain are among them.
+ * - `terrain`: the terrain as the whole-run report names it (a file's name is not part of `run`).
+ * - `overlay`: with --overlay, the shard's OverlayStats and the overlay's description (mask
+ *   joints, cost measured on the shard's machine).
+ * - `lod`: with --lod, the shard's LodCounts and each level's QualityStats (encoded like `quality`).
+ * - `result`: timings, search counts and a search-time histogram.
+ * - `checksum`: CRC-32 of the report without it, so a damaged or edited file is refused.
+ */
+import type { Database } from '../../database/database.js';
+import { QualityStats } from '../../runtime/quality/metrics.js';
+import { crc32 } from '../../util/crc32.js';
+import { digestOfAgentHashes } from '../hash.js';
+import { agentHashesInOrder, stepSearchTimes } from '../agents.js';
+export { digestOfAgentHashes };
+import type { AgentGroupsRun, SimulationOptions } from '../simulation.js';
+import { SCENARIOS } from '../scenarios.js';
+import { shardAgentRange, shardBlock, MAX_SHARDS, type ShardSpec } from './plan.js';
+import { mergedGroupLod } from '../lod/report.js';
+import { DEFAULT_LOD_HYSTERESIS, DEFAULT_LOD_LEVELS } from '../../runtime/lod/levels.js';
+import { checkLodTable, lodTableJson, type LodTableJson } from '../lod/file.js';
+import type { LodCounts } from '../../runtime/crowd/crowd-lod.js';
+import { decodeQualityStats, encodeQualityStats, type EncodedField } from './quality.js';
+import { timingHistogram, requireTimingHistogram, type TimingHistogram } from './timing.js';
+import { decodeOverlayStats, encodeOverlayStats } from './quality.js';
+import { OverlayStats } from '../overlay/metrics.js';
+import type { OverlayDescription } from '../overlay/report.js';
+import type { OverlaySimulation } from '../overlay/schedule.js';
+import { TERRAIN_KINDS, terrainReport, type TerrainSpec } from '../terrain/terrain.js';
+import { heightFieldToBinary } from '../terrain/file.js';
+
+export const PARTIAL_FORMAT = 'motionmatch-simulation-shard';
+/**
+ * 2: the run identity records the terrain and the overlay settings; overlay figures travel.
+ * 3: the run identity records the level-of-detail settings; the levels' counts and quality travel.
+ * 4: the level-of-detail settings include the level table and the hysteresis (`--lod-levels`).
+ */
+export const PARTIAL_VERSION = 4;
+
+/** The terrain as part of a run's identity: the procedural kind and seed, or what a height field holds. */
+export type TerrainIdentity =
+  | null
+  | { kind: 'hills' | 'steps'; seed: number }
+  /** A height field: CRC-32 of its binary form (layout and heights), whatever file it came from. */
+  | { kind: 'file'; crc32: string; columns: number; rows: number };
+
+/** What makes two shards parts of the same run. */
+export interface RunIdentity {
+  /** motionmatch version that ran the shard: another version may step agents differently. */
+  motionmatch: string;
+  agents: number;
+  seconds: number;
+  hz: number;
+  steps: number;
+  seed: number;
+  scenario: string;
+  method: string;
+  /** The backend asked for ('auto' may resolve differently per machine; see result.backend). */
+  backend: string;
+  footIK: boolean;
+  /** Controller options other than the defaults, or null. */
+  controller: EncodedField;
+  db: { fingerprint: string; frames: number; clips: number };
+  /** The ground (null: flat). */
+  terrain: TerrainIdentity;
+  /** `--overlay` settings (null without overlays). */
+  overlay: OverlaySimulation | null;
+  /** `--lod` settings (null without levels of detail); a budget also decides the shards' ranges (shard/plan.ts shardBlock). */
+  lod: ({ budget: number } & LodTableJson) | null;
+  shards: number;
+}
+
+export interface ShardResult {
+  /** The backend the shard ran on. */
+  backend: string;
+  workers: number;
+  wallSeconds: number;
+  setupSeconds: number;
+  warmupSeconds: number;
+  searches: number;
+  controllerMs: number;
+  searchMs: number;
+  /** Per-step search µs per query (see SimulationResult.searchUsMedian), binned. */
+  searchUsHistogram: TimingHistogram;
+  /** Digest of this shard's agentHashes (the whole run's hash when there is one shard). */
+  shardHash: string;
+  host: string;
+  startedAt: string;
+  finishedAt: string;
+}
+
+export interface PartialReport {
+  format: typeof PARTIAL_FORMAT;
+  version: number;
+  run: RunIdentity;
+  shard: { index: number; firstAgent: number; agents: number };
+  /** Where the database came from (a path may differ per machine: not part of the run's identity). */
+  db: { source: string };
+  result: ShardResult;
+  quality: Record<string, EncodedField>;
+  /** The terrain as the whole-run report shows it (terrainReport), null on flat ground. */
+  terrain: Record<string, unknown> | null;
+  /** With overlays: how the report describes them, and the shard's overlay figures. */
+  overlay: { description: OverlayDescription; stats: Record<string, EncodedField> } | null;
+  /** With levels of detail: the shard's counts and each level's quality statistics (written like `quality`). */
+  lod: { counts: LodCounts; levelStats: Array<Record<string, EncodedField>> } | null;
+  agentHashes: string[];
+  checksum: string;
+}
+
+/** A partial report read back: the report and its quality statistics as a QualityStats. */
+export interface ParsedPartial {
+  file: string;
+  report: PartialReport;
+  quality: QualityStats;
+  /** The shard's overlay figures (null without overlays). */
+  overlay: OverlayStats | null;
+  /** The shard's level-of-detail counts and each level's quality (null without levels of detail). */
+  lod: { counts: LodCounts; levelStats: QualityStats[] } | null;
+}
+
+/**
+ * CRC-32 (hex) of the database's contents: every typed array of the database and its skeleton,
+ * and the clip table without source paths. Equal databases built on different machines (or the
+ * same .mmdb file at different paths) give equal fingerprints.
+ */
+export function databaseFingerprint(db: Database): string {
+  let crc = 0;
+  const addBytes = (b: Uint8Array) => { crc = crc32(b, 0, b.length, crc); };
+  const addArrays = (o: object) => {
+    for (const k of Object.keys(o).sort()) {
+      const v = (o as Record<string, unknown>)[k];
+      if (ArrayBuffer.isView(v)) addBytes(new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
+    }
+  };
+  addArrays(db);
+  addArrays(db.skeleton);
+  const table = {
+    fps: db.fps, frameCount: db.frameCount, dims: db.dims, stride: db.stride, tagNames: db.tagNames, roles: db.roles, joints: db.skeleton.names,
+    clips: db.clips.map((c) => [c.name, c.start, c.count, c.loop, c.mirrored, c.tags]),
+  };
+  addBytes(new TextEncoder().encode(JSON.stringify(table)));
+  return crc.toString(16).padStart(8, '0');
+}
+
+/** A terrain as it decides a run: a file's name does not, its contents do. */
+export function terrainIdentity(t: TerrainSpec | null | undefined): TerrainIdentity {
+  if (!t) return null;
+  if (t.kind !== 'field') return { kind: t.kind, seed: t.seed };
+  return { kind: 'file', crc32: crc32(heightFieldToBinary(t.field)).toString(16).padStart(8, '0'), columns: t.field.columns, rows: t.field.rows };
+}
+
+/** The run identity of a simulation with options `o`, on `db`, split into `shards`. */
+export function runIdentity(db: Database, o: SimulationOptions, steps: number, shards: number, version: string): RunIdentity {
+  return {
+    motionmatch: version,
+    agents: o.agents, seconds: o.seconds, hz: o.hz, steps, seed: o.seed, scenario: o.scenario, method: o.method, backend: o.backend, footIK: o.footIK,
+    controller: o.controller ? (JSON.parse(JSON.stringify(o.controller)) as EncodedField) : null,
+    db: { fingerprint: databaseFingerprint(db), frames: db.frameCount, clips: db.clips.length },
+    terrain: terrainIdentity(o.terrain),
+    overlay: o.overlay ? { tag: o.overlay.tag, mask: o.overlay.mask, mode: o.overlay.mode, every: [...o.overlay.every], duration: [...o.overlay.duration] } : null,
+    lod: o.lod ? { budget: o.lod.budget, ...lodTableJson({ levels: [...(o.lod.levels ?? DEFAULT_LOD_LEVELS)], hysteresis: o.lod.hysteresis ?? DEFAULT_LOD_HYSTERESIS }) } : null,
+    shards,
+  };
+}
+
+/** The JSON text of a report, checksum last. */
+function bodyText(r: Omit<PartialReport, 'checksum'>): string {
+  return JSON.stringify(r);
+}
+
+function checksumOf(body: Omit<PartialReport, 'checksum'>): string {
+  return crc32(new TextEncoder().encode(bodyText(body))).toString(16).padStart(8, '0');
+}
+
+export interface PartialContext {
+  run: RunIdentity;
+  shard: ShardSpec;
+  source: string;
+  host: string;
+  startedAt: Date;
+  finishedAt: Date;
+  workers: number;
+  /** The run's terrain (the one runIdentity recorded), for the report's `terrain`. */
+  terrain?: TerrainSpec | null;
+  /** With overlays: their description (overlay/report.ts describeOverlay), required then. */
+  overlay?: OverlayDescription | null;
+}
+
+/** The partial report of a shard's run (its groups in agent order). */
+export function partialReport(ctx: PartialContext, run: AgentGroupsRun): PartialReport {
+  const stats = new QualityStats();
+  const overlayStats = ctx.run.overlay ? new OverlayStats() : null;
+  let searches = 0, controllerMs = 0, searchMs = 0;
+  if (overlayStats && !ctx.overlay) throw new Error('partial report: the run has overlays but no overlay description was given');
+  if (terrainIdentity(ctx.terrain) === null !== (ctx.run.terrain === null)) throw new Error('partial report: the terrain given is not the run identity\'s');
+  for (const g of run.groups) {
+    stats.merge(QualityStats.from(g.stats));
+    if (overlayStats) {
+      if (!g.overlay) throw new Error('partial report: the run has overlays but a group reported no overlay figures');
+      overlayStats.merge(g.overlay);
+    }
+    searches += g.searches;
+    controllerMs += g.controllerMs;
+    searchMs += g.searchMs;
+  }
+  if (ctx.run.lod && run.groups.some((g) => !g.lod)) throw new Error('partial report: the run has levels of detail but a group reported no level figures');
+  const lod = ctx.run.lod ? mergedGroupLod(run.groups, ctx.run.lod.levels.length) : null;
+  const range = shardAgentRange(ctx.run.agents, ctx.shard, shardBlock(ctx.run.lod));
+  const ordered = run.groups.length > 0 ? agentHashesInOrder(run.groups) : { first: -1, hashes: [] };
+  const agentHashes = ordered.hashes;
+  if (ordered.first !== range.first || agentHashes.length !== range.count) {
+    throw new Error(`shard ${ctx.shard.index}/${ctx.shard.count}: the run stepped other agents than the shard's ${range.first}..${range.first + range.count - 1}`);
+  }
+  const body: Omit<PartialReport, 'checksum'> = {
+    format: PARTIAL_FORMAT,
+    version: PARTIAL_VERSION,
+    run: ctx.run,
+    shard: { index: ctx.shard.index, firstAgent: range.first, agents: range.count },
+    db: { source: ctx.source },
+    result: {
+      backend: run.backend, workers: ctx.workers,
+      wallSeconds: run.wallSeconds, setupSeconds: run.setupSeconds, warmupSeconds: run.warmupSeconds,
+      searches, controllerMs, searchMs,
+      searchUsHistogram: timingHistogram(stepSearchTimes(run.groups)),
+      shardHash: digestOfAgentHashes(agentHashes),
+      host: ctx.host, startedAt: ctx.startedAt.toISOString(), finishedAt: ctx.finishedAt.toISOString(),
+    },
+    quality: encodeQualityStats(stats),
+    terrain: terrainReport(ctx.terrain ?? null),
+    overlay: overlayStats && ctx.overlay ? { description: ctx.overlay, stats: encodeOverlayStats(overlayStats) } : null,
+    lod: lod ? { counts: lod.counts, levelStats: lod.levelStats.map((s, l) => encodeQualityStats(s, `lod.levelStats[${l}]`)) } : null,
+    agentHashes,
+  };
+  return { ...body, checksum: checksumOf(body) };
+}
+
+/** A partial report as the text `simulate --shard` writes (one line of JSON and a newline). */
+export function partialReportText(r: PartialReport): string {
+  return JSON.stringify(r) + '\n';
+}
+
+// ---- reading back ----
+
+/** A partial report that cannot be used; the message starts with the file name. */
+export class PartialReportError extends Error {
+  override readonly name = 'PartialReportError';
+}
+
+type Checker = (v: unknown, at: string) => void;
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function expectFields(file: string, o: unknown, at: string, fields: Record<string, Checker>): void {
+  if (!isObject(o)) throw new PartialReportError(`${file}: ${at} must be an object`);
+  for (const [k, check] of Object.entries(fields)) {
+    if (!(k in o)) throw new PartialReportError(`${file}: ${at}.${k} is missing`);
+    check(o[k], `${at}.${k}`);
+  }
+}
+
+/** Reads and checks one partial report; throws PartialReportError naming the file and what is wrong. */
+export function parsePartialReport(text: string, file: string): ParsedPartial {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    throw new PartialReportError(`${file}: not a partial report: invalid JSON (${(e as Error).message}); was the shard interrupted?`);
+  }
+  if (!isObject(raw) || raw.format !== PARTIAL_FORMAT) {
+    const what = isObject(raw) && 'hash' in raw && 'agents' in raw ? ' (it looks like a whole-run report: run simulate with --shard I/N)' : '';
+    throw new PartialReportError(`${file}: not a partial simulation report (format "${PARTIAL_FORMAT}" expected)${what}`);
+  }
+  if (raw.version !== PARTIAL_VERSION) {
+    throw new PartialReportError(`${file}: partial report format version ${JSON.stringify(raw.version)}; this motionmatch reads version ${PARTIAL_VERSION}`);
+  }
+  if (typeof raw.checksum !== 'string') throw new PartialReportError(`${file}: checksum is missing`);
+  const { checksum, ...body } = raw;
+  if (checksumOf(body as Omit<PartialReport, 'checksum'>) !== checksum) {
+    throw new PartialReportError(`${file}: checksum mismatch: the file was changed after simulate wrote it (edited, reformatted or damaged)`);
+  }
+  const fail = (msg: string): never => { throw new PartialReportError(`${file}: ${msg}`); };
+  const int = (min: number, max: number): Checker => (v, at) => { if (!(Number.isInteger(v) && (v as number) >= min && (v as number) <= max)) fail(`${at} must be an integer in [${min}, ${max}], got ${JSON.stringify(v)}`); };
+  const num = (min: number): Checker => (v, at) => { if (!(typeof v === 'number' && Number.isFinite(v) && v >= min)) fail(`${at} must be a number >= ${min}, got ${JSON.stringify(v)}`); };
+  const str: Checker = (v, at) => { if (typeof v !== 'string') fail(`${at} must be a string`); };
+  const bool: Checker = (v, at) => { if (typeof v !== 'boolean') fail(`${at} must be true or false`); };
+  const hex16: Checker = (v, at) => { if (typeof v !== 'string' || !/^[0-9a-f]{16}$/.test(v)) fail(`${at} must be 16 hex digits`); };
+  const any: Checker = () => {};
+  const nullOr = (fields: Record<string, Checker>): Checker => (v, at) => { if (v !== null) expectFields(file, v, at, fields); };
+  const range2: Checker = (v, at) => { if (!Array.isArray(v) || v.length !== 2 || !v.every((x) => typeof x === 'number' && Number.isFinite(x))) fail(`${at} must be [min, max] seconds`); };
+  expectFields(file, raw, 'report', { run: any, shard: any, db: any, result: any, quality: any, terrain: any, overlay: any, lod: any, agentHashes: any });
+  expectFields(file, raw.run, 'run', {
+    motionmatch: str, agents: int(1, 1_000_000), seconds: num(0), hz: num(0), steps: int(1, Number.MAX_SAFE_INTEGER), seed: int(-(2 ** 31), 2 ** 32 - 1),
+    scenario: (v, at) => { if (!SCENARIOS.includes(v as never)) fail(`${at} must be one of ${SCENARIOS.join(', ')}`); },
+    method: str, backend: str, footIK: bool, controller: any, shards: int(1, MAX_SHARDS),
+    terrain: (v, at) => {
+      if (v === null) return;
+      expectFields(file, v, at, { kind: (k, a) => { if (!([...TERRAIN_KINDS, 'file'] as unknown[]).includes(k)) fail(`${a} must be one of ${TERRAIN_KINDS.join(', ')}, file`); } });
+      if ((v as { kind: string }).kind === 'file') expectFields(file, v, at, { crc32: (f, a) => { if (typeof f !== 'string' || !/^[0-9a-f]{8}$/.test(f)) fail(`${a} must be 8 hex digits`); }, columns: int(1, Number.MAX_SAFE_INTEGER), rows: int(1, Number.MAX_SAFE_INTEGER) });
+      else expectFields(file, v, at, { seed: int(-(2 ** 31), 2 ** 32 - 1) });
+    },
+    overlay: nullOr({ tag: str, mask: str, mode: str, every: range2, duration: range2 }),
+    lod: (v, at) => {
+      if (v === null) return;
+      expectFields(file, v, at, { budget: int(0, 100_000_000), levels: any, hysteresis: any });
+      try { checkLodTable({ levels: (v as LodTableJson).levels, hysteresis: (v as LodTableJson).hysteresis }, at); } catch (e) { fail((e as Error).message); }
+    },
+    db: (v, at) => expectFields(file, v, at, { fingerprint: (f, a) => { if (typeof f !== 'string' || !/^[0-9a-f]{8}$/.test(f)) fail(`${a} must be 8 hex digits`); }, frames: int(1, Number.MAX_SAFE_INTEGER), clips: int(1, Number.MAX_SAFE_INTEGER) }),
+  });
+  const run = raw.run as unknown as RunIdentity;
+  expectFields(file, raw.shard, 'shard', { index: int(0, run.shards - 1), firstAgent: int(0, run.agents - 1), agents: int(1, run.agents) });
+  expectFields(file, raw.db, 'db', { source: str });
+  expectFields(file, raw.result, 'result', {
+    backend: str, workers: int(1, 64), wallSeconds: num(0), setupSeconds: num(0), warmupSeconds: num(0), searches: int(0, Number.MAX_SAFE_INTEGER),
+    controllerMs: num(0), searchMs: num(0), shardHash: hex16, host: str, startedAt: str, finishedAt: str,
+    searchUsHistogram: (v, at) => { try { requireTimingHistogram(v, at); } catch (e) { fail((e as Error).message); } },
+  });
+  const shard = raw.shard as PartialReport['shard'];
+  const block = shardBlock(run.lod);
+  const blocks = Math.ceil(run.agents / block);
+  if (run.shards > blocks) {
+    fail(block === 1 ? `run.shards (${run.shards}) exceeds run.agents (${run.agents})` : `run.shards (${run.shards}) exceeds the run's ${blocks} blocks of ${block} agents (a search budget is shared out per block)`);
+  }
+  const range = shardAgentRange(run.agents, { index: shard.index, count: run.shards }, block);
+  if (shard.firstAgent !== range.first || shard.agents !== range.count) {
+    fail(`shard ${shard.index}/${run.shards} of ${run.agents} agents must hold agents ${range.first}..${range.first + range.count - 1}, not ${shard.firstAgent}..${shard.firstAgent + shard.agents - 1}`);
+  }
+  const hashes = raw.agentHashes;
+  if (!Array.isArray(hashes) || hashes.length !== shard.agents) fail(`agentHashes must list the shard's ${shard.agents} agents`);
+  (hashes as unknown[]).forEach((h, i) => hex16(h, `agentHashes[${i}]`));
+  const report = raw as unknown as PartialReport;
+  if (digestOfAgentHashes(report.agentHashes) !== report.result.shardHash) fail('result.shardHash does not match agentHashes');
+  if ((raw.terrain === null) !== (run.terrain === null) || (raw.terrain !== null && !isObject(raw.terrain))) fail(`terrain must be ${run.terrain === null ? 'null (the run is on flat ground)' : 'an object (the run has a terrain)'}`);
+  if (run.overlay === null && raw.overlay !== null) fail('overlay must be null (the run has no overlays)');
+  if (run.overlay !== null) expectFields(file, raw.overlay, 'overlay', { description: (v, at) => { if (!isObject(v)) fail(`${at} must be an object`); }, stats: any });
+  if (run.lod === null && raw.lod !== null) fail('lod must be null (the run has no levels of detail)');
+  if (run.lod !== null) requireLodCounts(raw.lod, run.lod.budget, run.lod.levels.length, shard.agents * run.steps, report.result.searches, { int, num, fail, expect: (o, at, fields) => expectFields(file, o, at, fields) });
+  let quality: QualityStats;
+  let overlay: OverlayStats | null = null;
+  let lod: ParsedPartial['lod'] = null;
+  try {
+    quality = decodeQualityStats(raw.quality, file);
+    if (run.overlay !== null) overlay = decodeOverlayStats((raw.overlay as { stats: unknown }).stats, file);
+    if (run.lod !== null) {
+      const encoded = raw.lod as { counts: LodCounts; levelStats: unknown[] };
+      lod = { counts: encoded.counts, levelStats: encoded.levelStats.map((s, l) => decodeQualityStats(s, file, `lod.levelStats[${l}]`)) };
+    }
+  } catch (e) {
+    throw new PartialReportError((e as Error).message);
+  }
+  return { file, report, quality, overlay, lod };
+}
+
+interface LodCheckers {
+  int: (min: number, max: number) => Checker;
+  num: (min: number) => Checker;
+  fail: (msg: string) => never;
+  expect: (o: unknown, at: string, fields: Record<string, Checker>) => void;
+}
+
+/**
+ * Throws (through `c.fail`) unless `lod` is a shard's level-of-detail section: counts for every
+ * level that add up to the shard's `agentSteps` and `searches`, no deferrals without a budget, and
+ * a list of every level's statistics (their fields are checked when decoded).
+ */
+function requireLodCounts(lod: unknown, budget: number, levels: number, agentSteps: number, searches: number, c: LodCheckers): void {
+  const count = c.int(0, Number.MAX_SAFE_INTEGER);
+  const perLevel: Checker = (v, at) => {
+    if (!Array.isArray(v) || v.length !== levels) c.fail(`${at} must list ${levels} levels`);
+    (v as unknown[]).forEach((x, l) => count(x, `${at}[${l}]`));
+  };
+  c.expect(lod, 'lod', { counts: () => {}, levelStats: (v, at) => { if (!Array.isArray(v) || v.length !== levels) c.fail(`${at} must list ${levels} levels`); } });
+  const counts = (lod as { counts: unknown }).counts;
+  c.expect(counts, 'lod.counts', {
+    levelSteps: perLevel, levelSearches: perLevel, fullSearches: count, localSearches: count, localFallbacks: count, deferred: count, levelChanges: count, maxSearchAgeSeconds: c.num(0),
+  });
+  const n = counts as LodCounts;
+  const sum = (a: number[]) => a.reduce((x, y) => x + y, 0);
+  if (sum(n.levelSteps) !== agentSteps) c.fail(`lod.counts.levelSteps add up to ${sum(n.levelSteps)} agent-steps, not the shard's ${agentSteps}`);
+  // Every search the levels ran is either full or local, and is one of the shard's searches.
+  if (n.fullSearches + n.localSearches !== searches) c.fail(`lod.counts: ${n.fullSearches} full + ${n.localSearches} local searches, not the shard's ${searches} (result.searches)`);
+  if (sum(n.levelSearches) !== searches) c.fail(`lod.counts.levelSearches add up to ${sum(n.levelSearches)}, not the shard's ${searches} searches (result.searches)`);
+  if (budget === 0 && n.deferred !== 0) c.fail(`lod.counts.deferred must be 0 without a search budget, got ${n.deferred}`);
+}

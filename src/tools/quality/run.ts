@@ -1,0 +1,77 @@
+/**
+ * The quality run behind `motionmatch quality`: one simulation per scripted scenario on the same
+ * database, with the same crowd size, length and seed, so that the scenarios compare with each
+ * other and a run compares with the next one (deterministic: the same seed gives the same hashes).
+ */
+import type { Database } from '../../database/database.js';
+import type { QualityReport } from '../../runtime/quality/metrics.js';
+import type { Backend, SearchMethod } from '../../search/matcher.js';
+import { QUALITY_SCENARIOS, type ScenarioName } from '../../sim/scenarios.js';
+import { runSimulation } from '../../sim/simulation.js';
+import type { ControllerSettings } from '../../sim/settings/options-file.js';
+import { QUALITY_COLUMNS, columnVerdict } from './columns.js';
+
+export { QUALITY_SCENARIOS };
+
+export interface QualityRunOptions {
+  agents: number;
+  seconds: number;
+  hz: number;
+  seed: number;
+  workers?: number;
+  method?: SearchMethod;
+  backend?: Backend | 'auto';
+  scenarios?: readonly Exclude<ScenarioName, 'mixed'>[];
+  /** Steps done in scenario `index` (of `count`). */
+  onProgress?: (index: number, count: number, stepsDone: number, stepsTotal: number) => void;
+  /** Controller options other than the defaults (as in a settings file). */
+  controller?: ControllerSettings;
+  /** Warm the JIT up before the first scenario (default true; a sweep warms up once). */
+  warmup?: boolean;
+}
+
+export interface ScenarioQuality {
+  scenario: string;
+  /** The simulation's full quality report. */
+  quality: QualityReport;
+  /** Per column with a target: whether the scenario meets it. */
+  meetsTargets: Record<string, boolean>;
+  /** The simulation's digest (bit-identical runs give the same one). */
+  hash: string;
+  searches: number;
+  wallSeconds: number;
+  agentStepsPerSec: number;
+}
+
+/** Which of the report's columns meet their targets. */
+export function targetVerdicts(report: QualityReport): Record<string, boolean> {
+  const out: Record<string, boolean> = {};
+  for (const c of QUALITY_COLUMNS) {
+    const v = columnVerdict(c, report);
+    if (v !== null) out[c.key] = v;
+  }
+  return out;
+}
+
+export async function runQualityScenarios(db: Database, o: QualityRunOptions): Promise<ScenarioQuality[]> {
+  const scenarios = o.scenarios ?? QUALITY_SCENARIOS;
+  const controller = o.controller ?? {};
+  const out: ScenarioQuality[] = [];
+  for (let i = 0; i < scenarios.length; i++) {
+    const scenario = scenarios[i];
+    const r = await runSimulation(db, {
+      agents: o.agents, seconds: o.seconds, hz: o.hz, seed: o.seed, scenario,
+      workers: o.workers ?? 1, backend: o.backend ?? 'auto', method: o.method ?? 'kdtree',
+      // A settings file may switch foot IK off; the quality run has it on otherwise.
+      footIK: controller.footIK ?? true, recordAgent: -1, controller,
+      // The figures do not depend on timing: warming the JIT up once is enough (a sweep, not even that).
+      warmup: i === 0 && o.warmup !== false,
+      onProgress: (done, total) => o.onProgress?.(i, scenarios.length, done, total),
+    });
+    out.push({
+      scenario, quality: r.quality, meetsTargets: targetVerdicts(r.quality), hash: r.hash,
+      searches: r.searches, wallSeconds: r.wallSeconds, agentStepsPerSec: r.agentStepsPerSec,
+    });
+  }
+  return out;
+}

@@ -1,0 +1,55 @@
+/**
+ * `motionmatch quality --terrain T`: every scenario twice, on flat ground and on the terrain, with
+ * the same crowd, length and seed, so that each terrain row reads next to its flat twin; the
+ * terrain rows add how much more the feet skate than on flat ground, and are judged on the uneven
+ * ground's targets too (tools/quality/targets.ts, TERRAIN_QUALITY_TARGETS).
+ */
+import type { Database } from '../../database/database.js';
+import { runQualityScenarios, QUALITY_SCENARIOS, type QualityRunOptions, type ScenarioQuality } from './run.js';
+import { runSimulation } from '../../sim/simulation.js';
+import { columnVerdict, qualityColumns } from './columns.js';
+import type { QualityFigures } from './targets.js';
+import type { TerrainSpec } from '../../sim/terrain/terrain.js';
+
+/** A row's name on the terrain: "wander on hills". */
+export function terrainRowName(scenario: string, terrainName: string): string {
+  return `${scenario} on ${terrainName}`;
+}
+
+/** Which of a row's columns (the terrain table's) meet their targets. */
+function verdicts(figures: QualityFigures): Record<string, boolean> {
+  const out: Record<string, boolean> = {};
+  for (const c of qualityColumns(true)) {
+    const v = columnVerdict(c, figures);
+    if (v !== null) out[c.key] = v;
+  }
+  return out;
+}
+
+/**
+ * The quality rows of every scenario on flat ground and on `terrain` (named `terrainName` in the
+ * rows), flat first, then terrain, scenario by scenario, on o.workers threads (default 1).
+ */
+export async function runTerrainQuality(db: Database, o: QualityRunOptions, terrain: TerrainSpec, terrainName: string): Promise<ScenarioQuality[]> {
+  const scenarios = o.scenarios ?? QUALITY_SCENARIOS;
+  const n = scenarios.length;
+  const flat = await runQualityScenarios(db, { ...o, onProgress: (i, _n, done, total) => o.onProgress?.(i, 2 * n, done, total) });
+  const controller = o.controller ?? {};
+  const rows: ScenarioQuality[] = [];
+  for (let i = 0; i < n; i++) {
+    const scenario = scenarios[i];
+    const r = await runSimulation(db, {
+      agents: o.agents, seconds: o.seconds, hz: o.hz, seed: o.seed, scenario,
+      workers: o.workers ?? 1, backend: o.backend ?? 'auto', method: o.method ?? 'kdtree',
+      footIK: controller.footIK ?? true, recordAgent: -1, controller, terrain, warmup: false,
+      onProgress: (done, total) => o.onProgress?.(n + i, 2 * n, done, total),
+    });
+    const quality: QualityFigures = { ...r.quality, skateOverFlatCmPerSec: r.quality.footSkateCmPerSec - flat[i].quality.footSkateCmPerSec };
+    rows.push({ ...flat[i], meetsTargets: verdicts(flat[i].quality) });
+    rows.push({
+      scenario: terrainRowName(scenario, terrainName), quality, meetsTargets: verdicts(quality), hash: r.hash,
+      searches: r.searches, wallSeconds: r.wallSeconds, agentStepsPerSec: r.agentStepsPerSec,
+    });
+  }
+  return rows;
+}
