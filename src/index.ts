@@ -70,7 +70,7 @@ export { CrowdLod, type CrowdLodOptions, type LodCounts } from './runtime/crowd/
 export { budgetShare, rankByUrgency, BUDGET_BLOCK } from './runtime/lod/search-budget.js';
 export { inLodView, seeAll, viewCosHalfAngle, revealsPerStep, LOD_VIEW_MARGIN, type LodView } from './runtime/lod/view.js';
 export { resolveControllerOptions, validateControllerOptions } from './runtime/controller/options.js';
-export { QualityMeter, QualityStats, type QualityReport } from './runtime/quality/metrics.js';
+export { QualityMeter, QualityStats, type QualityReport } from './runtime/quality/meter.js';
 export { FootIK, DEFAULT_FOOT_IK_OPTIONS } from './runtime/foot-ik/foot-ik.js';
 
 // ground: what the character stands on (docs/terrain.md)
@@ -115,4 +115,4 @@ export { computeCoverage, CoverageComputation, type CoverageReport, type Coverag
 export { coverageHtml, parseCoverageReport } from './tools/coverage/html.js';
 export { runTune, compareOnHoldout, type TuneResult, type TuneOptions } from './tools/tune/tune.js';
 export { runQualityScenarios, type QualityRunOptions, type ScenarioQuality } from './tools/quality/run.js';
-export { playbackFootSkate, type PlaybackSkate } from './runtime/quality/data-skate.js';
+export { playbackQuality, playbackStats } from './runtime/quality/data-skate.js';

@@ -1,7 +1,7 @@
 import type { Database } from '../database/database.js';
 import type { Matcher, SearchMethod } from '../search/matcher.js';
 import { MotionMatchingController, createInput, type ControllerInput, type ControllerOptions } from '../runtime/controller/controller.js';
-import { QualityMeter, QualityStats } from '../runtime/quality/metrics.js';
+import { QualityMeter, QualityStats } from '../runtime/quality/meter.js';
 import { CrowdSearchBatch } from '../runtime/crowd/batch.js';
 import { ScriptedDriver, type ScenarioName } from './scenarios.js';
 import { digestInit, digestWords, digestHex } from './hash.js';

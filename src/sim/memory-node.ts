@@ -6,7 +6,7 @@ import { totalmem } from 'node:os';
 import { getHeapStatistics } from 'node:v8';
 import type { Database } from '../database/database.js';
 import { MotionMatchingController } from '../runtime/controller/controller.js';
-import { QualityMeter } from '../runtime/quality/metrics.js';
+import { QualityMeter } from '../runtime/quality/meter.js';
 import { ScriptedDriver } from './scenarios.js';
 
 /**

@@ -2,7 +2,7 @@ import type { Database } from '../database/database.js';
 import { Matcher, type Backend } from '../search/matcher.js';
 import { createSearchMemory, nodePackageRoot, sharedMemorySupported } from '../search/wasm/load.js';
 import { databaseRuntime } from '../runtime/database-runtime.js';
-import { QualityStats, type QualityReport } from '../runtime/quality/metrics.js';
+import { QualityStats, type QualityReport } from '../runtime/quality/meter.js';
 import { AgentGroup, agentHashesInOrder, stepCount, stepSearchTimes, warmUpSteps, type GroupResult, type Recording, type SimulationConfig } from './agents.js';
 import { digestOfAgentHashes } from './hash.js';
 import { shareDatabase } from './shared-arrays.js';
@@ -212,7 +212,7 @@ function summarize(o: SimulationOptions, groups: GroupResult[], steps: number, w
 
 /** The quality figures a simulation report repeats at its top level (the full report is under `quality`). */
 export function headlineFigures(q: QualityReport): Pick<SimulationResult, 'transitionsPerSec' | 'footSkateCmPerSec' | 'trajectoryErrorCm' | 'maxTransitionJump'> {
-  return { transitionsPerSec: q.transitionsPerSec, footSkateCmPerSec: q.footSkateCmPerSec, trajectoryErrorCm: q.trajectoryError1Cm, maxTransitionJump: q.maxTransitionJump };
+  return { transitionsPerSec: q.transitionsPerSec, footSkateCmPerSec: q.skateCmPerSec, trajectoryErrorCm: q.trajectoryError1Cm, maxTransitionJump: q.maxTransitionJump };
 }
 
 function validate(o: SimulationOptions): void {

@@ -9,7 +9,7 @@ import { runCli, tempDir } from '../helpers/cli.js';
 import { generateBuiltinClips } from '../../src/builtin/generate.js';
 import { buildDatabase } from '../../src/database/build.js';
 import { encodeDatabase } from '../../src/database/mmdb/mmdb.js';
-import type { QualityReport } from '../../src/runtime/quality/metrics.js';
+import type { QualityReport } from '../../src/runtime/quality/meter.js';
 import { QUALITY_COLUMNS, type QualityColumn } from '../../src/tools/quality/columns.js';
 import { QUALITY_TARGETS, meetsTarget } from '../../src/tools/quality/targets.js';
 import { QUALITY_SCENARIOS, type ScenarioQuality } from '../../src/tools/quality/run.js';

@@ -1,6 +1,6 @@
 import type { Database } from '../../src/database/database.js';
 import { MotionMatchingController, createInput, type ControllerOptions } from '../../src/runtime/controller/controller.js';
-import { QualityMeter, type QualityReport } from '../../src/runtime/quality/metrics.js';
+import { QualityMeter, type QualityReport } from '../../src/runtime/quality/meter.js';
 import type { PoseSearchPort } from '../../src/runtime/search-port.js';
 
 /** Scripted inputs (desired velocity x, z and facing; NaN = face the way of travel) over time. */

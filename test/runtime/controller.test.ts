@@ -6,7 +6,7 @@ import { MatcherSearchPort } from '../../src/runtime/matcher-port.js';
 import { MotionMatchingController, createInput, DEFAULT_CONTROLLER_OPTIONS } from '../../src/runtime/controller/controller.js';
 import type { Database } from '../../src/database/database.js';
 import { SCRIPTS, runScript } from '../helpers/scenarios.js';
-import { QualityMeter } from '../../src/runtime/quality/metrics.js';
+import { QualityMeter } from '../../src/runtime/quality/meter.js';
 import { HAS_MOCAP, MOCAP_DIR } from '../helpers/cli.js';
 import { join } from 'node:path';
 

@@ -11,7 +11,7 @@ import { builtinSources } from '../../src/database/sources-node.js';
 import { Matcher } from '../../src/search/matcher.js';
 import { MatcherSearchPort } from '../../src/runtime/matcher-port.js';
 import { MotionMatchingController, createInput, type ControllerOptions } from '../../src/runtime/controller/controller.js';
-import { QualityMeter, QualityStats } from '../../src/runtime/quality/metrics.js';
+import { QualityMeter, QualityStats } from '../../src/runtime/quality/meter.js';
 import { GROUND_BIN } from '../../src/runtime/quality/histogram.js';
 import { HeightField } from '../../src/runtime/ground/height-field.js';
 import { groundFromFunctions, type Ground } from '../../src/runtime/ground/ground.js';

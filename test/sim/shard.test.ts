@@ -9,7 +9,7 @@ import { describe, it, expect, beforeAll } from 'vitest';
 import fc from 'fast-check';
 import { buildDatabase } from '../../src/database/build.js';
 import { builtinSources } from '../../src/database/sources-node.js';
-import { QualityStats } from '../../src/runtime/quality/metrics.js';
+import { QualityStats } from '../../src/runtime/quality/meter.js';
 import { runAgentGroups, runSimulation, type SimulationOptions, type SimulationResult } from '../../src/sim/simulation.js';
 import { stepCount } from '../../src/sim/agents.js';
 import { parseShardSpec, shardAgentRange, shardBlock, ShardSpecError } from '../../src/sim/shard/plan.js';

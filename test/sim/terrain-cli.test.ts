@@ -12,7 +12,7 @@ import { HeightField } from '../../src/runtime/ground/height-field.js';
 import { heightFieldToBinary, heightFieldToJson } from '../../src/sim/terrain/file.js';
 import { QUALITY_COLUMNS, TERRAIN_QUALITY_COLUMNS } from '../../src/tools/quality/columns.js';
 import { QUALITY_TARGETS, TERRAIN_QUALITY_TARGETS, meetsTarget } from '../../src/tools/quality/targets.js';
-import type { QualityReport } from '../../src/runtime/quality/metrics.js';
+import type { QualityReport } from '../../src/runtime/quality/meter.js';
 
 const dir = tempDir('mm-terrain-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

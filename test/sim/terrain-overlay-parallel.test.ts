@@ -20,7 +20,7 @@ import { parsePartialReport, partialReport, partialReportText, runIdentity, terr
 import { mergePartialReports, type MergedReport } from '../../src/sim/shard/merge.js';
 import { HeightField } from '../../src/runtime/ground/height-field.js';
 import type { TerrainSpec } from '../../src/sim/terrain/terrain.js';
-import type { QualityReport } from '../../src/runtime/quality/metrics.js';
+import type { QualityReport } from '../../src/runtime/quality/meter.js';
 import { runCli, tempDir } from '../helpers/cli.js';
 
 /** Feet against the ground: means add floats (equal up to the order of the sums), the rest exactly. */

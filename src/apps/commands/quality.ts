@@ -1,8 +1,8 @@
 /**
  * `motionmatch quality`: how well the engine animates on a database, per scripted scenario
- * (src/tools/quality/run.ts), as a table, one JSON object, and/or an SVG chart with the targets.
+ * (src/tools/quality/run.ts), measured from the output joint positions at the display rate beside
+ * the data's own level, as a table, one JSON object, and/or an SVG chart with the targets.
  */
-import { playbackFootSkate } from '../../runtime/quality/data-skate.js';
 import { statSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { tuneJitForCrowds } from '../../util/jit-node.js';
@@ -11,12 +11,12 @@ import { FileAccessError, requireWritableRegularPath, writeFileAtomic } from '..
 import { buildDatabase } from '../../database/build.js';
 import { builtinSources } from '../../database/sources-node.js';
 import type { Database } from '../../database/database.js';
-import { qualityColumns } from '../../tools/quality/columns.js';
+import { columnDataValue, columnRatio, qualityColumns } from '../../tools/quality/columns.js';
 import { QUALITY_TARGETS, TERRAIN_QUALITY_TARGETS } from '../../tools/quality/targets.js';
 import { TERRAIN_KINDS, describeTerrain, terrainName, terrainReport } from '../../sim/terrain/terrain.js';
 import { readTerrainOption } from '../../sim/terrain/file-node.js';
 import { runTerrainQuality } from '../../tools/quality/terrain.js';
-import { QUALITY_SCENARIOS, runQualityScenarios, type ScenarioQuality } from '../../tools/quality/run.js';
+import { QUALITY_SCENARIOS, dataLevel, runQualityScenarios, type ScenarioQuality } from '../../tools/quality/run.js';
 import { formatQualityTable, qualityVerdictLines } from '../../tools/quality/table.js';
 import { qualitySvg } from '../../tools/quality/svg.js';
 import { parseCommandArgs, integerOption, numberOption, UsageError } from '../args.js';
@@ -24,22 +24,26 @@ import { readDatabaseArgument } from '../database-file.js';
 import { readSettingsFile } from '../../sim/settings/options-file-node.js';
 import { applySchemaWeights } from '../../sim/settings/options-file.js';
 
-/** Defaults that keep a run on a ~50,000-frame database well under a minute on two cores. */
-export const QUALITY_DEFAULTS = { agents: 200, seconds: 20, hz: 30, seed: 1 } as const;
+/** Defaults that keep a run on a ~50,000-frame database well under a minute on two cores; 60 Hz is the display rate. */
+export const QUALITY_DEFAULTS = { agents: 100, seconds: 20, hz: 60, seed: 1 } as const;
 /** The 1 s trajectory error needs predictions made at least a second before the end. */
 const MIN_SECONDS = 2;
 
-export const QUALITY_USAGE = `usage: motionmatch quality [DB] [--db FILE] [--agents N] [--seconds S] [--seed K] [--workers W]
+export const QUALITY_USAGE = `usage: motionmatch quality [DB] [--db FILE] [--agents N] [--seconds S] [--hz H] [--seed K] [--workers W]
                            [--options FILE] [--terrain hills|steps|FILE] [--json] [--svg FILE]
 
-  Measures the animation quality on a database: one deterministic simulation per scripted
-  scenario (${QUALITY_SCENARIOS.join(', ')}), the same crowd, length and seed for each, then one
-  row per scenario: foot skate mean and 95th percentile (cm/s), transitions per agent-second,
-  1 s trajectory error (cm), largest velocity jump across a transition (m/s), searches per
-  agent-second. Values that miss their target are marked '*'. Default database: the built-in one.
+  Measures the animation quality on a database from what a viewer sees: one deterministic
+  simulation per scripted scenario (${QUALITY_SCENARIOS.join(', ')}), the same crowd, length and seed for
+  each, every figure computed from the world joint positions the engine outputs (after foot IK) on
+  every step: foot skate near the ground, feet below the ground, hips height, feet while standing,
+  the largest per-step velocity change of a joint, speeds after a stop request, facing error, then
+  transitions and trajectory error. Beside each figure: the same figure for the database played
+  plainly (every clip, no search, no IK: the data's own level) and the ratio to it. Values that
+  miss their target are marked '*' (docs/quality.md). Default database: the built-in one.
   DB, --db FILE    a .mmdb database (from \`motionmatch build\`)
   --agents N       agents per scenario (default ${QUALITY_DEFAULTS.agents})
-  --seconds S      simulated seconds per scenario (default ${QUALITY_DEFAULTS.seconds}, at least ${MIN_SECONDS}), stepped at ${QUALITY_DEFAULTS.hz} Hz
+  --seconds S      simulated seconds per scenario (default ${QUALITY_DEFAULTS.seconds}, at least ${MIN_SECONDS})
+  --hz H           steps per second, the display rate the figures are measured at (default ${QUALITY_DEFAULTS.hz}, 10-240)
   --seed K         seed of the scripted inputs (default ${QUALITY_DEFAULTS.seed}); the same seed gives the same figures
   --workers W      threads per simulation (default 1); more is faster and gives the same hashes
                    (figures equal up to the order of floating-point sums)
@@ -49,9 +53,10 @@ export const QUALITY_USAGE = `usage: motionmatch quality [DB] [--db FILE] [--age
                    or a height field FILE (docs/terrain.md); each terrain row follows its flat twin
                    and adds the feet against the ground and the skate over flat ground, with their
                    targets (with any --workers)
-  --json           print one JSON object: settings, targets, and each scenario's full quality report
+  --json           print one JSON object: settings, targets, the data's level, and each scenario's
+                   full quality report with its verdicts and ratios to the data
   --svg FILE       also draw the figures as an SVG chart: one bar per scenario for each measure,
-                   the targets marked`;
+                   the targets and the data's level marked`;
 
 /** Refuses an output path that cannot be written before the run, not after it. */
 function checkOutputPath(path: string): void {
@@ -64,6 +69,11 @@ function checkOutputPath(path: string): void {
   if (!isFolder) throw new FileAccessError(path, `cannot write SVG chart '${path}': folder '${folder}' does not exist`, 'ENOENT');
 }
 
+/** The joint's name, or '–' for none (-1). */
+function jointName(db: Database, joint: number): string {
+  return joint >= 0 && joint < db.skeleton.names.length ? db.skeleton.names[joint] : '–';
+}
+
 function describeSettings(o: { agents: number; seconds: number; hz: number; seed: number }): string {
   return `${o.agents} agents x ${o.seconds} s per scenario at ${o.hz} Hz, seed ${o.seed}`;
 }
@@ -73,6 +83,7 @@ export async function qualityCommand(argv: string[]): Promise<number> {
     db: { type: 'string' },
     agents: { type: 'string' },
     seconds: { type: 'string' },
+    hz: { type: 'string' },
     seed: { type: 'string' },
     workers: { type: 'string' },
     options: { type: 'string' },
@@ -93,7 +104,7 @@ export async function qualityCommand(argv: string[]): Promise<number> {
   const seconds = numberOption(values.seconds, 'seconds', QUALITY_USAGE, MIN_SECONDS, 3600) ?? QUALITY_DEFAULTS.seconds;
   const seed = integerOption(values.seed, 'seed', QUALITY_USAGE, 0, 2 ** 32 - 1) ?? QUALITY_DEFAULTS.seed;
   const workers = integerOption(values.workers, 'workers', QUALITY_USAGE, 1, 64) ?? 1;
-  const hz = QUALITY_DEFAULTS.hz;
+  const hz = integerOption(values.hz, 'hz', QUALITY_USAGE, 10, 240) ?? QUALITY_DEFAULTS.hz;
   const json = !!values.json;
   if (values.svg !== undefined) checkOutputPath(values.svg);
   const engineSettings = values.options !== undefined ? readSettingsFile(values.options) : null;
@@ -120,8 +131,8 @@ export async function qualityCommand(argv: string[]): Promise<number> {
   } finally {
     bar.done();
   }
-  // The floor the skate figures compare with: the captures' own feet under plain playback.
-  const dataSkate = playbackFootSkate(db);
+  // The data's own level: the captures played plainly, measured by the same lines at the same rate.
+  const data = dataLevel(db, hz);
   const totalSeconds = (performance.now() - t0) / 1000;
   const name = dbPath !== undefined ? basename(dbPath) : 'built-in database';
   const dbText = `${name} (${db.frameCount.toLocaleString('en-US')} frames, ${db.clips.length} clips)`;
@@ -129,7 +140,7 @@ export async function qualityCommand(argv: string[]): Promise<number> {
 
   if (values.svg !== undefined) {
     const subtitle = describeSettings(settings) + (terrain ? `, on flat ground and on ${describeTerrain(terrain)}` : '');
-    writeFileAtomic(values.svg, qualitySvg(rows, { title: `motionmatch quality: ${dbText}`, subtitle }, columns), 'SVG chart');
+    writeFileAtomic(values.svg, qualitySvg(rows, { title: `motionmatch quality: ${dbText}`, subtitle }, columns, data), 'SVG chart');
   }
   if (json) {
     process.stdout.write(JSON.stringify({
@@ -137,9 +148,13 @@ export async function qualityCommand(argv: string[]): Promise<number> {
       settings: { ...settings, workers, method: 'kdtree', options: values.options ?? null },
       targets: terrain ? { ...QUALITY_TARGETS, ...TERRAIN_QUALITY_TARGETS } : QUALITY_TARGETS,
       ...(terrain ? { terrain: terrainReport(terrain) } : {}),
-      columns: columns.map((c) => ({ key: c.key, label: c.label, unit: c.unit, target: c.target ?? null })),
-      scenarios: rows,
-      dataSkate,
+      columns: columns.map((c) => ({ key: c.key, label: c.label, unit: c.unit, target: c.target ?? null, diagnostic: c.diagnostic ?? false, data: c.data ? columnDataValue(c, data) : null })),
+      data: { quality: data.report, standing: data.standing, sidesteps: data.sidesteps, popJointName: jointName(db, data.report.popJoint) },
+      scenarios: rows.map((r) => ({
+        ...r,
+        popJointName: jointName(db, r.quality.popJoint),
+        ratios: Object.fromEntries(columns.filter((c) => c.data && Number.isFinite(columnRatio(c, r.quality, data))).map((c) => [c.key, columnRatio(c, r.quality, data)])),
+      })),
       allTargetsMet: rows.every((r) => Object.values(r.meetsTargets).every(Boolean)),
       svg: values.svg ?? null,
       seconds: totalSeconds,
@@ -150,10 +165,11 @@ export async function qualityCommand(argv: string[]): Promise<number> {
     `quality on ${dbText}: ${describeSettings(settings)}${values.options !== undefined ? `, settings ${values.options}` : ''}`,
     ...(terrain ? [`each scenario on flat ground, then on ${describeTerrain(terrain)}`] : []),
     '',
-    ...formatQualityTable(rows, columns),
-    `the data itself (plain playback, no search or IK): skate ${dataSkate.footSkateCmPerSec.toFixed(2)} cm/s (p95 ${dataSkate.footSkateP95CmPerSec.toFixed(1)}) at the contact point, ${dataSkate.ankleSkateCmPerSec.toFixed(2)} at the ankle`,
+    ...formatQualityTable(rows, data, columns),
+    `data: the database played plainly at ${hz} Hz (no search, no IK); a ratio is the figure over the data's`,
+    `largest velocity change: ${[`data ${jointName(db, data.report.popJoint)}`, ...rows.map((r) => `${r.scenario} ${jointName(db, r.quality.popJoint)}`)].join(', ')}`,
     '',
-    ...qualityVerdictLines(rows, columns),
+    ...qualityVerdictLines(rows, data, columns),
     ...(values.svg !== undefined ? [`chart written to ${values.svg}`] : []),
     `(${rows.length} scenarios in ${totalSeconds.toFixed(1)} s)`,
   ].join('\n') + '\n');

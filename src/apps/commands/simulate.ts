@@ -281,8 +281,8 @@ export function formatSimulationText(report: Omit<SimulationResult, 'recording' 
     header,
     `  speed        ${Math.round(report.agentStepsPerSec).toLocaleString('en-US')} agent-steps/s (${f(report.wallSeconds, 2)} s stepping; ${f(report.setupSeconds, 2)} s setup, of which ${f(report.warmupSeconds, 2)} s JIT warm-up)`,
     `  searches     ${report.searches.toLocaleString('en-US')} (${Math.round(report.searchesPerSec).toLocaleString('en-US')}/s), ${f(report.searchUsMedian, 2)} us median, ${f(report.searchUsP99, 2)} us p99 per query; ${f(100 * report.searchShare)}% of thread time`,
-    `  quality      foot skate ${f(report.footSkateCmPerSec, 2)} cm/s (p95 ${f(report.quality.footSkateP95CmPerSec, 1)}) at the contact point, ${f(report.quality.ankleSkateCmPerSec, 2)} at the ankle; trajectory error ${f(report.quality.trajectoryError05Cm)} cm at 0.5 s / ${f(report.trajectoryErrorCm)} cm at 1 s`,
-    `               ${f(report.transitionsPerSec, 2)} transitions/s per agent, max transition jump ${f(report.maxTransitionJump, 2)} m/s (typical p95 ${f(report.quality.typicalJumpP95, 2)})`,
+    `  quality      foot skate ${f(report.footSkateCmPerSec, 2)} cm/s near the ground (p95 ${f(report.quality.skateP95CmPerSec, 1)}), feet below the ground ${f(report.quality.belowGroundP99Cm, 2)} cm p99; trajectory error ${f(report.quality.trajectoryError05Cm)} cm at 0.5 s / ${f(report.trajectoryErrorCm)} cm at 1 s`,
+    `               ${f(report.transitionsPerSec, 2)} transitions/s per agent, largest velocity change of a joint ${f(report.quality.popMax, 2)} m/s (p99.9 ${f(report.quality.popP999, 2)})`,
     `  hash         ${report.hash}`,
   ].join('\n') + '\n';
 }

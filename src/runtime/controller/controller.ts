@@ -22,7 +22,7 @@ import {
   LAST_COST, LAST_SEARCH_COST, PLAY_RATE, SEARCH_TIMER, LAST_DESIRED_VX, LAST_DESIRED_VZ,
   LAST_DESIRED_FACING, STEP_DT, ADJUST_DT, COUNT_STEPS, COUNT_SEARCHES, COUNT_TRANSITIONS,
   COUNT_SECONDS, RESULT_COST, DESIRED_ROT_YAW, SINCE_TRANSITION, UPPER_TWIST_TARGET, UPPER_TWIST, UPPER_TWIST_VEL, STATE_SIZE, blockSize, CounterView, type ControllerCounters,
-  LOD_POSE_EVERY, LOD_POSE_COUNT, LOD_POSE_DT, LOD_FULL_INTERVAL, LOD_LOCAL_FRAMES, SINCE_SEARCH, SINCE_FULL_SEARCH, POSE_SECONDS, LOD_UNSEEN, LOD_POSE_HELD, IK_WEIGHT, IK_WEIGHT_VEL, LOD_DRAIN,
+  LOD_POSE_EVERY, LOD_POSE_COUNT, LOD_POSE_DT, LOD_FULL_INTERVAL, LOD_LOCAL_FRAMES, SINCE_SEARCH, SINCE_FULL_SEARCH, POSE_SECONDS, LOD_UNSEEN, LOD_POSE_HELD, IK_WEIGHT, IK_WEIGHT_VEL, LOD_DRAIN, STAND_REQUEST, STAND_HOLD, HOLD_RATE, HOLD_RATE_VEL, WARP_RATE, WARP_RATE_VEL,
 } from './state.js';
 import { trajectoryLayout, type TrajectoryLayout } from './trajectory-layout.js';
 import { poseScratch, sampleFramePose, blendLayerPoses, type Pose64 } from './frame-pose.js';
@@ -32,6 +32,7 @@ import { placeOnGround } from './root-height.js';
 import { travelCoverage, nearestCoveredTravel } from './travel-coverage.js';
 import { twistUpperBody, upperBodyRig } from './upper-body-twist.js';
 import { OverlayLayer, type OverlayPlayOptions, type OverlaySource } from '../overlay/overlay.js';
+import { STAND_REQUEST_SPEED, STAND_SETTLED_SPEED, standingFrames, stepHoldRate } from './standing.js';
 import { stepBlendWeight, savePose, blendFromSaved } from './level-blend.js';
 
 export { createInput, DEFAULT_CONTROLLER_OPTIONS, type ControllerInput, type ControllerOptions } from './options.js';
@@ -97,7 +98,9 @@ export class MotionMatchingController {
   get lastCost(): number { return this.s[LAST_COST]; }
   /** Cost of the last search's result (Infinity when nothing beat continuing). */
   get lastSearchCost(): number { return this.s[LAST_SEARCH_COST]; }
-  /** Current play rate (time warping; 1 when off). */
+  /** True while the character stands held on a standing frame (a stop request that reached one; standing.ts). */
+  get standing(): boolean { return this.s[STAND_HOLD] !== 0; }
+  /** Current play rate (time warping; 1 when off; 0 held standing). */
   get playRate(): number { return this.s[PLAY_RATE]; }
   /** The frame the last transition went to (-1 before the first). */
   lastTransitionFrame = -1;
@@ -247,6 +250,8 @@ export class MotionMatchingController {
     this.computeWorldPose();
     this.footIK.reset(this.worldPositions);
     this.s[IK_WEIGHT] = this.options.footIK ? 1 : 0; this.s[IK_WEIGHT_VEL] = 0; this.s[LOD_DRAIN] = 0;
+    this.s[STAND_REQUEST] = 0; this.s[STAND_HOLD] = 0; this.s[HOLD_RATE] = 1; this.s[HOLD_RATE_VEL] = 0;
+    this.s[WARP_RATE] = 1; this.s[WARP_RATE_VEL] = 0;
   }
 
   /** One full step for one character: prepare, search through `search`, complete. */
@@ -280,6 +285,10 @@ export class MotionMatchingController {
     const dv = Math.sqrt(dvx * dvx + dvz * dvz);
     const df = Math.abs(wrapAngle(facing - this.s[LAST_DESIRED_FACING]));
     if (dv > o.sharpVelocityChange || df > o.sharpFacingChange) this.forceSearch = true;
+    // Standing (standing.ts): asked for no motion, and held while it lasts; a request to move or to
+    // face elsewhere lets go and searches at once.
+    this.s[STAND_REQUEST] = speed < STAND_REQUEST_SPEED && this.simulationSettled() ? 1 : 0;
+    if (this.s[STAND_HOLD] !== 0 && (this.s[STAND_REQUEST] === 0 || df > o.sharpFacingChange)) { this.s[STAND_HOLD] = 0; this.forceSearch = true; }
     this.s[LAST_DESIRED_VX] = input.velocityX; this.s[LAST_DESIRED_VZ] = input.velocityZ; this.s[LAST_DESIRED_FACING] = facing;
 
     // Simulated trajectory: springs towards the desired velocity and facing.
@@ -302,7 +311,8 @@ export class MotionMatchingController {
     const atEnd = framesLeft < Math.max(1, o.searchInterval * this.db.fps * this.s[PLAY_RATE]);
     // (a tolerance: three 1/30 s steps must use up a 0.1 s interval despite rounding)
     const dwelling = this.s[SINCE_TRANSITION] < o.minDwell - 1e-6;
-    this.wantsSearch = this.forceSearch || (this.s[SEARCH_TIMER] <= 1e-6 && !dwelling) || atEnd;
+    // Held on a standing frame, nothing is searched for until the input changes.
+    this.wantsSearch = this.forceSearch || (this.s[STAND_HOLD] === 0 && ((this.s[SEARCH_TIMER] <= 1e-6 && !dwelling) || atEnd));
     if (!this.wantsSearch) return false;
     this.searchForced = this.forceSearch || atEnd;
     // Local between full searches (levels of detail; LOD_FULL_INTERVAL is 0 without them). Tag
@@ -311,6 +321,17 @@ export class MotionMatchingController {
     this.predictForQuery();
     this.buildQuery(input, clip.start, clip.start + clip.count, atEnd);
     return true;
+  }
+
+  /**
+   * Whether the simulated trajectory has (nearly) come to rest: a stop request asks the search for a
+   * standing pose from then on, not before; the trajectory on the way there is the walk's to follow
+   * (asked at once, the character stood within 0.2 s, half a metre short of where the simulation
+   * stopped).
+   */
+  private simulationSettled(): boolean {
+    const vx = this.s[SIM_VEL], vz = this.s[SIM_VEL + 2];
+    return vx * vx + vz * vz < STAND_SETTLED_SPEED * STAND_SETTLED_SPEED;
   }
 
   /**
@@ -486,6 +507,7 @@ export class MotionMatchingController {
     }
     this.wantsSearch = false;
     this.searchLocal = false;
+    if (this.s[STAND_REQUEST] !== 0 && this.s[STAND_HOLD] === 0 && standingFrames(this.db)[this.frame] !== 0) this.s[STAND_HOLD] = 1;
     const rootDelta = this.advancePlayback();
     const S = this.s;
     const held = S[LOD_POSE_HELD] !== 0;
@@ -599,6 +621,9 @@ export class MotionMatchingController {
     // Pose features come from the playing frame (as in Holden's controller): they describe where
     // the feet are now; the trajectory part comes from the simulation.
     for (let d = 0; d < S; d++) q[d] = db.rawFeatures[f * S + d];
+    // Asked to stand, the pose's motion asked for is none: matched on its walking feet, a stop
+    // found the slow phase of another walk and walked on (standing.ts).
+    if (this.s[STAND_REQUEST] !== 0) for (const [a, b] of this.trajectory.velocityColumns) for (let d = a; d < b; d++) q[d] = 0;
     const v = QUERY_V3, r = QUERY_V3B;
     for (const g of this.trajectory.positions) {
       for (let k = 0; k < g.count; k++) {
@@ -642,6 +667,7 @@ export class MotionMatchingController {
 
   private transition(frame: number): void {
     const o = this.options;
+    this.s[STAND_HOLD] = 0;
     this.s[COUNT_TRANSITIONS]++;
     this.transitioned = true;
     this.lastTransitionFrame = frame;
@@ -689,6 +715,7 @@ export class MotionMatchingController {
   private advancePlayback(): Float64Array {
     const o = this.options, s = this.s, step = ROOT_STEP;
     updatePlayRate(s, this.rt, o, this.frame);
+    if (s[HOLD_RATE] !== 1 || s[STAND_HOLD] !== 0) { stepHoldRate(s); s[PLAY_RATE] *= s[HOLD_RATE]; }
     if (o.blendMode === 'crossfade' && this.layerCount > 1) {
       this.layerCount = advanceCrossfade(s, this.rt, o, this.layerCount, step);
     } else {

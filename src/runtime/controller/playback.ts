@@ -6,20 +6,31 @@
 import type { DatabaseRuntime } from '../database-runtime.js';
 import type { ControllerOptions } from './options.js';
 import { appendBlendedPieces, appendVelocityPiece } from '../root-motion/tracks.js';
-import { DESIRED_VEL, LAYER_FRACTION, LAYER_FRAME, LAYER_WEIGHT, MAX_LAYERS, PLAY_RATE, STEP_DT } from './state.js';
+import { DESIRED_VEL, LAYER_FRACTION, LAYER_FRAME, LAYER_WEIGHT, MAX_LAYERS, PLAY_RATE, STEP_DT, WARP_RATE, WARP_RATE_VEL } from './state.js';
+import { strideSpeeds } from './stride-speed.js';
+import { decaySpringUpdate } from '../../math/spring.js';
 
 // Temporaries of one call, shared by every controller of a thread.
 const LAYER_VELOCITY = new Float64Array(4 * MAX_LAYERS);
 const LAYER_MEAN = new Float64Array(MAX_LAYERS);
 
-/** Time warping: the play rate nudged towards desired speed / clip speed, within [timeWarpMin, timeWarpMax]. */
+/** Half-life of the time warp's play rate following its target (s): a stride's worth of change, not a frame's. */
+export const WARP_HALF_LIFE = 0.15;
+
+/**
+ * Time warping: the play rate follows (a critically damped spring, WARP_HALF_LIFE) the requested
+ * speed over the clip's speed over a stride (stride-speed.ts), within [timeWarpMin, timeWarpMax];
+ * 1 where either speed is a standstill. Off (both bounds 1), the rate is 1.
+ */
 export function updatePlayRate(s: Float64Array, rt: DatabaseRuntime, o: ControllerOptions, frame: number): void {
   if (o.timeWarpMax > o.timeWarpMin || o.timeWarpMin !== 1) {
-    const cvx = rt.rootVelocity[3 * frame], cvz = rt.rootVelocity[3 * frame + 2];
-    const clipSpeed = Math.sqrt(cvx * cvx + cvz * cvz);
+    const clipSpeed = strideSpeeds(rt.db)[frame];
     const want = Math.sqrt(s[DESIRED_VEL] * s[DESIRED_VEL] + s[DESIRED_VEL + 2] * s[DESIRED_VEL + 2]);
-    const target = clipSpeed > 0.2 && want > 0.2 ? want / clipSpeed : 1;
-    s[PLAY_RATE] = Math.min(o.timeWarpMax, Math.max(o.timeWarpMin, target));
+    const target = Math.min(o.timeWarpMax, Math.max(o.timeWarpMin, clipSpeed > 0.2 && want > 0.2 ? want / clipSpeed : 1));
+    s[WARP_RATE] -= target;
+    decaySpringUpdate(s, WARP_RATE, s, WARP_RATE_VEL, WARP_HALF_LIFE, s[STEP_DT], 1);
+    s[WARP_RATE] = Math.min(o.timeWarpMax, Math.max(o.timeWarpMin, s[WARP_RATE] + target));
+    s[PLAY_RATE] = s[WARP_RATE];
   } else {
     s[PLAY_RATE] = 1;
   }

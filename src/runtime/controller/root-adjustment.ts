@@ -10,7 +10,7 @@ import type { ControllerOptions } from './options.js';
 import { quatFromYaw, quatMultiply, quatYaw } from '../../math/quat.js';
 import { SPACE_3D } from '../root-motion/spaces.js';
 import { wrapAngle } from '../../math/angle.js';
-import { ADJUST_DT, ADJUST_POS_K, ADJUST_ROT_K, ROOT_POS, ROOT_ROT, ROOT_VEL_OFFSET, SIM_POS, SIM_ROT, STEP_DT } from './state.js';
+import { STAND_HOLD, ADJUST_DT, ADJUST_POS_K, ADJUST_ROT_K, ROOT_POS, ROOT_ROT, ROOT_VEL_OFFSET, SIM_POS, SIM_ROT, STEP_DT } from './state.js';
 import { followGround } from './root-height.js';
 
 // Temporaries of one call, shared by every controller of a thread.
@@ -74,7 +74,8 @@ export function moveRoot(s: Float64Array, o: ControllerOptions, step: Float64Arr
   const gx = p[0] - s[SIM_POS], gz = p[2] - s[SIM_POS + 2];
   const gap = Math.sqrt(gx * gx + gz * gz);
   const angGap = wrapAngle(rootYaw - simYaw);
-  if (o.clampMoves === 'simulation') {
+  // A character held standing is never dragged: the simulation gives way.
+  if (o.clampMoves === 'simulation' || s[STAND_HOLD] !== 0) {
     if (gap > o.clampDistance) { s[SIM_POS] = p[0] - gx * (o.clampDistance / gap); s[SIM_POS + 2] = p[2] - gz * (o.clampDistance / gap); }
     if (Math.abs(angGap) > o.clampAngle) quatFromYaw(s, SIM_ROT, rootYaw - Math.sign(angGap) * o.clampAngle);
   } else {

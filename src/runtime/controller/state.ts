@@ -127,6 +127,18 @@ export const IK_WEIGHT_VEL = field(1);
  * characters at such a level never touch the inertialization's state otherwise.
  */
 export const LOD_DRAIN = field(1);
+/**
+ * Standing (standing.ts): 1 while the input asks the character to stand (STAND_REQUEST) and while it
+ * is held on a standing frame (STAND_HOLD); the play rate's factor that takes it to rest there and
+ * back (HOLD_RATE, 1 when playing) and its rate of change.
+ */
+export const STAND_REQUEST = field(1);
+export const STAND_HOLD = field(1);
+export const HOLD_RATE = field(1);
+export const HOLD_RATE_VEL = field(1);
+/** Time warping's play rate (playback.ts) and its rate of change: the play rate is it times HOLD_RATE. */
+export const WARP_RATE = field(1);
+export const WARP_RATE_VEL = field(1);
 /** Values in the fixed part. */
 export const STATE_SIZE = field(0);
 

@@ -18,6 +18,8 @@ export interface TrajectoryLayout {
   readonly times: readonly number[];
   readonly positions: readonly TrajectoryGroup[];
   readonly directions: readonly TrajectoryGroup[];
+  /** The query columns [first, end) of the bone velocity groups (the pose's motion). */
+  readonly velocityColumns: readonly (readonly [number, number])[];
 }
 
 const trajectoryLayouts = new WeakMap<Database, TrajectoryLayout>();
@@ -28,14 +30,16 @@ export function trajectoryLayout(db: Database): TrajectoryLayout {
   if (layout) return layout;
   const cols = groupColumns(db.schema);
   const times: number[] = [], positions: TrajectoryGroup[] = [], directions: TrajectoryGroup[] = [];
+  const velocityColumns: (readonly [number, number])[] = [];
   db.schema.groups.forEach((g, i) => {
+    if (g.kind === 'boneVelocity') velocityColumns.push([cols[i][0], cols[i][1]]);
     if (g.kind !== 'trajectoryPosition' && g.kind !== 'trajectoryDirection') return;
     const offsets = g.offsets ?? [];
     for (const o of offsets) if (o < 0) throw new RangeError(`the controller predicts the future only: schema group "${g.name}" has a past offset ${o}`);
     (g.kind === 'trajectoryPosition' ? positions : directions).push({ col: cols[i][0], first: times.length, count: offsets.length });
     times.push(...offsets);
   });
-  layout = { times, positions, directions };
+  layout = { times, positions, directions, velocityColumns };
   trajectoryLayouts.set(db, layout);
   return layout;
 }

@@ -4,12 +4,13 @@ import { wrapAngle } from '../../math/angle.js';
 import { decaySpringUpdate } from '../../math/spring.js';
 import { solveTwoBoneIkInto, createTwoBoneIkScratch } from '../../math/two-bone-ik.js';
 import { type FootIKLeg, type FootRig, type LegJoints, LegView, footRig } from './rig.js';
-import { KNEE_POLE, kneePole, softenReach, twistYaw } from './leg.js';
+import { KNEE_POLE, kneePole, softenReach, twistYaw, unsoftenOffset } from './leg.js';
 import {
   LOCKED, LOCK, OFFSET, OFFSET_VEL, TARGET, SHOWN, HEEL, HEEL_VEL, HEEL_SHIFT, LOCK_YAW, ANIM_HEIGHT, LEG_SIZE, RELEASED,
   HIPS_DROP, HIPS_DROP_VEL, DECAY_DT, DECAY_E, STEP_DT, NEEDED_DROP, HIPS_DT, HIPS_E, HIPS_MAX, FOOT_DT, FOOT_IK_STATE_SIZE,
-  IK_TARGET, FOOT_WORLD_ROT, MAX_HEEL_RAISE, ANKLE_HEIGHT, LOCK_NORMAL, SHIFT, SHIFT_PREV, TILT, TILT_VEL, SHIFT_OFFSET, SHIFT_VEL, PLANTED_HEIGHT, LOCK_GROUND, CLEAR, CLEAR_VEL, FOLLOW, FOLLOW_VEL,
+  IK_TARGET, FOOT_WORLD_ROT, MAX_HEEL_RAISE, ANKLE_HEIGHT, LOCK_NORMAL, SHIFT, SHIFT_PREV, TILT, TILT_VEL, SHIFT_OFFSET, SHIFT_VEL, PLANTED_HEIGHT, LOCK_GROUND, CLEAR, CLEAR_VEL, FOLLOW, FOLLOW_VEL, ANIM_PREV,
 } from './state.js';
+import { footData } from './foot-data.js';
 import type { Ground } from '../ground/ground.js';
 import { DEFAULT_GROUND_OPTIONS, type GroundOptions } from '../ground/ground-options.js';
 import { GROUND_UNDER_FOOT, clearHeel, followGroundUnderFoot, tiltTowards } from './foot-ground.js';
@@ -40,7 +41,7 @@ export interface FootIKOptions {
   hipsDropSpeed: number;
 }
 
-export const DEFAULT_FOOT_IK_OPTIONS: FootIKOptions = { unlockLegLengths: 1, blendHalfLife: 0.08, maxHipsDrop: 0.12, hipsDropSpeed: 1 };
+export const DEFAULT_FOOT_IK_OPTIONS: FootIKOptions = { unlockLegLengths: 1, blendHalfLife: 0.08, maxHipsDrop: 0, hipsDropSpeed: 1 };
 
 /** What FootIK needs from the controller: the output pose it may edit, and its world transforms. */
 export interface FootIKHost {
@@ -51,6 +52,8 @@ export interface FootIKHost {
   readonly translations: Float64Array;
   readonly rootPosition: Float64Array;
   readonly rootRotation: Float64Array;
+  /** Frames of the database played per second of the step (time warping; 1 when off). */
+  readonly playRate: number;
   /** Recomputes one joint's world transform from its parent's. */
   updateWorldJoint(j: number): void;
 }
@@ -75,6 +78,8 @@ const TILT_TURN = new Float64Array(4);
 const FOOT_TURN = new Float64Array(4);
 const FOOT_OFFSET = new Float64Array(3);
 const DROP_LOCAL = new Float64Array(3);
+/** The captured contact point's motion over a step, in the world. */
+const DATA_STEP = new Float64Array(3);
 
 /** On uneven ground, how fast a planted foot may follow its animated height (m/s). */
 const PLANTED_VERTICAL_SPEED = 0.5;
@@ -95,6 +100,9 @@ export class FootIK {
   private readonly opts: FootIKOptions;
   private readonly rig: FootRig;
   private readonly S: Float64Array;
+  /** footData(db).contactMotion: each leg's captured contact point motion per frame. */
+  private readonly contactMotion: Float32Array;
+  private readonly contactHeight: Float32Array;
 
   /** `storage` (optional, >= FOOT_IK_STATE_SIZE values) holds the state; see the layout above. */
   constructor(private readonly db: Database, options: FootIKOptions, storage?: Float64Array) {
@@ -108,6 +116,8 @@ export class FootIK {
     S[HIPS_DT] = -1;
     S[FOOT_DT] = -1;
     this.rig = footRig(db);
+    this.contactMotion = footData(db).contactMotion;
+    this.contactHeight = footData(db).contactHeight;
     this.legs = this.rig.legs.map((joints, i) => new LegView(joints, S, i * LEG_SIZE));
   }
 
@@ -121,7 +131,7 @@ export class FootIK {
       for (let k = 0; k < 3; k++) {
         S[at + OFFSET + k] = 0; S[at + OFFSET_VEL + k] = 0;
         S[at + HEEL + k] = 0; S[at + HEEL_VEL + k] = 0; S[at + HEEL_SHIFT + k] = 0;
-        S[at + LOCK + k] = S[at + SHOWN + k] = worldPositions[c + k];
+        S[at + LOCK + k] = S[at + SHOWN + k] = S[at + ANIM_PREV + k] = worldPositions[c + k];
         S[at + TARGET + k] = worldPositions[f + k];
         S[at + TILT + k] = 0; S[at + TILT_VEL + k] = 0; S[at + LOCK_NORMAL + k] = k === 1 ? 1 : 0;
       }
@@ -173,10 +183,14 @@ export class FootIK {
       S[at + ANIM_HEIGHT] = wp[c + 1] - rootY;
       S[at + ANKLE_HEIGHT] = wp[f + 1] - rootY;
       if (S[at + LOCKED] === RELEASED && !contact) S[at + LOCKED] = 0;
+      // A free foot on the ground moves as the captured one this step (before it may be planted
+      // where that puts it).
+      if (S[at + LOCKED] !== 1) this.followDataOnGround(host, leg, at, i);
+      for (let k = 0; k < 3; k++) S[at + ANIM_PREV + k] = wp[c + k];
       // A foot still coming down from a release (displayed well above where the animation has it)
       // is not planted yet: locking it in the air and stopping its fall at once would pop the leg.
       const landed = S[at + SHOWN + 1] - wp[c + 1] < LANDED_LEG_LENGTHS * leg.length;
-      if (contact && S[at + LOCKED] === 0 && landed) {
+      if (contact && S[at + LOCKED] === 0 && landed && this.slowEnoughToPlant(leg, at, wp)) {
         // Plant the contact point where it is displayed horizontally (animation plus any offset still
         // blending out), so that nothing slides once it is down, at the height the animation has it
         // (the ground). It reaches that height from where it was displayed through the decaying
@@ -190,6 +204,10 @@ export class FootIK {
         S[at + LOCK_YAW] = twistYaw(host.worldRotations, 4 * leg.foot);
         S[at + LOCKED] = 1;
       } else if (S[at + LOCKED] === 1) {
+        // Held horizontally; its height is the animation's, every step (a rolling foot rolls, and a
+        // foot planted while a transition's blend still lifted it comes down onto the ground: held
+        // at its height when planted, a standing character's feet hovered 1-2 cm).
+        S[at + LOCK + 1] = wp[c + 1];
         const dx = S[at + LOCK] - wp[c], dz = S[at + LOCK + 2] - wp[c + 2];
         const limit = this.opts.unlockLegLengths * leg.length;
         if (!contact || dx * dx + dz * dz > limit * limit) {
@@ -197,13 +215,14 @@ export class FootIK {
           // (the foot moves as a whole, so the contact point's gap is the ankle's).
           // A raised heel stays raised and blends down like the offset: the ankle starts where it was.
           for (let k = 0; k < 3; k++) S[at + OFFSET + k] = S[at + LOCK + k] + S[at + OFFSET + k] - wp[c + k] + S[at + HEEL_SHIFT + k];
+          unsoftenOffset(leg, wp, S, at + OFFSET);
           // Released while the contact lasts (the animation planted the foot a leg length away, e.g.
           // after a transition): the foot blends over to the animation and is planted again at its
           // next contact. Relocking at once stopped it dead in mid-blend (jumps of 6-7 m/s).
           S[at + LOCKED] = contact ? RELEASED : 0;
         }
       }
-      this.decayOffset(at);
+      this.decayOffset(at, leg);
       const locked = S[at + LOCKED] === 1;
       if (!locked) this.decayHeel(at);
       // The ankle's target: the animated ankle, shifted (when locked) by what puts the animated contact
@@ -218,19 +237,22 @@ export class FootIK {
     const bodyDy = wp[3 * this.rig.hips + 1] - hipsY;
     for (let i = 0; i < 2; i++) {
       const leg = legs[i], at = i * LEG_SIZE, f = 3 * leg.foot, o = at + OFFSET;
-      // A free leg with nothing left to blend out just follows the body (down with the hips too):
-      // pulling a swinging, nearly straight leg back to its old height would snap its knee.
+      // A free leg off the ground with nothing left to blend out just follows the body (down with the
+      // hips too): pulling a swinging, nearly straight leg back to its old height would snap its knee.
+      // A free foot on the ground stays on it (in proportion to groundHold): lowered with the hips it
+      // went through the floor (8-13 cm below it on real captures) and slid there at swing speed.
+      const onGround = bodyDy !== 0 && S[at + LOCKED] !== 1 ? groundHold(S[at + ANIM_HEIGHT] - leg.plantedHeight, leg.length) : 0;
       const heel = S[at + HEEL] * S[at + HEEL] + S[at + HEEL + 1] * S[at + HEEL + 1] + S[at + HEEL + 2] * S[at + HEEL + 2];
       let yawHeld = false;
       if (S[at + LOCKED] === 1) {
         // Recomputed below: the heading held and any heel raise the leg needs to reach the lock.
         for (let k = 0; k < 3; k++) { S[at + HEEL + k] = 0; S[at + HEEL_VEL + k] = 0; S[at + HEEL_SHIFT + k] = 0; ANKLE_AS_ANIMATED[k] = S[at + TARGET + k]; }
         if (leg.contact !== leg.foot) yawHeld = this.holdFootHeading(leg, at, host.worldRotations);
-      } else if (S[o] * S[o] + S[o + 1] * S[o + 1] + S[o + 2] * S[o + 2] < 1e-10 && heel < 1e-12) continue;
+      } else if (S[o] * S[o] + S[o + 1] * S[o + 1] + S[o + 2] * S[o + 2] < 1e-10 && heel < 1e-12 && onGround === 0) continue;
       // A free leg still blending out an offset follows the body down too: its target was taken before
       // the hips were lowered. (Held at the old height while any offset was left, it dropped with the
       // hips the step the offset ran out: knee jumps of 10-18 m/s with a 0.12 m drop.)
-      if (S[at + LOCKED] !== 1) S[at + TARGET + 1] += bodyDy;
+      if (S[at + LOCKED] !== 1) S[at + TARGET + 1] += bodyDy * (1 - onGround);
       let error = 0;
       for (let k = 0; k < 3; k++) { const e = S[at + TARGET + k] - wp[f + k]; error += e * e; }
       // Within 0.05 mm the solve would not show: skip it (most planted frames of clean data).
@@ -252,7 +274,7 @@ export class FootIK {
         quatFromScaledAngleAxis(PIVOT_TURN, 0, S, at + HEEL);
         quatMultiply(FOOT_WORLD_ROT, 0, PIVOT_TURN, 0, FOOT_WORLD_ROT, 0);
       }
-      if (S[at + LOCKED] !== 1) softenReach(leg, wp, S, o);
+      if (S[at + LOCKED] !== 1) softenReach(leg, wp);
       // A bent leg keeps its own bend plane (the solver's default, and its faster path); a nearly
       // straight one takes the pole.
       const pole = kneePole(leg, wp, host.rootRotation, false) ? KNEE_POLE : null;
@@ -261,10 +283,7 @@ export class FootIK {
       for (let k = 0; k < 4; k++) host.worldRotations[4 * leg.foot + k] = FOOT_WORLD_ROT[k];
       for (let b = 0; b < leg.below.length; b++) host.updateWorldJoint(leg.below[b]);
     }
-    for (let i = 0; i < 2; i++) {
-      const at = i * LEG_SIZE, c = 3 * legs[i].contact;
-      for (let k = 0; k < 3; k++) S[at + SHOWN + k] = wp[c + k];
-    }
+    this.recordShown(wp);
   }
 
   /**
@@ -338,7 +357,7 @@ export class FootIK {
           }
         }
       }
-      this.decayOffset(at);
+      this.decayOffset(at, leg);
       const locked = S[at + LOCKED] === 1;
       if (!locked) this.decayHeel(at);
       if (locked) tiltTowards(S, at, leg, S, at + LOCK_NORMAL, false, go);
@@ -403,7 +422,7 @@ export class FootIK {
       for (let k = 0; k < 3; k++) S[at + TARGET + k] = IK_TARGET[k];
       // Softened fully: on uneven ground a free leg is always solved, and a small lift of the ground
       // under a nearly straight leg ran it into full stretch (the knee snapped straight and back).
-      if (!locked) softenReach(leg, wp, null, 0);
+      if (!locked) softenReach(leg, wp);
       let error = 0;
       for (let k = 0; k < 3; k++) { const e = IK_TARGET[k] - wp[f + k]; error += e * e; }
       if (error < 2.5e-9 && !turned) continue;
@@ -413,10 +432,7 @@ export class FootIK {
       for (let k = 0; k < 4; k++) wr[4 * leg.foot + k] = FOOT_WORLD_ROT[k];
       for (let b = 0; b < leg.below.length; b++) host.updateWorldJoint(leg.below[b]);
     }
-    for (let i = 0; i < 2; i++) {
-      const at = i * LEG_SIZE, c = 3 * legs[i].contact;
-      for (let k = 0; k < 3; k++) S[at + SHOWN + k] = wp[c + k];
-    }
+    this.recordShown(wp);
   }
 
   /**
@@ -480,6 +496,53 @@ export class FootIK {
     return true;
   }
 
+  /**
+   * Whether a free foot about to be planted moves slowly enough to stop where it is: its contact
+   * point, displayed where this step puts it, moved less than PLANT_SPEED_LEG_LENGTHS leg lengths per
+   * second since the last step. The label says the captured foot is still; the displayed one may
+   * still be carried by a blend (a label that went off and on again across a transition planted a
+   * foot lifting off at 6.9 m/s). It is planted at a later step of the contact, once it has slowed.
+   */
+  private slowEnoughToPlant(leg: LegJoints, at: number, wp: Float64Array): boolean {
+    const S = this.S, c = 3 * leg.contact, dt = S[STEP_DT];
+    if (!(dt > 0)) return true;
+    const dx = wp[c] + S[at + OFFSET] - S[at + SHOWN], dz = wp[c + 2] + S[at + OFFSET + 2] - S[at + SHOWN + 2];
+    const most = PLANT_SPEED_LEG_LENGTHS * leg.length * dt;
+    return dx * dx + dz * dz < most * most;
+  }
+
+  /** Where each leg's contact point is displayed at the end of the step. */
+  private recordShown(wp: Float64Array): void {
+    const S = this.S, legs = this.rig.legs;
+    for (let i = 0; i < 2; i++) {
+      const leg = legs[i], at = i * LEG_SIZE, c = 3 * leg.contact;
+      for (let k = 0; k < 3; k++) S[at + SHOWN + k] = wp[c + k];
+    }
+  }
+
+  /**
+   * A free foot on the ground moves as the captured foot of the playing frame moves (footData's
+   * contact motion, turned into the world by the character's root), not as the animated pose
+   * moves it: what inertialization offsets, root corrections and the other leg's lock add to the
+   * animated motion of a foot on the floor is what shows as sliding (on real captures, free feet on
+   * the ground moved 20-40% faster than the data's own at the same frames). The difference goes
+   * into the leg's horizontal offset, in proportion to how much the foot is on the ground
+   * (groundHold), and blends out as the foot rises (decayOffset). Off the ground, nothing changes.
+   */
+  private followDataOnGround(host: FootIKHost, leg: LegJoints, at: number, i: number): void {
+    const S = this.S, hold = groundHold(S[at + ANIM_HEIGHT] - leg.plantedHeight, leg.length);
+    if (hold <= 0) return;
+    const wp = host.worldPositions, c = 3 * leg.contact, m = this.contactMotion, f = 6 * host.frame + 3 * i;
+    // The captured foot's motion counts as far as the captured foot is on the ground too: a foot the
+    // capture has in its swing while the output still has it down (a transition's blend) lifts
+    // before it moves, and catches up in the air.
+    const frames = S[STEP_DT] * host.playRate * this.db.fps * groundHold(this.contactHeight[2 * host.frame + i], leg.length);
+    DATA_STEP[0] = m[f] * frames; DATA_STEP[1] = m[f + 1] * frames; DATA_STEP[2] = m[f + 2] * frames;
+    quatRotateVec3(DATA_STEP, 0, host.rootRotation, 0, DATA_STEP, 0);
+    S[at + OFFSET] += hold * (DATA_STEP[0] - (wp[c] - S[at + ANIM_PREV]));
+    S[at + OFFSET + 2] += hold * (DATA_STEP[2] - (wp[c + 2] - S[at + ANIM_PREV + 2]));
+  }
+
   /** The decay spring (as decaySpringUpdate) on a released foot's heel turn, with the offset's half-life. */
   private decayHeel(at: number): void {
     const S = this.S, o = at + HEEL, v = at + HEEL_VEL, dt = S[STEP_DT];
@@ -487,14 +550,31 @@ export class FootIK {
     decaySpringUpdate(S, o, S, v, this.opts.blendHalfLife, dt, 3);
   }
 
-  /** The decay spring (as decaySpringUpdate) on a leg's target offset, with e^(-y dt) cached per dt. */
-  private decayOffset(at: number): void {
+  /**
+   * The decay spring (as decaySpringUpdate) on a leg's target offset, with e^(-y dt) cached per dt.
+   * A free foot on the ground (its animated contact point within the ground band of its planted
+   * height) keeps its horizontal offset: blended out there, the gap between where it was held and
+   * where the animation has it would show as the foot sliding along the floor (on real captures,
+   * released feet moved 20-35 cm/s faster near the ground than the data's own). It blends out as
+   * the foot rises, where the same motion is part of the swing.
+   */
+  private decayOffset(at: number, leg: LegJoints): void {
     const S = this.S, o = at + OFFSET, v = at + OFFSET_VEL, dt = S[STEP_DT];
     if (S[o] === 0 && S[o + 1] === 0 && S[o + 2] === 0 && S[v] === 0 && S[v + 1] === 0 && S[v + 2] === 0) return;
     const y = (2 * Math.LN2) / this.opts.blendHalfLife;
     if (dt !== S[DECAY_DT]) { S[DECAY_DT] = dt; S[DECAY_E] = Math.exp(-y * dt); }
     const e = S[DECAY_E];
+    const hold = S[at + LOCKED] === 1 ? 0 : groundHold(S[at + ANIM_HEIGHT] - leg.plantedHeight, leg.length);
     for (let k = 0; k < 3; k++) {
+      if (k !== 1 && hold > 0) {
+        // The horizontal parts move on by the share of the step the foot is off the ground, dt (1 − hold):
+        // the spring's time slows down on the ground and stops on it, so the blend goes on where it was.
+        if (hold >= 1) continue;
+        const t = dt * (1 - hold), eh = Math.exp(-y * t), j = S[v + k] + S[o + k] * y;
+        S[o + k] = eh * (S[o + k] + j * t);
+        S[v + k] = eh * (S[v + k] - j * y * t);
+        continue;
+      }
       const j = S[v + k] + S[o + k] * y;
       S[o + k] = e * (S[o + k] + j * dt);
       S[v + k] = e * (S[v + k] - j * y * dt);
@@ -569,6 +649,22 @@ export class FootIK {
     const wp = host.worldPositions, sub = this.rig.hipsSubtree, dy = DROP_VEC[1];
     for (let i = 0; i < sub.length; i++) wp[3 * sub[i] + 1] += dy;
   }
+}
+
+/** A free foot is planted only once its contact point moves slower than this many leg lengths per second (about 0.5 m/s). */
+export const PLANT_SPEED_LEG_LENGTHS = 0.6;
+
+/** The ground band: a free contact point this far above its planted height (in leg lengths) is off the ground. */
+export const GROUND_BAND_LEG_LENGTHS = 0.05;
+
+/**
+ * How much a free foot whose contact point is `h` m above its planted height is on the ground: 1 at
+ * (or below) its planted height, falling smoothly to 0 at the ground band (the shape of the
+ * foot-skate weight, clamp(2 − 2^(h/band), 0, 1)).
+ */
+export function groundHold(h: number, legLength: number): number {
+  const w = 2 - Math.pow(2, h / (GROUND_BAND_LEG_LENGTHS * legLength));
+  return w <= 0 ? 0 : w >= 1 ? 1 : w;
 }
 
 function dist3(a: Float64Array, i: number, j: number): number {

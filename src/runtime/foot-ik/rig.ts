@@ -7,6 +7,7 @@
 import type { Database } from '../../database/database.js';
 import { CONTACT_LEFT, CONTACT_RIGHT, contactJoints } from '../../features/contacts.js';
 import { LOCK, LOCKED, OFFSET, OFFSET_VEL, TARGET } from './state.js';
+import { footData } from './foot-data.js';
 
 /** One leg of the skeleton: which joints, which contact bit. The same for every character of a database. */
 export interface LegJoints {
@@ -22,6 +23,8 @@ export interface LegJoints {
   readonly contact: number;
   /** Hip to knee plus knee to ankle, in the rest pose (m): the rig's own scale for distances. */
   readonly length: number;
+  /** The contact point's height when planted (foot-data.ts; m above the floor). */
+  readonly plantedHeight: number;
   /** Joints below the foot (toes, end joints), parents first: moved along after a solve. */
   readonly below: Int32Array;
 }
@@ -40,7 +43,10 @@ export function footRig(db: Database): FootRig {
   if (rig) return rig;
   const parents = db.skeleton.parents;
   const [contactL, contactR] = contactJoints(db.roles);
-  const leg = (foot: number, bit: number, contactJoint: number): LegJoints => {
+  const rest = footData(db).restHeights;
+  // The contact point's planted height: the toe's where it is the contact point, else the ankle's.
+  const planted = (side: number, contact: number) => (contact === db.roles.leftToe || contact === db.roles.rightToe ? rest[side] : rest[2 + side]);
+  const leg = (foot: number, bit: number, contactJoint: number, side: number): LegJoints => {
     const knee = parents[foot], hip = knee >= 0 ? parents[knee] : -1;
     if (knee < 0 || hip < 0) throw new RangeError(`foot IK needs a hip and a knee above the foot "${db.skeleton.names[foot]}"`);
     const below: number[] = [];
@@ -48,10 +54,11 @@ export function footRig(db: Database): FootRig {
     // A contact joint that does not hang below the foot cannot be moved by bending the leg: hold the foot.
     const contact = contactJoint === foot || below.includes(contactJoint) ? contactJoint : foot;
     const off = db.skeleton.offsets, norm = (j: number) => Math.hypot(off[3 * j], off[3 * j + 1], off[3 * j + 2]);
-    return { hip, knee, foot, bit, contact, length: norm(knee) + norm(foot), below: Int32Array.from(below) };
+    const plantedHeight = planted(side, contact);
+    return { hip, knee, foot, bit, contact, length: norm(knee) + norm(foot), plantedHeight: Number.isFinite(plantedHeight) ? plantedHeight : 0, below: Int32Array.from(below) };
   };
   rig = {
-    legs: [leg(db.roles.leftFoot, CONTACT_LEFT, contactL), leg(db.roles.rightFoot, CONTACT_RIGHT, contactR)],
+    legs: [leg(db.roles.leftFoot, CONTACT_LEFT, contactL, 0), leg(db.roles.rightFoot, CONTACT_RIGHT, contactR, 1)],
     hips: db.roles.hips,
     hipsSubtree: subtree(parents, db.roles.hips),
   };
@@ -88,6 +95,7 @@ export class LegView implements FootIKLeg {
   readonly bit: number;
   readonly contact: number;
   readonly length: number;
+  readonly plantedHeight: number;
   readonly below: Int32Array;
   readonly lock: Float64Array;
   readonly offset: Float64Array;
@@ -95,7 +103,7 @@ export class LegView implements FootIKLeg {
   readonly target: Float64Array;
 
   constructor(joints: LegJoints, private readonly S: Float64Array, private readonly at: number) {
-    this.hip = joints.hip; this.knee = joints.knee; this.foot = joints.foot; this.bit = joints.bit; this.contact = joints.contact; this.length = joints.length; this.below = joints.below;
+    this.hip = joints.hip; this.knee = joints.knee; this.foot = joints.foot; this.bit = joints.bit; this.contact = joints.contact; this.length = joints.length; this.plantedHeight = joints.plantedHeight; this.below = joints.below;
     const view = (o: number) => S.subarray(at + o, at + o + 3);
     this.lock = view(LOCK); this.offset = view(OFFSET); this.offsetVel = view(OFFSET_VEL); this.target = view(TARGET);
   }

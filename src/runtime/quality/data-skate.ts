@@ -1,59 +1,92 @@
 /**
- * Foot skate of the data itself: what plain playback of every clip shows, before any search,
- * transition, root adjustment or IK. The floor the runtime's figure is compared with.
+ * The data's own level: every clip of a database played plainly (as captured, no search, no
+ * transition, no root adjustment, no IK) at the display rate and measured by the same output
+ * measures as the runtime (output-measures.ts). Every runtime figure is shown beside it: what the
+ * captures themselves do is the floor the engine is judged against.
  */
 import type { Database } from '../../database/database.js';
 import { forwardKinematics } from '../../anim/pose.js';
+import { quatYaw } from '../../math/quat.js';
+import { wrapAngle } from '../../math/angle.js';
 import { CONTACT_LEFT, CONTACT_RIGHT, contactJoints } from '../../features/contacts.js';
-import { SKATE_BINS, SKATE_BIN, percentile } from './histogram.js';
-
-/** Foot skate of the data itself (cm/s): what plain playback of every clip shows, no search, no IK. */
-export interface PlaybackSkate {
-  /** At the contact point (toe, else ankle): mean and 95th percentile. */
-  footSkateCmPerSec: number;
-  footSkateP95CmPerSec: number;
-  /** At the ankle. */
-  ankleSkateCmPerSec: number;
-  ankleSkateP95CmPerSec: number;
-}
+import { SKATE_BIN } from './histogram.js';
+import { QualityStats, type QualityReport } from './metrics.js';
+import { bodyFacing, qualityRig } from './quality-rig.js';
+import { LOWEST_FOOT, recordFacing, recordFeet, recordHips, recordPops, recordStanding } from './output-measures.js';
+import { addSample } from './histogram.js';
 
 /**
- * Plays every clip of `db` frame by frame (world poses as captured) and measures its feet as the
- * QualityMeter does: horizontal speed over a frame step of a foot labelled in contact at both ends.
- * This is the floor the runtime is compared with: what the capture (and its contact labels) has
- * before any search, transition, root adjustment or IK.
+ * Plays every clip of `db` at `hz` steps per second (world joint positions interpolated linearly
+ * between the captured frames: frame by frame when hz is the clip rate) and measures it as the
+ * quality meter measures the engine's output, on flat ground y = 0. The facing figure is the body's
+ * facing against the root track's (smoothed) facing: how far the capture itself sways. Stops,
+ * transitions and trajectory errors have no meaning here (NaN or 0). The contact-label diagnostics
+ * use the database's labels as the meter uses the playing frame's.
  */
-export function playbackFootSkate(db: Database): PlaybackSkate {
-  const J = db.skeleton.names.length, parents = db.skeleton.parents, fps = db.fps;
+export function playbackQuality(db: Database, hz: number): QualityReport {
+  return playbackStats(db, hz).report();
+}
+
+/** The statistics behind playbackQuality. */
+export function playbackStats(db: Database, hz: number): QualityStats {
+  if (!(Number.isFinite(hz) && hz > 0)) throw new RangeError(`playbackQuality: hz must be a finite number > 0, got ${hz}`);
+  const J = db.skeleton.names.length, parents = db.skeleton.parents, fps = db.fps, n = 3 * J;
+  const rig = qualityRig(db), stats = new QualityStats();
   const [cl, cr] = contactJoints(db.roles);
-  const joints = [cl, cr, db.roles.leftFoot, db.roles.rightFoot];
-  const wr = new Float64Array(4 * J), a = new Float64Array(3 * J), b = new Float64Array(3 * J);
-  const contact = new Float64Array(SKATE_BINS + 1), ankle = new Float64Array(SKATE_BINS + 1);
-  let sumC = 0, sumA = 0, n = 0;
+  const wr = new Float64Array(4 * J), rot = new Float64Array(4 * J), pos = new Float64Array(3 * J), wp = new Float64Array(3 * J);
+  // Three slots of positions (now, the step before, the one before that), heights, flat ground.
+  const H = new Float64Array(3 * n), heights = new Float64Array(4), ground = new Float64Array(4), rootRot = new Float64Array(4);
+  const dt = 1 / hz;
   for (const clip of db.clips) {
-    // The math helpers take float64: one clip's pose at a time.
-    const rot = Float64Array.from(db.rotations.subarray(clip.start * J * 4, (clip.start + clip.count) * J * 4));
-    const pos = Float64Array.from(db.translations.subarray(clip.start * J * 3, (clip.start + clip.count) * J * 3));
-    for (let k = 0; k + 1 < clip.count; k++) {
+    if (clip.count < 2) continue;
+    const world = new Float64Array(clip.count * n);
+    for (let k = 0; k < clip.count; k++) {
       const f = clip.start + k;
-      const both = db.contacts[f] & db.contacts[f + 1];
-      if (both === 0) continue;
-      forwardKinematics(parents, rot, k * J * 4, pos, k * J * 3, wr, a);
-      forwardKinematics(parents, rot, (k + 1) * J * 4, pos, (k + 1) * J * 3, wr, b);
-      for (let side = 0; side < 2; side++) {
-        if (!(both & (side === 0 ? CONTACT_LEFT : CONTACT_RIGHT))) continue;
-        const speed = (j: number) => Math.hypot(b[3 * j] - a[3 * j], b[3 * j + 2] - a[3 * j + 2]) * fps * 100;
-        const sc = speed(joints[side]), sa = speed(joints[2 + side]);
-        sumC += sc; sumA += sa; n++;
-        contact[Math.min(SKATE_BINS, Math.floor(sc / SKATE_BIN))]++;
-        ankle[Math.min(SKATE_BINS, Math.floor(sa / SKATE_BIN))]++;
+      for (let i = 0; i < 4 * J; i++) rot[i] = db.rotations[f * 4 * J + i];
+      for (let i = 0; i < n; i++) pos[i] = db.translations[f * n + i];
+      forwardKinematics(parents, rot, 0, pos, 0, wr, wp);
+      world.set(wp, k * n);
+    }
+    const last = clip.count - 1, steps = Math.floor((last / fps) * hz + 1e-9);
+    let rootX = 0, rootZ = 0;
+    for (let s = 0; s <= steps; s++) {
+      const t = s * dt * fps, i0 = Math.min(last, Math.floor(t + 1e-9)), i1 = Math.min(last, i0 + 1), a = Math.min(1, Math.max(0, t - i0));
+      const now = (s % 3) * n, p1 = ((s + 2) % 3) * n, p2 = ((s + 1) % 3) * n;
+      for (let i = 0; i < n; i++) wp[i] = H[now + i] = world[i0 * n + i] + (world[i1 * n + i] - world[i0 * n + i]) * a;
+      const f0 = clip.start + i0, f1 = clip.start + i1;
+      const rx = lerp(db.rootPositions[3 * f0], db.rootPositions[3 * f1], a), rz = lerp(db.rootPositions[3 * f0 + 2], db.rootPositions[3 * f1 + 2], a);
+      if (s >= 2) recordPops(stats, wp, H, p1, p2, n, dt, dt);
+      recordFeet(stats, rig, wp, H, s >= 1 ? p1 : -1, ground, heights, 0, dt);
+      recordHips(stats, wp[3 * rig.hips + 1]);
+      if (s >= 1) {
+        recordStanding(stats, Math.hypot(rx - rootX, rz - rootZ) / dt, LOWEST_FOOT[0]);
+        // The contact labels of the frame played (the nearer one), at both ends of the step.
+        const both = db.contacts[a < 0.5 ? f0 : f1] & db.contacts[clip.start + Math.min(last, Math.round((s - 1) * dt * fps))];
+        if (both & CONTACT_LEFT) labelSkate(stats, wp, H, p1, cl, db.roles.leftFoot, dt);
+        if (both & CONTACT_RIGHT) labelSkate(stats, wp, H, p1, cr, db.roles.rightFoot, dt);
       }
+      const yaw = bodyFacing(rig, wp);
+      if (!Number.isNaN(yaw)) {
+        const r = 4 * (a < 0.5 ? f0 : f1);
+        for (let k = 0; k < 4; k++) rootRot[k] = db.rootRotations[r + k];
+        recordFacing(stats, wrapAngle(yaw - quatYaw(rootRot, 0)));
+      }
+      rootX = rx; rootZ = rz;
+      stats.steps++;
+      if (s > 0) stats.seconds += dt;
     }
   }
-  return {
-    footSkateCmPerSec: n ? sumC / n : 0,
-    footSkateP95CmPerSec: percentile(contact, 0.95) * SKATE_BIN,
-    ankleSkateCmPerSec: n ? sumA / n : 0,
-    ankleSkateP95CmPerSec: percentile(ankle, 0.95) * SKATE_BIN,
-  };
+  return stats;
+}
+
+/** The label diagnostic: horizontal speeds (cm/s) of a labelled foot's contact point and ankle. */
+function labelSkate(stats: QualityStats, wp: Float64Array, H: Float64Array, p: number, contact: number, ankle: number, dt: number): void {
+  const speed = (j: number) => Math.hypot(wp[3 * j] - H[p + 3 * j], wp[3 * j + 2] - H[p + 3 * j + 2]) / dt * 100;
+  const sc = speed(contact), sa = speed(ankle);
+  stats.skateSum += sc; stats.skateCount++; addSample(stats.skateHist, sc, SKATE_BIN);
+  stats.ankleSkateSum += sa; addSample(stats.ankleSkateHist, sa, SKATE_BIN);
+}
+
+function lerp(a: number, b: number, t: number): number {
+  return a + (b - a) * t;
 }

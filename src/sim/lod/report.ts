@@ -5,7 +5,7 @@
  */
 import { DEFAULT_LOD_HYSTERESIS, DEFAULT_LOD_LEVELS, type LodLevel } from '../../runtime/lod/levels.js';
 import { emptyLodCounts, mergeLodCounts, type LodCounts } from '../../runtime/crowd/crowd-lod.js';
-import { QualityStats } from '../../runtime/quality/metrics.js';
+import { QualityStats } from '../../runtime/quality/meter.js';
 import type { LodCamera } from './camera.js';
 
 /** What the report reads of a group's result (GroupResult in sim/agents.ts, declared here: agents.ts imports lod/). */
@@ -29,7 +29,9 @@ export interface LodLevelReport {
   /** Searches per agent-second at this level. */
   searchesPerAgentSec: number;
   footSkateCmPerSec: number;
-  ankleSkateCmPerSec: number;
+  /** Feet below the ground, 99th percentile (cm), and the largest per-step velocity change of a joint (m/s). */
+  belowGroundP99Cm: number;
+  popMax: number;
   trajectoryErrorCm: number;
   trajectoryError05Cm: number;
   transitionsPerSec: number;
@@ -78,7 +80,7 @@ export function lodReportOf(counts: LodCounts, levelStats: readonly QualityStats
         searchInterval: i === 0 ? baseSearchInterval : l.searchInterval, fullSearchInterval: l.fullSearchInterval, footIK: l.footIK, inertialization: l.inertialization, poseEvery: l.poseEvery,
         agentSteps: counts.levelSteps[i], share: total ? counts.levelSteps[i] / total : 0,
         searchesPerAgentSec: counts.levelSteps[i] ? counts.levelSearches[i] / (counts.levelSteps[i] * dt) : 0,
-        footSkateCmPerSec: q.footSkateCmPerSec, ankleSkateCmPerSec: q.ankleSkateCmPerSec,
+        footSkateCmPerSec: q.skateCmPerSec, belowGroundP99Cm: q.belowGroundP99Cm, popMax: q.popMax,
         trajectoryErrorCm: q.trajectoryError1Cm, trajectoryError05Cm: q.trajectoryError05Cm,
         transitionsPerSec: q.transitionsPerSec, maxTransitionJump: q.maxTransitionJump,
       };

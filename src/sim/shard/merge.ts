@@ -3,7 +3,7 @@
  * same fields as `simulate --json`, the same hash as the run without --shard, plus one entry per
  * shard. Shards of different runs, duplicates and gaps are refused with a one-line reason.
  */
-import { QualityStats } from '../../runtime/quality/metrics.js';
+import { QualityStats } from '../../runtime/quality/meter.js';
 import { headlineFigures, type SimulationResult } from '../simulation.js';
 import { digestOfAgentHashes, PartialReportError, type ParsedPartial, type RunIdentity } from './report.js';
 import { addTimingHistograms, timingQuantile } from './timing.js';

@@ -6,7 +6,7 @@
  * is refused rather than merged into wrong figures. The terrain figures (feet against the ground)
  * are QualityStats fields, so they travel with it.
  */
-import { QualityStats } from '../../runtime/quality/metrics.js';
+import { QualityStats } from '../../runtime/quality/meter.js';
 import { OverlayStats } from '../overlay/metrics.js';
 
 /** JSON form of a field: numbers as such (non-finite and -0 as strings), typed arrays tagged with their type. */

@@ -20,7 +20,7 @@
  * - `checksum`: CRC-32 of the report without it, so a damaged or edited file is refused.
  */
 import type { Database } from '../../database/database.js';
-import { QualityStats } from '../../runtime/quality/metrics.js';
+import { QualityStats } from '../../runtime/quality/meter.js';
 import { crc32 } from '../../util/crc32.js';
 import { digestOfAgentHashes } from '../hash.js';
 import { agentHashesInOrder, stepSearchTimes } from '../agents.js';

@@ -13,7 +13,7 @@
 import type { Database } from '../../database/database.js';
 import { MotionMatchingController, createInput } from '../../runtime/controller/controller.js';
 import type { ControllerOptions } from '../../runtime/controller/options.js';
-import { QualityMeter, QualityStats } from '../../runtime/quality/metrics.js';
+import { QualityMeter, QualityStats } from '../../runtime/quality/meter.js';
 import type { PoseSearchPort } from '../../runtime/search-port.js';
 import { quatYaw } from '../../math/quat.js';
 import { wrapAngle } from '../../math/angle.js';
@@ -81,7 +81,7 @@ export function runCell(db: Database, cell: CoverageCell, startFrame: number, se
   return {
     trajectoryErrorCm: (100 * distance) / measured,
     facingErrorDeg: ((180 / Math.PI) * angle) / measured,
-    footSkateCmPerSec: q.footSkateCmPerSec,
+    footSkateCmPerSec: q.skateCmPerSec,
     transitionsPerSec: q.transitionsPerSec,
     mainClip,
   };

@@ -1,46 +1,69 @@
 /**
  * The measures `motionmatch quality` shows, as one list of column definitions: the table, the
  * JSON verdicts and the SVG chart are all drawn from it, so a new QualityReport field becomes a
- * column (with or without a target) by adding one entry here. Uneven ground (`--terrain`) adds the
- * columns of TERRAIN_QUALITY_COLUMNS.
+ * column (with or without a target) by adding one entry here. Output measures come first, each with
+ * the data's own level beside it (DataLevel); then the controller's bookkeeping; the contact-label
+ * figures last, as diagnostics without targets. Uneven ground (`--terrain`) adds the columns of
+ * TERRAIN_QUALITY_COLUMNS.
  */
-import type { QualityReport } from '../../runtime/quality/metrics.js';
-import { QUALITY_TARGETS, TERRAIN_QUALITY_TARGETS, meetsTarget, type QualityFigures, type QualityTarget } from './targets.js';
+import type { QualityReport } from '../../runtime/quality/meter.js';
+import {
+  QUALITY_TARGETS, TERRAIN_QUALITY_TARGETS, meetsTarget, targetApplies,
+  type DataLevel, type QualityFigures, type QualityTarget,
+} from './targets.js';
 
 export interface QualityColumn {
   /** The field shown: a QualityReport field, or on uneven ground a comparison with flat ground. */
   readonly key: keyof QualityFigures;
-  /** Full name (chart titles), and the table's shorter header. */
+  /** Full name (chart titles, the table's first column). */
   readonly label: string;
-  readonly header: string;
   readonly unit: string;
   /** Decimals shown. */
   readonly digits: number;
   /** Threshold the value should stay under (marked in the table and drawn in the chart). */
   readonly target?: QualityTarget;
+  /** The data's own figure is shown beside it (plain playback measures it too). */
+  readonly data?: boolean;
+  /** Shown as a percentage (a share 0-1 printed ×100). */
+  readonly percent?: boolean;
+  /** A diagnostic: printed, never judged (no target, and no target may be given). */
+  readonly diagnostic?: boolean;
 }
 
 export const QUALITY_COLUMNS: readonly QualityColumn[] = [
-  { key: 'footSkateCmPerSec', label: 'foot skate, mean', header: 'skate mean', unit: 'cm/s', digits: 2, target: QUALITY_TARGETS.footSkateCmPerSec },
-  { key: 'footSkateP95CmPerSec', label: 'foot skate, 95th percentile', header: 'skate p95', unit: 'cm/s', digits: 1, target: QUALITY_TARGETS.footSkateP95CmPerSec },
-  // Secondary: a heel rolling off a planted toe moves the ankle, as it should.
-  { key: 'ankleSkateCmPerSec', label: 'ankle skate, mean (secondary)', header: 'ankle', unit: 'cm/s', digits: 2 },
-  { key: 'transitionsPerSec', label: 'transitions per second', header: 'transitions', unit: '/s', digits: 2, target: QUALITY_TARGETS.transitionsPerSec },
-  { key: 'trajectoryError1Cm', label: '1 s trajectory error', header: 'traj. err 1 s', unit: 'cm', digits: 1, target: QUALITY_TARGETS.trajectoryError1Cm },
-  { key: 'maxTransitionJump', label: 'max transition jump', header: 'max jump', unit: 'm/s', digits: 2, target: QUALITY_TARGETS.maxTransitionJump },
-  { key: 'searchesPerSec', label: 'searches per second', header: 'searches', unit: '/s', digits: 1 },
+  { key: 'skateCmPerSec', label: 'foot skate near the ground, mean', unit: 'cm/s', digits: 1, target: QUALITY_TARGETS.skateCmPerSec, data: true },
+  { key: 'skateP95CmPerSec', label: 'foot skate near the ground, p95', unit: 'cm/s', digits: 0, data: true },
+  { key: 'skateAllCmPerSec', label: 'foot skate, mean over all steps', unit: 'cm/s', digits: 1, data: true },
+  { key: 'belowGroundShare', label: 'foot joints below the ground', unit: '%', digits: 1, data: true, percent: true },
+  { key: 'belowGroundP99Cm', label: 'depth below the ground, p99', unit: 'cm', digits: 2, target: QUALITY_TARGETS.belowGroundP99Cm, data: true },
+  { key: 'belowGroundMaxCm', label: 'depth below the ground, max', unit: 'cm', digits: 2, target: QUALITY_TARGETS.belowGroundMaxCm, data: true },
+  { key: 'hipsHeightCm', label: 'hips height, median', unit: 'cm', digits: 1, target: QUALITY_TARGETS.hipsHeightCm, data: true },
+  { key: 'standingHoverCm', label: 'standing: lowest foot over the ground, mean', unit: 'cm', digits: 2, target: QUALITY_TARGETS.standingHoverCm, data: true },
+  { key: 'popP999', label: 'largest joint velocity change per step, p99.9', unit: 'm/s', digits: 2, data: true },
+  { key: 'popMax', label: 'largest joint velocity change per step, max', unit: 'm/s', digits: 2, target: QUALITY_TARGETS.popMax, data: true },
+  { key: 'stopRoot05CmPerSec', label: 'root speed 0.5 s after a stop request', unit: 'cm/s', digits: 1 },
+  { key: 'stopRoot1CmPerSec', label: 'root speed 1 s after a stop request', unit: 'cm/s', digits: 2, target: QUALITY_TARGETS.stopRoot1CmPerSec },
+  { key: 'stopFoot1CmPerSec', label: 'lowest foot speed 1 s after a stop request', unit: 'cm/s', digits: 2, target: QUALITY_TARGETS.stopFoot1CmPerSec },
+  { key: 'facingErrorDeg', label: 'facing error against the request, mean', unit: 'deg', digits: 1, target: QUALITY_TARGETS.facingErrorDeg, data: true },
+  { key: 'facingErrorP95Deg', label: 'facing error against the request, p95', unit: 'deg', digits: 1, data: true },
+  { key: 'transitionsPerSec', label: 'transitions per second', unit: '/s', digits: 2, target: QUALITY_TARGETS.transitionsPerSec },
+  { key: 'trajectoryError1Cm', label: '1 s trajectory error', unit: 'cm', digits: 1, target: QUALITY_TARGETS.trajectoryError1Cm },
+  { key: 'searchesPerSec', label: 'searches per second', unit: '/s', digits: 1 },
+  // Diagnostics: they read the controller's own contact labels and transition events.
+  { key: 'labelSkateCmPerSec', label: 'skate of feet labelled in contact (diagnostic)', unit: 'cm/s', digits: 2, data: true, diagnostic: true },
+  { key: 'maxTransitionJump', label: 'largest velocity change at a transition (diagnostic)', unit: 'm/s', digits: 2, diagnostic: true },
 ];
 
 /**
- * The columns `motionmatch quality --terrain` adds: the feet against the ground (these figures are in
- * every QualityReport; on flat ground they measure against y = 0) and the skate next to the same
- * run on flat ground (terrain rows only).
+ * The columns `motionmatch quality --terrain` adds: the feet labelled in contact against the ground
+ * (these figures are in every QualityReport; on flat ground they measure against y = 0) and the
+ * skate next to the same run on flat ground (terrain rows only).
  */
 export const TERRAIN_QUALITY_COLUMNS: readonly QualityColumn[] = [
-  { key: 'footGroundErrorP95Cm', label: 'feet in contact: distance from the ground, 95th percentile', header: 'ground p95', unit: 'cm', digits: 2, target: TERRAIN_QUALITY_TARGETS.footGroundErrorP95Cm },
-  { key: 'footPenetrationP95Cm', label: 'feet in contact: depth in the ground, 95th percentile', header: 'in ground p95', unit: 'cm', digits: 2, target: TERRAIN_QUALITY_TARGETS.footPenetrationP95Cm },
-  { key: 'swingPenetrationMaxCm', label: 'swinging feet: deepest in the ground', header: 'swing in max', unit: 'cm', digits: 1 },
-  { key: 'skateOverFlatCmPerSec', label: 'foot skate minus the same run on flat ground', header: 'skate vs flat', unit: 'cm/s', digits: 2, target: TERRAIN_QUALITY_TARGETS.skateOverFlatCmPerSec },
+  { key: 'footGroundErrorP95Cm', label: 'feet in contact: distance from the ground, p95', unit: 'cm', digits: 2, target: TERRAIN_QUALITY_TARGETS.footGroundErrorP95Cm },
+  { key: 'footPenetrationP95Cm', label: 'feet in contact: depth in the ground, p95', unit: 'cm', digits: 2, target: TERRAIN_QUALITY_TARGETS.footPenetrationP95Cm },
+  { key: 'swingPenetrationMaxCm', label: 'swinging feet: deepest in the ground', unit: 'cm', digits: 1 },
+  { key: 'skateOverFlatCmPerSec', label: 'foot skate minus the same run on flat ground', unit: 'cm/s', digits: 2, target: TERRAIN_QUALITY_TARGETS.skateOverFlatCmPerSec },
 ];
 
 /** The table's columns: QUALITY_COLUMNS, and with a terrain TERRAIN_QUALITY_COLUMNS after them. */
@@ -54,18 +77,40 @@ export function columnValue(column: QualityColumn, report: QualityReport): numbe
   return typeof v === 'number' ? v : Number.NaN;
 }
 
-/** True / false against the column's target, null when it has none or the value is not a number. */
-export function columnVerdict(column: QualityColumn, report: QualityReport): boolean | null {
-  const v = columnValue(column, report);
-  return column.target && Number.isFinite(v) ? meetsTarget(v, column.target) : null;
+/** The data's own figure for the column (NaN where the column has none or no data level is known). */
+export function columnDataValue(column: QualityColumn, data: DataLevel | null): number {
+  return column.data && data !== null ? columnValue(column, data.report) : Number.NaN;
 }
 
-/** A number with the column's unit: "1 cm/s", "4/s". */
+/** The row's figure over the data's own (NaN where either is missing or the data's is 0). */
+export function columnRatio(column: QualityColumn, report: QualityReport, data: DataLevel | null): number {
+  const v = columnValue(column, report), d = columnDataValue(column, data);
+  return Number.isFinite(v) && Number.isFinite(d) && d > 0 ? v / d : Number.NaN;
+}
+
+/** true / false against the column's target (given the data's level), null when it has none or cannot be judged. */
+export function columnVerdict(column: QualityColumn, report: QualityReport, data: DataLevel | null): boolean | null {
+  if (!column.target) return null;
+  const dataValue = column.target.kind === 'ratio' || column.target.kind === 'near' ? columnValue(column, data?.report ?? ({} as QualityReport)) : Number.NaN;
+  return meetsTarget(columnValue(column, report), column.target, dataValue, targetApplies(column.target, data));
+}
+
+/** Per column with a target that can be judged: whether the report meets it. */
+export function targetVerdicts(report: QualityReport, data: DataLevel | null, columns: readonly QualityColumn[] = QUALITY_COLUMNS): Record<string, boolean> {
+  const out: Record<string, boolean> = {};
+  for (const c of columns) {
+    const v = columnVerdict(c, report, data);
+    if (v !== null) out[c.key] = v;
+  }
+  return out;
+}
+
+/** A number with the column's unit: "1 cm/s", "4/s", "3%". */
 export function withUnit(text: string, column: QualityColumn): string {
-  return column.unit.startsWith('/') ? `${text}${column.unit}` : `${text} ${column.unit}`;
+  return column.unit.startsWith('/') || column.unit === '%' ? `${text}${column.unit}` : `${text} ${column.unit}`;
 }
 
-/** The value as the table and chart print it ("–" when it is not a number). */
+/** The value as the table and chart print it ("–" when it is not a number; shares as percentages). */
 export function formatColumnValue(column: QualityColumn, value: number): string {
-  return Number.isFinite(value) ? value.toFixed(column.digits) : '–';
+  return Number.isFinite(value) ? (column.percent ? 100 * value : value).toFixed(column.digits) : '–';
 }

@@ -4,12 +4,15 @@
  * other and a run compares with the next one (deterministic: the same seed gives the same hashes).
  */
 import type { Database } from '../../database/database.js';
-import type { QualityReport } from '../../runtime/quality/metrics.js';
+import type { QualityReport } from '../../runtime/quality/meter.js';
+import { playbackQuality } from '../../runtime/quality/data-skate.js';
+import { nearestCoveredTravel, travelCoverage } from '../../runtime/controller/travel-coverage.js';
 import type { Backend, SearchMethod } from '../../search/matcher.js';
 import { QUALITY_SCENARIOS, type ScenarioName } from '../../sim/scenarios.js';
 import { runSimulation } from '../../sim/simulation.js';
 import type { ControllerSettings } from '../../sim/settings/options-file.js';
-import { QUALITY_COLUMNS, columnVerdict } from './columns.js';
+import { targetVerdicts } from './columns.js';
+import type { DataLevel } from './targets.js';
 
 export { QUALITY_SCENARIOS };
 
@@ -43,19 +46,33 @@ export interface ScenarioQuality {
   agentStepsPerSec: number;
 }
 
-/** Which of the report's columns meet their targets. */
-export function targetVerdicts(report: QualityReport): Record<string, boolean> {
-  const out: Record<string, boolean> = {};
-  for (const c of QUALITY_COLUMNS) {
-    const v = columnVerdict(c, report);
-    if (v !== null) out[c.key] = v;
+/** A travel direction (radians from the facing) the data covers when it has motion within this of it. */
+const SIDESTEP_TOLERANCE = (20 * Math.PI) / 180;
+
+const dataLevels = new WeakMap<Database, Map<number, DataLevel>>();
+
+/**
+ * The data's own level at `hz` steps per second (plain playback, runtime/quality/data-skate.ts), and
+ * whether the data holds standing frames and sidesteps both ways (the targets that need them apply
+ * only then). Cached per database and rate: a sweep asks for it once per configuration.
+ */
+export function dataLevel(db: Database, hz: number): DataLevel {
+  let byRate = dataLevels.get(db);
+  if (!byRate) { byRate = new Map(); dataLevels.set(db, byRate); }
+  let level = byRate.get(hz);
+  if (!level) {
+    const report = playbackQuality(db, hz), coverage = travelCoverage(db);
+    const covers = (a: number) => { const n = nearestCoveredTravel(coverage, a); return Number.isFinite(n) && Math.abs(n - a) <= SIDESTEP_TOLERANCE; };
+    level = { report, standing: report.standingShare > 0, sidesteps: covers(Math.PI / 2) && covers(-Math.PI / 2) };
+    byRate.set(hz, level);
   }
-  return out;
+  return level;
 }
 
 export async function runQualityScenarios(db: Database, o: QualityRunOptions): Promise<ScenarioQuality[]> {
   const scenarios = o.scenarios ?? QUALITY_SCENARIOS;
   const controller = o.controller ?? {};
+  const data = dataLevel(db, o.hz);
   const out: ScenarioQuality[] = [];
   for (let i = 0; i < scenarios.length; i++) {
     const scenario = scenarios[i];
@@ -69,7 +86,7 @@ export async function runQualityScenarios(db: Database, o: QualityRunOptions): P
       onProgress: (done, total) => o.onProgress?.(i, scenarios.length, done, total),
     });
     out.push({
-      scenario, quality: r.quality, meetsTargets: targetVerdicts(r.quality), hash: r.hash,
+      scenario, quality: r.quality, meetsTargets: targetVerdicts(r.quality, data), hash: r.hash,
       searches: r.searches, wallSeconds: r.wallSeconds, agentStepsPerSec: r.agentStepsPerSec,
     });
   }

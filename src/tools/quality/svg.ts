@@ -1,13 +1,16 @@
 /**
  * The `motionmatch quality --svg` chart, written by hand (no dependency): one panel per
  * QUALITY_COLUMNS measure, one bar per scenario in each, green when the scenario meets the
- * measure's target, red when it misses it, grey when the measure has none; the target is a dashed
- * line across the panel. Each scenario's bars form one <g class="scenario"> group, and every bar
- * carries a <title> tooltip with the exact value.
+ * measure's target, red when it misses it, grey when the measure has none or it cannot be judged;
+ * the target is a dashed red line across the panel (a target relative to the data at its value for
+ * this database), the data's own level a dotted grey one. Each scenario's bars form one
+ * <g class="scenario"> group, and every bar carries a <title> tooltip with the exact value and its
+ * ratio to the data's.
  */
 import type { QualityColumn } from './columns.js';
-import { QUALITY_COLUMNS, columnValue, columnVerdict, formatColumnValue, withUnit } from './columns.js';
-import { targetText } from './targets.js';
+import { QUALITY_COLUMNS, columnDataValue, columnRatio, columnValue, columnVerdict, formatColumnValue, withUnit } from './columns.js';
+import { needsText, targetLimit, targetText, type DataLevel } from './targets.js';
+import { formatRatio } from './table.js';
 import type { ScenarioQuality } from './run.js';
 
 const PANEL_W = 300;
@@ -18,7 +21,7 @@ const MARGIN = 16;
 const HEADER_H = 92;
 const PANELS_PER_ROW = 3;
 
-const COLOR = { meets: '#2a9d5c', misses: '#d64541', none: '#8d99ae', target: '#b02a27', grid: '#e4e7eb', axis: '#5f6b7a', text: '#1f2933' };
+const COLOR = { meets: '#2a9d5c', misses: '#d64541', none: '#8d99ae', target: '#b02a27', data: '#3d4b5c', grid: '#e4e7eb', axis: '#5f6b7a', text: '#1f2933' };
 
 export interface QualityChartInfo {
   /** First line, e.g. "motionmatch quality: real.mmdb". */
@@ -60,6 +63,9 @@ interface Panel {
   y: number;
   max: number;
   ticks: number[];
+  /** The data's own figure (NaN: none) and the target's limit at it (NaN: no target). */
+  dataValue: number;
+  limit: number;
 }
 
 function panelFrame(p: Panel, scenarios: readonly string[]): string[] {
@@ -70,8 +76,12 @@ function panelFrame(p: Panel, scenarios: readonly string[]): string[] {
   out.push(`<text x="${n2(x + 12)}" y="${n2(y + 20)}" font-size="13" font-weight="600" fill="${COLOR.text}">${escapeXml(c.label)}</text>`);
   out.push(`<text x="${n2(x + 12)}" y="${n2(y + 35)}" font-size="11" fill="${COLOR.axis}">${escapeXml(c.unit)}</text>`);
   // The target's words sit in the header, where no bar can cover them; the dashed line shows where it is.
+  const relative = c.target !== undefined && (c.target.kind === 'ratio' || c.target.kind === 'near');
+  const targetWords = !c.target ? '' : relative
+    ? `${targetText(c.target)}${Number.isFinite(p.limit) ? ` (${withUnit(formatColumnValue(c, p.limit / (c.percent ? 100 : 1)), c)})` : ''}`
+    : withUnit(targetText(c.target), c);
   out.push(c.target
-    ? `<text x="${n2(x + PANEL_W - 12)}" y="${n2(y + 35)}" font-size="11" text-anchor="end" fill="${COLOR.target}">target ${escapeXml(withUnit(targetText(c.target), c))}</text>`
+    ? `<text x="${n2(x + PANEL_W - 12)}" y="${n2(y + 35)}" font-size="11" text-anchor="end" fill="${COLOR.target}">target ${escapeXml(targetWords)}${c.target.needs ? escapeXml(` ${needsText(c.target)}`) : ''}</text>`
     : `<text x="${n2(x + PANEL_W - 12)}" y="${n2(y + 35)}" font-size="11" text-anchor="end" fill="${COLOR.axis}">no target</text>`);
   for (const t of p.ticks) {
     const ty = py + ph - (t / p.max) * ph;
@@ -89,32 +99,47 @@ function panelFrame(p: Panel, scenarios: readonly string[]): string[] {
 
 function targetLine(p: Panel): string[] {
   const t = p.column.target;
-  if (!t) return [];
+  if (!t || !Number.isFinite(p.limit)) return [];
   const px = p.x + PAD.left, pw = PANEL_W - PAD.left - PAD.right, ph = PANEL_H - PAD.top - PAD.bottom;
-  const ty = p.y + PAD.top + ph - (t.limit / p.max) * ph;
+  const ty = p.y + PAD.top + ph - (p.limit / p.max) * ph;
+  const here = t.kind === 'ratio' || t.kind === 'near' ? ` (${withUnit(formatColumnValue(p.column, p.limit), p.column)} here)` : '';
   return [
     `<g class="target" data-key="${escapeXml(p.column.key)}">`,
     `<line x1="${n2(px)}" y1="${n2(ty)}" x2="${n2(px + pw)}" y2="${n2(ty)}" stroke="${COLOR.target}" stroke-width="1.5" stroke-dasharray="6 4">` +
-      `<title>target ${escapeXml(withUnit(targetText(t), p.column))}</title></line>`,
+      `<title>target ${escapeXml(withUnit(targetText(t), p.column) + here)}</title></line>`,
     '</g>',
   ];
 }
 
-function scenarioBars(row: ScenarioQuality, index: number, count: number, panels: readonly Panel[]): string[] {
+function dataLine(p: Panel): string[] {
+  if (!Number.isFinite(p.dataValue)) return [];
+  const px = p.x + PAD.left, pw = PANEL_W - PAD.left - PAD.right, ph = PANEL_H - PAD.top - PAD.bottom;
+  const ty = p.y + PAD.top + ph - (p.dataValue / p.max) * ph;
+  return [
+    `<g class="data-level" data-key="${escapeXml(p.column.key)}">`,
+    `<line x1="${n2(px)}" y1="${n2(ty)}" x2="${n2(px + pw)}" y2="${n2(ty)}" stroke="${COLOR.data}" stroke-width="1.2" stroke-dasharray="2 3">` +
+      `<title>the data itself: ${escapeXml(withUnit(formatColumnValue(p.column, p.dataValue), p.column))}</title></line>`,
+    '</g>',
+  ];
+}
+
+function scenarioBars(row: ScenarioQuality, index: number, count: number, panels: readonly Panel[], data: DataLevel | null): string[] {
   const out = [`<g class="scenario" data-scenario="${escapeXml(row.scenario)}">`];
   for (const p of panels) {
-    const c = p.column, v = columnValue(c, row.quality);
-    if (!Number.isFinite(v)) continue;
+    const c = p.column, raw = columnValue(c, row.quality);
+    if (!Number.isFinite(raw)) continue;
+    const v = c.percent ? 100 * raw : raw;
     const px = p.x + PAD.left, pw = PANEL_W - PAD.left - PAD.right, ph = PANEL_H - PAD.top - PAD.bottom, base = p.y + PAD.top + ph;
     const slot = pw / count, w = slot * 0.62, x = px + slot * index + (slot - w) / 2;
     const h = Math.max(0, (v / p.max) * ph);
-    const verdict = columnVerdict(c, row.quality);
+    const verdict = columnVerdict(c, row.quality, data);
     const fill = verdict === null ? COLOR.none : verdict ? COLOR.meets : COLOR.misses;
-    const text = withUnit(formatColumnValue(c, v), c);
-    const judged = c.target ? ` (target ${targetText(c.target)}: ${verdict ? 'met' : 'missed'})` : '';
+    const ratio = formatRatio(columnRatio(c, row.quality, data));
+    const text = withUnit(formatColumnValue(c, raw), c) + (ratio ? `, ${ratio} the data's` : '');
+    const judged = c.target && verdict !== null ? ` (target ${targetText(c.target)}: ${verdict ? 'met' : 'missed'})` : '';
     out.push(`<rect class="bar" data-key="${escapeXml(c.key)}" x="${n2(x)}" y="${n2(base - h)}" width="${n2(w)}" height="${n2(h)}" rx="2" fill="${fill}">` +
       `<title>${escapeXml(`${row.scenario}, ${c.label}: ${text}${judged}`)}</title></rect>`);
-    out.push(`<text x="${n2(x + w / 2)}" y="${n2(base - h - 4)}" font-size="10" text-anchor="middle" fill="${COLOR.text}">${escapeXml(formatColumnValue(c, v))}</text>`);
+    out.push(`<text x="${n2(x + w / 2)}" y="${n2(base - h - 4)}" font-size="10" text-anchor="middle" fill="${COLOR.text}">${escapeXml(formatColumnValue(c, raw))}</text>`);
   }
   out.push('</g>');
   return out;
@@ -131,21 +156,27 @@ function legend(x: number, y: number): string[] {
   }
   out.push(`<line x1="${n2(at)}" y1="${n2(y - 4)}" x2="${n2(at + 26)}" y2="${n2(y - 4)}" stroke="${COLOR.target}" stroke-width="1.5" stroke-dasharray="6 4"/>`);
   out.push(`<text x="${n2(at + 32)}" y="${n2(y)}" font-size="11" fill="${COLOR.text}">target (lower is better)</text>`);
+  at += 32 + 24 * 6 + 20;
+  out.push(`<line x1="${n2(at)}" y1="${n2(y - 4)}" x2="${n2(at + 26)}" y2="${n2(y - 4)}" stroke="${COLOR.data}" stroke-width="1.2" stroke-dasharray="2 3"/>`);
+  out.push(`<text x="${n2(at + 32)}" y="${n2(y)}" font-size="11" fill="${COLOR.text}">the data itself (plain playback)</text>`);
   out.push('</g>');
   return out;
 }
 
 /** The chart as a standalone SVG document. */
-export function qualitySvg(rows: readonly ScenarioQuality[], info: QualityChartInfo, columns: readonly QualityColumn[] = QUALITY_COLUMNS): string {
+export function qualitySvg(rows: readonly ScenarioQuality[], info: QualityChartInfo, columns: readonly QualityColumn[] = QUALITY_COLUMNS, data: DataLevel | null = null): string {
   const perRow = Math.max(1, Math.min(PANELS_PER_ROW, columns.length));
   const panelRows = Math.max(1, Math.ceil(columns.length / perRow));
   const width = 2 * MARGIN + perRow * PANEL_W + (perRow - 1) * GAP;
   const height = HEADER_H + panelRows * PANEL_H + (panelRows - 1) * GAP + MARGIN;
   const scenarios = rows.map((r) => r.scenario);
   const panels: Panel[] = columns.map((column, i) => {
-    const axis = panelAxis(rows.map((r) => columnValue(column, r.quality)), column.target?.limit);
+    const scale = column.percent ? 100 : 1;
+    const dataValue = columnDataValue(column, data) * scale;
+    const limit = column.target ? targetLimit(column.target, columnDataValue(column, data)) * scale : Number.NaN;
+    const axis = panelAxis([...rows.map((r) => columnValue(column, r.quality) * scale), dataValue], Number.isFinite(limit) ? limit : undefined);
     return {
-      column,
+      column, dataValue, limit,
       x: MARGIN + (i % perRow) * (PANEL_W + GAP),
       y: HEADER_H + Math.floor(i / perRow) * (PANEL_H + GAP),
       ...axis,
@@ -159,7 +190,8 @@ export function qualitySvg(rows: readonly ScenarioQuality[], info: QualityChartI
     `<text x="${MARGIN}" y="50" font-size="12" fill="${COLOR.axis}">${escapeXml(info.subtitle)}</text>`,
     ...legend(MARGIN, 76),
     ...panels.flatMap((p) => panelFrame(p, scenarios)),
-    ...rows.flatMap((r, i) => scenarioBars(r, i, rows.length, panels)),
+    ...rows.flatMap((r, i) => scenarioBars(r, i, rows.length, panels, data)),
+    ...panels.flatMap(dataLine),
     ...panels.flatMap(targetLine),
     '</svg>',
   ];

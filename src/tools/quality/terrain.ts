@@ -5,10 +5,10 @@
  * ground's targets too (tools/quality/targets.ts, TERRAIN_QUALITY_TARGETS).
  */
 import type { Database } from '../../database/database.js';
-import { runQualityScenarios, QUALITY_SCENARIOS, type QualityRunOptions, type ScenarioQuality } from './run.js';
+import { dataLevel, runQualityScenarios, QUALITY_SCENARIOS, type QualityRunOptions, type ScenarioQuality } from './run.js';
 import { runSimulation } from '../../sim/simulation.js';
-import { columnVerdict, qualityColumns } from './columns.js';
-import type { QualityFigures } from './targets.js';
+import { qualityColumns, targetVerdicts } from './columns.js';
+import type { DataLevel, QualityFigures } from './targets.js';
 import type { TerrainSpec } from '../../sim/terrain/terrain.js';
 
 /** A row's name on the terrain: "wander on hills". */
@@ -17,13 +17,8 @@ export function terrainRowName(scenario: string, terrainName: string): string {
 }
 
 /** Which of a row's columns (the terrain table's) meet their targets. */
-function verdicts(figures: QualityFigures): Record<string, boolean> {
-  const out: Record<string, boolean> = {};
-  for (const c of qualityColumns(true)) {
-    const v = columnVerdict(c, figures);
-    if (v !== null) out[c.key] = v;
-  }
-  return out;
+function verdicts(figures: QualityFigures, data: DataLevel): Record<string, boolean> {
+  return targetVerdicts(figures, data, qualityColumns(true));
 }
 
 /**
@@ -35,6 +30,7 @@ export async function runTerrainQuality(db: Database, o: QualityRunOptions, terr
   const n = scenarios.length;
   const flat = await runQualityScenarios(db, { ...o, onProgress: (i, _n, done, total) => o.onProgress?.(i, 2 * n, done, total) });
   const controller = o.controller ?? {};
+  const data = dataLevel(db, o.hz);
   const rows: ScenarioQuality[] = [];
   for (let i = 0; i < n; i++) {
     const scenario = scenarios[i];
@@ -44,10 +40,10 @@ export async function runTerrainQuality(db: Database, o: QualityRunOptions, terr
       footIK: controller.footIK ?? true, recordAgent: -1, controller, terrain, warmup: false,
       onProgress: (done, total) => o.onProgress?.(n + i, 2 * n, done, total),
     });
-    const quality: QualityFigures = { ...r.quality, skateOverFlatCmPerSec: r.quality.footSkateCmPerSec - flat[i].quality.footSkateCmPerSec };
-    rows.push({ ...flat[i], meetsTargets: verdicts(flat[i].quality) });
+    const quality: QualityFigures = { ...r.quality, skateOverFlatCmPerSec: r.quality.skateCmPerSec - flat[i].quality.skateCmPerSec };
+    rows.push({ ...flat[i], meetsTargets: verdicts(flat[i].quality, data) });
     rows.push({
-      scenario: terrainRowName(scenario, terrainName), quality, meetsTargets: verdicts(quality), hash: r.hash,
+      scenario: terrainRowName(scenario, terrainName), quality, meetsTargets: verdicts(quality, data), hash: r.hash,
       searches: r.searches, wallSeconds: r.wallSeconds, agentStepsPerSec: r.agentStepsPerSec,
     });
   }

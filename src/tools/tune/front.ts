@@ -24,7 +24,7 @@ export function objectivesOf(rows: readonly ScenarioQuality[]): TuneObjectives {
   const mean = (f: (r: ScenarioQuality) => number): number => rows.reduce((s, r) => s + f(r), 0) / Math.max(1, rows.length);
   return {
     trajectoryErrorCm: mean((r) => r.quality.trajectoryError1Cm),
-    footSkateCmPerSec: mean((r) => r.quality.footSkateCmPerSec),
+    footSkateCmPerSec: mean((r) => r.quality.skateCmPerSec),
     transitionsPerSec: mean((r) => r.quality.transitionsPerSec),
     maxTransitionJump: mean((r) => r.quality.maxTransitionJump),
   };

@@ -1,0 +1,124 @@
+/**
+ * The output measures of one step (docs/quality.md), from world joint positions alone: what a
+ * viewer sees. The quality meter feeds them the engine's output after IK (meter.ts); plain playback
+ * of the database feeds them the captured poses (playback-quality.ts), so that every figure has
+ * the data's own level beside it, measured by the same lines.
+ */
+import type { QualityStats } from './metrics.js';
+import type { QualityRig } from './quality-rig.js';
+import { addSample, DEPTH_BIN, FACING_BIN, HEIGHT_BIN, POP_BIN, SKATE_BIN, STOP_BIN, STOP_BINS } from './histogram.js';
+
+/** H of the skate weight (m): a foot joint this far above its own low height no longer counts as on the ground. */
+export const SKATE_HEIGHT = 0.025;
+/** The character stands while its root moves slower than this (m/s). */
+export const STANDING_SPEED = 0.02;
+
+/**
+ * How much a foot joint's horizontal speed counts as skate at height h (m) above its own low
+ * height: clamp(2 − 2^(h/H), 0, 1) — 1 on (or below) the ground, 0 from H up (Zhang et al. 2018).
+ */
+export function skateWeight(h: number): number {
+  const w = 2 - Math.pow(2, h / SKATE_HEIGHT);
+  return w < 0 ? 0 : w > 1 ? 1 : w;
+}
+
+/** What recordFeet found besides the statistics: the lowest foot joint's height (m) and speed (m/s, 3D). */
+export const LOWEST_FOOT = new Float64Array(2);
+
+/**
+ * Skate and depth of every foot joint over one step of `dt` seconds. `wp`: world positions now;
+ * `prev[p + 3j]` the step before (p < 0: the first step, depth only); `ground[k]`: the ground's
+ * height under foot joint k now; `heights[h + k]`: each foot joint's height over its low height at
+ * the step before, overwritten with the new one. Fills LOWEST_FOOT.
+ */
+export function recordFeet(stats: QualityStats, rig: QualityRig, wp: Float64Array, prev: Float64Array, p: number, ground: Float64Array, heights: Float64Array, h: number, dt: number): void {
+  const feet = rig.feet;
+  let lowH = Infinity, lowSpeed = 0;
+  for (let k = 0; k < feet.length; k++) {
+    const j = 3 * feet[k], y = wp[j + 1], g = ground[k];
+    stats.footSteps++;
+    const depth = (g - y) * 100;
+    if (depth > 0) {
+      stats.belowCount++;
+      if (depth > stats.depthMax) stats.depthMax = depth;
+      addSample(stats.depthHist, depth, DEPTH_BIN);
+    } else stats.depthHist[0]++;
+    const over = y - g - rig.restHeights[k];
+    if (p >= 0 && dt > 0) {
+      const dx = wp[j] - prev[p + j], dy = wp[j + 1] - prev[p + j + 1], dz = wp[j + 2] - prev[p + j + 2];
+      const speed = Math.sqrt(dx * dx + dz * dz) / dt * 100;
+      // The step's height: halfway between its ends.
+      const mid = 0.5 * (over + heights[h + k]);
+      const s = speed * skateWeight(mid);
+      stats.skateAllSum += s;
+      stats.skateAllCount++;
+      if (mid < SKATE_HEIGHT) {
+        stats.skateNearSum += s;
+        stats.skateNearCount++;
+        addSample(stats.skateNearHist, s, SKATE_BIN);
+      }
+      if (over < lowH) { lowH = over; lowSpeed = Math.sqrt(dx * dx + dy * dy + dz * dz) / dt; }
+    } else if (over < lowH) {
+      lowH = over; lowSpeed = 0;
+    }
+    heights[h + k] = over;
+  }
+  LOWEST_FOOT[0] = lowH;
+  LOWEST_FOOT[1] = lowSpeed;
+}
+
+/** The hips' height over the ground under them (m). */
+export function recordHips(stats: QualityStats, height: number): void {
+  addSample(stats.hipsHist, Math.max(0, height * 100), HEIGHT_BIN);
+}
+
+/** A step's root speed (m/s): standing below STANDING_SPEED, with the lowest foot joint `lowest` m above its low height. */
+export function recordStanding(stats: QualityStats, rootSpeed: number, lowest: number): void {
+  stats.motionSteps++;
+  if (!(rootSpeed < STANDING_SPEED)) return;
+  const hover = Math.max(0, lowest) * 100;
+  stats.standSteps++;
+  stats.hoverSum += hover;
+  addSample(stats.hoverHist, hover, DEPTH_BIN);
+}
+
+/**
+ * The largest change of a joint's world velocity between the step just taken (`wp` against the
+ * positions at `p1`, over dt) and the one before (`p1` against `p2`, over dtPrev), over the first
+ * `n` values (3 per joint) of `H`'s slots, into the pop figures; returns it (m/s).
+ */
+export function recordPops(stats: QualityStats, wp: Float64Array, H: Float64Array, p1: number, p2: number, n: number, dt: number, dtPrev: number): number {
+  // Change of world velocity, per joint: (x_t − x_{t−1}) / dt − (x_{t−1} − x_{t−2}) / dt_prev.
+  const a = 1 / dt, b = 1 / dtPrev;
+  let jump = 0, joint = -1;
+  for (let i = 0; i < n; i += 3) {
+    const x1 = H[p1 + i], y1 = H[p1 + i + 1], z1 = H[p1 + i + 2];
+    const ax = (wp[i] - x1) * a - (x1 - H[p2 + i]) * b;
+    const ay = (wp[i + 1] - y1) * a - (y1 - H[p2 + i + 1]) * b;
+    const az = (wp[i + 2] - z1) * a - (z1 - H[p2 + i + 2]) * b;
+    const d = ax * ax + ay * ay + az * az;
+    if (d > jump) { jump = d; joint = i / 3; }
+  }
+  jump = Math.sqrt(jump);
+  addSample(stats.popHist, jump, POP_BIN);
+  if (jump > stats.popMax) { stats.popMax = jump; stats.popJoint = joint; }
+  return jump;
+}
+
+/** A facing error (radians, any sign) into the facing figures. */
+export function recordFacing(stats: QualityStats, error: number): void {
+  const deg = Math.abs(error) * (180 / Math.PI);
+  stats.facingCount++;
+  stats.facingSum += deg;
+  addSample(stats.facingHist, deg, FACING_BIN);
+}
+
+/** Horizon h's (0: 0.5 s, 1: 1 s) speeds after a stop request: the root's and the lowest foot joint's (m/s). */
+export function recordStop(stats: QualityStats, h: number, rootSpeed: number, footSpeed: number): void {
+  const root = rootSpeed * 100, foot = footSpeed * 100, at = h * (STOP_BINS + 1);
+  stats.stopSamples[h]++;
+  stats.stopRootSum[h] += root;
+  stats.stopFootSum[h] += foot;
+  stats.stopRootHist[at + Math.min(STOP_BINS, Math.floor(root / STOP_BIN))]++;
+  stats.stopFootHist[at + Math.min(STOP_BINS, Math.floor(foot / STOP_BIN))]++;
+}
