@@ -115,4 +115,4 @@ export { computeCoverage, CoverageComputation, type CoverageReport, type Coverag
 export { coverageHtml, parseCoverageReport } from './tools/coverage/html.js';
 export { runTune, compareOnHoldout, type TuneResult, type TuneOptions } from './tools/tune/tune.js';
 export { runQualityScenarios, type QualityRunOptions, type ScenarioQuality } from './tools/quality/run.js';
-export { playbackQuality, playbackStats } from './runtime/quality/data-skate.js';
+export { playbackQuality, playbackStats } from './runtime/quality/playback-quality.js';

@@ -5,7 +5,7 @@
  */
 import type { Database } from '../../database/database.js';
 import type { QualityReport } from '../../runtime/quality/meter.js';
-import { playbackQuality } from '../../runtime/quality/data-skate.js';
+import { playbackQuality } from '../../runtime/quality/playback-quality.js';
 import { nearestCoveredTravel, travelCoverage } from '../../runtime/controller/travel-coverage.js';
 import type { Backend, SearchMethod } from '../../search/matcher.js';
 import { QUALITY_SCENARIOS, type ScenarioName } from '../../sim/scenarios.js';
@@ -52,7 +52,7 @@ const SIDESTEP_TOLERANCE = (20 * Math.PI) / 180;
 const dataLevels = new WeakMap<Database, Map<number, DataLevel>>();
 
 /**
- * The data's own level at `hz` steps per second (plain playback, runtime/quality/data-skate.ts), and
+ * The data's own level at `hz` steps per second (plain playback, runtime/quality/playback-quality.ts), and
  * whether the data holds standing frames and sidesteps both ways (the targets that need them apply
  * only then). Cached per database and rate: a sweep asks for it once per configuration.
  */
