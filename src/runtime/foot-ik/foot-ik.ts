@@ -257,6 +257,13 @@ export class FootIK {
       for (let k = 0; k < 3; k++) { const e = S[at + TARGET + k] - wp[f + k]; error += e * e; }
       // Within 0.05 mm the solve would not show: skip it (most planted frames of clean data).
       if (error < 2.5e-9 && heel < 1e-12 && !yawHeld) continue;
+      if (error < 2.5e-9 && S[at + LOCKED] !== 1) {
+        // Only a released heel's turn left to blend out: the foot turns, the leg stays as animated.
+        // Solved for its own ankle, a nearly straight leg took the knee pole instead of its animated
+        // bend and snapped back when the turn ran out (9.5 m/s at the knee).
+        this.turnFoot(host, leg, at);
+        continue;
+      }
       // Keep the foot's world orientation: remember it, bend the leg, then restore it locally.
       for (let k = 0; k < 4; k++) FOOT_WORLD_ROT[k] = host.worldRotations[4 * leg.foot + k];
       for (let k = 0; k < 3; k++) IK_TARGET[k] = S[at + TARGET + k];
@@ -509,6 +516,17 @@ export class FootIK {
     const dx = wp[c] + S[at + OFFSET] - S[at + SHOWN], dz = wp[c + 2] + S[at + OFFSET + 2] - S[at + SHOWN + 2];
     const most = PLANT_SPEED_LEG_LENGTHS * leg.length * dt;
     return dx * dx + dz * dz < most * most;
+  }
+
+  /** Turns free leg `leg`'s foot by its heel turn (S[HEEL]) from its animated world rotation, the joints below it with it. */
+  private turnFoot(host: FootIKHost, leg: LegJoints, at: number): void {
+    const wr = host.worldRotations;
+    // = quatMultiply(quatFromScaledAngleAxis(heel), animated world rotation)
+    quatFromScaledAngleAxis(PIVOT_TURN, 0, this.S, at + HEEL);
+    quatMultiply(FOOT_WORLD_ROT, 0, PIVOT_TURN, 0, wr, 4 * leg.foot);
+    quatInvMultiply(host.rotations, 4 * leg.foot, wr, 4 * leg.knee, FOOT_WORLD_ROT, 0);
+    for (let k = 0; k < 4; k++) wr[4 * leg.foot + k] = FOOT_WORLD_ROT[k];
+    for (let b = 0; b < leg.below.length; b++) host.updateWorldJoint(leg.below[b]);
   }
 
   /** Where each leg's contact point is displayed at the end of the step. */

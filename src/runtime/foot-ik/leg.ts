@@ -10,6 +10,8 @@ import { IK_TARGET } from './state.js';
 export const KNEE_POLE = new Float64Array(3);
 /** Share of a free leg's length over which its reach is softened (see softenReach). */
 export const SOFT_REACH = 0.05;
+/** The furthest share of its soft range (to full stretch) unsoftenOffset undoes. */
+const UNSOFTEN_MAX = 0.9;
 /** How much (in leg lengths) the foot's direction adds to the animated knee offset in the pole. */
 const POLE_FOOT_SHARE = 0.05;
 
@@ -89,7 +91,10 @@ export function unsoftenOffset(leg: LegJoints, wp: Float64Array, S: Float64Array
   const x = wp[f] + S[o] - wp[h], y = wp[f + 1] + S[o + 1] - wp[h + 1], z = wp[f + 2] + S[o + 2] - wp[h + 2];
   const d = Math.sqrt(x * x + y * y + z * z), s0 = softReachStart(leg, wp), w = leg.length - s0;
   if (d <= s0 || !(w > 1e-9)) return;
-  const u = Math.min((d - s0) / w, 1 - 1e-6), raw = s0 - w * Math.log(1 - u);
+  // At most the distance softenReach takes to 0.9 of its way to full stretch (1.065 lengths for
+  // SOFT_REACH 0.05): the inverse grows without bound towards full stretch, and a leg held there
+  // pushed its target half a metre out (the pull-in left over is a few millimetres).
+  const u = Math.min((d - s0) / w, UNSOFTEN_MAX), raw = s0 - w * Math.log(1 - u);
   const k = raw / d - 1;
   S[o] += x * k; S[o + 1] += y * k; S[o + 2] += z * k;
 }
