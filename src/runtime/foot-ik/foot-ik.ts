@@ -4,11 +4,11 @@ import { wrapAngle } from '../../math/angle.js';
 import { decaySpringUpdate } from '../../math/spring.js';
 import { solveTwoBoneIkInto, createTwoBoneIkScratch } from '../../math/two-bone-ik.js';
 import { type FootIKLeg, type FootRig, type LegJoints, LegView, footRig } from './rig.js';
-import { KNEE_POLE, kneePole, softenReach, twistYaw, unsoftenOffset } from './leg.js';
+import { KNEE_POLE, keepAnimatedKnee, kneePole, kneeSettled, softenReach, twistYaw, unsoftenOffset } from './leg.js';
 import {
   LOCKED, LOCK, OFFSET, OFFSET_VEL, TARGET, SHOWN, HEEL, HEEL_VEL, HEEL_SHIFT, LOCK_YAW, ANIM_HEIGHT, LEG_SIZE, RELEASED,
   HIPS_DROP, HIPS_DROP_VEL, DECAY_DT, DECAY_E, STEP_DT, NEEDED_DROP, HIPS_DT, HIPS_E, HIPS_MAX, FOOT_DT, FOOT_IK_STATE_SIZE,
-  IK_TARGET, FOOT_WORLD_ROT, MAX_HEEL_RAISE, ANKLE_HEIGHT, LOCK_NORMAL, SHIFT, SHIFT_PREV, TILT, TILT_VEL, SHIFT_OFFSET, SHIFT_VEL, PLANTED_HEIGHT, LOCK_GROUND, CLEAR, CLEAR_VEL, FOLLOW, FOLLOW_VEL, ANIM_PREV,
+  IK_TARGET, FOOT_WORLD_ROT, MAX_HEEL_RAISE, ANKLE_HEIGHT, LOCK_NORMAL, SHIFT, SHIFT_PREV, TILT, TILT_VEL, SHIFT_OFFSET, SHIFT_VEL, PLANTED_HEIGHT, LOCK_GROUND, CLEAR, CLEAR_VEL, FOLLOW, FOLLOW_VEL, ANIM_PREV, KNEE_PLANE,
 } from './state.js';
 import { footData } from './foot-data.js';
 import type { Ground } from '../ground/ground.js';
@@ -138,6 +138,8 @@ export class FootIK {
       // On uneven ground a free foot starts from the ground under it (NaN: none followed yet).
       S[at + SHIFT] = 0; S[at + SHIFT_OFFSET] = 0; S[at + SHIFT_VEL] = 0; S[at + SHIFT_PREV] = Number.NaN; S[at + PLANTED_HEIGHT] = 0;
       S[at + CLEAR] = 0; S[at + CLEAR_VEL] = 0; S[at + FOLLOW] = 1; S[at + FOLLOW_VEL] = 0;
+      S[at + KNEE_PLANE] = 0; S[at + KNEE_PLANE + 1] = 0; S[at + KNEE_PLANE + 2] = 1;
+      keepAnimatedKnee(this.rig.legs[i], worldPositions, S, at + KNEE_PLANE);
     }
   }
 
@@ -193,13 +195,13 @@ export class FootIK {
       if (contact && S[at + LOCKED] === 0 && landed && this.slowEnoughToPlant(leg, at, wp)) {
         // Plant the contact point where it is displayed horizontally (animation plus any offset still
         // blending out), so that nothing slides once it is down, at the height the animation has it
-        // (the ground). It reaches that height from where it was displayed through the decaying
-        // offset, not in one step (a free leg lowered 12 cm with the hips and locked at the
-        // animation's height popped its knee by 6-7 m/s). Vertical motion of a planted foot is not sliding.
+        // (the ground). A vertical offset still blending out goes on doing so, from where it is: the
+        // foot is not stopped in its descent (held at the height it was displayed at the step before,
+        // a landing sprint's foot stopped dead 2 cm above the animation's and the nearly straight
+        // knee jumped 7 m/s). Vertical motion of a planted foot is not sliding.
         for (let k = 0; k < 3; k++) {
           S[at + LOCK + k] = k === 1 ? wp[c + 1] : wp[c + k] + S[at + OFFSET + k];
-          S[at + OFFSET + k] = k === 1 ? S[at + SHOWN + 1] - wp[c + 1] : 0;
-          S[at + OFFSET_VEL + k] = 0;
+          if (k !== 1) { S[at + OFFSET + k] = 0; S[at + OFFSET_VEL + k] = 0; }
         }
         S[at + LOCK_YAW] = twistYaw(host.worldRotations, 4 * leg.foot);
         S[at + LOCKED] = 1;
@@ -248,7 +250,7 @@ export class FootIK {
         // Recomputed below: the heading held and any heel raise the leg needs to reach the lock.
         for (let k = 0; k < 3; k++) { S[at + HEEL + k] = 0; S[at + HEEL_VEL + k] = 0; S[at + HEEL_SHIFT + k] = 0; ANKLE_AS_ANIMATED[k] = S[at + TARGET + k]; }
         if (leg.contact !== leg.foot) yawHeld = this.holdFootHeading(leg, at, host.worldRotations);
-      } else if (S[o] * S[o] + S[o + 1] * S[o + 1] + S[o + 2] * S[o + 2] < 1e-10 && heel < 1e-12 && onGround === 0) continue;
+      } else if (S[o] * S[o] + S[o + 1] * S[o + 1] + S[o + 2] * S[o + 2] < 1e-10 && heel < 1e-12 && onGround === 0 && kneeSettled(leg, wp, S, at + KNEE_PLANE)) { keepAnimatedKnee(leg, wp, S, at + KNEE_PLANE); continue; }
       // A free leg still blending out an offset follows the body down too: its target was taken before
       // the hips were lowered. (Held at the old height while any offset was left, it dropped with the
       // hips the step the offset ran out: knee jumps of 10-18 m/s with a 0.12 m drop.)
@@ -256,8 +258,10 @@ export class FootIK {
       let error = 0;
       for (let k = 0; k < 3; k++) { const e = S[at + TARGET + k] - wp[f + k]; error += e * e; }
       // Within 0.05 mm the solve would not show: skip it (most planted frames of clean data).
-      if (error < 2.5e-9 && heel < 1e-12 && !yawHeld) continue;
-      if (error < 2.5e-9 && S[at + LOCKED] !== 1) {
+      const settled = kneeSettled(leg, wp, S, at + KNEE_PLANE);
+      if (error < 2.5e-9 && heel < 1e-12 && !yawHeld && settled) { keepAnimatedKnee(leg, wp, S, at + KNEE_PLANE); continue; }
+      if (error < 2.5e-9 && S[at + LOCKED] !== 1 && settled) {
+        keepAnimatedKnee(leg, wp, S, at + KNEE_PLANE);
         // Only a released heel's turn left to blend out: the foot turns, the leg stays as animated.
         // Solved for its own ankle, a nearly straight leg took the knee pole instead of its animated
         // bend and snapped back when the turn ran out (9.5 m/s at the knee).
@@ -282,10 +286,8 @@ export class FootIK {
         quatMultiply(FOOT_WORLD_ROT, 0, PIVOT_TURN, 0, FOOT_WORLD_ROT, 0);
       }
       if (S[at + LOCKED] !== 1) softenReach(leg, wp);
-      // A bent leg keeps its own bend plane (the solver's default, and its faster path); a nearly
-      // straight one takes the pole.
-      const pole = kneePole(leg, wp, host.rootRotation, false) ? KNEE_POLE : null;
-      solveTwoBoneIkInto(host.rotations, host.worldPositions, host.worldRotations, this.db.skeleton.parents, leg.hip, leg.knee, leg.foot, IK_TARGET, IK_SCRATCH, pole);
+      kneePole(leg, wp, host.rootRotation, false, S, at + KNEE_PLANE, S[STEP_DT]);
+      solveTwoBoneIkInto(host.rotations, host.worldPositions, host.worldRotations, this.db.skeleton.parents, leg.hip, leg.knee, leg.foot, IK_TARGET, IK_SCRATCH, KNEE_POLE);
       quatInvMultiply(host.rotations, 4 * leg.foot, host.worldRotations, 4 * leg.knee, FOOT_WORLD_ROT, 0);
       for (let k = 0; k < 4; k++) host.worldRotations[4 * leg.foot + k] = FOOT_WORLD_ROT[k];
       for (let b = 0; b < leg.below.length; b++) host.updateWorldJoint(leg.below[b]);
@@ -432,9 +434,9 @@ export class FootIK {
       if (!locked) softenReach(leg, wp);
       let error = 0;
       for (let k = 0; k < 3; k++) { const e = IK_TARGET[k] - wp[f + k]; error += e * e; }
-      if (error < 2.5e-9 && !turned) continue;
-      const pole = kneePole(leg, wp, host.rootRotation, true) ? KNEE_POLE : null;
-      solveTwoBoneIkInto(host.rotations, wp, wr, this.db.skeleton.parents, leg.hip, leg.knee, leg.foot, IK_TARGET, IK_SCRATCH, pole);
+      if (error < 2.5e-9 && !turned && kneeSettled(leg, wp, S, at + KNEE_PLANE)) { keepAnimatedKnee(leg, wp, S, at + KNEE_PLANE); continue; }
+      kneePole(leg, wp, host.rootRotation, true, S, at + KNEE_PLANE, S[STEP_DT]);
+      solveTwoBoneIkInto(host.rotations, wp, wr, this.db.skeleton.parents, leg.hip, leg.knee, leg.foot, IK_TARGET, IK_SCRATCH, KNEE_POLE);
       quatInvMultiply(host.rotations, 4 * leg.foot, wr, 4 * leg.knee, FOOT_WORLD_ROT, 0);
       for (let k = 0; k < 4; k++) wr[4 * leg.foot + k] = FOOT_WORLD_ROT[k];
       for (let b = 0; b < leg.below.length; b++) host.updateWorldJoint(leg.below[b]);

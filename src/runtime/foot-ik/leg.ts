@@ -12,48 +12,116 @@ export const KNEE_POLE = new Float64Array(3);
 export const SOFT_REACH = 0.05;
 /** The furthest share of its soft range (to full stretch) unsoftenOffset undoes. */
 const UNSOFTEN_MAX = 0.9;
+/** How fast a solved knee may turn about its leg (rad/s): far above a walk's, below a flip's. */
+export const KNEE_TURN_SPEED = 10;
+/** A solve may stop once the knee's side is within this of the animated one (radians)... */
+const KNEE_SETTLED = 0.05;
+/** ...or the animated knee is this close to the hip-ankle line (leg lengths): its side does not show. */
+const KNEE_SIDE_SHOWS = 0.002;
 /** How much (in leg lengths) the foot's direction adds to the animated knee offset in the pole. */
 const POLE_FOOT_SHARE = 0.05;
 
 /**
- * The direction a leg's knee points (KNEE_POLE, world), or false to keep the leg's own bend plane.
- * A knee bends to the front of the leg within the body's sagittal plane: the front is
- * right × (hip to ankle) with the character's right (forward for a leg hanging down, up for one
- * swung forward level, where the character's forward runs along the leg itself and says nothing).
- * A leg bent that way by at least POLE_FOOT_SHARE of its length keeps its own plane (the solver's
- * default, and its faster path); a straighter one takes the animated knee's offset from the
- * hip-ankle line without any part pointing to the back, plus the front for the rest of the share
- * (continuous with the leg's own plane where the offset reaches the share). Mocap knees overextend
- * slightly: a backward offset against a forward direction left a pole of a few millimetres
- * pointing anywhere, and the knee of a swinging leg being blended flipped within a step (7-13 m/s
- * on real captures). On uneven ground every leg takes the pole with the whole share of the front:
- * uneven ground bends legs the animation has straight (a swinging leg under lowered hips, a foot on
- * higher ground), where a bent leg's own plane, bending slightly backwards or sideways, flipped the
- * solved knee within a step (15-38 m/s).
+ * The direction a leg's knee points while it is solved (KNEE_POLE, world), kept from step to step in
+ * the leg's state (S[o..o+3], a unit vector, KNEE_PLANE): it turns about the hip-to-target axis
+ * towards the knee's wanted side by at most KNEE_TURN_SPEED radians per second, so the knee never
+ * changes sides within a step, whatever the wanted side does.
+ *
+ * The wanted side: a knee bends to the front of the leg within the body's sagittal plane, the front
+ * being right × (hip to ankle) with the character's right (forward for a leg hanging down, up for
+ * one swung forward level). A leg bent that way by at least POLE_FOOT_SHARE of its length wants its
+ * own bend; a straighter one the animated knee's offset from the hip-ankle line without its part to
+ * the back, plus the front for the rest of the share (on uneven ground, which bends legs the
+ * animation has straight, every leg: the whole share). Mocap knees overextend slightly, and a leg
+ * solved for a target near its animated ankle wants its animated bend back, so that the solve
+ * stopping changes nothing: the wanted side is the animated bend when the target is the animated
+ * ankle and the cleaned one from a share away. The two point opposite ways for an overextended
+ * knee; turning, the knee goes round by the side instead of through the leg (which flipped it
+ * within a step: 7-13 m/s on real captures).
  */
-export function kneePole(leg: LegJoints, wp: Float64Array, rootRotation: Float64Array, ground: boolean): boolean {
-  const h = 3 * leg.hip, k = 3 * leg.knee, f = 3 * leg.foot;
-  // Knee offset from the hip-ankle line.
-  const ax = wp[f] - wp[h], ay = wp[f + 1] - wp[h + 1], az = wp[f + 2] - wp[h + 2];
-  const bx = wp[k] - wp[h], by = wp[k + 1] - wp[h + 1], bz = wp[k + 2] - wp[h + 2];
-  const aa = ax * ax + ay * ay + az * az, s = aa > 1e-12 ? (ax * bx + ay * by + az * bz) / aa : 0;
-  const ox = bx - s * ax, oy = by - s * ay, oz = bz - s * az;
+export function kneePole(leg: LegJoints, wp: Float64Array, rootRotation: Float64Array, ground: boolean, S: Float64Array, o: number, dt: number): void {
+  const h = 3 * leg.hip, f = 3 * leg.foot;
+  const { x: ox, y: oy, z: oz } = kneeOffset(leg, wp);
   const share = POLE_FOOT_SHARE * leg.length;
   // The character's right (−X turned by the root's yaw rotation: = quatRotateVec3(rootRotation, (−1, 0, 0))),
   // then the leg's front, right × (hip to ankle), as a unit vector.
+  const ax = wp[f] - wp[h], ay = wp[f + 1] - wp[h + 1], az = wp[f + 2] - wp[h + 2];
   const qx = rootRotation[0], qy = rootRotation[1], qz = rootRotation[2], qw = rootRotation[3];
   const rx = -(1 - 2 * (qy * qy + qz * qz)), ry = -2 * (qx * qy + qw * qz), rz = -2 * (qx * qz - qw * qy);
   let px = ry * az - rz * ay, py = rz * ax - rx * az, pz = rx * ay - ry * ax;
   const pl = Math.sqrt(px * px + py * py + pz * pz);
-  if (!(pl > 1e-9)) return false; // a leg along the character's right: no front to bend to
-  px /= pl; py /= pl; pz /= pl;
-  const ahead = ox * px + oy * py + oz * pz, bend2 = ox * ox + oy * oy + oz * oz;
-  if (!ground && ahead >= 0 && bend2 >= share * share) return false; // the pole would be the bend itself
-  // The offset without its part to the back, and the front for what it lacks of the share.
-  const back = ahead < 0 ? ahead : 0;
-  const cx = ox - back * px, cy = oy - back * py, cz = oz - back * pz;
-  const w = ground ? share : Math.max(0, share - Math.sqrt(cx * cx + cy * cy + cz * cz));
-  KNEE_POLE[0] = cx + w * px; KNEE_POLE[1] = cy + w * py; KNEE_POLE[2] = cz + w * pz;
+  let wx = ox, wy = oy, wz = oz;
+  if (pl > 1e-9) {
+    px /= pl; py /= pl; pz /= pl;
+    const ahead = ox * px + oy * py + oz * pz;
+    const back = ahead < 0 ? ahead : 0;
+    const cx = ox - back * px, cy = oy - back * py, cz = oz - back * pz;
+    const w = ground ? share : Math.max(0, share - Math.sqrt(cx * cx + cy * cy + cz * cz));
+    wx = cx + w * px; wy = cy + w * py; wz = cz + w * pz;
+  }
+  // Turn the kept side towards the wanted one about the hip-to-target axis, by at most the step's share.
+  let ux = IK_TARGET[0] - wp[h], uy = IK_TARGET[1] - wp[h + 1], uz = IK_TARGET[2] - wp[h + 2];
+  const ul = Math.sqrt(ux * ux + uy * uy + uz * uz);
+  if (!(ul > 1e-9)) { KNEE_POLE[0] = S[o]; KNEE_POLE[1] = S[o + 1]; KNEE_POLE[2] = S[o + 2]; return; }
+  ux /= ul; uy /= ul; uz /= ul;
+  const kept = perpendicularUnit(S[o], S[o + 1], S[o + 2], ux, uy, uz, KEPT);
+  const wanted = perpendicularUnit(wx, wy, wz, ux, uy, uz, WANTED);
+  if (!kept && !wanted) { KNEE_POLE[0] = S[o]; KNEE_POLE[1] = S[o + 1]; KNEE_POLE[2] = S[o + 2]; return; }
+  if (!kept || !wanted) {
+    const d = kept ? KEPT : WANTED;
+    S[o] = d[0]; S[o + 1] = d[1]; S[o + 2] = d[2];
+  } else {
+    // The signed angle from kept to wanted about u, and a turn by at most the step's share of it.
+    const c = KEPT[0] * WANTED[0] + KEPT[1] * WANTED[1] + KEPT[2] * WANTED[2];
+    const sx = KEPT[1] * WANTED[2] - KEPT[2] * WANTED[1], sy = KEPT[2] * WANTED[0] - KEPT[0] * WANTED[2], sz = KEPT[0] * WANTED[1] - KEPT[1] * WANTED[0];
+    const angle = Math.atan2(sx * ux + sy * uy + sz * uz, c), most = KNEE_TURN_SPEED * dt;
+    const turn = angle > most ? most : angle < -most ? -most : angle;
+    // Rodrigues about u of a vector perpendicular to it: kept·cos + (u × kept)·sin.
+    const cs = Math.cos(turn), sn = Math.sin(turn);
+    S[o] = KEPT[0] * cs + (uy * KEPT[2] - uz * KEPT[1]) * sn;
+    S[o + 1] = KEPT[1] * cs + (uz * KEPT[0] - ux * KEPT[2]) * sn;
+    S[o + 2] = KEPT[2] * cs + (ux * KEPT[1] - uy * KEPT[0]) * sn;
+  }
+  KNEE_POLE[0] = S[o]; KNEE_POLE[1] = S[o + 1]; KNEE_POLE[2] = S[o + 2];
+}
+
+/**
+ * Whether a leg's kept knee side (S[o..o+3]) is its animated bend's, to within KNEE_SETTLED radians
+ * (or the leg is too straight for the side to show): only then may its solve stop, else the knee
+ * would jump to the animated side the step the solve stops.
+ */
+export function kneeSettled(leg: LegJoints, wp: Float64Array, S: Float64Array, o: number): boolean {
+  const { x, y, z } = kneeOffset(leg, wp), l = Math.sqrt(x * x + y * y + z * z);
+  if (!(l > KNEE_SIDE_SHOWS * leg.length)) return true;
+  return (x * S[o] + y * S[o + 1] + z * S[o + 2]) / l >= Math.cos(KNEE_SETTLED);
+}
+
+/** Where a leg not solved this step has its knee: its animated bend's side (kept in S[o..o+3] when the leg has a bend). */
+export function keepAnimatedKnee(leg: LegJoints, wp: Float64Array, S: Float64Array, o: number): void {
+  const { x, y, z } = kneeOffset(leg, wp), l = Math.sqrt(x * x + y * y + z * z);
+  if (!(l > 1e-5)) return;
+  S[o] = x / l; S[o + 1] = y / l; S[o + 2] = z / l;
+}
+
+const OFFSET_OUT = { x: 0, y: 0, z: 0 };
+const KEPT = new Float64Array(3);
+const WANTED = new Float64Array(3);
+
+/** The animated knee's offset from the hip-ankle line (shared result object: read it at once). */
+function kneeOffset(leg: LegJoints, wp: Float64Array): { x: number; y: number; z: number } {
+  const h = 3 * leg.hip, k = 3 * leg.knee, f = 3 * leg.foot;
+  const ax = wp[f] - wp[h], ay = wp[f + 1] - wp[h + 1], az = wp[f + 2] - wp[h + 2];
+  const bx = wp[k] - wp[h], by = wp[k + 1] - wp[h + 1], bz = wp[k + 2] - wp[h + 2];
+  const aa = ax * ax + ay * ay + az * az, s = aa > 1e-12 ? (ax * bx + ay * by + az * bz) / aa : 0;
+  OFFSET_OUT.x = bx - s * ax; OFFSET_OUT.y = by - s * ay; OFFSET_OUT.z = bz - s * az;
+  return OFFSET_OUT;
+}
+
+/** (x, y, z) without its part along unit u, as a unit vector into out; false when nothing is left. */
+function perpendicularUnit(x: number, y: number, z: number, ux: number, uy: number, uz: number, out: Float64Array): boolean {
+  const d = x * ux + y * uy + z * uz, px = x - d * ux, py = y - d * uy, pz = z - d * uz, l = Math.sqrt(px * px + py * py + pz * pz);
+  if (!(l > 1e-9)) return false;
+  out[0] = px / l; out[1] = py / l; out[2] = pz / l;
   return true;
 }
 

@@ -82,10 +82,14 @@ export function columnDataValue(column: QualityColumn, data: DataLevel | null): 
   return column.data && data !== null ? columnValue(column, data.report) : Number.NaN;
 }
 
-/** The row's figure over the data's own (NaN where either is missing or the data's is 0). */
+/**
+ * The row's figure over the data's own; NaN where either is missing or the data's rounds to 0 at
+ * the column's digits (a ratio to a figure below what the table shows says nothing).
+ */
 export function columnRatio(column: QualityColumn, report: QualityReport, data: DataLevel | null): number {
   const v = columnValue(column, report), d = columnDataValue(column, data);
-  return Number.isFinite(v) && Number.isFinite(d) && d > 0 ? v / d : Number.NaN;
+  const shown = (column.percent ? 100 : 1) * d;
+  return Number.isFinite(v) && Number.isFinite(d) && Math.abs(shown) >= 0.5 * 10 ** -column.digits ? v / d : Number.NaN;
 }
 
 /** true / false against the column's target (given the data's level), null when it has none or cannot be judged. */

@@ -173,7 +173,8 @@ export function qualitySvg(rows: readonly ScenarioQuality[], info: QualityChartI
   const panels: Panel[] = columns.map((column, i) => {
     const scale = column.percent ? 100 : 1;
     const dataValue = columnDataValue(column, data) * scale;
-    const limit = column.target ? targetLimit(column.target, columnDataValue(column, data)) * scale : Number.NaN;
+    const d = columnDataValue(column, data);
+    const limit = column.target ? (column.target.kind === 'near' ? d + targetLimit(column.target, d) : targetLimit(column.target, d)) * scale : Number.NaN;
     const axis = panelAxis([...rows.map((r) => columnValue(column, r.quality) * scale), dataValue], Number.isFinite(limit) ? limit : undefined);
     return {
       column, dataValue, limit,

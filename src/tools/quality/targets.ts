@@ -18,6 +18,8 @@ export interface QualityTarget {
   readonly limit: number;
   readonly inclusive: boolean;
   readonly kind?: 'value' | 'ratio' | 'near';
+  /** A ratio target is never tighter than this (in the measure's unit). */
+  readonly floor?: number;
   readonly needs?: 'standing' | 'sidesteps';
 }
 
@@ -32,8 +34,12 @@ export interface DataLevel {
 
 /** Targets by QualityReport field; a field without an entry has no target. */
 export const QUALITY_TARGETS = {
-  /** Foot skate near the ground: at most 1.2 times the data's own. */
-  skateCmPerSec: { limit: 1.2, inclusive: true, kind: 'ratio' },
+  /**
+   * Foot skate near the ground: at most 1.2 times the data's own, and never asked below 3 cm/s (data
+   * as clean as the procedural built-in set, 0.6 cm/s, would ask for less than the measure can
+   * tell from a foot landing at all).
+   */
+  skateCmPerSec: { limit: 1.2, inclusive: true, kind: 'ratio', floor: 3 },
   /** Feet below the ground: 1 cm at the 99th percentile, 3 cm at most. */
   belowGroundP99Cm: { limit: 1, inclusive: true },
   belowGroundMaxCm: { limit: 3, inclusive: true },
@@ -91,20 +97,21 @@ export function meetsTarget(value: number, target: QualityTarget, dataValue = Nu
   const kind = target.kind ?? 'value';
   if (kind !== 'value' && !Number.isFinite(dataValue)) return null;
   const x = kind === 'near' ? Math.abs(value - dataValue) : value;
-  const limit = kind === 'ratio' ? target.limit * dataValue : target.limit;
-  return target.inclusive ? x <= limit : x < limit;
+  return target.inclusive ? x <= targetLimit(target, dataValue) : x < targetLimit(target, dataValue);
 }
 
-/** The limit in the measure's own unit for a data level of `dataValue` (the near kind: its upper edge). */
+/** The limit in the measure's own unit for a data level of `dataValue` (the near kind: the distance allowed). */
 export function targetLimit(target: QualityTarget, dataValue = Number.NaN): number {
   const kind = target.kind ?? 'value';
-  return kind === 'ratio' ? target.limit * dataValue : kind === 'near' ? dataValue + target.limit : target.limit;
+  if (kind === 'ratio') return Math.max(target.limit * dataValue, target.floor ?? -Infinity);
+  return target.limit;
 }
 
 /** "< 1", "<= 4", "<= 1.2x data", "within 2 of data". */
 export function targetText(target: QualityTarget): string {
   const kind = target.kind ?? 'value', op = target.inclusive ? '<=' : '<';
-  return kind === 'ratio' ? `${op} ${target.limit}x data` : kind === 'near' ? `within ${target.limit} of data` : `${op} ${target.limit}`;
+  if (kind === 'ratio') return `${op} ${target.limit}x data${target.floor !== undefined ? ` (>= ${target.floor})` : ''}`;
+  return kind === 'near' ? `within ${target.limit} of data` : `${op} ${target.limit}`;
 }
 
 /** "where the data holds standing frames", or '' for a target that needs nothing. */
