@@ -10,7 +10,7 @@ import {
   HIPS_DROP, HIPS_DROP_VEL, DECAY_DT, DECAY_E, STEP_DT, NEEDED_DROP, HIPS_DT, HIPS_E, HIPS_MAX, FOOT_DT, FOOT_IK_STATE_SIZE,
   IK_TARGET, FOOT_WORLD_ROT, MAX_HEEL_RAISE, ANKLE_HEIGHT, LOCK_NORMAL, SHIFT, SHIFT_PREV, TILT, TILT_VEL, SHIFT_OFFSET, SHIFT_VEL, PLANTED_HEIGHT, LOCK_GROUND, CLEAR, CLEAR_VEL, FOLLOW, FOLLOW_VEL, ANIM_PREV, KNEE_PLANE,
 } from './state.js';
-import { footData } from './foot-data.js';
+import { capturedData } from '../captured-data.js';
 import type { Ground } from '../ground/ground.js';
 import { DEFAULT_GROUND_OPTIONS, type GroundOptions } from '../ground/ground-options.js';
 import { GROUND_UNDER_FOOT, clearHeel, followGroundUnderFoot, tiltTowards } from './foot-ground.js';
@@ -100,7 +100,7 @@ export class FootIK {
   private readonly opts: FootIKOptions;
   private readonly rig: FootRig;
   private readonly S: Float64Array;
-  /** footData(db).contactMotion: each leg's captured contact point motion per frame. */
+  /** capturedData(db).contactMotion: each leg's captured contact point motion per frame. */
   private readonly contactMotion: Float32Array;
   private readonly contactHeight: Float32Array;
 
@@ -116,8 +116,8 @@ export class FootIK {
     S[HIPS_DT] = -1;
     S[FOOT_DT] = -1;
     this.rig = footRig(db);
-    this.contactMotion = footData(db).contactMotion;
-    this.contactHeight = footData(db).contactHeight;
+    this.contactMotion = capturedData(db).contactMotion;
+    this.contactHeight = capturedData(db).contactHeight;
     this.legs = this.rig.legs.map((joints, i) => new LegView(joints, S, i * LEG_SIZE));
   }
 
@@ -541,7 +541,7 @@ export class FootIK {
   }
 
   /**
-   * A free foot on the ground moves as the captured foot of the playing frame moves (footData's
+   * A free foot on the ground moves as the captured foot of the playing frame moves (capturedData's
    * contact motion, turned into the world by the character's root), not as the animated pose
    * moves it: what inertialization offsets, root corrections and the other leg's lock add to the
    * animated motion of a foot on the floor is what shows as sliding (on real captures, free feet on

@@ -7,7 +7,7 @@
 import type { Database } from '../../database/database.js';
 import { CONTACT_LEFT, CONTACT_RIGHT, contactJoints } from '../../features/contacts.js';
 import { LOCK, LOCKED, OFFSET, OFFSET_VEL, TARGET } from './state.js';
-import { footData } from './foot-data.js';
+import { capturedData } from '../captured-data.js';
 
 /** One leg of the skeleton: which joints, which contact bit. The same for every character of a database. */
 export interface LegJoints {
@@ -23,7 +23,7 @@ export interface LegJoints {
   readonly contact: number;
   /** Hip to knee plus knee to ankle, in the rest pose (m): the rig's own scale for distances. */
   readonly length: number;
-  /** The contact point's height when planted (foot-data.ts; m above the floor). */
+  /** The contact point's height when planted (captured-data.ts; m above the floor). */
   readonly plantedHeight: number;
   /** Joints below the foot (toes, end joints), parents first: moved along after a solve. */
   readonly below: Int32Array;
@@ -43,7 +43,7 @@ export function footRig(db: Database): FootRig {
   if (rig) return rig;
   const parents = db.skeleton.parents;
   const [contactL, contactR] = contactJoints(db.roles);
-  const rest = footData(db).restHeights;
+  const rest = capturedData(db).restHeights;
   // The contact point's planted height: the toe's where it is the contact point, else the ankle's.
   const planted = (side: number, contact: number) => (contact === db.roles.leftToe || contact === db.roles.rightToe ? rest[side] : rest[2 + side]);
   const leg = (foot: number, bit: number, contactJoint: number, side: number): LegJoints => {

@@ -20,6 +20,11 @@ export const DEPTH_BIN = 0.01;
 export const HEIGHT_BINS = 4000;
 export const HEIGHT_BIN = 0.1;
 
+/** A signed height difference (the hips against the captured pose): 0.01 cm bins from −OFFSET_RANGE to +OFFSET_RANGE cm. */
+export const OFFSET_RANGE = 30;
+export const OFFSET_BIN = 0.01;
+export const OFFSET_BINS = Math.round((2 * OFFSET_RANGE) / OFFSET_BIN);
+
 /** Per-step velocity change of a joint (pops): 0.01 m/s bins up to 40 m/s. */
 export const POP_BINS = 4000;
 export const POP_BIN = 0.01;

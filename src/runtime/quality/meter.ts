@@ -14,6 +14,7 @@ import { SKATE_BINS, SKATE_BIN, GROUND_BINS, GROUND_BIN, POP_BINS, POP_BIN } fro
 import { sampleGround } from '../ground/ground.js';
 import { QualityStats, type QualityReport } from './metrics.js';
 import { qualityRig, bodyFacing, type QualityRig } from './quality-rig.js';
+import { capturedData } from '../captured-data.js';
 import { LOWEST_FOOT, recordFacing, recordFeet, recordHips, recordPops, recordStanding, recordStop } from './output-measures.js';
 
 export { QualityStats, type QualityReport } from './metrics.js';
@@ -59,6 +60,8 @@ export class QualityMeter {
   stats: QualityStats;
   private readonly J: number;
   private readonly rig: QualityRig;
+  /** capturedData(db).hipsHeight: the hips' height in every captured frame. */
+  private readonly hipsHeight: Float32Array;
   /** Contact point (toe, else ankle) and ankle of each foot (the label diagnostics). */
   private readonly contactL: number;
   private readonly contactR: number;
@@ -109,6 +112,7 @@ export class QualityMeter {
     this.stats = stats;
     this.J = controller.joints;
     this.rig = qualityRig(controller.db);
+    this.hipsHeight = capturedData(controller.db).hipsHeight;
     [this.contactL, this.contactR] = contactJoints(controller.db.roles);
     this.ring = ringLength(minDt, predictEvery);
     const n = this.J * 3, R = 2 * this.ring, size = SCALARS + 2 * n + 4 * R;
@@ -188,7 +192,7 @@ export class QualityMeter {
     } else FOOT_GROUND.fill(0);
     recordFeet(s, rig, wp, M, this.hasPrev >= 1 ? p1 : -1, FOOT_GROUND, M, M_FOOT_H, dt);
     M[M_LOW_FOOT_SPEED] = LOWEST_FOOT[1];
-    recordHips(s, wp[3 * rig.hips + 1] - hipsGround);
+    recordHips(s, wp[3 * rig.hips + 1] - hipsGround, this.capturedHipsHeight());
     if (this.hasPrev >= 1) recordStanding(s, M[M_ROOT_SPEED], LOWEST_FOOT[0]);
     if (this.hasPrev >= 1) {
       // A foot counts when it is in contact at both ends of the step: the landing step's speed
@@ -205,6 +209,13 @@ export class QualityMeter {
     this.prevSlot = p2;
     M[M_PREV_DT] = dt;
     this.hasPrev = Math.min(2, this.hasPrev + 1);
+  }
+
+  /** The captured hips height (m) at the frame the controller plays (between it and the next, by its fraction). */
+  private capturedHipsHeight(): number {
+    const c = this.controller, h = this.hipsHeight, f = c.frame, clip = c.db.clips[c.clipIndex];
+    const next = f + 1 < clip.start + clip.count ? f + 1 : f;
+    return h[f] + (h[next] - h[f]) * c.frameFraction;
   }
 
   /** The body's facing against the requested one, once the request has held FACING_SETTLE seconds. */

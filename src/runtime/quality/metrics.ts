@@ -14,7 +14,7 @@
  */
 import {
   SKATE_BINS, SKATE_BIN, GROUND_BINS, GROUND_BIN, DEPTH_BINS, DEPTH_BIN, HEIGHT_BINS, HEIGHT_BIN, POP_BINS, POP_BIN,
-  STOP_BINS, STOP_BIN, FACING_BINS, FACING_BIN, percentile, quantileOf,
+  STOP_BINS, STOP_BIN, FACING_BINS, FACING_BIN, OFFSET_BINS, OFFSET_BIN, OFFSET_RANGE, percentile, quantileOf,
 } from './histogram.js';
 
 /** Summary figures (docs/quality.md). Output measures first; NaN where a run had nothing to measure. */
@@ -37,8 +37,12 @@ export interface QualityReport {
   belowGroundShare: number;
   belowGroundP99Cm: number;
   belowGroundMaxCm: number;
-  /** Median height of the hips joint over the ground (cm). */
+  /** Median height of the hips joint over the ground (cm): what the scenario's mix of motion gives. */
   hipsHeightCm: number;
+  /** Median of the hips' height over the ground minus the captured pose's at the frame played (cm): what the runtime does to the body's height. */
+  hipsOffsetCm: number;
+  /** Its 5th percentile (cm): how low the body sinks against the capture when it does. */
+  hipsOffsetP5Cm: number;
   /** Steps where the character stands (root moving under 2 cm/s): their share, and how high the lowest foot joint is above its own low height then, mean and 95th percentile (cm). */
   standingShare: number;
   standingHoverCm: number;
@@ -119,6 +123,7 @@ export class QualityStats {
   depthHist = new Float64Array(DEPTH_BINS + 1);
   depthMax = 0;
   hipsHist = new Float64Array(HEIGHT_BINS + 1);
+  hipsOffsetHist = new Float64Array(OFFSET_BINS + 1);
   motionSteps = 0;
   standSteps = 0;
   hoverSum = 0;
@@ -197,6 +202,8 @@ export class QualityStats {
       belowGroundP99Cm: this.footSteps > 0 ? quantileOf(this.depthHist, 0.99, DEPTH_BIN) : Number.NaN,
       belowGroundMaxCm: this.footSteps > 0 ? this.depthMax : Number.NaN,
       hipsHeightCm: quantileOf(this.hipsHist, 0.5, HEIGHT_BIN),
+      hipsOffsetCm: quantileOf(this.hipsOffsetHist, 0.5, OFFSET_BIN) - OFFSET_RANGE,
+      hipsOffsetP5Cm: quantileOf(this.hipsOffsetHist, 0.05, OFFSET_BIN) - OFFSET_RANGE,
       standingShare: mean(this.standSteps, this.motionSteps),
       standingHoverCm: mean(this.hoverSum, this.standSteps),
       standingHoverP95Cm: this.standSteps > 0 ? quantileOf(this.hoverHist, 0.95, DEPTH_BIN) : Number.NaN,

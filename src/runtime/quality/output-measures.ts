@@ -6,7 +6,7 @@
  */
 import type { QualityStats } from './metrics.js';
 import type { QualityRig } from './quality-rig.js';
-import { addSample, DEPTH_BIN, FACING_BIN, HEIGHT_BIN, POP_BIN, SKATE_BIN, STOP_BIN, STOP_BINS } from './histogram.js';
+import { addSample, DEPTH_BIN, FACING_BIN, HEIGHT_BIN, OFFSET_BIN, OFFSET_RANGE, POP_BIN, SKATE_BIN, STOP_BIN, STOP_BINS } from './histogram.js';
 
 /** H of the skate weight (m): a foot joint this far above its own low height no longer counts as on the ground. */
 export const SKATE_HEIGHT = 0.025;
@@ -67,9 +67,10 @@ export function recordFeet(stats: QualityStats, rig: QualityRig, wp: Float64Arra
   LOWEST_FOOT[1] = lowSpeed;
 }
 
-/** The hips' height over the ground under them (m). */
-export function recordHips(stats: QualityStats, height: number): void {
+/** The hips' height over the ground under them (m), and the captured pose's at the frame played (m). */
+export function recordHips(stats: QualityStats, height: number, captured: number): void {
   addSample(stats.hipsHist, Math.max(0, height * 100), HEIGHT_BIN);
+  addSample(stats.hipsOffsetHist, (height - captured) * 100 + OFFSET_RANGE, OFFSET_BIN);
 }
 
 /** A step's root speed (m/s): standing below STANDING_SPEED, with the lowest foot joint `lowest` m above its low height. */

@@ -57,7 +57,7 @@ export function playbackStats(db: Database, hz: number): QualityStats {
       const rx = lerp(db.rootPositions[3 * f0], db.rootPositions[3 * f1], a), rz = lerp(db.rootPositions[3 * f0 + 2], db.rootPositions[3 * f1 + 2], a);
       if (s >= 2) recordPops(stats, wp, H, p1, p2, n, dt, dt);
       recordFeet(stats, rig, wp, H, s >= 1 ? p1 : -1, ground, heights, 0, dt);
-      recordHips(stats, wp[3 * rig.hips + 1]);
+      recordHips(stats, wp[3 * rig.hips + 1], wp[3 * rig.hips + 1]);
       if (s >= 1) {
         recordStanding(stats, Math.hypot(rx - rootX, rz - rootZ) / dt, LOWEST_FOOT[0]);
         // The contact labels of the frame played (the nearer one), at both ends of the step.

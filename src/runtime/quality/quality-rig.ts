@@ -6,14 +6,14 @@
  * its poses alone, never from anything the runtime decides.
  */
 import type { Database } from '../../database/database.js';
-import { footData } from '../foot-ik/foot-data.js';
+import { capturedData } from '../captured-data.js';
 import { jointNameInfo, mirrorJointMap } from '../../features/bone-names.js';
 import { upperBodyRig } from '../controller/upper-body-twist.js';
 
 export interface QualityRig {
   /** Foot joints: left toe, right toe (where the rig has toes), left ankle, right ankle. */
   readonly feet: Int32Array;
-  /** Per foot joint: where it stands when planted (foot-data.ts; m above y = 0). */
+  /** Per foot joint: where it stands when planted (captured-data.ts; m above y = 0). */
   readonly restHeights: Float64Array;
   readonly hips: number;
   /**
@@ -34,7 +34,7 @@ export function qualityRig(db: Database): QualityRig {
 }
 
 export function computeQualityRig(db: Database): QualityRig {
-  const r = db.roles, all = [r.leftToe, r.rightToe, r.leftFoot, r.rightFoot], rest = footData(db).restHeights;
+  const r = db.roles, all = [r.leftToe, r.rightToe, r.leftFoot, r.rightFoot], rest = capturedData(db).restHeights;
   const kept = [0, 1, 2, 3].filter((k) => all[k] >= 0);
   return { feet: Int32Array.from(kept, (k) => all[k]), restHeights: Float64Array.from(kept, (k) => rest[k]), hips: r.hips, facingPairs: facingPairs(db) };
 }

@@ -43,8 +43,8 @@ export const QUALITY_TARGETS = {
   /** Feet below the ground: 1 cm at the 99th percentile, 3 cm at most. */
   belowGroundP99Cm: { limit: 1, inclusive: true },
   belowGroundMaxCm: { limit: 3, inclusive: true },
-  /** The hips within 2 cm of the data's median height. */
-  hipsHeightCm: { limit: 2, inclusive: true, kind: 'near' },
+  /** The hips within 2 cm of the captured pose's height at the frame played (median). */
+  hipsOffsetCm: { limit: 2, inclusive: true, kind: 'near' },
   /** A standing character's lowest foot within 1 cm of the ground. */
   standingHoverCm: { limit: 1, inclusive: true },
   /** The largest per-step velocity change of a joint: at most 1.5 times the data's own largest. */

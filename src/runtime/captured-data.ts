@@ -1,6 +1,6 @@
 /**
- * What a database's captures say about the feet, derived once per database from its poses (one
- * pass of forward kinematics over every frame, then cached):
+ * What a database's captures say about the body where it meets the ground, derived once per
+ * database from its poses (one pass of forward kinematics over every frame, then cached):
  * - where each foot joint stands when planted: its low percentile height over every frame (the
  *   floor is y = 0). A toe joint of one rig sits 2 cm above the sole, another's at the floor, an
  *   ankle 8 cm or 12 cm up: heights "above the ground" mean nothing until this is subtracted. Foot
@@ -8,17 +8,19 @@
  *   it (Zhang et al. 2018);
  * - how each leg's contact point (foot-ik/rig.ts) moves from every frame to the next, in that
  *   frame's root frame: what the captured foot does, which a free foot near the ground follows
- *   (foot-ik.ts) instead of what transitions and root corrections add to it.
+ *   (foot-ik.ts) instead of what transitions and root corrections add to it;
+ * - the hips' height in every frame: what the body's height is, as captured, at the frame the
+ *   engine plays (the quality measures compare the output's with it).
  */
-import type { Database } from '../../database/database.js';
-import { forwardKinematics } from '../../anim/pose.js';
-import { quatInvRotateVec3 } from '../../math/quat.js';
-import { contactJoints } from '../../features/contacts.js';
+import type { Database } from '../database/database.js';
+import { forwardKinematics } from '../anim/pose.js';
+import { quatInvRotateVec3 } from '../math/quat.js';
+import { contactJoints } from '../features/contacts.js';
 
 /** The percentile (as a fraction) of a foot joint's heights taken as its planted height. */
 export const REST_HEIGHT_QUANTILE = 0.01;
 
-export interface FootData {
+export interface CapturedData {
   /** Planted heights (m) of the left toe, right toe, left ankle, right ankle (NaN for a toe the rig lacks). */
   readonly restHeights: Float64Array;
   /**
@@ -28,24 +30,26 @@ export interface FootData {
   readonly contactMotion: Float32Array;
   /** Per frame f, per leg: the contact point's height above its planted height (m): N * 2 values. */
   readonly contactHeight: Float32Array;
+  /** Per frame: the hips joint's height above the floor (m). */
+  readonly hipsHeight: Float32Array;
 }
 
-const cache = new WeakMap<Database, FootData>();
+const cache = new WeakMap<Database, CapturedData>();
 
-/** The foot data of `db` (computed on first use, then cached per database). */
-export function footData(db: Database): FootData {
+/** The captured data of `db` (computed on first use, then cached per database). */
+export function capturedData(db: Database): CapturedData {
   let d = cache.get(db);
-  if (!d) { d = computeFootData(db); cache.set(db, d); }
+  if (!d) { d = computeCapturedData(db); cache.set(db, d); }
   return d;
 }
 
-export function computeFootData(db: Database): FootData {
+export function computeCapturedData(db: Database): CapturedData {
   const J = db.skeleton.names.length, N = db.frameCount, parents = db.skeleton.parents, r = db.roles;
   const feet = [r.leftToe, r.rightToe, r.leftFoot, r.rightFoot];
   const [cl, cr] = contactJoints(r);
   const heights = feet.map((j) => (j >= 0 && N > 0 ? new Float64Array(N) : null));
   // World positions of the two contact points per frame (x, y, z each).
-  const contact = new Float64Array(N * 6);
+  const contact = new Float64Array(N * 6), hipsHeight = new Float32Array(N);
   const wr = new Float64Array(4 * J), wp = new Float64Array(3 * J), rot = new Float64Array(4 * J), pos = new Float64Array(3 * J);
   for (let f = 0; f < N; f++) {
     for (let i = 0; i < 4 * J; i++) rot[i] = db.rotations[f * 4 * J + i];
@@ -53,6 +57,7 @@ export function computeFootData(db: Database): FootData {
     forwardKinematics(parents, rot, 0, pos, 0, wr, wp);
     for (let k = 0; k < 4; k++) { const h = heights[k]; if (h) h[f] = wp[3 * feet[k] + 1]; }
     for (let d = 0; d < 3; d++) { contact[6 * f + d] = wp[3 * cl + d]; contact[6 * f + 3 + d] = wp[3 * cr + d]; }
+    hipsHeight[f] = wp[3 * r.hips + 1];
   }
   const contactMotion = new Float32Array(N * 6);
   const q = new Float64Array(4), v = new Float64Array(3), out = new Float64Array(3);
@@ -73,7 +78,7 @@ export function computeFootData(db: Database): FootData {
   const planted = [cl === r.leftToe ? restHeights[0] : restHeights[2], cr === r.rightToe ? restHeights[1] : restHeights[3]];
   const contactHeight = new Float32Array(N * 2);
   for (let f = 0; f < N; f++) for (let leg = 0; leg < 2; leg++) contactHeight[2 * f + leg] = contact[6 * f + 3 * leg + 1] - planted[leg];
-  return { restHeights, contactMotion, contactHeight };
+  return { restHeights, contactMotion, contactHeight, hipsHeight };
 }
 
 /** The q-quantile of `values` (sorted in place; the lower of the two neighbours). */
