@@ -8,6 +8,7 @@ import type { Database } from '../../src/database/database.js';
 import { SCRIPTS, runScript } from '../helpers/scenarios.js';
 import { QualityMeter } from '../../src/runtime/quality/meter.js';
 import { HAS_MOCAP, MOCAP_DIR } from '../helpers/cli.js';
+import { playbackQuality } from '../../src/runtime/quality/playback-quality.js';
 import { join } from 'node:path';
 
 /** Documented bound on the largest joint-velocity jump across a transition (m/s), see docs/runtime.md. */
@@ -25,11 +26,13 @@ describe('controller quality on the built-in database (scripted inputs, 24 s eac
     it(`${name}: feet planted with IK, trajectory followed, transitions bounded`, () => {
       const withIk = runScript(db, port, SCRIPTS[name], 24, { footIK: true }).report;
       const raw = runScript(db, port, SCRIPTS[name], 24, { footIK: false }).report;
-      console.log(`${name}: skate ${withIk.footSkateCmPerSec.toFixed(2)} cm/s with IK, ${raw.footSkateCmPerSec.toFixed(2)} without; ` +
-        `trajectory ${withIk.trajectoryError1Cm.toFixed(1)} cm at 1 s; max transition jump ${withIk.maxTransitionJump.toFixed(2)} m/s; ` +
-        `${withIk.transitionsPerSec.toFixed(1)} transitions/s`);
-      expect(withIk.footSkateCmPerSec).toBeLessThan(1);
-      expect(withIk.footSkateCmPerSec).toBeLessThanOrEqual(raw.footSkateCmPerSec + 1e-9);
+      console.log(`${name}: skate ${withIk.skateCmPerSec.toFixed(2)} cm/s with IK, ${raw.skateCmPerSec.toFixed(2)} without; ` +
+        `feet ${withIk.belowGroundMaxCm.toFixed(2)} cm below the ground at most; trajectory ${withIk.trajectoryError1Cm.toFixed(1)} cm at 1 s; ` +
+        `largest velocity change ${withIk.popMax.toFixed(2)} m/s; ${withIk.transitionsPerSec.toFixed(1)} transitions/s`);
+      // The built-in data's own skate is 0.6 cm/s: the runtime's target there is 3 (docs/quality.md).
+      expect(withIk.skateCmPerSec).toBeLessThan(3);
+      expect(withIk.skateCmPerSec).toBeLessThanOrEqual(raw.skateCmPerSec + 1e-9);
+      expect(withIk.belowGroundMaxCm).toBeLessThan(3);
       expect(withIk.trajectoryError1Cm).toBeLessThan(20);
       expect(withIk.maxTransitionJump).toBeLessThan(TRANSITION_JUMP_BOUND);
       // A search every searchInterval, except the timer searches minDwell skips after each transition.
@@ -71,7 +74,7 @@ describe('controller behaviour', () => {
 
   it('at 60 Hz (between database frames) keeps feet planted and follows the input', () => {
     const { report } = runScript(db, port, SCRIPTS.turns90, 12, {}, 1 / 60);
-    expect(report.footSkateCmPerSec).toBeLessThan(1);
+    expect(report.skateCmPerSec).toBeLessThan(3);
     expect(report.trajectoryError1Cm).toBeLessThan(20);
     expect(report.maxTransitionJump).toBeLessThan(TRANSITION_JUMP_BOUND);
   });
@@ -184,10 +187,11 @@ describe.skipIf(!HAS_MOCAP)('controller on the real bench set (mirrored)', () =>
   it('follows every script; IK reduces foot skate; figures are reported', async () => {
     const real = buildDatabase(loadBvhSources([join(MOCAP_DIR, 'bench')]), { mirror: true });
     const realPort = new MatcherSearchPort(await Matcher.create(real), 'kdtree');
+    const data = playbackQuality(real, 30);
     for (const name of Object.keys(SCRIPTS)) {
       const withIk = runScript(real, realPort, SCRIPTS[name], 24, { footIK: true }).report;
       const raw = runScript(real, realPort, SCRIPTS[name], 24, { footIK: false }).report;
-      console.log(`real ${name}: skate ${withIk.footSkateCmPerSec.toFixed(2)} cm/s with IK, ${raw.footSkateCmPerSec.toFixed(2)} without; trajectory ${withIk.trajectoryError1Cm.toFixed(1)} cm; max jump ${withIk.maxTransitionJump.toFixed(2)} m/s`);
+      console.log(`real ${name}: skate ${withIk.skateCmPerSec.toFixed(2)} cm/s with IK, ${raw.skateCmPerSec.toFixed(2)} without (data ${data.skateCmPerSec.toFixed(2)}); trajectory ${withIk.trajectoryError1Cm.toFixed(1)} cm; largest velocity change ${withIk.popMax.toFixed(2)} m/s`);
       // The bench set has no idle, stop or sidestep clips (see its README): the character cannot
       // stand still, and strafes only through orientation warping. By default (clampMoves
       // 'character') the clamp keeps it within its distance of the input; with clampMoves
@@ -196,10 +200,11 @@ describe.skipIf(!HAS_MOCAP)('controller on the real bench set (mirrored)', () =>
       expect(withIk.trajectoryError1Cm).toBeLessThan(covered ? 20 : 100 * DEFAULT_CONTROLLER_OPTIONS.clampDistance + 5);
       if (!covered) {
         const planted = runScript(real, realPort, SCRIPTS[name], 24, { footIK: true, clampMoves: 'simulation' }).report;
-        console.log(`real ${name} with clampMoves 'simulation': trajectory ${planted.trajectoryError1Cm.toFixed(1)} cm, skate ${planted.footSkateCmPerSec.toFixed(2)} cm/s`);
-        expect(planted.footSkateCmPerSec).toBeLessThan(1);
+        console.log(`real ${name} with clampMoves 'simulation': trajectory ${planted.trajectoryError1Cm.toFixed(1)} cm, skate ${planted.skateCmPerSec.toFixed(2)} cm/s`);
+        expect(planted.skateCmPerSec).toBeLessThan(1.2 * data.skateCmPerSec);
       }
-      expect(withIk.footSkateCmPerSec).toBeLessThan(Math.min(raw.footSkateCmPerSec, 3));
+      expect(withIk.skateCmPerSec).toBeLessThan(Math.min(raw.skateCmPerSec, 1.2 * data.skateCmPerSec));
+      expect(withIk.belowGroundMaxCm).toBeLessThan(3);
       expect(withIk.maxTransitionJump).toBeLessThan(TRANSITION_JUMP_BOUND);
     }
   });

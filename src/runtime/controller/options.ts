@@ -142,15 +142,19 @@ export const DEFAULT_CONTROLLER_OPTIONS: ControllerOptions = {
   sharpFacingChange: 0.6,
   blendMode: 'inertialize',
   crossfadeTime: 0.2,
-  // Time warping within ±25%: the nearest speed the data has, played at the speed asked for. Its
-  // feet stay planted (the whole clip is played faster or slower), unlike a root pulled to the
-  // requested speed. Measured on the built-in data's strafes (1.0 and 1.2 m/s clips, 0.8-1.2 m/s
-  // asked): trajectory error 12.0 -> 9.0 cm, and 7.2 -> 5.1 cm on the shared captures.
-  timeWarpMin: 0.8,
-  timeWarpMax: 1.25,
+  // Off: a clip played 14% faster shows its feet near the ground moving 14% faster, and its frames
+  // match the query less well (measured on the shared captures' bench set, a straight 1.4 m/s walk:
+  // skate 29.7 -> 41.7 cm/s, transitions 1.9 -> 3.0/s); the root's adjustment, with the feet on the
+  // ground held by foot IK, follows the requested speed without it.
+  timeWarpMin: 1,
+  timeWarpMax: 1,
   adjustPositionHalfLife: 0.1,
   adjustRotationHalfLife: 0.2,
-  adjustMaxRatio: 0.5,
+  // Up to the animation's own speed: the feet on the ground are held by foot IK (planted ones
+  // locked, free ones moving as the capture's: foot-ik.ts), so a stronger pull does not slide them.
+  // Measured on the built-in strafes (1.0-1.2 m/s clips, 0.8-1.2 m/s asked): trajectory error
+  // 12.0 -> 6.8 cm at 0.5, skate unchanged.
+  adjustMaxRatio: 1,
   // A loose clamp: measured on sharp U-turns, 0.15 m drags planted feet out of reach (3 cm/s skate),
   // 0.5 m keeps them planted (0.8 cm/s) for 1 cm more trajectory error.
   clampDistance: 0.5,

@@ -244,17 +244,22 @@ export class FootIK {
       // A free foot on the ground stays on it (in proportion to groundHold): lowered with the hips it
       // went through the floor (8-13 cm below it on real captures) and slid there at swing speed.
       const onGround = bodyDy !== 0 && S[at + LOCKED] !== 1 ? groundHold(S[at + ANIM_HEIGHT] - leg.plantedHeight, leg.length) : 0;
+      // A foot never goes lower than it stands when planted: a transition's blend between two poses
+      // passes a foot through the floor (3.1-3.4 cm on the built-in data, swinging or planted), and
+      // the floor stops it there.
+      if (S[at + LOCKED] !== 1) S[at + TARGET + 1] += bodyDy * (1 - onGround);
+      const lift = floorLift(leg, wp, S[at + TARGET + 1] - wp[f + 1], host.rootPosition[1]);
+      if (lift > 0) S[at + TARGET + 1] += lift;
       const heel = S[at + HEEL] * S[at + HEEL] + S[at + HEEL + 1] * S[at + HEEL + 1] + S[at + HEEL + 2] * S[at + HEEL + 2];
       let yawHeld = false;
       if (S[at + LOCKED] === 1) {
         // Recomputed below: the heading held and any heel raise the leg needs to reach the lock.
         for (let k = 0; k < 3; k++) { S[at + HEEL + k] = 0; S[at + HEEL_VEL + k] = 0; S[at + HEEL_SHIFT + k] = 0; ANKLE_AS_ANIMATED[k] = S[at + TARGET + k]; }
         if (leg.contact !== leg.foot) yawHeld = this.holdFootHeading(leg, at, host.worldRotations);
-      } else if (S[o] * S[o] + S[o + 1] * S[o + 1] + S[o + 2] * S[o + 2] < 1e-10 && heel < 1e-12 && onGround === 0 && kneeSettled(leg, wp, S, at + KNEE_PLANE)) { keepAnimatedKnee(leg, wp, S, at + KNEE_PLANE); continue; }
-      // A free leg still blending out an offset follows the body down too: its target was taken before
-      // the hips were lowered. (Held at the old height while any offset was left, it dropped with the
-      // hips the step the offset ran out: knee jumps of 10-18 m/s with a 0.12 m drop.)
-      if (S[at + LOCKED] !== 1) S[at + TARGET + 1] += bodyDy * (1 - onGround);
+      } else if (S[o] * S[o] + S[o + 1] * S[o + 1] + S[o + 2] * S[o + 2] < 1e-10 && heel < 1e-12 && onGround === 0 && lift === 0 && kneeSettled(leg, wp, S, at + KNEE_PLANE)) { keepAnimatedKnee(leg, wp, S, at + KNEE_PLANE); continue; }
+      // (A free leg still blending out an offset follows the body down too, above: its target was
+      // taken before the hips were lowered. Held at the old height while any offset was left, it
+      // dropped with the hips the step the offset ran out: knee jumps of 10-18 m/s with a 0.12 m drop.)
       let error = 0;
       for (let k = 0; k < 3; k++) { const e = S[at + TARGET + k] - wp[f + k]; error += e * e; }
       // Within 0.05 mm the solve would not show: skip it (most planted frames of clean data).
@@ -673,6 +678,17 @@ export class FootIK {
 
 /** A free foot is planted only once its contact point moves slower than this many leg lengths per second (about 0.5 m/s). */
 export const PLANT_SPEED_LEG_LENGTHS = 0.6;
+
+/**
+ * How far (m) a free foot must go up so that neither its contact point nor its ankle is lower than it
+ * stands when planted, with the foot moved by `shift` (m, vertically) from the animated pose, on the
+ * flat ground at height `groundY`: max(0, planted − height) over the two joints.
+ */
+export function floorLift(leg: LegJoints, wp: Float64Array, shift: number, groundY: number): number {
+  const c = wp[3 * leg.contact + 1] + shift - groundY, a = wp[3 * leg.foot + 1] + shift - groundY;
+  const need = Math.max(leg.plantedHeight - c, leg.anklePlantedHeight - a);
+  return need > 0 ? need : 0;
+}
 
 /** The ground band: a free contact point this far above its planted height (in leg lengths) is off the ground. */
 export const GROUND_BAND_LEG_LENGTHS = 0.05;

@@ -25,6 +25,8 @@ export interface LegJoints {
   readonly length: number;
   /** The contact point's height when planted (captured-data.ts; m above the floor). */
   readonly plantedHeight: number;
+  /** The ankle's height when planted (m above the floor). */
+  readonly anklePlantedHeight: number;
   /** Joints below the foot (toes, end joints), parents first: moved along after a solve. */
   readonly below: Int32Array;
 }
@@ -55,7 +57,11 @@ export function footRig(db: Database): FootRig {
     const contact = contactJoint === foot || below.includes(contactJoint) ? contactJoint : foot;
     const off = db.skeleton.offsets, norm = (j: number) => Math.hypot(off[3 * j], off[3 * j + 1], off[3 * j + 2]);
     const plantedHeight = planted(side, contact);
-    return { hip, knee, foot, bit, contact, length: norm(knee) + norm(foot), plantedHeight: Number.isFinite(plantedHeight) ? plantedHeight : 0, below: Int32Array.from(below) };
+    const ankle = rest[2 + side];
+    return {
+      hip, knee, foot, bit, contact, length: norm(knee) + norm(foot), plantedHeight: Number.isFinite(plantedHeight) ? plantedHeight : 0,
+      anklePlantedHeight: Number.isFinite(ankle) ? ankle : 0, below: Int32Array.from(below),
+    };
   };
   rig = {
     legs: [leg(db.roles.leftFoot, CONTACT_LEFT, contactL, 0), leg(db.roles.rightFoot, CONTACT_RIGHT, contactR, 1)],
@@ -96,6 +102,7 @@ export class LegView implements FootIKLeg {
   readonly contact: number;
   readonly length: number;
   readonly plantedHeight: number;
+  readonly anklePlantedHeight: number;
   readonly below: Int32Array;
   readonly lock: Float64Array;
   readonly offset: Float64Array;
@@ -103,7 +110,7 @@ export class LegView implements FootIKLeg {
   readonly target: Float64Array;
 
   constructor(joints: LegJoints, private readonly S: Float64Array, private readonly at: number) {
-    this.hip = joints.hip; this.knee = joints.knee; this.foot = joints.foot; this.bit = joints.bit; this.contact = joints.contact; this.length = joints.length; this.plantedHeight = joints.plantedHeight; this.below = joints.below;
+    this.hip = joints.hip; this.knee = joints.knee; this.foot = joints.foot; this.bit = joints.bit; this.contact = joints.contact; this.length = joints.length; this.plantedHeight = joints.plantedHeight; this.anklePlantedHeight = joints.anklePlantedHeight; this.below = joints.below;
     const view = (o: number) => S.subarray(at + o, at + o + 3);
     this.lock = view(LOCK); this.offset = view(OFFSET); this.offsetVel = view(OFFSET_VEL); this.target = view(TARGET);
   }

@@ -56,6 +56,20 @@ export function percentile(hist: Float64Array, q: number): number {
 }
 
 /**
+ * The q-quantile of `zeros` samples of exactly 0 (kept out of the histogram: a bin interpolated
+ * from its lower edge would report them as half a bin) and the samples in `hist`; NaN when there
+ * are none at all.
+ */
+export function quantileWithZeros(hist: Float64Array, zeros: number, q: number, bin: number): number {
+  let rest = 0;
+  for (let i = 0; i < hist.length; i++) rest += hist[i];
+  const total = zeros + rest;
+  if (total === 0) return Number.NaN;
+  if (q * total <= zeros) return 0;
+  return quantileOf(hist, (q * total - zeros) / rest, bin);
+}
+
+/**
  * The q-quantile of the histogram in its unit, interpolated within the bin it falls in (so that a
  * median of values all in one bin is not its upper edge); NaN when the histogram is empty.
  */

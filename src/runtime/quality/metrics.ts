@@ -14,7 +14,7 @@
  */
 import {
   SKATE_BINS, SKATE_BIN, GROUND_BINS, GROUND_BIN, DEPTH_BINS, DEPTH_BIN, HEIGHT_BINS, HEIGHT_BIN, POP_BINS, POP_BIN,
-  STOP_BINS, STOP_BIN, FACING_BINS, FACING_BIN, OFFSET_BINS, OFFSET_BIN, OFFSET_RANGE, percentile, quantileOf,
+  STOP_BINS, STOP_BIN, FACING_BINS, FACING_BIN, OFFSET_BINS, OFFSET_BIN, OFFSET_RANGE, percentile, quantileOf, quantileWithZeros,
 } from './histogram.js';
 
 /** Summary figures (docs/quality.md). Output measures first; NaN where a run had nothing to measure. */
@@ -127,6 +127,8 @@ export class QualityStats {
   motionSteps = 0;
   standSteps = 0;
   hoverSum = 0;
+  /** Standing steps with the lowest foot above its planted height (the others hover 0). */
+  hoverCount = 0;
   hoverHist = new Float64Array(DEPTH_BINS + 1);
   popHist = new Float64Array(POP_BINS + 1);
   popMax = 0;
@@ -199,14 +201,14 @@ export class QualityStats {
       skateP95CmPerSec: this.skateNearCount > 0 ? quantileOf(this.skateNearHist, 0.95, SKATE_BIN) : Number.NaN,
       skateAllCmPerSec: mean(this.skateAllSum, this.skateAllCount),
       belowGroundShare: mean(this.belowCount, this.footSteps),
-      belowGroundP99Cm: this.footSteps > 0 ? quantileOf(this.depthHist, 0.99, DEPTH_BIN) : Number.NaN,
+      belowGroundP99Cm: quantileWithZeros(this.depthHist, this.footSteps - this.belowCount, 0.99, DEPTH_BIN),
       belowGroundMaxCm: this.footSteps > 0 ? this.depthMax : Number.NaN,
       hipsHeightCm: quantileOf(this.hipsHist, 0.5, HEIGHT_BIN),
       hipsOffsetCm: quantileOf(this.hipsOffsetHist, 0.5, OFFSET_BIN) - OFFSET_RANGE,
       hipsOffsetP5Cm: quantileOf(this.hipsOffsetHist, 0.05, OFFSET_BIN) - OFFSET_RANGE,
       standingShare: mean(this.standSteps, this.motionSteps),
       standingHoverCm: mean(this.hoverSum, this.standSteps),
-      standingHoverP95Cm: this.standSteps > 0 ? quantileOf(this.hoverHist, 0.95, DEPTH_BIN) : Number.NaN,
+      standingHoverP95Cm: quantileWithZeros(this.hoverHist, this.standSteps - this.hoverCount, 0.95, DEPTH_BIN),
       popP999: this.motionSteps > 0 ? quantileOf(this.popHist, 0.999, POP_BIN) : Number.NaN,
       popMax: this.popJoint >= 0 ? this.popMax : Number.NaN,
       popJoint: this.popJoint,

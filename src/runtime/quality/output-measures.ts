@@ -42,7 +42,7 @@ export function recordFeet(stats: QualityStats, rig: QualityRig, wp: Float64Arra
       stats.belowCount++;
       if (depth > stats.depthMax) stats.depthMax = depth;
       addSample(stats.depthHist, depth, DEPTH_BIN);
-    } else stats.depthHist[0]++;
+    }
     const over = y - g - rig.restHeights[k];
     if (p >= 0 && dt > 0) {
       const dx = wp[j] - prev[p + j], dy = wp[j + 1] - prev[p + j + 1], dz = wp[j + 2] - prev[p + j + 2];
@@ -80,7 +80,8 @@ export function recordStanding(stats: QualityStats, rootSpeed: number, lowest: n
   const hover = Math.max(0, lowest) * 100;
   stats.standSteps++;
   stats.hoverSum += hover;
-  addSample(stats.hoverHist, hover, DEPTH_BIN);
+  // (feet down to their planted height count as 0: kept out of the histogram, see quantileWithZeros)
+  if (hover > 0) { stats.hoverCount++; addSample(stats.hoverHist, hover, DEPTH_BIN); }
 }
 
 /**

@@ -28,6 +28,8 @@ export interface QualityColumn {
   readonly percent?: boolean;
   /** A diagnostic: printed, never judged (no target, and no target may be given). */
   readonly diagnostic?: boolean;
+  /** Its figures may be negative (a difference): the chart draws their size. */
+  readonly signed?: boolean;
 }
 
 export const QUALITY_COLUMNS: readonly QualityColumn[] = [
@@ -38,8 +40,8 @@ export const QUALITY_COLUMNS: readonly QualityColumn[] = [
   { key: 'belowGroundP99Cm', label: 'depth below the ground, p99', unit: 'cm', digits: 2, target: QUALITY_TARGETS.belowGroundP99Cm, data: true },
   { key: 'belowGroundMaxCm', label: 'depth below the ground, max', unit: 'cm', digits: 2, target: QUALITY_TARGETS.belowGroundMaxCm, data: true },
   { key: 'hipsHeightCm', label: 'hips height, median', unit: 'cm', digits: 1, data: true },
-  { key: 'hipsOffsetCm', label: 'hips height against the frame played, median', unit: 'cm', digits: 2, target: QUALITY_TARGETS.hipsOffsetCm, data: true },
-  { key: 'hipsOffsetP5Cm', label: 'hips height against the frame played, p5', unit: 'cm', digits: 2, data: true },
+  { key: 'hipsOffsetCm', label: 'hips height against the frame played, median', unit: 'cm', digits: 2, target: QUALITY_TARGETS.hipsOffsetCm, data: true, signed: true },
+  { key: 'hipsOffsetP5Cm', label: 'hips height against the frame played, p5', unit: 'cm', digits: 2, data: true, signed: true },
   { key: 'standingHoverCm', label: 'standing: lowest foot over the ground, mean', unit: 'cm', digits: 2, target: QUALITY_TARGETS.standingHoverCm, data: true },
   { key: 'popP999', label: 'largest joint velocity change per step, p99.9', unit: 'm/s', digits: 2, data: true },
   { key: 'popMax', label: 'largest joint velocity change per step, max', unit: 'm/s', digits: 2, target: QUALITY_TARGETS.popMax, data: true },

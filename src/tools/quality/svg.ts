@@ -35,6 +35,12 @@ export function escapeXml(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
 }
 
+/** What a bar shows of a figure: shares as percentages, differences by their size. */
+function chartValue(c: QualityColumn, v: number): number {
+  const x = c.percent ? 100 * v : v;
+  return c.signed ? Math.abs(x) : x;
+}
+
 /** Coordinates with at most two decimals (shorter files, same picture). */
 const n2 = (x: number): string => (Math.round(x * 100) / 100).toString();
 
@@ -128,7 +134,7 @@ function scenarioBars(row: ScenarioQuality, index: number, count: number, panels
   for (const p of panels) {
     const c = p.column, raw = columnValue(c, row.quality);
     if (!Number.isFinite(raw)) continue;
-    const v = c.percent ? 100 * raw : raw;
+    const v = chartValue(c, raw);
     const px = p.x + PAD.left, pw = PANEL_W - PAD.left - PAD.right, ph = PANEL_H - PAD.top - PAD.bottom, base = p.y + PAD.top + ph;
     const slot = pw / count, w = slot * 0.62, x = px + slot * index + (slot - w) / 2;
     const h = Math.max(0, (v / p.max) * ph);
@@ -171,11 +177,9 @@ export function qualitySvg(rows: readonly ScenarioQuality[], info: QualityChartI
   const height = HEADER_H + panelRows * PANEL_H + (panelRows - 1) * GAP + MARGIN;
   const scenarios = rows.map((r) => r.scenario);
   const panels: Panel[] = columns.map((column, i) => {
-    const scale = column.percent ? 100 : 1;
-    const dataValue = columnDataValue(column, data) * scale;
-    const d = columnDataValue(column, data);
-    const limit = column.target ? (column.target.kind === 'near' ? d + targetLimit(column.target, d) : targetLimit(column.target, d)) * scale : Number.NaN;
-    const axis = panelAxis([...rows.map((r) => columnValue(column, r.quality) * scale), dataValue], Number.isFinite(limit) ? limit : undefined);
+    const d = columnDataValue(column, data), dataValue = chartValue(column, d);
+    const limit = column.target ? chartValue(column, column.target.kind === 'near' ? Math.abs(d) + targetLimit(column.target, d) : targetLimit(column.target, d)) : Number.NaN;
+    const axis = panelAxis([...rows.map((r) => chartValue(column, columnValue(column, r.quality))), dataValue], Number.isFinite(limit) ? limit : undefined);
     return {
       column, dataValue, limit,
       x: MARGIN + (i % perRow) * (PANEL_W + GAP),

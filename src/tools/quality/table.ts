@@ -1,7 +1,7 @@
 /**
  * The `motionmatch quality` table: one row per measure (QUALITY_COLUMNS), with its unit, the data's
  * own level (the database played plainly), the target, then one column per scenario holding the
- * figure and, where the data has a level, its ratio to it ("25.4 1.0x"); figures that miss their
+ * figure and, where the data has a level, its ratio to it ("25.4 (1.0x)"); figures that miss their
  * target are marked with '*'.
  */
 import type { QualityColumn } from './columns.js';
@@ -27,7 +27,7 @@ export function formatQualityTable(rows: readonly ScenarioQuality[], data: DataL
     lines.push([c.label, c.unit, dataText, target, ...rows.map((r) => {
       const value = formatColumnValue(c, columnValue(c, r.quality));
       const ratio = c.data ? formatRatio(columnRatio(c, r.quality, data)) : '';
-      return `${value}${ratio ? ` ${ratio.padStart(5)}` : ''}${columnVerdict(c, r.quality, data) === false ? MISS : ' '}`;
+      return `${value}${ratio ? ` (${ratio})` : ''}${columnVerdict(c, r.quality, data) === false ? MISS : ' '}`;
     })]);
   }
   const widths = header.map((_, j) => Math.max(...lines.map((l) => l[j].length)));
