@@ -98,7 +98,8 @@ describe('feet against the floor', () => {
 
   it('measures how high the lowest foot hovers while the root stands still', () => {
     const stats = new QualityStats();
-    recordStanding(stats, 0, 0.015); recordStanding(stats, 0.01, 0.005); recordStanding(stats, 1.2, 0.3);
+    // Still for 1 s and for 0.6 s: standing; still for 0.1 s (a turn's pause): not.
+    recordStanding(stats, 1, 0.015); recordStanding(stats, 0.6, 0.005); recordStanding(stats, 0.1, 0.3);
     const r = stats.report();
     expect(r.standingShare).toBeCloseTo(2 / 3, 12);
     expect(r.standingHoverCm).toBeCloseTo(1, 9);

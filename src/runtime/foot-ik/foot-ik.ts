@@ -691,7 +691,7 @@ export function floorLift(leg: LegJoints, wp: Float64Array, shift: number, groun
 }
 
 /** The ground band: a free contact point this far above its planted height (in leg lengths) is off the ground. */
-export const GROUND_BAND_LEG_LENGTHS = 0.05;
+export const GROUND_BAND_LEG_LENGTHS = 0.1;
 
 /**
  * How much a free foot whose contact point is `h` m above its planted height is on the ground: 1 at

@@ -15,7 +15,7 @@ import { sampleGround } from '../ground/ground.js';
 import { QualityStats, type QualityReport } from './metrics.js';
 import { qualityRig, bodyFacing, type QualityRig } from './quality-rig.js';
 import { capturedData } from '../captured-data.js';
-import { LOWEST_FOOT, recordFacing, recordFeet, recordHips, recordPops, recordStanding, recordStop } from './output-measures.js';
+import { LOWEST_FOOT, STANDING_SPEED, recordFacing, recordFeet, recordHips, recordPops, recordStanding, recordStop } from './output-measures.js';
 
 export { QualityStats, type QualityReport } from './metrics.js';
 
@@ -53,7 +53,9 @@ const M_STOP_AT = 14, M_STOP_DONE = 15, M_REQ_SPEED = 16;
 const M_FACING_REQ = 17, M_FACING_SINCE = 18;
 /** Each foot joint's height over its own low height at the last pose update (up to 4). */
 const M_FOOT_H = 19;
-const SCALARS = 23;
+/** Seconds the root has moved slower than STANDING_SPEED. */
+const M_STILL = 23;
+const SCALARS = 24;
 
 export class QualityMeter {
   /** Where observations go (a crowd with levels of detail points it at the level's statistics). */
@@ -150,7 +152,10 @@ export class QualityMeter {
     M[M_LAST_SEARCHES] = c.searchCount;
     M[M_LAST_TRANSITIONS] = c.transitionCount;
     const root = c.rootPosition, rx = root[0] - M[M_ROOT_X], rz = root[2] - M[M_ROOT_Z];
-    if (dt > 0) M[M_ROOT_SPEED] = Math.sqrt(rx * rx + rz * rz) / dt;
+    if (dt > 0) {
+      M[M_ROOT_SPEED] = Math.sqrt(rx * rx + rz * rz) / dt;
+      M[M_STILL] = M[M_ROOT_SPEED] < STANDING_SPEED ? M[M_STILL] + dt : 0;
+    }
     M[M_ROOT_X] = root[0]; M[M_ROOT_Z] = root[2];
     // The pose's motion is measured over the intervals it moved by: every step (poseSeconds = dt),
     // or with a level of detail that updates the pose every few steps, from one update to the next
@@ -193,7 +198,7 @@ export class QualityMeter {
     recordFeet(s, rig, wp, M, this.hasPrev >= 1 ? p1 : -1, FOOT_GROUND, M, M_FOOT_H, dt);
     M[M_LOW_FOOT_SPEED] = LOWEST_FOOT[1];
     recordHips(s, wp[3 * rig.hips + 1] - hipsGround, this.capturedHipsHeight());
-    if (this.hasPrev >= 1) recordStanding(s, M[M_ROOT_SPEED], LOWEST_FOOT[0]);
+    if (this.hasPrev >= 1) recordStanding(s, M[M_STILL], LOWEST_FOOT[0]);
     if (this.hasPrev >= 1) {
       // A foot counts when it is in contact at both ends of the step: the landing step's speed
       // belongs to the swing that ends in it.

@@ -43,7 +43,7 @@ export interface QualityReport {
   hipsOffsetCm: number;
   /** Its 5th percentile (cm): how low the body sinks against the capture when it does. */
   hipsOffsetP5Cm: number;
-  /** Steps where the character stands (root moving under 2 cm/s): their share, and how high the lowest foot joint is above its own low height then, mean and 95th percentile (cm). */
+  /** Steps where the character stands (its root moving under 2 cm/s for 0.5 s or more): their share, and how high the lowest foot joint is above its own low height then, mean and 95th percentile (cm). */
   standingShare: number;
   standingHoverCm: number;
   standingHoverP95Cm: number;

@@ -10,8 +10,9 @@ import { addSample, DEPTH_BIN, FACING_BIN, HEIGHT_BIN, OFFSET_BIN, OFFSET_RANGE,
 
 /** H of the skate weight (m): a foot joint this far above its own low height no longer counts as on the ground. */
 export const SKATE_HEIGHT = 0.025;
-/** The character stands while its root moves slower than this (m/s). */
+/** The character stands once its root has moved slower than STANDING_SPEED (m/s) for STANDING_SECONDS (s): still for a while, not a turn's pause. */
 export const STANDING_SPEED = 0.02;
+export const STANDING_SECONDS = 0.5;
 
 /**
  * How much a foot joint's horizontal speed counts as skate at height h (m) above its own low
@@ -73,10 +74,13 @@ export function recordHips(stats: QualityStats, height: number, captured: number
   addSample(stats.hipsOffsetHist, (height - captured) * 100 + OFFSET_RANGE, OFFSET_BIN);
 }
 
-/** A step's root speed (m/s): standing below STANDING_SPEED, with the lowest foot joint `lowest` m above its low height. */
-export function recordStanding(stats: QualityStats, rootSpeed: number, lowest: number): void {
+/**
+ * A step after which the root has been still for `stillSeconds` (root speed below STANDING_SPEED;
+ * standing from STANDING_SECONDS on), with the lowest foot joint `lowest` m above its planted height.
+ */
+export function recordStanding(stats: QualityStats, stillSeconds: number, lowest: number): void {
   stats.motionSteps++;
-  if (!(rootSpeed < STANDING_SPEED)) return;
+  if (!(stillSeconds >= STANDING_SECONDS - 1e-9)) return;
   const hover = Math.max(0, lowest) * 100;
   stats.standSteps++;
   stats.hoverSum += hover;

@@ -12,7 +12,7 @@ import { CONTACT_LEFT, CONTACT_RIGHT, contactJoints } from '../../features/conta
 import { SKATE_BIN } from './histogram.js';
 import { QualityStats, type QualityReport } from './metrics.js';
 import { bodyFacing, qualityRig } from './quality-rig.js';
-import { LOWEST_FOOT, recordFacing, recordFeet, recordHips, recordPops, recordStanding } from './output-measures.js';
+import { LOWEST_FOOT, STANDING_SPEED, recordFacing, recordFeet, recordHips, recordPops, recordStanding } from './output-measures.js';
 import { addSample } from './histogram.js';
 
 /**
@@ -48,7 +48,7 @@ export function playbackStats(db: Database, hz: number): QualityStats {
       world.set(wp, k * n);
     }
     const last = clip.count - 1, steps = Math.floor((last / fps) * hz + 1e-9);
-    let rootX = 0, rootZ = 0;
+    let rootX = 0, rootZ = 0, still = 0;
     for (let s = 0; s <= steps; s++) {
       const t = s * dt * fps, i0 = Math.min(last, Math.floor(t + 1e-9)), i1 = Math.min(last, i0 + 1), a = Math.min(1, Math.max(0, t - i0));
       const now = (s % 3) * n, p1 = ((s + 2) % 3) * n, p2 = ((s + 1) % 3) * n;
@@ -59,7 +59,8 @@ export function playbackStats(db: Database, hz: number): QualityStats {
       recordFeet(stats, rig, wp, H, s >= 1 ? p1 : -1, ground, heights, 0, dt);
       recordHips(stats, wp[3 * rig.hips + 1], wp[3 * rig.hips + 1]);
       if (s >= 1) {
-        recordStanding(stats, Math.hypot(rx - rootX, rz - rootZ) / dt, LOWEST_FOOT[0]);
+        still = Math.hypot(rx - rootX, rz - rootZ) / dt < STANDING_SPEED ? still + dt : 0;
+        recordStanding(stats, still, LOWEST_FOOT[0]);
         // The contact labels of the frame played (the nearer one), at both ends of the step.
         const both = db.contacts[a < 0.5 ? f0 : f1] & db.contacts[clip.start + Math.min(last, Math.round((s - 1) * dt * fps))];
         if (both & CONTACT_LEFT) labelSkate(stats, wp, H, p1, cl, db.roles.leftFoot, dt);
