@@ -59,7 +59,8 @@ describe('FootIK', () => {
         if (!(t.locked[i][s] && t.locked[i][s - 1] && t.locked[i][Math.max(0, s - 6)])) continue;
         lockedSteps++;
         errors.push(slide(t.foot[i][s], t.lock[i][s]));
-        expect(dist(t.lock[i][s], t.lock[i][s - 1])).toBe(0);
+        // Held horizontally; its height is the animation's (a rolling foot rolls).
+        expect(slide(t.lock[i][s], t.lock[i][s - 1])).toBe(0);
       }
     }
     errors.sort((a, b) => a - b);

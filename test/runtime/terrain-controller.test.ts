@@ -133,7 +133,7 @@ describe('feet on uneven ground', () => {
     expect(less).toBeLessThanOrEqual(deg(10) + 1e-9);
   });
 
-  it('lowers the hips at most maxHipsDropLegLengths on hills, and 12 cm on flat ground', () => {
+  it('lowers the hips at most maxHipsDropLegLengths on hills, and not at all on flat ground (by default)', () => {
     const legs = footLegLength();
     let hills = 0, flat = 0;
     walk({ ground: hillsField(3) }, 2.5, 300, (c) => { hills = Math.max(hills, c.footIK.hipsDrop); });
@@ -141,7 +141,8 @@ describe('feet on uneven ground', () => {
     const options = MotionMatchingController.resolveOptions();
     expect(hills).toBeGreaterThan(0.12); // the flat limit would not do here...
     expect(hills).toBeLessThanOrEqual(options.groundOptions.maxHipsDropLegLengths * legs + 1e-12); // ...but the limit holds
-    expect(flat).toBeLessThanOrEqual(options.footIKOptions.maxHipsDrop + 1e-12);
+    expect(options.footIKOptions.maxHipsDrop).toBe(0);
+    expect(flat).toBe(0);
   });
 
   it('is deterministic: the same run on hills twice is bit-identical', () => {
@@ -182,10 +183,14 @@ describe('quality on procedural terrain next to flat ground (built-in database)'
     const flat = crowdQuality(null, 'wander', 12, 12).report();
     for (const [name, ground] of [['hills', hillsField(1)], ['steps', stepsField(1)]] as const) {
       const r = crowdQuality(ground, 'wander', 12, 12).report();
-      console.log(`${name}: contact error p95 ${r.footGroundErrorP95Cm.toFixed(2)} cm, penetration p95 ${r.footPenetrationP95Cm.toFixed(2)} cm, skate ${r.footSkateCmPerSec.toFixed(2)} (flat ${flat.footSkateCmPerSec.toFixed(2)}) cm/s, max jump ${r.maxTransitionJump.toFixed(2)} m/s, swing in the ground max ${r.swingPenetrationMaxCm.toFixed(1)} cm`);
+      console.log(`${name}: contact error p95 ${r.footGroundErrorP95Cm.toFixed(2)} cm, penetration p95 ${r.footPenetrationP95Cm.toFixed(2)} cm, skate ${r.skateCmPerSec.toFixed(2)} (flat ${flat.skateCmPerSec.toFixed(2)}) cm/s, below the ground ${r.belowGroundMaxCm.toFixed(2)} cm at most, largest velocity change ${r.popMax.toFixed(2)} m/s, swing in the ground max ${r.swingPenetrationMaxCm.toFixed(1)} cm`);
       expect(r.footGroundErrorP95Cm, name).toBeLessThan(2);
       expect(r.footPenetrationP95Cm, name).toBeLessThan(1);
-      expect(r.footSkateCmPerSec - flat.footSkateCmPerSec, name).toBeLessThanOrEqual(0.5);
+      // Measured from the output joints (docs/quality.md): no more skate than on flat ground, and no
+      // foot into the ground by more than a centimetre or so (swinging feet keep their animated
+      // clearance over it).
+      expect(r.skateCmPerSec - flat.skateCmPerSec, name).toBeLessThanOrEqual(0.5);
+      expect(r.belowGroundMaxCm, name).toBeLessThan(2);
       expect(r.maxTransitionJump, name).toBeLessThan(6);
       expect(r.swingPenetrationP99Cm, name).toBeLessThan(2);
     }
