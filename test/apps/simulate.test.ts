@@ -56,7 +56,9 @@ describe('motionmatch simulate', () => {
 
   it('keeps quality within the runtime targets on the built-in database', () => {
     const r = JSON.parse(runCli(['simulate', '--agents', '100', '--seconds', '10', '--scenario', 'path', '--json']).stdout);
-    expect(r.footSkateCmPerSec).toBeLessThan(1);
+    // Foot skate near the ground, from the output joints (docs/quality.md): the built-in data's target is 3 cm/s.
+    expect(r.footSkateCmPerSec).toBeLessThan(3);
+    expect(r.quality.belowGroundMaxCm).toBeLessThan(3);
     expect(r.trajectoryErrorCm).toBeLessThan(20);
   });
 

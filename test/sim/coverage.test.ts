@@ -273,7 +273,11 @@ describe('computeCoverage', () => {
     for (const d of [90, -90, 180]) {
       expect(at(1.2, d).verdict, `direction ${d}`).toBe('uncovered');
       expect(at(1.2, d).bestCost).toBeGreaterThan(10 * at(1.2, 0).bestCost);
-      expect(at(1.2, d).footSkateCmPerSec!).toBeGreaterThan(5 * Math.max(0.5, at(1.2, 0).footSkateCmPerSec!));
+      // The character cannot do what is asked: it strays from the request. (Its feet no longer show it:
+      // feet on the ground follow the capture and planted ones stay locked, so an uncovered request
+      // skates about as much as a covered one, where it used to drag the feet at 5 times the skate.)
+      expect(at(1.2, d).trajectoryErrorCm!, `direction ${d}`).toBeGreaterThan(3 * at(1.2, 0).trajectoryErrorCm!);
+      expect(Number.isFinite(at(1.2, d).footSkateCmPerSec!)).toBe(true);
     }
     expect(at(0, 0).verdict).toBe('uncovered'); // no idle clip
     const motions = report.requests.map((r) => r.motion);

@@ -99,7 +99,7 @@ describe('motionmatch quality --terrain', () => {
     for (let i = 0; i < out.scenarios.length; i += 2) {
       const flat = out.scenarios[i], terrain = out.scenarios[i + 1];
       expect(flat.quality.skateOverFlatCmPerSec).toBeUndefined();
-      expect(terrain.quality.skateOverFlatCmPerSec).toBeCloseTo(terrain.quality.footSkateCmPerSec - flat.quality.footSkateCmPerSec, 12);
+      expect(terrain.quality.skateOverFlatCmPerSec).toBeCloseTo(terrain.quality.skateCmPerSec - flat.quality.skateCmPerSec, 12);
       // Verdicts follow the values, for the terrain's targets too; a flat row has no comparison to judge.
       for (const [key, target] of Object.entries(TERRAIN_QUALITY_TARGETS)) {
         const v = (terrain.quality as unknown as Record<string, number>)[key];

@@ -11,6 +11,7 @@ import type { Database } from '../../database/database.js';
 import { resolveControllerOptions, type ControllerOptions } from '../../runtime/controller/options.js';
 import type { PoseSearchPort } from '../../runtime/search-port.js';
 import { databaseRuntime } from '../../runtime/database-runtime.js';
+import { playbackQuality } from '../../runtime/quality/playback-quality.js';
 import { coverageGrid, databaseTopSpeed, describeCell, type CoverageGrid, type CoverageGridOptions } from './grid.js';
 import { allowedFrames, bestTrajectoryMatch, idealTrajectoryQuery, trajectoryColumns } from './query.js';
 import { DEFAULT_CELL_RUN, runCell, type CellRunOptions } from './run.js';
@@ -94,6 +95,14 @@ export class CoverageComputation {
     return this.cells.length === this.grid.cells.length;
   }
 
+  private dataSkateAll = Number.NaN;
+
+  /** The data's own skate over every step at the runs' rate (plain playback), computed once. */
+  private dataSkate(): number {
+    if (Number.isNaN(this.dataSkateAll)) this.dataSkateAll = this.o.costOnly || !this.search ? 0 : playbackQuality(this.db, this.run.hz).skateAllCmPerSec;
+    return this.dataSkateAll;
+  }
+
   /** Computes the next cell; returns false when every cell is done. */
   step(): boolean {
     if (this.done) return false;
@@ -117,7 +126,7 @@ export class CoverageComputation {
       playedClip: run && run.mainClip >= 0 ? db.clips[run.mainClip].name + (db.clips[run.mainClip].mirrored ? ' (mirrored)' : '') : null,
       verdict: 'covered',
     };
-    result.verdict = cellVerdict(result);
+    result.verdict = cellVerdict({ ...result, dataSkateCmPerSec: this.dataSkate() });
     this.cells.push(result);
     return !this.done;
   }

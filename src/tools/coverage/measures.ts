@@ -32,7 +32,7 @@ export const COVERAGE_MEASURES: readonly CoverageMeasure[] = [
   { key: 'bestCost', label: 'best match cost', unit: '', good: 1, bad: 3, digits: 2, help: 'best cost of the ideal request over the trajectory features (the search\'s units): does the data hold this motion at all. Colours judge it against 1 + v², v the speed in m/s' },
   { key: 'trajectoryErrorCm', label: 'trajectory error', unit: 'cm', good: 10, bad: 35, digits: 1, help: 'mean distance between the character and where the input drove its simulated trajectory, in a short controller run' },
   { key: 'facingErrorDeg', label: 'facing error', unit: '°', good: 10, bad: 45, digits: 1, help: 'mean angle between the character\'s facing and the requested facing in the run' },
-  { key: 'footSkateCmPerSec', label: 'foot skate', unit: 'cm/s', good: 1, bad: 10, digits: 2, help: 'mean horizontal speed of feet in contact in the run' },
+  { key: 'footSkateCmPerSec', label: 'foot skate', unit: 'cm/s', good: 1, bad: 10, digits: 2, help: 'foot skate of the output joints over every step of the run (docs/quality.md), cm/s' },
   { key: 'transitionsPerSec', label: 'transitions', unit: '/s', good: 4, bad: 10, digits: 2, help: 'jumps to another frame per second in the run (more is visible flicker)' },
 ];
 
@@ -55,7 +55,9 @@ export const UNCOVERED_COST = 3;
 export const THIN_COST = 1;
 export const THIN_TRAJECTORY_CM = 25;
 export const THIN_FACING_DEG = 30;
+/** A run skating this much more than the data's own (its skate over every step, plain playback) is thin, and at least THIN_SKATE_CM_PER_SEC. */
 export const THIN_SKATE_CM_PER_SEC = 10;
+export const THIN_SKATE_OVER_DATA = 2;
 
 export interface VerdictInputs {
   speed: number;
@@ -63,6 +65,8 @@ export interface VerdictInputs {
   trajectoryErrorCm: number | null;
   facingErrorDeg: number | null;
   footSkateCmPerSec: number | null;
+  /** The data's own skate over every step (plain playback, cm/s): a run is judged against it (0: against THIN_SKATE_CM_PER_SEC alone). */
+  dataSkateCmPerSec?: number;
 }
 
 /**
@@ -74,6 +78,7 @@ export function cellVerdict(c: VerdictInputs): CoverageVerdict {
   const judged = c.bestCost / costScale(c.speed);
   if (!(judged < UNCOVERED_COST)) return 'uncovered';
   if (judged >= THIN_COST) return 'thin';
-  if ((c.trajectoryErrorCm ?? 0) >= THIN_TRAJECTORY_CM || (c.facingErrorDeg ?? 0) >= THIN_FACING_DEG || (c.footSkateCmPerSec ?? 0) >= THIN_SKATE_CM_PER_SEC) return 'thin';
+  const skateLimit = Math.max(THIN_SKATE_CM_PER_SEC, THIN_SKATE_OVER_DATA * (c.dataSkateCmPerSec ?? 0));
+  if ((c.trajectoryErrorCm ?? 0) >= THIN_TRAJECTORY_CM || (c.facingErrorDeg ?? 0) >= THIN_FACING_DEG || (c.footSkateCmPerSec ?? 0) >= skateLimit) return 'thin';
   return 'covered';
 }

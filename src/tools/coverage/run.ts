@@ -81,7 +81,7 @@ export function runCell(db: Database, cell: CoverageCell, startFrame: number, se
   return {
     trajectoryErrorCm: (100 * distance) / measured,
     facingErrorDeg: ((180 / Math.PI) * angle) / measured,
-    footSkateCmPerSec: q.skateCmPerSec,
+    footSkateCmPerSec: q.skateAllCmPerSec,
     transitionsPerSec: q.transitionsPerSec,
     mainClip,
   };
