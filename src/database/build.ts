@@ -16,6 +16,7 @@ import { DatabaseBuildError } from './build-error.js';
 import { alignToFirstSkeleton } from './skeleton-match.js';
 import { chooseDatabaseFps, resampleClip, sameRate } from './resample.js';
 import { openLoop } from './loops.js';
+import { floorHeight, floorShift } from './floor.js';
 
 export { DatabaseBuildError } from './build-error.js';
 export { chooseDatabaseFps, resampleClip } from './resample.js';
@@ -72,6 +73,14 @@ interface WorkClip {
   worldPos: Float64Array;
 }
 
+/** Hip to knee plus knee to ankle of the leg ending in `foot`, in the rest pose (m; 1 without a leg). */
+function legLength(s: Skeleton, foot: number): number {
+  const knee = s.parents[foot];
+  if (foot < 0 || knee < 0) return 1;
+  const o = s.offsets, n = (j: number) => Math.hypot(o[3 * j], o[3 * j + 1], o[3 * j + 2]);
+  return n(foot) + n(knee);
+}
+
 /** Each source's clip with its loop flag: SourceMotion.loop, else clip.loop or a matching glob. */
 function markLoops(sources: readonly SourceMotion[], globs: readonly string[]): Clip[] {
   const res = globs.map(globToRegExp);
@@ -124,6 +133,23 @@ export function buildDatabase(sources: readonly SourceMotion[], options: BuildOp
     progress(++done, total, clip.name);
     return { clip, mirrored, sourceFps, worldRot, worldPos };
   });
+  // Stand the captures on y = 0 where their feet are elsewhere (floor.ts): joint 0 carries every
+  // frame's world placement, so moving its translation moves the whole figure.
+  const [leftContact, rightContact] = contactJoints(roles);
+  const shift = floorShift(
+    floorHeight(work.filter((w) => !w.mirrored).map((w) => w.worldPos), [leftContact, rightContact, roles.leftFoot, roles.rightFoot], J),
+    legLength(skeleton, roles.leftFoot),
+  );
+  if (shift !== 0) {
+    for (const w of work) {
+      const t = Float64Array.from(w.clip.translations);
+      for (let f = 0; f < w.clip.frameCount; f++) {
+        t[f * J * 3 + 1] += shift;
+        for (let j = 0; j < J; j++) w.worldPos[(f * J + j) * 3 + 1] += shift;
+      }
+      w.clip = { ...w.clip, translations: t };
+    }
+  }
 
   // The hips' forward axis, estimated once per handedness over all frames so that every clip's
   // facing is measured the same way (mirrored clips have their own estimate).

@@ -262,7 +262,7 @@ describe('parseBvh: units', () => {
     ].join('\n');
   };
 
-  it('detects m, cm, mm and inches from the standing height', () => {
+  it('detects m, cm, mm and inches from the body\'s length along its bones', () => {
     for (const [unit, perMetre] of [['m', 1], ['cm', 100], ['mm', 1000], ['in', 1 / 0.0254]] as const) {
       for (const h of [1.5, 1.75, 2.0]) {
         const r = parseBvh(figure(perMetre, h));
@@ -277,12 +277,13 @@ describe('parseBvh: units', () => {
     }
   });
 
-  it('uses the first frame (lying-down pose in frame 2 does not matter) and includes end sites', () => {
+  it('reads no frame (a lying-down pose does not matter) and includes end sites', () => {
     const r = parseBvh(figure(100));
     expect(r.detectedUnit).toBe('cm');
-    // without the end sites the extent would be half the height: still has to say cm
+    expect(r.bodyLength).toBeCloseTo(1.75 + 0.1, 9); // chest end to foot end, through the hips
     const noEnds = figure(100).replace(/End Site\n\{\nOFFSET [^\n]*\n\}\n/g, '');
     expect(parseBvh(noEnds).skeleton.endSiteParents.length).toBe(0);
+    expect(parseBvh(noEnds).bodyLength).toBeLessThan(r.bodyLength);
   });
 
   it('ignores a ground reference root left at the origin while the body starts metres away', () => {

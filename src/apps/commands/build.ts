@@ -2,7 +2,7 @@ import { realpathSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseCommandArgs, numberOption, UsageError } from '../args.js';
 import { buildDatabase, globToRegExp, type TagRule } from '../../database/build.js';
-import { loadBvhSources, builtinSources } from '../../database/sources-node.js';
+import { loadBvhSources, builtinSources, scaleMismatchText, type ScaleMismatch } from '../../database/sources-node.js';
 import { writeDatabaseFile } from '../../database/mmdb/mmdb-node.js';
 import { parseSchemaJson } from '../../features/schema-validate.js';
 import { parseBoneOverrides } from '../../features/roles.js';
@@ -124,11 +124,14 @@ export async function buildCommand(argv: string[]): Promise<number> {
 
   const importBar = createProgress('import  ', !json && !!process.stderr.isTTY);
   const skipped: SkippedBvhEntry[] = [];
+  const scaleMismatch: ScaleMismatch[] = [];
   const sources = values.builtin
     ? builtinSources()
-    : loadBvhSources(positionals, { scale, onProgress: (d, t, l) => importBar.update(d, t, l), onSkip: (s) => skipped.push(s) });
+    : loadBvhSources(positionals, { scale, onProgress: (d, t, l) => importBar.update(d, t, l), onSkip: (s) => skipped.push(s), onScaleMismatch: (m) => scaleMismatch.push(m) });
   importBar.done();
   if (skipped.length > 0) process.stderr.write(skippedLines(skipped));
+  for (const m of scaleMismatch.slice(0, MAX_SKIPPED_SHOWN)) process.stderr.write(`motionmatch build: warning: ${scaleMismatchText(m)}\n`);
+  if (scaleMismatch.length > MAX_SKIPPED_SHOWN) process.stderr.write(`motionmatch build: warning: ... and ${scaleMismatch.length - MAX_SKIPPED_SHOWN} more files of another size\n`);
   refuseInputAsOutput(values.out, sources.map((s) => s.clip.source));
   for (const glob of loops) {
     const re = globToRegExp(glob);
@@ -156,6 +159,7 @@ export async function buildCommand(argv: string[]): Promise<number> {
     loops: db.clips.filter((c) => c.loop && !c.mirrored).length,
     resampled: resampledSummary(db.clips, db.fps),
     skipped,
+    scaleMismatch,
     bytes,
     seconds: { import: +((tImport - t0) / 1000).toFixed(3), total: +((t1 - t0) / 1000).toFixed(3) },
   };

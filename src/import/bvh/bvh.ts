@@ -33,19 +33,19 @@ import { type BvhFail, type BvhChannelName, BvhScanner, BVH_CHANNEL_NAMES } from
 import { parseBvhHierarchy, type BvhHierarchy } from './hierarchy.js';
 import { parseBvhMotionHeader } from './motion.js';
 import { bvhChannelLayout, parseBvhFrames, type BvhChannelLayout } from './frames.js';
-import { type BvhUnit, BVH_UNIT_SCALES, standingHeight, unitForHeight, scaleToMetres } from './units.js';
+import { type BvhUnit, bodyLength, unitForBodyLength, scaleToMetres } from './units.js';
 
 export { parseBvhNumber, BVH_CHANNEL_NAMES, type BvhChannelName } from './tokens.js';
 export { BVH_MAX_ABS_VALUE } from './hierarchy.js';
 export { snapFrameRate } from './motion.js';
-export { BVH_UNIT_SCALES, BVH_REFERENCE_HEIGHT, type BvhUnit } from './units.js';
+export { BVH_UNIT_SCALES, BVH_REFERENCE_LENGTH, type BvhUnit } from './units.js';
 
 export type BvhTranslationMode = 'replace' | 'add';
 
 export interface BvhParseOptions {
   /** File name used in error messages, clip.source and (without its extension) clip.name. */
   file?: string;
-  /** Metres per file unit, or 'auto' (default) to detect m / cm / mm / inches from the skeleton's height. */
+  /** Metres per file unit, or 'auto' (default) to detect m / cm / mm / inches from the body's proportions (units.ts), or fit it to a person's size when none does. */
   scale?: number | 'auto';
   /** How position channels combine with OFFSET; default 'replace'. See the module comment. */
   translationMode?: BvhTranslationMode;
@@ -68,8 +68,10 @@ export interface BvhImport {
   clip: Clip;
   /** Metres per file unit that was applied to offsets and translations. */
   scale: number;
-  /** The unit chosen by 'auto', or 'given' when a numeric scale was passed. */
+  /** The unit chosen by 'auto' ('fit': none made a person of the body, scaled to one), or 'given' when a numeric scale was passed. */
   detectedUnit: BvhUnit | 'given';
+  /** The body's length along its bones after scaling (m; units.ts bodyLength): files of one rig agree on it. */
+  bodyLength: number;
   /** Seconds per frame exactly as written in the file (clip.fps = 1 / frameTime, snapped; see snapFrameRate), at a rate within MIN_FPS..MAX_FPS (anim/frame-rate.ts). */
   frameTime: number;
   /** Per joint (skeleton order, which is file order), its channels. */
@@ -111,8 +113,10 @@ export function parseBvh(text: string, options: BvhParseOptions = {}): BvhImport
   const layout = bvhChannelLayout(hierarchy.channelCodes);
   const poses = parseBvhFrames(sc, fail, hierarchy, layout, header, mode === 'add');
 
-  const detectedUnit: BvhUnit | 'given' = scaleOpt === 'auto' ? unitForHeight(standingHeight(hierarchy, poses)) : 'given';
-  const scale = detectedUnit === 'given' ? scaleOpt as number : BVH_UNIT_SCALES[detectedUnit];
+  const length = bodyLength(hierarchy);
+  const detected = scaleOpt === 'auto' ? unitForBodyLength(length) : null;
+  const detectedUnit: BvhUnit | 'given' = detected ? detected.unit : 'given';
+  const scale = detected ? detected.scale : scaleOpt as number;
   const offsets = Float64Array.from(hierarchy.offsets);
   scaleToMetres(scale, poses, offsets, hierarchy.endSiteOffsets);
 
@@ -127,7 +131,7 @@ export function parseBvh(text: string, options: BvhParseOptions = {}): BvhImport
     loop: false,
     tags: [],
   };
-  return { skeleton, clip, scale, detectedUnit, frameTime: header.frameTime, channels: jointChannels(hierarchy, layout), channelCount: layout.total };
+  return { skeleton, clip, scale, detectedUnit, bodyLength: length * scale, frameTime: header.frameTime, channels: jointChannels(hierarchy, layout), channelCount: layout.total };
 }
 
 /** The validated Skeleton of a hierarchy, with offsets already in metres. */

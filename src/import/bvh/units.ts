@@ -1,68 +1,74 @@
 /**
- * Units of a BVH file. BVH does not say whether it counts in metres, centimetres, millimetres or
- * inches; the standing height of the figure in its first frame does.
+ * Units of a BVH file. BVH does not say whether it counts in metres, centimetres, millimetres,
+ * inches or something else (CMU's captures count in 1/0.45 inch); the body's proportions do: its
+ * length along its bones (bodyLength), the same in every frame whatever the pose.
  */
-import { forwardKinematics } from '../../anim/pose.js';
-import { quatRotateVec3 } from '../../math/quat.js';
 import type { BvhHierarchy } from './hierarchy.js';
 import type { BvhPoses } from './frames.js';
 
-export type BvhUnit = 'm' | 'cm' | 'mm' | 'in';
+/** A unit `scale: 'auto'` can detect; 'fit' scales a body no standard unit makes a person of to BVH_REFERENCE_LENGTH. */
+export type BvhUnit = 'm' | 'cm' | 'mm' | 'in' | 'fit';
 
-/** Metres per file unit for the units that `scale: 'auto'` can detect. */
-export const BVH_UNIT_SCALES: Readonly<Record<BvhUnit, number>> = { m: 1, cm: 0.01, mm: 0.001, in: 0.0254 };
-
-/** Height (m) that unit detection aims for: the unit whose scaled skeleton extent is closest to it (in log terms) wins. */
-export const BVH_REFERENCE_HEIGHT = 1.75;
+/** Metres per file unit for the standard units that `scale: 'auto'` can detect. */
+export const BVH_UNIT_SCALES: Readonly<Record<Exclude<BvhUnit, 'fit'>, number>> = { m: 1, cm: 0.01, mm: 0.001, in: 0.0254 };
 
 /**
- * The unit that brings a figure `height` file units tall closest to BVH_REFERENCE_HEIGHT (in log
- * terms); metres when the height is zero or not finite.
+ * A person's length along their bones (m): head to foot, or fingertip to fingertip, is about 1.2
+ * times their height (measured: 1.97-2.07 m for the shared captures' performers).
  */
-export function unitForHeight(height: number): BvhUnit {
-  let unit: BvhUnit = 'm';
-  if (height > 0 && Number.isFinite(height)) {
-    let best = Infinity;
-    for (const u of ['m', 'cm', 'mm', 'in'] as const) {
-      const d = Math.abs(Math.log(height * BVH_UNIT_SCALES[u] / BVH_REFERENCE_HEIGHT));
-      if (d < best) { best = d; unit = u; }
-    }
+export const BVH_REFERENCE_LENGTH = 2;
+
+/**
+ * A standard unit is taken when it makes the body this close to BVH_REFERENCE_LENGTH (a factor,
+ * either way: a person 1.0 to 2.3 m tall); else the body is scaled to the reference ('fit').
+ */
+export const BVH_UNIT_TOLERANCE = 1.4;
+
+/**
+ * The unit and its scale (metres per file unit) for a body `length` file units long along its
+ * bones: the standard unit nearest BVH_REFERENCE_LENGTH in log terms when it lies within
+ * BVH_UNIT_TOLERANCE of it, else 'fit' (the scale that makes it exactly the reference). Metres
+ * for a body without bones (length 0 or not finite).
+ */
+export function unitForBodyLength(length: number): { unit: BvhUnit; scale: number } {
+  if (!(length > 0 && Number.isFinite(length))) return { unit: 'm', scale: 1 };
+  let unit: Exclude<BvhUnit, 'fit'> = 'm', best = Infinity;
+  for (const u of ['m', 'cm', 'mm', 'in'] as const) {
+    const d = Math.abs(Math.log((length * BVH_UNIT_SCALES[u]) / BVH_REFERENCE_LENGTH));
+    if (d < best) { best = d; unit = u; }
   }
-  return unit;
+  return best <= Math.log(BVH_UNIT_TOLERANCE) ? { unit, scale: BVH_UNIT_SCALES[unit] } : { unit: 'fit', scale: BVH_REFERENCE_LENGTH / length };
 }
 
 /**
- * Height of the standing figure in file units: the extent (max over axes of max - min) of the first
- * frame's world positions of the body's joints and end sites. The body is the subtree of the first
- * joint that branches (has several children): single-child nodes above it, such as a ground
- * "reference" root that stays at the origin while the character starts metres away (real mocap
- * exports do this), are left out. A skeleton that never branches is measured whole.
+ * The body's length in file units, from its proportions: the longest path along its bones between
+ * two of its ends (joints or end sites), which for a person is the head to a foot, or the span of
+ * the arms: about their height whatever pose a frame holds (a clip that starts crouched, or in a
+ * T-pose, measures the same). Bone lengths are the OFFSETs below the body's first branching joint
+ * (bodyJoints), so a ground "reference" root or a hips OFFSET that holds the clip's start position
+ * counts for nothing. 0 for a body without bones.
  */
-export function standingHeight(h: BvhHierarchy, poses: BvhPoses): number {
+export function bodyLength(h: BvhHierarchy): number {
   const { parents, endSiteParents: esParents } = h;
-  const rot = poses.rotations, pos = poses.translations;
   const J = parents.length;
-  if (J === 0 || rot.length < 4 * J) return 0;
+  if (J === 0) return 0;
   const inBody = bodyJoints(parents, esParents);
-
-  const par = Int32Array.from(parents);
-  const wr = new Float64Array(4 * J), wp = new Float64Array(3 * J);
-  forwardKinematics(par, rot, 0, pos, 0, wr, wp);
-  const lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
-  const acc = (a: ArrayLike<number>, o: number): void => {
-    for (let d = 0; d < 3; d++) { const v = a[o + d]; if (v < lo[d]) lo[d] = v; if (v > hi[d]) hi[d] = v; }
+  const len = (o: ArrayLike<number>, i: number) => Math.hypot(o[3 * i], o[3 * i + 1], o[3 * i + 2]);
+  // The longest path down from each joint; the longest through it joins its two longest child paths.
+  const down = new Float64Array(J), second = new Float64Array(J);
+  const offer = (p: number, d: number) => {
+    if (d > down[p]) { second[p] = down[p]; down[p] = d; } else if (d > second[p]) second[p] = d;
   };
-  for (let j = 0; j < J; j++) if (inBody[j]) acc(wp, 3 * j);
-  const tmp = new Float64Array(3);
-  const eo = Float64Array.from(h.endSiteOffsets);
-  for (let e = 0; e < esParents.length; e++) {
-    const pj = esParents[e];
-    if (!inBody[pj]) continue;
-    quatRotateVec3(tmp, 0, wr, 4 * pj, eo, 3 * e);
-    tmp[0] += wp[3 * pj]; tmp[1] += wp[3 * pj + 1]; tmp[2] += wp[3 * pj + 2];
-    acc(tmp, 0);
+  for (let e = 0; e < esParents.length; e++) if (inBody[esParents[e]]) offer(esParents[e], len(h.endSiteOffsets, e));
+  let longest = 0;
+  // Children come after their parents in file order: walk backwards, every child finished first.
+  for (let j = J - 1; j >= 0; j--) {
+    if (!inBody[j]) continue;
+    longest = Math.max(longest, down[j] + second[j]);
+    const p = parents[j];
+    if (p >= 0 && inBody[p]) offer(p, down[j] + len(h.offsets, j));
   }
-  return Math.max(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]);
+  return longest;
 }
 
 /** 1 for the joints of the body (the subtree of the first joint with several children), else 0. */
