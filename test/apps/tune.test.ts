@@ -244,7 +244,7 @@ describe.skipIf(!HAS_MOCAP)('motionmatch tune on the real captures', () => {
     expect(r.code, r.stderr).toBe(0);
     const t = JSON.parse(r.stdout) as TuneJson;
     const h = t.holdout!;
-    const fmt = (o: Record<string, number>) => `trajectory error ${o.trajectoryErrorCm.toFixed(2)} cm, skate ${o.footSkateCmPerSec.toFixed(2)} cm/s, transitions ${o.transitionsPerSec.toFixed(2)}/s, max jump ${o.maxTransitionJump.toFixed(2)} m/s`;
+    const fmt = (o: Record<string, number>) => `trajectory error ${o.trajectoryErrorCm.toFixed(2)} cm, skate ${o.footSkateCmPerSec.toFixed(2)} cm/s, depth p99 ${o.belowGroundP99Cm.toFixed(2)} cm, pops p99.9 ${o.popP999.toFixed(2)} m/s, transitions ${o.transitionsPerSec.toFixed(2)}/s`;
     console.log(`tune on ${tuning.length} capture files from ${start} (recommended #${t.recommended}), checked on ${heldBack.length} held-back files, means over seeds ${h.seeds.join(', ')}:\n  baseline    ${fmt(h.defaults.objectives)}\n  recommended ${fmt(h.recommended.objectives)}\n  seed spread ${fmt(h.spread)}`);
     expect(t.evaluations[0].values.minDwell).toBe(0.05);
     expect(t.recommended).not.toBeNull();

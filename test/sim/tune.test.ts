@@ -11,7 +11,7 @@ import type { Database } from '../../src/database/database.js';
 import { createRandom } from '../../src/util/prng.js';
 import { DEFAULT_CONTROLLER_OPTIONS } from '../../src/runtime/controller/options.js';
 import { TUNE_PARAMETERS, baselineValues, defaultValues, latinHypercube, roundValue, settingsOf, unitOf, valueAt, valuesAt, type TuneValues } from '../../src/tools/tune/space.js';
-import { beatsReference, dominates, front2d, noiseScaledGain, NOISE_FLOOR_FRACTION, paretoFront, qualityIndex, rankCandidates, recommend, seedSpread, TRAJECTORY_ERROR_ALLOWANCE, type TuneObjectives } from '../../src/tools/tune/front.js';
+import { beatsReference, dominates, front2d, noiseScaledGain, NOISE_FLOOR_FRACTION, OBJECTIVE_KEYS, paretoFront, qualityIndex, rankCandidates, recommend, seedSpread, TRAJECTORY_ERROR_ALLOWANCE, type TuneObjectives } from '../../src/tools/tune/front.js';
 import { runTune, type TuneResult } from '../../src/tools/tune/tune.js';
 import { runQualityScenarios } from '../../src/tools/quality/run.js';
 import { applySchemaWeights } from '../../src/sim/settings/options-file.js';
@@ -23,7 +23,8 @@ beforeAll(() => {
   db = buildDatabase(clips.filter((c) => /^(idle|walk_1\.2|run_3\.5|strafe_(left|right)_1\.0|walk_backward_1\.0|walk_turn_(left|right)_90)$/.test(c.name)).map((clip) => ({ skeleton, clip })));
 });
 
-const obj = (t: number, s: number, r: number, j: number): TuneObjectives => ({ trajectoryErrorCm: t, footSkateCmPerSec: s, transitionsPerSec: r, maxTransitionJump: j });
+/** Objectives: trajectory error, skate, transitions, pops and (default 1) depth below the ground. */
+const obj = (t: number, s: number, r: number, p: number, d = 1): TuneObjectives => ({ trajectoryErrorCm: t, footSkateCmPerSec: s, transitionsPerSec: r, popP999: p, belowGroundP99Cm: d });
 
 describe('the parameter space', () => {
   it('maps the unit interval onto each range (log where it says), rounded to three digits', () => {
@@ -67,13 +68,13 @@ describe('the parameter space', () => {
 
 describe('the front', () => {
   it('is exactly the non-dominated points (property, against a brute-force check)', () => {
-    const arb = fc.array(fc.tuple(fc.integer({ min: 0, max: 5 }), fc.integer({ min: 0, max: 5 }), fc.integer({ min: 0, max: 5 }), fc.integer({ min: 0, max: 5 })), { minLength: 1, maxLength: 30 });
+    const arb = fc.array(fc.tuple(fc.integer({ min: 0, max: 5 }), fc.integer({ min: 0, max: 5 }), fc.integer({ min: 0, max: 5 }), fc.integer({ min: 0, max: 5 }), fc.integer({ min: 0, max: 3 })), { minLength: 1, maxLength: 30 });
     fc.assert(fc.property(arb, (rows) => {
-      const pts = rows.map(([a, b, c, d]) => obj(a, b, c, d));
+      const pts = rows.map(([a, b, c, d, e]) => obj(a, b, c, d, e));
       const front = paretoFront(pts);
       pts.forEach((p, i) => {
         const dominated = pts.some((q) => dominates(q, p));
-        const earlierTwin = pts.slice(0, i).some((q) => q.trajectoryErrorCm === p.trajectoryErrorCm && q.footSkateCmPerSec === p.footSkateCmPerSec && q.transitionsPerSec === p.transitionsPerSec && q.maxTransitionJump === p.maxTransitionJump);
+        const earlierTwin = pts.slice(0, i).some((q) => OBJECTIVE_KEYS.every((k) => q[k] === p[k]));
         expect(front.includes(i)).toBe(!dominated && !earlierTwin);
       });
       expect(front.length).toBeGreaterThan(0);
@@ -87,7 +88,10 @@ describe('the front', () => {
   it('quality index: 1 for the reference, the mean of the ratios otherwise', () => {
     const ref = obj(5, 2, 4, 6);
     expect(qualityIndex(ref, ref)).toBe(1);
-    expect(qualityIndex(obj(9, 1, 2, 3), ref)).toBeCloseTo(0.5, 12);
+    expect(qualityIndex(obj(9, 1, 2, 3, 0.5), ref)).toBeCloseTo(0.5, 12);
+    // A measure at 0 in the reference: 1 while it stays 0, 2 (twice as bad) when it appears.
+    expect(qualityIndex(obj(5, 2, 4, 6, 0), obj(5, 2, 4, 6, 0))).toBe(1);
+    expect(qualityIndex(obj(5, 2, 4, 6, 0.3), obj(5, 2, 4, 6, 0))).toBeCloseTo(1.25, 12);
   });
 
   it('seed spread: the range of each measure over seeds, never below its floor', () => {
@@ -95,7 +99,7 @@ describe('the front', () => {
     expect(sp.trajectoryErrorCm).toBeCloseTo(0.7, 12);
     expect(sp.footSkateCmPerSec).toBeCloseTo(1.5, 12);
     expect(sp.transitionsPerSec).toBeCloseTo(4 * NOISE_FLOOR_FRACTION, 12); // identical on every seed: the floor
-    expect(sp.maxTransitionJump).toBeCloseTo(1, 12);
+    expect(sp.popP999).toBeCloseTo(1, 12);
     expect(() => seedSpread([])).toThrow(/no samples/);
   });
 
@@ -110,8 +114,8 @@ describe('the front', () => {
       obj(5, 3, 5, 7), // responsive, worse quality
       obj(9, 2.4, 1, 6.5), // transitions far better, skate and jump worse within their spread
     ];
-    expect(noiseScaledGain(points[1], defaults, spread)).toBeCloseTo((2 + 10 + 0) / 3, 12);
-    expect(noiseScaledGain(points[5], defaults, spread)).toBeCloseTo((-0.8 + 15 - 0.5) / 3, 12);
+    expect(noiseScaledGain(points[1], defaults, spread)).toBeCloseTo((2 + 10 + 0 + 0) / 4, 12);
+    expect(noiseScaledGain(points[5], defaults, spread)).toBeCloseTo((-0.8 + 15 - 0.5 + 0) / 4, 12);
     expect(rankCandidates(points, defaults, spread)).toEqual([5, 1, 3]);
     expect(recommend(points, defaults, spread)).toBe(5);
     expect(recommend(points, defaults, spread, new Set([5]))).toBe(1);
@@ -220,7 +224,8 @@ describe('runTune', () => {
     const svg = tuneFrontSvg(a, { title: 'a <test> & more' });
     expect(svg.startsWith('<svg')).toBe(true);
     expect(svg).toContain('a &lt;test&gt; &amp; more');
-    expect((svg.match(/<circle [^>]*><title>#/g) ?? []).length).toBe(4 * a.evaluations.length);
+    // One dot per evaluation in each panel: the quality index and the four measures.
+    expect((svg.match(/<circle [^>]*><title>#/g) ?? []).length).toBe(5 * a.evaluations.length);
     expect(svg).toContain('<title>defaults</title>');
     expect(svg.includes('recommended (#')).toBe(a.recommended !== null);
   });

@@ -23,6 +23,7 @@ import { backendLabel, canShareMemory, defaultSearchConfig, type WorkerPolicy } 
 import { FrameStats } from './stats.js';
 import { Ui } from './ui.js';
 import { CoveragePanel } from './coverage-panel.js';
+import { QualityPanel } from './quality-panel.js';
 import type { CrowdOptions } from './crowd.js';
 import { applySchemaWeights, settingsFromFragment, type EngineSettings } from '../../src/sim/settings/options-file.js';
 import { TerrainView, terrainSpec, type TerrainChoice } from './terrain.js';
@@ -95,6 +96,8 @@ export class App {
   private readonly crowdView: CrowdView;
   private readonly projScreen = new THREE.Matrix4();
   private readonly coverage: CoveragePanel;
+  /** The player's quality figures beside the data's own (web/src/quality-panel.ts). */
+  private readonly quality: QualityPanel;
   /** Engine settings from the page address (`motionmatch demo --options FILE`), or null. */
   private readonly settings: EngineSettings | null = null;
   /** The ground the crowd walks on, and its mesh. */
@@ -149,6 +152,10 @@ export class App {
       database: () => (this.world ? { db: this.world.db, name: this.world.name } : null),
       player: () => (this.world ? { controller: this.world.engine.player, input: this.world.engine.playerInput } : null),
     }, document.getElementById('coverage-btn'));
+    this.quality = new QualityPanel({
+      database: () => this.world?.db ?? null,
+      player: () => (this.world ? { controller: this.world.engine.player, input: this.world.engine.playerInput } : null),
+    }, document.getElementById('quality-btn'));
     this.overlay = new OverlayDemo({
       database: () => this.world?.db ?? null,
       player: () => this.world?.engine.player ?? null,
@@ -229,6 +236,7 @@ export class App {
     view.forwardZ = rig.forwardZ;
     view.cosHalfAngle = viewCosHalfAngle(THREE.MathUtils.degToRad(rig.camera.fov), rig.camera.aspect);
     const timing = await w.engine.step(dt, this.config.method);
+    this.quality.observe(dt);
     this.stats.record(timing);
     this.draw(w, dt);
     this.frameNo++;
@@ -254,6 +262,7 @@ export class App {
     this.view.centreGround(p[0], p[2]);
     this.terrainView.follow(p[0], p[2]);
     if (this.frameNo % 6 === 0) { this.coverage.update(); this.overlay.update(); }
+    if (this.frameNo % 30 === 0) this.quality.update();
     if (this.drawScene) this.view.render();
     this.stats.render.push(performance.now() - t0);
     if (this.charts) {
@@ -452,6 +461,7 @@ export class App {
       while (f < w.db.frameCount && !w.db.candidates[f]) f++;
       w.engine.player.reset(Math.min(f, w.db.frameCount - 1), 0, 0, 0);
       this.view.rig.yaw = 0;
+      this.quality.reset();
     });
   }
 
@@ -553,6 +563,7 @@ export class App {
       player,
       stats,
       coverage: this.coverage.handle(),
+      quality: this.quality.handle(),
       overlay: this.overlay.handle(),
       whenReady: () => (app.ready ? Promise.resolve() : new Promise<void>((r) => app.readyWaiters.push(r))),
       setAgents: (n: number) => app.setAgents(n),

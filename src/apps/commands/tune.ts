@@ -77,11 +77,27 @@ function prepareOutputFolder(dir: string, files: readonly string[]): void {
 
 const f1 = (x: number): string => x.toFixed(2);
 
+/** The objectives as printed: column heads (two lines) and the words of the one-line summaries. */
+const OBJECTIVE_COLUMNS: ReadonlyArray<{ key: keyof TuneObjectives; head: string; unit: string; words: string }> = [
+  { key: 'trajectoryErrorCm', head: 'traj. err', unit: '1 s, cm', words: 'trajectory error' },
+  { key: 'footSkateCmPerSec', head: 'skate', unit: 'cm/s', words: 'skate' },
+  { key: 'belowGroundP99Cm', head: 'depth p99', unit: 'cm', words: 'depth p99' },
+  { key: 'popP999', head: 'pops p99.9', unit: 'm/s', words: 'pops p99.9' },
+  { key: 'transitionsPerSec', head: 'transitions', unit: '/s', words: 'transitions' },
+];
+
 function objectiveRow(label: string, o: TuneObjectives, q: number | null): string {
-  return `${label.padEnd(22)}${f1(o.trajectoryErrorCm).padStart(12)}${f1(o.footSkateCmPerSec).padStart(10)}${f1(o.transitionsPerSec).padStart(13)}${f1(o.maxTransitionJump).padStart(11)}${(q === null ? '' : q.toFixed(3)).padStart(10)}`;
+  return `${label.padEnd(22)}${OBJECTIVE_COLUMNS.map((c) => f1(o[c.key]).padStart(Math.max(c.head.length, 9) + 2)).join('')}${(q === null ? '' : q.toFixed(3)).padStart(10)}`;
 }
 
-const HEADER = `${''.padEnd(22)}${'traj. err'.padStart(12)}${'skate'.padStart(10)}${'transitions'.padStart(13)}${'max jump'.padStart(11)}${'quality'.padStart(10)}\n${''.padEnd(22)}${'1 s, cm'.padStart(12)}${'cm/s'.padStart(10)}${'/s'.padStart(13)}${'m/s'.padStart(11)}${'index'.padStart(10)}`;
+const HEADER = [(c: (typeof OBJECTIVE_COLUMNS)[number]) => c.head, (c: (typeof OBJECTIVE_COLUMNS)[number]) => c.unit]
+  .map((part, line) => `${''.padEnd(22)}${OBJECTIVE_COLUMNS.map((c) => part(c).padStart(Math.max(c.head.length, 9) + 2)).join('')}${(line === 0 ? 'quality' : 'index').padStart(10)}`)
+  .join('\n');
+
+/** "trajectory error 1.23, skate 4.56, ..." */
+function objectiveWords(o: TuneObjectives): string {
+  return OBJECTIVE_COLUMNS.map((c) => `${c.words} ${f1(o[c.key])}`).join(', ');
+}
 
 /** What the recommendation changes, one "name: start -> value" per changed setting. */
 function changes(result: TuneResult, start: TuneValues): string[] {
@@ -228,8 +244,8 @@ export async function tuneCommand(argv: string[]): Promise<number> {
     objectiveRow(startLabel, d.objectives, 1),
     ...(rec !== null ? [objectiveRow(`recommended (#${rec})`, result.evaluations[rec].objectives, result.evaluations[rec].qualityIndex)] : []),
     '',
-    `seed-to-seed spread of the ${startLabel} (seeds ${result.noise.seeds.join(', ')}): trajectory error ${f1(result.noise.spread.trajectoryErrorCm)} cm, skate ${f1(result.noise.spread.footSkateCmPerSec)} cm/s, transitions ${f1(result.noise.spread.transitionsPerSec)} /s, max jump ${f1(result.noise.spread.maxTransitionJump)} m/s`,
-    ...result.confirmations.map((c) => `  #${c.index} on seed ${c.seed}: ${c.held ? 'held' : 'did not hold'} (trajectory error ${f1(c.objectives.trajectoryErrorCm)} cm, skate ${f1(c.objectives.footSkateCmPerSec)}, transitions ${f1(c.objectives.transitionsPerSec)}, max jump ${f1(c.objectives.maxTransitionJump)}; ${startLabel} there ${f1(result.noise.objectives[1].trajectoryErrorCm)}, ${f1(result.noise.objectives[1].footSkateCmPerSec)}, ${f1(result.noise.objectives[1].transitionsPerSec)}, ${f1(result.noise.objectives[1].maxTransitionJump)})`),
+    `seed-to-seed spread of the ${startLabel} (seeds ${result.noise.seeds.join(', ')}; units as above): ${objectiveWords(result.noise.spread)}`,
+    ...result.confirmations.map((c) => `  #${c.index} on seed ${c.seed}: ${c.held ? 'held' : 'did not hold'} (${objectiveWords(c.objectives)}; ${startLabel} there: ${objectiveWords(result.noise.objectives[1])})`),
     '',
     rec === null
       ? `nothing measured beat the ${startLabel} (trajectory error within ${TRAJECTORY_ERROR_ALLOWANCE} x theirs, no quality measure worse by more than its seed spread, one better) on two seeds: ${files.settings} holds the ${startLabel}`

@@ -27,17 +27,24 @@ export function playbackQuality(db: Database, hz: number): QualityReport {
   return playbackStats(db, hz).report();
 }
 
-/** The statistics behind playbackQuality. */
-export function playbackStats(db: Database, hz: number): QualityStats {
+/**
+ * The statistics behind playbackQuality, added to `stats`; clips [from, to) only when given (a page
+ * measures a large database a few clips per task and merges nothing: the same `stats` goes on).
+ */
+export function playbackStats(db: Database, hz: number, stats = new QualityStats(), from = 0, to = db.clips.length): QualityStats {
   if (!(Number.isFinite(hz) && hz > 0)) throw new RangeError(`playbackQuality: hz must be a finite number > 0, got ${hz}`);
+  if (!(Number.isInteger(from) && Number.isInteger(to) && 0 <= from && from <= to && to <= db.clips.length)) {
+    throw new RangeError(`playbackStats: clips ${from}..${to} are not a range of the database's ${db.clips.length}`);
+  }
   const J = db.skeleton.names.length, parents = db.skeleton.parents, fps = db.fps, n = 3 * J;
-  const rig = qualityRig(db), stats = new QualityStats();
+  const rig = qualityRig(db);
   const [cl, cr] = contactJoints(db.roles);
   const wr = new Float64Array(4 * J), rot = new Float64Array(4 * J), pos = new Float64Array(3 * J), wp = new Float64Array(3 * J);
   // Three slots of positions (now, the step before, the one before that), heights, flat ground.
   const H = new Float64Array(3 * n), heights = new Float64Array(4), ground = new Float64Array(4), rootRot = new Float64Array(4);
   const dt = 1 / hz;
-  for (const clip of db.clips) {
+  for (let c = from; c < to; c++) {
+    const clip = db.clips[c];
     if (clip.count < 2) continue;
     const world = new Float64Array(clip.count * n);
     for (let k = 0; k < clip.count; k++) {

@@ -5,16 +5,14 @@
  */
 import type { Database } from '../../database/database.js';
 import type { QualityReport } from '../../runtime/quality/meter.js';
-import { playbackQuality } from '../../runtime/quality/playback-quality.js';
-import { nearestCoveredTravel, travelCoverage } from '../../runtime/controller/travel-coverage.js';
 import type { Backend, SearchMethod } from '../../search/matcher.js';
 import { QUALITY_SCENARIOS, type ScenarioName } from '../../sim/scenarios.js';
 import { runSimulation } from '../../sim/simulation.js';
 import type { ControllerSettings } from '../../sim/settings/options-file.js';
 import { targetVerdicts } from './columns.js';
-import type { DataLevel } from './targets.js';
+import { dataLevel } from './data-level.js';
 
-export { QUALITY_SCENARIOS };
+export { QUALITY_SCENARIOS, dataLevel };
 
 export interface QualityRunOptions {
   agents: number;
@@ -44,29 +42,6 @@ export interface ScenarioQuality {
   searches: number;
   wallSeconds: number;
   agentStepsPerSec: number;
-}
-
-/** A travel direction (radians from the facing) the data covers when it has motion within this of it. */
-const SIDESTEP_TOLERANCE = (20 * Math.PI) / 180;
-
-const dataLevels = new WeakMap<Database, Map<number, DataLevel>>();
-
-/**
- * The data's own level at `hz` steps per second (plain playback, runtime/quality/playback-quality.ts), and
- * whether the data holds standing frames and sidesteps both ways (the targets that need them apply
- * only then). Cached per database and rate: a sweep asks for it once per configuration.
- */
-export function dataLevel(db: Database, hz: number): DataLevel {
-  let byRate = dataLevels.get(db);
-  if (!byRate) { byRate = new Map(); dataLevels.set(db, byRate); }
-  let level = byRate.get(hz);
-  if (!level) {
-    const report = playbackQuality(db, hz), coverage = travelCoverage(db);
-    const covers = (a: number) => { const n = nearestCoveredTravel(coverage, a); return Number.isFinite(n) && Math.abs(n - a) <= SIDESTEP_TOLERANCE; };
-    level = { report, standing: report.standingShare > 0, sidesteps: covers(Math.PI / 2) && covers(-Math.PI / 2) };
-    byRate.set(hz, level);
-  }
-  return level;
 }
 
 export async function runQualityScenarios(db: Database, o: QualityRunOptions): Promise<ScenarioQuality[]> {

@@ -1,32 +1,39 @@
 /**
  * The objectives of a tuning sweep, the Pareto front over them, and the recommendation.
  *
- * Responsiveness is the 1 s trajectory error; quality is foot skate, transitions per second and
- * the largest velocity jump at a transition — all lower is better, each the mean over the
- * scenarios. A point is on the front when no other point is at least as good in all four and
- * better in one. For a plot and for choosing, the three quality measures are also folded into one
- * quality index: the mean of their ratios to the defaults' (1 = as the defaults, 0.8 = 20% better).
+ * Responsiveness is the 1 s trajectory error; quality is what `motionmatch quality` measures from
+ * the output joints: foot skate (near-ground mean), feet below the ground (99th percentile of the
+ * depth), pops (99.9th percentile of a joint's per-step velocity change) and transitions per
+ * second — all lower is better, each the mean over the scenarios. A point is on the front when no
+ * other point is at least as good in all five and better in one. For a plot and for choosing, the
+ * four quality measures are also folded into one quality index: the mean of their ratios to the
+ * defaults' (1 = as the defaults, 0.8 = 20% better).
  */
 import type { ScenarioQuality } from '../quality/run.js';
 
 export interface TuneObjectives {
   trajectoryErrorCm: number;
   footSkateCmPerSec: number;
+  belowGroundP99Cm: number;
+  popP999: number;
   transitionsPerSec: number;
-  maxTransitionJump: number;
 }
 
-export const QUALITY_KEYS = ['footSkateCmPerSec', 'transitionsPerSec', 'maxTransitionJump'] as const;
+export const QUALITY_KEYS = ['footSkateCmPerSec', 'belowGroundP99Cm', 'popP999', 'transitionsPerSec'] as const;
 export const OBJECTIVE_KEYS = ['trajectoryErrorCm', ...QUALITY_KEYS] as const;
+
+/** A measure with nothing to measure (NaN: no foot near the ground, no step) counts as none. */
+const finiteOr0 = (v: number): number => (Number.isFinite(v) ? v : 0);
 
 /** Means over the scenarios. */
 export function objectivesOf(rows: readonly ScenarioQuality[]): TuneObjectives {
   const mean = (f: (r: ScenarioQuality) => number): number => rows.reduce((s, r) => s + f(r), 0) / Math.max(1, rows.length);
   return {
     trajectoryErrorCm: mean((r) => r.quality.trajectoryError1Cm),
-    footSkateCmPerSec: mean((r) => r.quality.skateCmPerSec),
+    footSkateCmPerSec: mean((r) => finiteOr0(r.quality.skateCmPerSec)),
+    belowGroundP99Cm: mean((r) => finiteOr0(r.quality.belowGroundP99Cm)),
+    popP999: mean((r) => finiteOr0(r.quality.popP999)),
     transitionsPerSec: mean((r) => r.quality.transitionsPerSec),
-    maxTransitionJump: mean((r) => r.quality.maxTransitionJump),
   };
 }
 
@@ -102,7 +109,7 @@ export function seedSpread(samples: readonly TuneObjectives[]): TuneObjectives {
 }
 
 /**
- * Quality gained over the reference in units of seed noise: the mean over the three quality measures
+ * Quality gained over the reference in units of seed noise: the mean over the quality measures
  * of (reference - point) / spread. Positive is better. Ratios to the reference (the quality index)
  * would let a measure that sits near zero dominate the choice — 0.29 -> 0.38 cm/s of skate is +31%
  * and invisible — while a measure's own seed-to-seed spread says what a difference is worth.

@@ -1,6 +1,6 @@
 /**
  * The front of a tuning sweep as an SVG: trajectory error (responsiveness) across, and down the
- * panels the quality index and the three quality measures. Every evaluated point is a grey dot,
+ * panels the quality index and the four quality measures. Every evaluated point is a grey dot,
  * Pareto-front points are blue, the 2-D front of the first panel is a line, the defaults a white
  * diamond and the recommendation an orange ring. Lower is better on every axis.
  */
@@ -38,14 +38,16 @@ export function tuneFrontSvg(result: TuneResult, o: { title: string; subtitle?: 
   const front = new Set(result.front);
   const obj = (k: keyof TuneObjectives) => (i: number) => ev[i].objectives[k];
   const panels: Panel[] = [
-    { title: 'quality index (mean of the three below over the defaults\'; 1 = defaults)', y: (i) => ev[i].qualityIndex, line: true },
-    { title: 'foot skate (cm/s)', y: obj('footSkateCmPerSec'), line: false },
+    { title: 'quality index (mean of the four below over the defaults\'; 1 = defaults)', y: (i) => ev[i].qualityIndex, line: true },
+    { title: 'foot skate, near-ground mean (cm/s)', y: obj('footSkateCmPerSec'), line: false },
+    { title: 'feet below the ground, depth p99 (cm)', y: obj('belowGroundP99Cm'), line: false },
+    { title: 'pops: per-step velocity change p99.9 (m/s)', y: obj('popP999'), line: false },
     { title: 'transitions per second', y: obj('transitionsPerSec'), line: false },
-    { title: 'largest velocity jump at a transition (m/s)', y: obj('maxTransitionJump'), line: false },
   ];
   const pw = 400, ph = 230, left = 60, top = 88, gapX = 70, gapY = 70;
   const W = left + 2 * pw + gapX + 24;
-  const H = top + 2 * ph + gapY + 74;
+  const rows = Math.ceil(panels.length / 2);
+  const H = top + rows * ph + (rows - 1) * gapY + 74;
   const xs = ev.map((e) => e.objectives.trajectoryErrorCm);
   const [x0, x1] = padRange(xs);
   const out: string[] = [];
