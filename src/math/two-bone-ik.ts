@@ -106,7 +106,30 @@ export function solveTwoBoneIkInto(
  * hip and knee) in; QA2, QB2 (new world rotations), B, C (new knee and end positions) and RESIDUAL out.
  */
 function solveCore(v: Float64Array, q: Float64Array, usePole: boolean, eps: number): void {
-  if (!usePole && solveCoreCommon(v, q, eps)) return;
+  if (solveCoreCommon(v, q, usePole, eps)) return;
+  solveCoreGeneral(v, q, usePole, eps);
+}
+
+/**
+ * {@link solveTwoBoneIkInto} on the general path alone (helpers, acos, axis-angle quaternions):
+ * what the scalar path foot IK takes every step must agree with, to rounding (tested).
+ */
+export function solveTwoBoneIkGeneral(
+  localRot: Buf, worldPos: Buf, worldRot: Buf, parents: Int32Array,
+  hip: number, knee: number, end: number, target: Buf,
+  scratch: TwoBoneIkScratch = DEFAULT_SCRATCH, pole: Buf | null = null, eps = TWO_BONE_IK_EPS,
+): void {
+  GENERAL_ONLY.on = true;
+  try {
+    solveTwoBoneIkInto(localRot, worldPos, worldRot, parents, hip, knee, end, target, scratch, pole, eps);
+  } finally {
+    GENERAL_ONLY.on = false;
+  }
+}
+
+const GENERAL_ONLY = { on: false };
+
+function solveCoreGeneral(v: Float64Array, q: Float64Array, usePole: boolean, eps: number): void {
   sub(v, AB, v, B, v, A);
   sub(v, CB, v, C, v, B);
   sub(v, AT, v, T, v, A);
@@ -188,11 +211,14 @@ function solveCore(v: Float64Array, q: Float64Array, usePole: boolean, eps: numb
 }
 
 /**
- * solveCore for the case foot locking hits every frame (no pole, bones of non-zero length, a bent
- * chain, a target away from the hip), in scalars: no helper calls, so nothing is boxed. Returns
- * false for any other case (solveCore's general path then takes it). Same steps, same formulas.
+ * solveCore for the case foot IK hits every step (bones of non-zero length, a bent chain, a target
+ * away from the hip, with or without a pole), in scalars: no helper calls, so nothing is boxed (the
+ * general path's helpers, past V8's inlining budget, return heap numbers: 180 MB of garbage over
+ * 300,000 agent-steps). Returns false for any other case (solveCoreGeneral then takes it). Same
+ * steps, same formulas; angles by half-angle identities instead of acos, sin and cos.
  */
-function solveCoreCommon(v: Float64Array, q: Float64Array, eps: number): boolean {
+function solveCoreCommon(v: Float64Array, q: Float64Array, usePole: boolean, eps: number): boolean {
+  if (GENERAL_ONLY.on) return false;
   const ax = v[A], ay = v[A + 1], az = v[A + 2];
   const bx = v[B], by = v[B + 1], bz = v[B + 2];
   const abx = bx - ax, aby = by - ay, abz = bz - az;
@@ -234,8 +260,37 @@ function solveCoreCommon(v: Float64Array, q: Float64Array, eps: number): boolean
   if (d < -1 + 1e-12) return false;
   const cx = fy * uz - fz * uy, cy = fz * ux - fx * uz, cz = fx * uy - fy * ux, cw = 1 + d;
   const cl = Math.sqrt(cx * cx + cy * cy + cz * cz + cw * cw);
-  const rx = cx / cl, ry = cy / cl, rz = cz / cl, rw = cw / cl;
-  // World results: hip' = R * hip, knee' = R * Rk * knee (R = Raim, no pole).
+  let rx = cx / cl, ry = cy / cl, rz = cz / cl, rw = cw / cl;
+  if (usePole) {
+    // 3. Pole: twist about u by the signed angle from the knee's offset (after aiming) to the pole's,
+    // both without their parts along u: angle = atan2(u · (kp × pp), kp · pp).
+    // kp = quatRotateVec3(R, b - a), rejected from u.
+    tx = 2 * (ry * abz - rz * aby); ty = 2 * (rz * abx - rx * abz); tz = 2 * (rx * aby - ry * abx);
+    let kpx = abx + rw * tx + (ry * tz - rz * ty), kpy = aby + rw * ty + (rz * tx - rx * tz), kpz = abz + rw * tz + (rx * ty - ry * tx);
+    const kd = kpx * ux + kpy * uy + kpz * uz;
+    kpx -= kd * ux; kpy -= kd * uy; kpz -= kd * uz;
+    const polex = v[POLE], poley = v[POLE + 1], polez = v[POLE + 2];
+    const pd = polex * ux + poley * uy + polez * uz;
+    const ppx = polex - pd * ux, ppy = poley - pd * uy, ppz = polez - pd * uz;
+    const kl = Math.sqrt(kpx * kpx + kpy * kpy + kpz * kpz), pl = Math.sqrt(ppx * ppx + ppy * ppy + ppz * ppz);
+    const polel = Math.sqrt(polex * polex + poley * poley + polez * polez);
+    if (kl > 1e-9 * lab && pl > 1e-6 * polel) {
+      const sn = ux * (kpy * ppz - kpz * ppy) + uy * (kpz * ppx - kpx * ppz) + uz * (kpx * ppy - kpy * ppx);
+      const cs = kpx * ppx + kpy * ppy + kpz * ppz, r = Math.sqrt(sn * sn + cs * cs);
+      if (!(r > 0)) return false;
+      // Half angle: cos(a/2) = sqrt((1 + cos a) / 2), sin(a/2) = sin a / (2 cos(a/2)); a half turn to the general path.
+      const pw = Math.sqrt(Math.max(0, 0.5 * (1 + cs / r)));
+      if (!(pw > 1e-6)) return false;
+      const ps = sn / r / (2 * pw), px = ux * ps, py = uy * ps, pz = uz * ps;
+      // R = Rpole * Raim   (= quatMultiply(R, Rpole, Raim))
+      const nx = pw * rx + px * rw + py * rz - pz * ry;
+      const ny = pw * ry - px * rz + py * rw + pz * rx;
+      const nz = pw * rz + px * ry - py * rx + pz * rw;
+      const nw = pw * rw - px * rx - py * ry - pz * rz;
+      rx = nx; ry = ny; rz = nz; rw = nw;
+    }
+  }
+  // World results: hip' = R * hip, knee' = R * Rk * knee (R = Rpole * Raim).
   const ha = QA, hb = QB;
   writeNormalizedProduct(q, QA2, rx, ry, rz, rw, q[ha], q[ha + 1], q[ha + 2], q[ha + 3]);
   const qbx = q[hb], qby = q[hb + 1], qbz = q[hb + 2], qbw = q[hb + 3];

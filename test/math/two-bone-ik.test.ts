@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { createRandom as rng } from '../../src/util/prng.js';
-import { solveTwoBoneIk, createTwoBoneIkScratch, TWO_BONE_IK_EPS } from '../../src/math/two-bone-ik.js';
+import { solveTwoBoneIk, solveTwoBoneIkGeneral, solveTwoBoneIkInto, createTwoBoneIkScratch, TWO_BONE_IK_EPS } from '../../src/math/two-bone-ik.js';
 import { forwardKinematics } from '../../src/anim/pose.js';
 import { quatFromAxisAngle, quatNormalize } from '../../src/math/quat.js';
 
@@ -84,6 +84,29 @@ describe('two-bone IK', () => {
       // Outputs are unit quaternions.
       for (const j of [1, 2]) expect(Math.hypot(p.local[4 * j], p.local[4 * j + 1], p.local[4 * j + 2], p.local[4 * j + 3])).toBeCloseTo(1, 12);
     }
+  });
+
+  it('takes the same solve on its scalar path as on the general one, with and without a pole, reachable or not', () => {
+    const r = rng(7);
+    let largest = 0;
+    for (let i = 0; i < 2000; i++) {
+      const p = makePose(r, 0.3 + 0.3 * r(), 0.3 + 0.3 * r());
+      const [dx, dy, dz] = randomUnit(r);
+      const d = 1.4 * r(); // within reach and beyond it
+      const target = new Float64Array([p.wp[3] + d * dx, p.wp[4] + d * dy, p.wp[5] + d * dz]);
+      const pole = i % 3 === 0 ? null : new Float64Array(randomUnit(r));
+      const a = { local: p.local.slice(), wp: p.wp.slice(), wr: p.wr.slice() };
+      const b = { local: p.local.slice(), wp: p.wp.slice(), wr: p.wr.slice() };
+      solveTwoBoneIkInto(a.local, a.wp, a.wr, parents, 1, 2, 3, target, scratch, pole);
+      solveTwoBoneIkGeneral(b.local, b.wp, b.wr, parents, 1, 2, 3, target, scratch, pole);
+      for (let k = 0; k < a.wp.length; k++) largest = Math.max(largest, Math.abs(a.wp[k] - b.wp[k]));
+      // Quaternions up to sign.
+      for (const j of [1, 2]) {
+        const dq = Math.abs(a.local[4 * j] * b.local[4 * j] + a.local[4 * j + 1] * b.local[4 * j + 1] + a.local[4 * j + 2] * b.local[4 * j + 2] + a.local[4 * j + 3] * b.local[4 * j + 3]);
+        expect(dq).toBeGreaterThan(1 - 1e-12);
+      }
+    }
+    expect(largest).toBeLessThan(1e-9);
   });
 
   it('clamps unreachable targets along the hip-target direction', () => {

@@ -65,6 +65,8 @@ export const MAX_DESIRED_SPEED = 100;
 export class MotionMatchingController {
   readonly db: Database;
   readonly rt: DatabaseRuntime;
+  /** standingFrames(db): 1 where the capture stands (looked up once: a WeakMap get every step cost more than the test). */
+  private readonly standingAt: Uint8Array;
   /** The options in force: the ones given, or a level's (setLevel). */
   options: ControllerOptions;
   readonly joints: number;
@@ -167,6 +169,7 @@ export class MotionMatchingController {
   constructor(db: Database, options: Partial<ControllerOptions> = {}, storage?: Float64Array) {
     this.db = db;
     this.rt = databaseRuntime(db);
+    this.standingAt = standingFrames(db);
     this.options = resolveControllerOptions(options);
     const J = (this.joints = db.skeleton.names.length);
     const trajectory = (this.trajectory = trajectoryLayout(db));
@@ -507,7 +510,7 @@ export class MotionMatchingController {
     }
     this.wantsSearch = false;
     this.searchLocal = false;
-    if (this.s[STAND_REQUEST] !== 0 && this.s[STAND_HOLD] === 0 && standingFrames(this.db)[this.frame] !== 0) this.s[STAND_HOLD] = 1;
+    if (this.s[STAND_REQUEST] !== 0 && this.s[STAND_HOLD] === 0 && this.standingAt[this.frame] !== 0) this.s[STAND_HOLD] = 1;
     const rootDelta = this.advancePlayback();
     const S = this.s;
     const held = S[LOD_POSE_HELD] !== 0;

@@ -723,7 +723,11 @@ export const GROUND_BAND_LEG_LENGTHS = 0.1;
  * foot-skate weight, clamp(2 − 2^(h/band), 0, 1)).
  */
 export function groundHold(h: number, legLength: number): number {
-  const w = 2 - Math.pow(2, h / (GROUND_BAND_LEG_LENGTHS * legLength));
+  // = clamp(2 − 2^(h/band), 0, 1); outside (0, band) without the power (most steps of a walk).
+  const band = GROUND_BAND_LEG_LENGTHS * legLength;
+  if (h >= band) return 0;
+  if (h <= 0) return 1;
+  const w = 2 - Math.pow(2, h / band);
   return w <= 0 ? 0 : w >= 1 ? 1 : w;
 }
 

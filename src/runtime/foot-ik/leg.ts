@@ -73,6 +73,14 @@ export function kneePole(leg: LegJoints, wp: Float64Array, rootRotation: Float64
   } else {
     // The signed angle from kept to wanted about u, and a turn by at most the step's share of it.
     const c = KEPT[0] * WANTED[0] + KEPT[1] * WANTED[1] + KEPT[2] * WANTED[2];
+    if (dt !== TURN_LIMIT[0]) { TURN_LIMIT[0] = dt; TURN_LIMIT[1] = Math.cos(KNEE_TURN_SPEED * dt); }
+    if (c >= TURN_LIMIT[1] && KNEE_TURN_SPEED * dt < Math.PI) {
+      // Within this step's turn (most steps: the side is settled): the turn ends on the wanted side,
+      // without the angle, its cosine and sine.
+      S[o] = WANTED[0]; S[o + 1] = WANTED[1]; S[o + 2] = WANTED[2];
+      KNEE_POLE[0] = S[o]; KNEE_POLE[1] = S[o + 1]; KNEE_POLE[2] = S[o + 2];
+      return;
+    }
     const sx = KEPT[1] * WANTED[2] - KEPT[2] * WANTED[1], sy = KEPT[2] * WANTED[0] - KEPT[0] * WANTED[2], sz = KEPT[0] * WANTED[1] - KEPT[1] * WANTED[0];
     const angle = Math.atan2(sx * ux + sy * uy + sz * uz, c), most = KNEE_TURN_SPEED * dt;
     const turn = angle > most ? most : angle < -most ? -most : angle;
@@ -104,6 +112,8 @@ export function keepAnimatedKnee(leg: LegJoints, wp: Float64Array, S: Float64Arr
 }
 
 const OFFSET_OUT = { x: 0, y: 0, z: 0 };
+/** The dt kneePole last saw and cos(KNEE_TURN_SPEED · dt) for it. */
+const TURN_LIMIT = new Float64Array([Number.NaN, 1]);
 const KEPT = new Float64Array(3);
 const WANTED = new Float64Array(3);
 

@@ -19,6 +19,9 @@ export const STANDING_SECONDS = 0.5;
  * height: clamp(2 − 2^(h/H), 0, 1) — 1 on (or below) the ground, 0 from H up (Zhang et al. 2018).
  */
 export function skateWeight(h: number): number {
+  // Outside (0, H) without the power (most foot-joint steps).
+  if (h >= SKATE_HEIGHT) return 0;
+  if (h <= 0) return 1;
   const w = 2 - Math.pow(2, h / SKATE_HEIGHT);
   return w < 0 ? 0 : w > 1 ? 1 : w;
 }
