@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { generateBuiltinClips } from '../../src/builtin/generate.js';
 import { writeBvh } from '../../src/import/bvh/write.js';
 import { parseBvh, BVH_UNIT_SCALES, BVH_REFERENCE_LENGTH } from '../../src/import/bvh/bvh.js';
-import { unitForBodyLength } from '../../src/import/bvh/units.js';
+import { BVH_UNIT_TOLERANCE, unitForBodyLength } from '../../src/import/bvh/units.js';
 import { loadBvhSources, scaleMismatchText, type ScaleMismatch } from '../../src/database/sources-node.js';
 import { buildDatabase } from '../../src/database/build.js';
 import { floorHeight, floorShift } from '../../src/database/floor.js';
@@ -62,8 +62,11 @@ describe('units from the body\'s proportions', () => {
     const r = parseBvh(writeBvh(skeleton, walk, { unitScale: perMetre }));
     expect(r.detectedUnit).toBe('fit');
     expect(r.bodyLength).toBeCloseTo(BVH_REFERENCE_LENGTH, 9);
-    // Read as inches (what snapping to a unit did), the same body was 0.45 times its size: a person 0.8 m tall.
-    expect((builtinLength / perMetre) / 0.0254 * 0.0254).toBeLessThan(0.5 * BVH_REFERENCE_LENGTH);
+    // Read as inches (what snapping to a unit did), the same body is 0.45 times its size — a person
+    // about 0.8 m tall — outside the tolerance that would have taken inches.
+    const asInches = builtinLength * perMetre * BVH_UNIT_SCALES.in;
+    expect(asInches / builtinLength).toBeCloseTo(0.45, 9);
+    expect(asInches).toBeLessThan(BVH_REFERENCE_LENGTH / BVH_UNIT_TOLERANCE);
     expect(unitForBodyLength(0).unit).toBe('m');
   });
 });
