@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { QualityStats } from '../../src/runtime/quality/metrics.js';
-import { recordFacing, recordFeet, recordHips, recordPops, recordStanding, skateWeight, SKATE_HEIGHT } from '../../src/runtime/quality/output-measures.js';
+import { recordFacing, recordFeet, recordHips, recordPlantedLift, recordPops, recordStanding, skateWeight, SKATE_HEIGHT } from '../../src/runtime/quality/output-measures.js';
 import { bodyFacing, type QualityRig } from '../../src/runtime/quality/quality-rig.js';
 import { QualityMeter } from '../../src/runtime/quality/meter.js';
 import { createInput } from '../../src/runtime/controller/controller.js';
@@ -96,6 +96,23 @@ describe('feet against the floor', () => {
     expect(run(() => pose(0, 0), 50).report().hipsOffsetCm).toBeCloseTo(0, 1);
   });
 
+  it('reads a foot the capture has down shown 5 cm up as lifted 5 cm, one shown as captured as 0, and leaves out feet the capture lifts', () => {
+    const stats = new QualityStats();
+    // 100 steps of a planted foot (captured 0.5 cm over its planted height): 90 shown as captured, 10 shown 5 cm higher.
+    for (let i = 0; i < 100; i++) recordPlantedLift(stats, 0.005, i < 10 ? 0.055 : 0.005);
+    // A foot the capture has in its swing (10 cm up) counts for nothing, however it is shown.
+    recordPlantedLift(stats, 0.1, 0.3);
+    const r = stats.report();
+    expect(r.plantedSteps).toBe(100);
+    expect(r.plantedLiftCm).toBeCloseTo(0.5, 9); // 10 steps of 5 cm over 100
+    expect(r.plantedLiftP95Cm).toBeCloseTo(5, 1);
+    expect(r.plantedLiftP99Cm).toBeCloseTo(5, 1);
+    const flush = new QualityStats();
+    for (let i = 0; i < 100; i++) recordPlantedLift(flush, 0.005, 0.005 - 0.01); // shown lower: not lifted (depth has it)
+    expect(flush.report().plantedLiftCm).toBe(0);
+    expect(flush.report().plantedLiftP99Cm).toBe(0);
+  });
+
   it('measures how high the lowest foot hovers while the root stands still', () => {
     const stats = new QualityStats();
     // Still for 1 s and for 0.6 s: standing; still for 0.1 s (a turn's pause): not.
@@ -178,7 +195,7 @@ describe('stops', () => {
 });
 
 describe("the data's own level", () => {
-  it('plays the built-in database plainly: feet on the ground, little skate, no stop figures', () => {
+  it('plays the built-in database plainly: feet on the ground, little skate, no stop figures, no planted foot lifted', () => {
     const db = buildDatabase(builtinSources());
     const r = playbackQuality(db, 60);
     expect(r.skateCmPerSec).toBeGreaterThan(0);
@@ -189,5 +206,7 @@ describe("the data's own level", () => {
     expect(r.stops).toBe(0);
     expect(Number.isNaN(r.stopRoot1CmPerSec)).toBe(true);
     expect(r.standingShare).toBeGreaterThan(0); // the idle clip stands
+    expect(r.plantedSteps).toBeGreaterThan(1000); // feet the capture has down, against themselves
+    expect(r.plantedLiftP99Cm).toBe(0);
   });
 });

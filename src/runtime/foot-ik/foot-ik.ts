@@ -4,11 +4,11 @@ import { wrapAngle } from '../../math/angle.js';
 import { decaySpringUpdate } from '../../math/spring.js';
 import { solveTwoBoneIkInto, createTwoBoneIkScratch } from '../../math/two-bone-ik.js';
 import { type FootIKLeg, type FootRig, type LegJoints, LegView, footRig } from './rig.js';
-import { KNEE_POLE, keepAnimatedKnee, kneePole, kneeSettled, softenReach, twistYaw, unsoftenOffset } from './leg.js';
+import { KNEE_POLE, keepAnimatedKnee, kneePole, kneeSettled, reachHold, softenReach, twistYaw, unsoftenOffset } from './leg.js';
 import {
   LOCKED, LOCK, OFFSET, OFFSET_VEL, TARGET, SHOWN, HEEL, HEEL_VEL, HEEL_SHIFT, LOCK_YAW, ANIM_HEIGHT, LEG_SIZE, RELEASED,
   HIPS_DROP, HIPS_DROP_VEL, DECAY_DT, DECAY_E, STEP_DT, NEEDED_DROP, HIPS_DT, HIPS_E, HIPS_MAX, FOOT_DT, FOOT_IK_STATE_SIZE,
-  IK_TARGET, FOOT_WORLD_ROT, MAX_HEEL_RAISE, ANKLE_HEIGHT, LOCK_NORMAL, SHIFT, SHIFT_PREV, TILT, TILT_VEL, SHIFT_OFFSET, SHIFT_VEL, PLANTED_HEIGHT, LOCK_GROUND, CLEAR, CLEAR_VEL, FOLLOW, FOLLOW_VEL, ANIM_PREV, KNEE_PLANE,
+  IK_TARGET, FOOT_WORLD_ROT, MAX_HEEL_RAISE, ANKLE_HEIGHT, LOCK_NORMAL, SHIFT, SHIFT_PREV, TILT, TILT_VEL, SHIFT_OFFSET, SHIFT_VEL, PLANTED_HEIGHT, LOCK_GROUND, CLEAR, CLEAR_VEL, FOLLOW, FOLLOW_VEL, ANIM_PREV, KNEE_PLANE, REACH,
 } from './state.js';
 import { capturedData } from '../captured-data.js';
 import { sampleGround, type Ground } from '../ground/ground.js';
@@ -188,8 +188,8 @@ export class FootIK {
       S[at + ANKLE_HEIGHT] = wp[f + 1] - rootY;
       if (S[at + LOCKED] === RELEASED && !contact) S[at + LOCKED] = 0;
       // A free foot on the ground moves as the captured one this step (before it may be planted
-      // where that puts it).
-      if (S[at + LOCKED] !== 1) this.followDataOnGround(host, leg, at, i);
+      // where that puts it), as far as the leg reaches.
+      if (S[at + LOCKED] !== 1) { reachHold(leg, wp, S, at + OFFSET, at + REACH); this.followDataOnGround(host, leg, at, i); }
       for (let k = 0; k < 3; k++) S[at + ANIM_PREV + k] = wp[c + k];
       // A foot still coming down from a release (displayed well above where the animation has it)
       // is not planted yet: locking it in the air and stopping its fall at once would pop the leg.
@@ -331,8 +331,8 @@ export class FootIK {
       S[at + ANIM_HEIGHT] = wp[c + 1] - root[1];
       S[at + ANKLE_HEIGHT] = wp[f + 1] - root[1];
       if (S[at + LOCKED] === RELEASED && !contact) S[at + LOCKED] = 0;
-      // As on flat ground: a free foot on the ground moves as the captured one.
-      if (S[at + LOCKED] !== 1) this.followDataOnGround(host, leg, at, i);
+      // As on flat ground: a free foot on the ground moves as the captured one, as far as the leg reaches.
+      if (S[at + LOCKED] !== 1) { reachHold(leg, wp, S, at + OFFSET, at + REACH); this.followDataOnGround(host, leg, at, i); }
       for (let k = 0; k < 3; k++) S[at + ANIM_PREV + k] = wp[c + k];
       if (S[at + LOCKED] === 1) {
         // Held where it was planted, at its animated height over the ground there (a rolling foot
@@ -579,7 +579,7 @@ export class FootIK {
    * (groundHold), and blends out as the foot rises (decayOffset). Off the ground, nothing changes.
    */
   private followDataOnGround(host: FootIKHost, leg: LegJoints, at: number, i: number): void {
-    const S = this.S, hold = groundHold(S[at + ANIM_HEIGHT] - leg.plantedHeight, leg.length);
+    const S = this.S, hold = groundHold(S[at + ANIM_HEIGHT] - leg.plantedHeight, leg.length) * S[at + REACH];
     if (hold <= 0) return;
     const wp = host.worldPositions, c = 3 * leg.contact, m = this.contactMotion, f = 6 * host.frame + 3 * i;
     // The captured foot's motion counts as far as the captured foot is on the ground too: a foot the
@@ -613,7 +613,7 @@ export class FootIK {
     const y = (2 * Math.LN2) / this.opts.blendHalfLife;
     if (dt !== S[DECAY_DT]) { S[DECAY_DT] = dt; S[DECAY_E] = Math.exp(-y * dt); }
     const e = S[DECAY_E];
-    const hold = S[at + LOCKED] === 1 ? 0 : groundHold(S[at + ANIM_HEIGHT] - leg.plantedHeight, leg.length);
+    const hold = S[at + LOCKED] === 1 ? 0 : groundHold(S[at + ANIM_HEIGHT] - leg.plantedHeight, leg.length) * S[at + REACH];
     for (let k = 0; k < 3; k++) {
       if (k !== 1 && hold > 0) {
         // The horizontal parts move on by the share of the step the foot is off the ground, dt (1 − hold):

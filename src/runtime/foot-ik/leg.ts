@@ -156,6 +156,7 @@ export function softenReach(leg: LegJoints, wp: Float64Array): void {
   IK_TARGET[0] = wp[h] + x * k; IK_TARGET[1] = wp[h + 1] + y * k; IK_TARGET[2] = wp[h + 2] + z * k;
 }
 
+
 /**
  * The inverse of softenReach for a leg being released: moves the ankle's offset (3 numbers of `S` at
  * `o`, added to the animated ankle) so that softenReach brings the target back to where the
@@ -175,6 +176,30 @@ export function unsoftenOffset(leg: LegJoints, wp: Float64Array, S: Float64Array
   const u = Math.min((d - s0) / w, UNSOFTEN_MAX), raw = s0 - w * Math.log(1 - u);
   const k = raw / d - 1;
   S[o] += x * k; S[o + 1] += y * k; S[o + 2] += z * k;
+}
+
+/**
+ * How much of the ground's hold on a free foot's offset (foot-ik.ts followDataOnGround,
+ * decayOffset) the leg's reach allows, into S[r]: 1 while the target (the animated ankle plus the
+ * offset S[o..o+3]) is within the soft reach (softReachStart: the animated ankle's own distance from
+ * the hip, or 0.95 leg lengths, whichever is further), falling smoothly to 0 SOFT_REACH leg lengths
+ * past it, as deep into the soft range as that range is wide. Beyond, the offset blends out as it
+ * does in the air and the foot goes back towards the animation, along the floor. Held without
+ * limit, the offset carried the foot past what the leg reaches, softenReach pulled the target in
+ * towards the hip, which is above it, and the foot rose off the floor while the capture had it
+ * planted (17.5 cm at p95 on the shared captures' strafe, 30 cm at p99), too high to be planted
+ * again, and drifted on. Lifted feet and sliding feet trade against each other here: holding the
+ * offset only within the soft reach (0 at its start) lifted fewer feet still (p95 2.6 cm) but slid
+ * the rest at 1.8 times the data's own skate; holding it without limit slid least and lifted most.
+ */
+export function reachHold(leg: LegJoints, wp: Float64Array, S: Float64Array, o: number, r: number): void {
+  const h = 3 * leg.hip, f = 3 * leg.foot;
+  const x = wp[f] + S[o] - wp[h], y = wp[f + 1] + S[o + 1] - wp[h + 1], z = wp[f + 2] + S[o + 2] - wp[h + 2];
+  const d = Math.sqrt(x * x + y * y + z * z), band = SOFT_REACH * leg.length;
+  const u = (softReachStart(leg, wp) + band - d) / band;
+  // smoothstep(0, 1, u): a continuous hold with a continuous slope.
+  const c = u <= 0 ? 0 : u >= 1 ? 1 : u;
+  S[r] = c * c * (3 - 2 * c);
 }
 
 /**

@@ -13,7 +13,8 @@
  * - LOCK_YAW: the planted foot's heading (its world rotation's twist about +Y) when it was planted;
  * - ANIM_HEIGHT, ANKLE_HEIGHT: the animated contact point's and ankle's heights above the animation's
  *   ground (the root) this step; ANIM_PREV: where the animated contact point was (world) at the last step;
- *   KNEE_PLANE: the side the knee points to (a unit vector, world; leg.ts kneePole);
+ *   KNEE_PLANE: the side the knee points to (a unit vector, world; leg.ts kneePole); REACH: how much
+ *   of the ground's hold on a free foot's offset the leg's reach allows (leg.ts reachHold);
  * - on uneven ground only: LOCK_GROUND, LOCK_NORMAL, the ground's height and normal where the foot
  *   was planted (LOCK's height is then that plus the animated height, every step); SHIFT_OFFSET,
  *   SHIFT_VEL, SHIFT_PREV, SHIFT_SLOPE: a free foot's decaying height offset over steps, the ground
@@ -31,7 +32,9 @@ export const LOCKED = 0, LOCK = 1, OFFSET = 4, OFFSET_VEL = 7, TARGET = 10, SHOW
 export const ANIM_HEIGHT = 26, LOCK_NORMAL = 27, SHIFT_OFFSET = 30, SHIFT_VEL = 31, SHIFT_PREV = 32, SHIFT = 33, TILT = 34, TILT_VEL = 37;
 export const ANKLE_HEIGHT = 40, SHIFT_SLOPE = 41, PLANTED_HEIGHT = 43, LOCK_GROUND = 44, CLEAR = 45, CLEAR_VEL = 46, FOLLOW = 47, FOLLOW_VEL = 48;
 export const ANIM_PREV = 49, KNEE_PLANE = 52;
-export const LEG_SIZE = 55;
+/** How much of a free foot's ground hold its reach allows this step (1 well within the leg's reach, 0 at its edge; leg.ts reachHold). */
+export const REACH = 55;
+export const LEG_SIZE = 56;
 /** LOCKED's value for a foot released while its contact lasts. */
 export const RELEASED = 2;
 export const HIPS_DROP = 2 * LEG_SIZE, HIPS_DROP_VEL = HIPS_DROP + 1, DECAY_DT = HIPS_DROP + 2, DECAY_E = HIPS_DROP + 3;

@@ -15,7 +15,7 @@ import { sampleGround } from '../ground/ground.js';
 import { QualityStats, type QualityReport } from './metrics.js';
 import { qualityRig, bodyFacing, type QualityRig } from './quality-rig.js';
 import { capturedData } from '../captured-data.js';
-import { LOWEST_FOOT, STANDING_SPEED, recordFacing, recordFeet, recordHips, recordPops, recordStanding, recordStop } from './output-measures.js';
+import { LOWEST_FOOT, STANDING_SPEED, recordFacing, recordFeet, recordHips, recordPlantedLift, recordPops, recordStanding, recordStop } from './output-measures.js';
 
 export { QualityStats, type QualityReport } from './metrics.js';
 
@@ -67,6 +67,11 @@ export class QualityMeter {
   /** Contact point (toe, else ankle) and ankle of each foot (the label diagnostics). */
   private readonly contactL: number;
   private readonly contactR: number;
+  /** capturedData(db).contactHeight: each leg's captured contact point over its planted height, per frame. */
+  private readonly contactHeight: Float32Array;
+  /** Where each leg's contact point is in the rig's foot joints (its height over the planted one is M[M_FOOT_H + k]). */
+  private readonly contactFootL: number;
+  private readonly contactFootR: number;
   /** Offset in `M` of the previous step's world joint positions (J*3; the other slot of the two holds the step before). */
   private prevSlot = SCALARS;
   private hasPrev = 0;
@@ -116,6 +121,9 @@ export class QualityMeter {
     this.rig = qualityRig(controller.db);
     this.hipsHeight = capturedData(controller.db).hipsHeight;
     [this.contactL, this.contactR] = contactJoints(controller.db.roles);
+    this.contactHeight = capturedData(controller.db).contactHeight;
+    this.contactFootL = this.rig.feet.indexOf(this.contactL);
+    this.contactFootR = this.rig.feet.indexOf(this.contactR);
     this.ring = ringLength(minDt, predictEvery);
     const n = this.J * 3, R = 2 * this.ring, size = SCALARS + 2 * n + 4 * R;
     if (storage !== undefined && !(storage instanceof Float64Array && storage.length >= size)) {
@@ -197,7 +205,9 @@ export class QualityMeter {
     } else FOOT_GROUND.fill(0);
     recordFeet(s, rig, wp, M, this.hasPrev >= 1 ? p1 : -1, FOOT_GROUND, M, M_FOOT_H, dt);
     M[M_LOW_FOOT_SPEED] = LOWEST_FOOT[1];
-    recordHips(s, wp[3 * rig.hips + 1] - hipsGround, this.capturedHipsHeight());
+    recordHips(s, wp[3 * rig.hips + 1] - hipsGround, this.captured(this.hipsHeight, 1, 0));
+    if (this.contactFootL >= 0) recordPlantedLift(s, this.captured(this.contactHeight, 2, 0), M[M_FOOT_H + this.contactFootL]);
+    if (this.contactFootR >= 0) recordPlantedLift(s, this.captured(this.contactHeight, 2, 1), M[M_FOOT_H + this.contactFootR]);
     if (this.hasPrev >= 1) recordStanding(s, M[M_STILL], LOWEST_FOOT[0]);
     if (this.hasPrev >= 1) {
       // A foot counts when it is in contact at both ends of the step: the landing step's speed
@@ -216,11 +226,12 @@ export class QualityMeter {
     this.hasPrev = Math.min(2, this.hasPrev + 1);
   }
 
-  /** The captured hips height (m) at the frame the controller plays (between it and the next, by its fraction). */
-  private capturedHipsHeight(): number {
-    const c = this.controller, h = this.hipsHeight, f = c.frame, clip = c.db.clips[c.clipIndex];
+  /** A captured per-frame figure (`values[stride * f + k]`) at the frame the controller plays, between it and the next by its fraction. */
+  private captured(values: Float32Array, stride: number, k: number): number {
+    const c = this.controller, f = c.frame, clip = c.db.clips[c.clipIndex];
     const next = f + 1 < clip.start + clip.count ? f + 1 : f;
-    return h[f] + (h[next] - h[f]) * c.frameFraction;
+    const a = values[stride * f + k];
+    return a + (values[stride * next + k] - a) * c.frameFraction;
   }
 
   /** The body's facing against the requested one, once the request has held FACING_SETTLE seconds. */

@@ -43,6 +43,18 @@ export interface QualityReport {
   hipsOffsetCm: number;
   /** Its 5th percentile (cm): how low the body sinks against the capture when it does. */
   hipsOffsetP5Cm: number;
+  /**
+   * Feet the capture has on the ground, shown lifted: per leg and step where the captured contact
+   * point (toe, else ankle) at the frame played is within the skate band of its planted height, how
+   * much higher the output's is than the capture's (cm; 0 when not higher): mean, 95th and 99th
+   * percentile, over `plantedSteps` such steps. A planted foot dragged up by a leg that cannot reach
+   * it, or a free one carried off by an offset, shows here; skate (which leaves out feet in the air)
+   * and depth (feet below the ground) do not see it.
+   */
+  plantedSteps: number;
+  plantedLiftCm: number;
+  plantedLiftP95Cm: number;
+  plantedLiftP99Cm: number;
   /** Steps where the character stands (its root moving under 2 cm/s for 0.5 s or more): their share, and how high the lowest foot joint is above its own low height then, mean and 95th percentile (cm). */
   standingShare: number;
   standingHoverCm: number;
@@ -123,6 +135,10 @@ export class QualityStats {
   depthHist = new Float64Array(DEPTH_BINS + 1);
   depthMax = 0;
   hipsHist = new Float64Array(HEIGHT_BINS + 1);
+  plantedCount = 0;
+  liftSum = 0;
+  liftCount = 0;
+  liftHist = new Float64Array(DEPTH_BINS + 1);
   hipsOffsetHist = new Float64Array(OFFSET_BINS + 1);
   motionSteps = 0;
   standSteps = 0;
@@ -204,6 +220,10 @@ export class QualityStats {
       belowGroundP99Cm: quantileWithZeros(this.depthHist, this.footSteps - this.belowCount, 0.99, DEPTH_BIN),
       belowGroundMaxCm: this.footSteps > 0 ? this.depthMax : Number.NaN,
       hipsHeightCm: quantileOf(this.hipsHist, 0.5, HEIGHT_BIN),
+      plantedSteps: this.plantedCount,
+      plantedLiftCm: mean(this.liftSum, this.plantedCount),
+      plantedLiftP95Cm: this.plantedCount > 0 ? quantileWithZeros(this.liftHist, this.plantedCount - this.liftCount, 0.95, DEPTH_BIN) : Number.NaN,
+      plantedLiftP99Cm: this.plantedCount > 0 ? quantileWithZeros(this.liftHist, this.plantedCount - this.liftCount, 0.99, DEPTH_BIN) : Number.NaN,
       hipsOffsetCm: quantileOf(this.hipsOffsetHist, 0.5, OFFSET_BIN) - OFFSET_RANGE,
       hipsOffsetP5Cm: quantileOf(this.hipsOffsetHist, 0.05, OFFSET_BIN) - OFFSET_RANGE,
       standingShare: mean(this.standSteps, this.motionSteps),

@@ -78,6 +78,21 @@ export function recordHips(stats: QualityStats, height: number, captured: number
 }
 
 /**
+ * A leg's contact point against the capture at the frame played: `captured` and `shown` are its
+ * heights over its planted height (m) in the captured pose and in the output. Counted only where the
+ * capture has the foot on the ground (captured below SKATE_HEIGHT): how much higher it is shown.
+ */
+export function recordPlantedLift(stats: QualityStats, captured: number, shown: number): void {
+  if (!(captured < SKATE_HEIGHT)) return;
+  stats.plantedCount++;
+  const lift = (shown - captured) * 100;
+  if (!(lift > 0)) return;
+  stats.liftSum += lift;
+  stats.liftCount++;
+  addSample(stats.liftHist, lift, DEPTH_BIN);
+}
+
+/**
  * A step after which the root has been still for `stillSeconds` (root speed below STANDING_SPEED;
  * standing from STANDING_SECONDS on), with the lowest foot joint `lowest` m above its planted height.
  */

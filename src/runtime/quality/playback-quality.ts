@@ -12,7 +12,7 @@ import { CONTACT_LEFT, CONTACT_RIGHT, contactJoints } from '../../features/conta
 import { SKATE_BIN } from './histogram.js';
 import { QualityStats, type QualityReport } from './metrics.js';
 import { bodyFacing, qualityRig } from './quality-rig.js';
-import { LOWEST_FOOT, STANDING_SPEED, recordFacing, recordFeet, recordHips, recordPops, recordStanding } from './output-measures.js';
+import { LOWEST_FOOT, STANDING_SPEED, recordFacing, recordFeet, recordHips, recordPlantedLift, recordPops, recordStanding } from './output-measures.js';
 import { addSample } from './histogram.js';
 
 /**
@@ -38,6 +38,7 @@ export function playbackStats(db: Database, hz: number, stats = new QualityStats
   }
   const J = db.skeleton.names.length, parents = db.skeleton.parents, fps = db.fps, n = 3 * J;
   const rig = qualityRig(db);
+  const contactFeet = contactJoints(db.roles).map((j) => rig.feet.indexOf(j)).filter((k) => k >= 0);
   const [cl, cr] = contactJoints(db.roles);
   const wr = new Float64Array(4 * J), rot = new Float64Array(4 * J), pos = new Float64Array(3 * J), wp = new Float64Array(3 * J);
   // Three slots of positions (now, the step before, the one before that), heights, flat ground.
@@ -65,6 +66,8 @@ export function playbackStats(db: Database, hz: number, stats = new QualityStats
       if (s >= 2) recordPops(stats, wp, H, p1, p2, n, dt, dt);
       recordFeet(stats, rig, wp, H, s >= 1 ? p1 : -1, ground, heights, 0, dt);
       recordHips(stats, wp[3 * rig.hips + 1], wp[3 * rig.hips + 1]);
+      // The capture against itself: its planted feet are where it has them (0, by construction; the count is the data's).
+      for (const k of contactFeet) recordPlantedLift(stats, heights[k], heights[k]);
       if (s >= 1) {
         still = Math.hypot(rx - rootX, rz - rootZ) / dt < STANDING_SPEED ? still + dt : 0;
         recordStanding(stats, still, LOWEST_FOOT[0]);
