@@ -238,8 +238,11 @@ function solveCoreCommon(v: Float64Array, q: Float64Array, usePole: boolean, eps
   // 1. Knee: rotate (c - b) about m by the change of interior angle, ang1 - ang0. Its half-angle
   // sine and cosine come from the two cosines by identities (no acos, sin, cos): with
   // d = ang1 - ang0 in (-pi, pi), cos(d/2) = sqrt((1 + cos d) / 2) and sin(d/2) = sin d / (2 cos(d/2)).
-  const c0 = clamp1(-(abx * cbx + aby * cby + abz * cbz) / (lab * lcb));
-  const c1 = clamp1((lab * lab + lcb * lcb - lat * lat) / (2 * lab * lcb));
+  // (clamp1 written out: a number returned from a call V8 does not inline is a heap box)
+  let c0 = -(abx * cbx + aby * cby + abz * cbz) / (lab * lcb);
+  c0 = c0 < -1 ? -1 : c0 > 1 ? 1 : c0;
+  let c1 = (lab * lab + lcb * lcb - lat * lat) / (2 * lab * lcb);
+  c1 = c1 < -1 ? -1 : c1 > 1 ? 1 : c1;
   const s0 = Math.sqrt(Math.max(0, 1 - c0 * c0)), s1 = Math.sqrt(Math.max(0, 1 - c1 * c1));
   const cosD = c1 * c0 + s1 * s0, sinD = s1 * c0 - c1 * s0;
   const kw = Math.sqrt(Math.max(0, 0.5 * (1 + cosD)));
@@ -290,16 +293,30 @@ function solveCoreCommon(v: Float64Array, q: Float64Array, usePole: boolean, eps
       rx = nx; ry = ny; rz = nz; rw = nw;
     }
   }
-  // World results: hip' = R * hip, knee' = R * Rk * knee (R = Rpole * Raim).
-  const ha = QA, hb = QB;
-  writeNormalizedProduct(q, QA2, rx, ry, rz, rw, q[ha], q[ha + 1], q[ha + 2], q[ha + 3]);
-  const qbx = q[hb], qby = q[hb + 1], qbz = q[hb + 2], qbw = q[hb + 3];
+  // World results: hip' = R * hip, knee' = R * Rk * knee (R = Rpole * Raim), each normalised:
+  // = quatMultiply then normalize4 (QA2 = R·QA, QB2 = R·(Rk·QB)), written out because eight numbers passed to a call V8 does not inline are eight heap boxes (450 bytes of
+  // garbage per agent-step in a crowd).
+  const qax = q[QA], qay = q[QA + 1], qaz = q[QA + 2], qaw = q[QA + 3];
+  let hx = rw * qax + rx * qaw + ry * qaz - rz * qay;
+  let hy = rw * qay - rx * qaz + ry * qaw + rz * qax;
+  let hz = rw * qaz + rx * qay - ry * qax + rz * qaw;
+  let hw = rw * qaw - rx * qax - ry * qay - rz * qaz;
+  let hl = Math.sqrt(hx * hx + hy * hy + hz * hz + hw * hw);
+  if (!(hl > 0) || !Number.isFinite(hl)) { hx = 0; hy = 0; hz = 0; hw = 1; hl = 1; }
+  q[QA2] = hx / hl; q[QA2 + 1] = hy / hl; q[QA2 + 2] = hz / hl; q[QA2 + 3] = hw / hl;
+  const qbx = q[QB], qby = q[QB + 1], qbz = q[QB + 2], qbw = q[QB + 3];
   // p = quatMultiply(p, Rk, knee world rotation)
   const px = kw * qbx + kx * qbw + ky * qbz - kz * qby;
   const py = kw * qby - kx * qbz + ky * qbw + kz * qbx;
   const pz = kw * qbz + kx * qby - ky * qbx + kz * qbw;
   const pw = kw * qbw - kx * qbx - ky * qby - kz * qbz;
-  writeNormalizedProduct(q, QB2, rx, ry, rz, rw, px, py, pz, pw);
+  hx = rw * px + rx * pw + ry * pz - rz * py;
+  hy = rw * py - rx * pz + ry * pw + rz * px;
+  hz = rw * pz + rx * py - ry * px + rz * pw;
+  hw = rw * pw - rx * px - ry * py - rz * pz;
+  hl = Math.sqrt(hx * hx + hy * hy + hz * hz + hw * hw);
+  if (!(hl > 0) || !Number.isFinite(hl)) { hx = 0; hy = 0; hz = 0; hw = 1; hl = 1; }
+  q[QB2] = hx / hl; q[QB2 + 1] = hy / hl; q[QB2 + 2] = hz / hl; q[QB2 + 3] = hw / hl;
   // New knee and end positions: knee' = a + quatRotateVec3(R, b - a), foot' = a + quatRotateVec3(R, c1 - a).
   tx = 2 * (ry * abz - rz * aby); ty = 2 * (rz * abx - rx * abz); tz = 2 * (rx * aby - ry * abx);
   v[B] = ax + abx + rw * tx + (ry * tz - rz * ty);
@@ -311,17 +328,6 @@ function solveCoreCommon(v: Float64Array, q: Float64Array, usePole: boolean, eps
   v[C + 2] = az + ac1z + rw * tz + (rx * ty - ry * tx);
   v[RESIDUAL] = Math.abs(dt - lat);
   return true;
-}
-
-/** q[o..o+4] = normalize(a * b): quatMultiply then quatNormalize, in scalars. */
-function writeNormalizedProduct(q: Float64Array, o: number, ax: number, ay: number, az: number, aw: number, bx: number, by: number, bz: number, bw: number): void {
-  const x = aw * bx + ax * bw + ay * bz - az * by;
-  const y = aw * by - ax * bz + ay * bw + az * bx;
-  const z = aw * bz + ax * by - ay * bx + az * bw;
-  const w = aw * bw - ax * bx - ay * by - az * bz;
-  const l = Math.sqrt(x * x + y * y + z * z + w * w);
-  if (!(l > 0) || !Number.isFinite(l)) { q[o] = 0; q[o + 1] = 0; q[o + 2] = 0; q[o + 3] = 1; return; }
-  q[o] = x / l; q[o + 1] = y / l; q[o + 2] = z / l; q[o + 3] = w / l;
 }
 
 // ---- small vector/quaternion helpers on (buffer, offset) pairs --------------------------------
