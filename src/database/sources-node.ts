@@ -1,5 +1,4 @@
 import { readBvhFile, listBvhFiles, type SkippedBvhEntry } from '../import/bvh/bvh-node.js';
-import { generateBuiltinClips } from '../builtin/generate.js';
 import type { SourceMotion } from './build.js';
 
 /** Files of one set whose bodies are further than this (a fraction) from the set's median size are named. */
@@ -54,8 +53,5 @@ export function scaleMismatches(sizes: readonly { file: string; bodyLength: numb
   return sizes.filter((s) => s.bodyLength > 0 && Math.abs(s.bodyLength / median - 1) > SCALE_MISMATCH).map((s) => ({ ...s, median }));
 }
 
-/** The built-in procedural locomotion clips as build sources. */
-export function builtinSources(): SourceMotion[] {
-  const { skeleton, clips } = generateBuiltinClips();
-  return clips.map((clip) => ({ skeleton, clip }));
-}
+/** The built-in clips as build sources (they need no files: builtin-sources.ts; re-exported here for the commands). */
+export { builtinSources } from './builtin-sources.js';

@@ -3,55 +3,20 @@
  * project outside it, and use the engine through the package's public entry points only (the
  * `motionmatch` import and the `motionmatch` bin), with nothing but its `dependencies` installed.
  *
- * Packing runs the real lifecycle scripts with MOTIONMATCH_PACK_PREBUILT=1: prepack then checks
- * (rather than rebuilds) dist/, build/*.wasm and web-dist/, which `npm test`'s pretest has just
- * built; packing outputs older than their sources fails with the prepack's message.
- *
- * Offline: `npm ci` in the repository fetches tarballs by the lockfile's integrity and caches no
- * registry metadata, so `npm install --offline <tarball>` stops at ENOTCACHED (it must resolve the
- * dependencies' versions). The project therefore gets a lockfile: the tarball (its integrity from
- * `npm pack --json`) plus the package's `dependencies` at the versions and integrities of the
- * repository's package-lock.json, and `npm ci --offline` installs it from the npm cache alone.
+ * Packing (prebuilt outputs, checked by prepack) and the offline install: test/helpers/pack.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { spawn, type SpawnSyncReturns } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { REPO_ROOT, runCli } from '../helpers/cli.js';
+import { NPX, cleanNpmEnv, describeFailure, installTarball, npmMissingReason, packRepository, repoPackage, run, type PackReport } from '../helpers/pack.js';
 
-interface PackedFile { path: string; size: number }
-interface PackReport { filename: string; integrity: string; version: string; files: PackedFile[] }
-interface LockEntry { version: string; integrity: string; dependencies?: Record<string, string>; dev?: boolean; [k: string]: unknown }
-
-const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-const NPX = process.platform === 'win32' ? 'npx.cmd' : 'npx';
-const npmVersion = spawnSync(NPM, ['--version'], { encoding: 'utf8', timeout: 30_000 });
-const HAVE_NPM = npmVersion.status === 0;
-if (!HAVE_NPM) console.log(`package install test skipped: npm is not available (${npmVersion.error?.message ?? `npm --version exited with ${npmVersion.status}`})`);
-
-const repoPackage = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; bin: Record<string, string>; license: string };
-
-/**
- * The environment without what `npm test` exports to its children (npm_package_*, npm_lifecycle_*,
- * npm_config_local_prefix, ...), which would otherwise point the inner npm at the repository.
- * The cache, user config and registry settings stay: the offline install reads that cache.
- */
-function cleanNpmEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const keep = new Set(['npm_config_cache', 'npm_config_userconfig', 'npm_config_registry']);
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!/^npm_/i.test(k) || keep.has(k.toLowerCase())) env[k] = v;
-  return { ...env, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false', ...extra };
-}
-
-function run(cmd: string, args: string[], cwd: string, env = cleanNpmEnv()): SpawnSyncReturns<string> {
-  return spawnSync(cmd, args, { cwd, env, encoding: 'utf8', timeout: 180_000, maxBuffer: 64 * 1024 * 1024 });
-}
-
-function describeFailure(what: string, r: SpawnSyncReturns<string>): string {
-  return `${what} exited with ${r.status ?? r.signal ?? r.error?.message}\n${r.stderr}\n${r.stdout}`;
-}
+const npmMissing = npmMissingReason();
+const HAVE_NPM = npmMissing === null;
+if (!HAVE_NPM) console.log(`package install test skipped: ${npmMissing}`);
 
 /** Every TypeScript source under src/, relative to src/ (what dist/src/ must hold compiled). */
 function sourceModules(): string[] {
@@ -59,29 +24,6 @@ function sourceModules(): string[] {
   return readdirSync(src, { recursive: true, withFileTypes: true })
     .filter((e) => e.isFile() && e.name.endsWith('.ts') && !e.name.endsWith('.d.ts'))
     .map((e) => relative(src, join(e.parentPath ?? e.path, e.name)).split('\\').join('/'));
-}
-
-/** A lockfile installing the tarball and, from the repository's lockfile, its dependencies. */
-function projectLockfile(name: string, tarballSpec: string, pack: PackReport): object {
-  const repoLock = JSON.parse(readFileSync(join(REPO_ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, LockEntry> };
-  const packages: Record<string, object> = {
-    '': { name, version: '0.0.0', dependencies: { motionmatch: tarballSpec } },
-    'node_modules/motionmatch': {
-      version: pack.version, resolved: tarballSpec, integrity: pack.integrity, license: repoPackage.license,
-      dependencies: repoPackage.dependencies, bin: repoPackage.bin,
-    },
-  };
-  const pending = Object.keys(repoPackage.dependencies);
-  while (pending.length > 0) {
-    const dep = pending.pop()!;
-    if (packages[`node_modules/${dep}`]) continue;
-    const entry = repoLock.packages[`node_modules/${dep}`];
-    if (!entry) throw new Error(`package-lock.json has no node_modules/${dep}: run npm install`);
-    if (entry.dev) throw new Error(`package-lock.json marks ${dep} as dev although the package depends on it: run npm install`);
-    packages[`node_modules/${dep}`] = entry;
-    pending.push(...Object.keys(entry.dependencies ?? {}));
-  }
-  return { name, version: '0.0.0', lockfileVersion: 3, requires: true, packages };
 }
 
 /** Runs an ES module snippet inside the project (bare `motionmatch` resolves to the install). */
@@ -99,25 +41,9 @@ describe.skipIf(!HAVE_NPM)('the packed package, installed into an empty project'
 
   beforeAll(() => {
     work = mkdtempSync(join(tmpdir(), 'mm-pack-'));
-    const packed = run(NPM, ['pack', '--json', '--pack-destination', work], REPO_ROOT, cleanNpmEnv({ MOTIONMATCH_PACK_PREBUILT: '1' }));
-    if (packed.status !== 0) throw new Error(describeFailure('npm pack', packed));
-    pack = (JSON.parse(packed.stdout) as PackReport[])[0];
+    pack = packRepository(work);
     paths = new Set(pack.files.map((f) => f.path));
-
-    project = join(work, 'project');
-    mkdirSync(project);
-    const spec = `file:../${pack.filename}`;
-    const name = 'motionmatch-pack-check';
-    writeFileSync(join(project, 'package.json'), JSON.stringify({ name, version: '0.0.0', private: true, dependencies: { motionmatch: spec } }, null, 2));
-    writeFileSync(join(project, 'package-lock.json'), JSON.stringify(projectLockfile(name, spec, pack), null, 2));
-    let install = run(NPM, ['ci', '--offline', '--no-audit', '--no-fund'], project);
-    if (install.status !== 0 && /ENOTCACHED/.test(install.stderr)) {
-      // A cache that lacks a dependency's tarball (npm ci was run with another cache): let npm
-      // fetch only what is missing.
-      console.log('package install test: offline install failed (ENOTCACHED); retrying with --prefer-offline');
-      install = run(NPM, ['ci', '--prefer-offline', '--no-audit', '--no-fund'], project);
-    }
-    if (install.status !== 0) throw new Error(describeFailure('npm ci (the packed tarball)', install));
+    project = installTarball(work, pack, 'project', 'motionmatch-pack-check');
     installed = join(project, 'node_modules', 'motionmatch');
   }, 240_000);
 

@@ -10,10 +10,24 @@
 import { instantiate } from '@assemblyscript/loader';
 import type { SearchKernels } from './memory-layout.js';
 import { PAGE_BYTES } from './memory-layout.js';
+import { wasmFileName, type WasmVariant } from './variant.js';
+import { isNode, readWasmFile } from './package-files.js';
 
-export interface WasmVariant {
-  simd: boolean;
-  shared: boolean;
+export type { WasmVariant } from './variant.js';
+export { wasmFileName } from './variant.js';
+export { nodePackageRoot, readWasmFile } from './package-files.js';
+
+/** Where a build comes from when the caller names none and the platform has no files of its own (browsers). */
+export type WasmSourceFor = (v: WasmVariant) => WasmSource;
+
+let defaultSourceFor: WasmSourceFor | undefined;
+
+/**
+ * Sets where builds come from when a caller passes no `wasm` outside Node (the browser entry sets the
+ * package's own build/*.wasm, as bundler-visible URLs). In Node the package's files are always read.
+ */
+export function setDefaultWasmSource(sourceFor: WasmSourceFor | undefined): void {
+  defaultSourceFor = sourceFor;
 }
 
 /** Anything a build can come from: bytes, a compiled module, a fetch Response, or a URL to fetch. */
@@ -80,56 +94,6 @@ export function createSearchMemory(opts: { shared?: boolean; initialPages?: numb
     : new WebAssembly.Memory({ initial, maximum: opts.maximumPages });
 }
 
-/** File name of a build inside build/. */
-export function wasmFileName(v: WasmVariant): string {
-  return `search.${v.simd ? 'simd' : 'scalar'}${v.shared ? '' : '.unshared'}.wasm`;
-}
-
-function isNode(): boolean {
-  return typeof process !== 'undefined' && typeof process.versions?.node === 'string';
-}
-
-/**
- * The package root (the nearest directory above this module holding package.json). Works from the
- * TypeScript sources (src/search/wasm/) and from the compiled output (dist/src/search/wasm/).
- */
-export async function nodePackageRoot(): Promise<string> {
-  const { existsSync } = await import('node:fs');
-  const { dirname, join } = await import('node:path');
-  const { fileURLToPath } = await import('node:url');
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    if (existsSync(join(dir, 'package.json'))) return dir;
-    const up = dirname(dir);
-    if (up === dir) throw new Error(`motionmatch: no package.json above ${fileURLToPath(import.meta.url)}`);
-    dir = up;
-  }
-}
-
-/** Reads build/<variant>.wasm from the package (Node only). */
-export async function readWasmFile(v: WasmVariant): Promise<Uint8Array> {
-  const { readFile } = await import('node:fs/promises');
-  const { join } = await import('node:path');
-  const path = join(await nodePackageRoot(), 'build', wasmFileName(v));
-  try {
-    return await readFile(path);
-  } catch (e) {
-    throw new Error(`motionmatch: cannot read ${path} (run \`npm run build:wasm\`): ${(e as Error).message}`);
-  }
-}
-
-/** Browser default: the build next to the sources, as a bundler sees it (literal URLs). */
-function defaultWasmUrl(v: WasmVariant): URL {
-  if (v.simd) {
-    return v.shared
-      ? new URL('../../../build/search.simd.wasm', import.meta.url)
-      : new URL('../../../build/search.simd.unshared.wasm', import.meta.url);
-  }
-  return v.shared
-    ? new URL('../../../build/search.scalar.wasm', import.meta.url)
-    : new URL('../../../build/search.scalar.unshared.wasm', import.meta.url);
-}
-
 const moduleCache = new Map<string, Promise<WebAssembly.Module>>();
 
 /** Compiles a build once per variant (unless the caller passes its own source). */
@@ -138,11 +102,19 @@ export function compileSearchModule(v: WasmVariant, source?: WasmSource): Promis
   const key = wasmFileName(v);
   let m = moduleCache.get(key);
   if (!m) {
-    m = isNode() ? readWasmFile(v).then((b) => WebAssembly.compile(b as BufferSource)) : compileSource(defaultWasmUrl(v));
+    m = isNode() ? readWasmFile(v).then((b) => WebAssembly.compile(b as BufferSource)) : compileDefault(v);
     m.catch(() => moduleCache.delete(key));
     moduleCache.set(key, m);
   }
   return m;
+}
+
+/** Outside Node: the source set with setDefaultWasmSource, else a one-line error saying what to pass. */
+function compileDefault(v: WasmVariant): Promise<WebAssembly.Module> {
+  if (defaultSourceFor) return compileSource(defaultSourceFor(v));
+  return Promise.reject(new Error(
+    `motionmatch: no source for ${wasmFileName(v)}: pass { wasm } (a URL, Response or bytes) to Matcher.create, or import 'motionmatch' so that its browser entry names the packaged builds`,
+  ));
 }
 
 async function compileSource(source: WasmSource): Promise<WebAssembly.Module> {
@@ -150,11 +122,22 @@ async function compileSource(source: WasmSource): Promise<WebAssembly.Module> {
   if (typeof source === 'string' || source instanceof URL) {
     const res = await fetch(source);
     if (!res.ok) throw new Error(`motionmatch: fetching ${String(source)} failed: ${res.status}`);
-    return WebAssembly.compile(await res.arrayBuffer());
+    return WebAssembly.compile(checkWasmBytes(await res.arrayBuffer(), String(source)));
   }
   const s = await source;
-  if (typeof Response !== 'undefined' && s instanceof Response) return WebAssembly.compile(await s.arrayBuffer());
+  if (typeof Response !== 'undefined' && s instanceof Response) return WebAssembly.compile(checkWasmBytes(await s.arrayBuffer(), s.url || 'the Response'));
   return WebAssembly.compile(s as BufferSource);
+}
+
+/**
+ * Refuses fetched bytes that are not WebAssembly with a line saying what came instead (a server
+ * that does not have the file often answers with its HTML page, status 200).
+ */
+function checkWasmBytes(bytes: ArrayBuffer, from: string): ArrayBuffer {
+  const head = new Uint8Array(bytes, 0, Math.min(4, bytes.byteLength));
+  if (head.length === 4 && head[0] === 0x00 && head[1] === 0x61 && head[2] === 0x73 && head[3] === 0x6d) return bytes;
+  const text = String.fromCharCode(...new Uint8Array(bytes, 0, Math.min(16, bytes.byteLength))).replace(/[^\x20-\x7e]/g, '?');
+  throw new Error(`motionmatch: ${from} is not a WASM build (${bytes.byteLength} bytes starting "${text}"): serve build/*.wasm with the app, or pass { wasm } to Matcher.create`);
 }
 
 /** The raw exports (no loader wrappers: those allocate an arguments array per call). */
