@@ -4,7 +4,7 @@
  * ground (foot-ik/foot-ik.ts).
  */
 import type { LegJoints } from './rig.js';
-import { IK_TARGET } from './state.js';
+import { IK_TARGET, STEP_DT } from './state.js';
 
 /** The pole kneePole computes (world direction), shared by every character of a thread. */
 export const KNEE_POLE = new Float64Array(3);
@@ -18,6 +18,15 @@ export const KNEE_TURN_SPEED = 10;
 const KNEE_SETTLED = 0.05;
 /** ...or the animated knee is this close to the hip-ankle line (leg lengths): its side does not show. */
 const KNEE_SIDE_SHOWS = 0.002;
+/**
+ * The shortest time (s) over which the ground's hold on a free foot (reachHold) lets go: the foot's
+ * velocity turns from the capture's to the animation's over several steps, not in one. Let go at
+ * once as the target left the leg's reach (10 cm a step after a transition), a landing foot held
+ * still jumped into the animation's 5 m/s (a 4.6 m/s velocity step at the knee on the shared real
+ * captures' wander); over 0.1 s (an inertialization half-life), the largest was 6.2 m/s on the
+ * same run, within the data's own 1.5 times.
+ */
+export const HOLD_RELEASE_SECONDS = 0.1;
 /** How much (in leg lengths) the foot's direction adds to the animated knee offset in the pole. */
 const POLE_FOOT_SHARE = 0.05;
 
@@ -180,7 +189,8 @@ export function unsoftenOffset(leg: LegJoints, wp: Float64Array, S: Float64Array
 
 /**
  * How much of the ground's hold on a free foot's offset (foot-ik.ts followDataOnGround,
- * decayOffset) the leg's reach allows, into S[r]: 1 while the target (the animated ankle plus the
+ * decayOffset) the leg's reach allows, into S[r] (S: the foot IK block, whose S[STEP_DT] is the
+ * step's dt; S[r] holds the last step's hold): 1 while the target (the animated ankle plus the
  * offset S[o..o+3]) is within the soft reach (softReachStart: the animated ankle's own distance from
  * the hip, or 0.95 leg lengths, whichever is further), falling smoothly to 0 SOFT_REACH leg lengths
  * past it, as deep into the soft range as that range is wide. Beyond, the offset blends out as it
@@ -197,9 +207,11 @@ export function reachHold(leg: LegJoints, wp: Float64Array, S: Float64Array, o: 
   const x = wp[f] + S[o] - wp[h], y = wp[f + 1] + S[o + 1] - wp[h + 1], z = wp[f + 2] + S[o + 2] - wp[h + 2];
   const d = Math.sqrt(x * x + y * y + z * z), band = SOFT_REACH * leg.length;
   const u = (softReachStart(leg, wp) + band - d) / band;
-  // smoothstep(0, 1, u): a continuous hold with a continuous slope.
+  // smoothstep(0, 1, u): a continuous hold with a continuous slope; it takes hold at once, and lets
+  // go no faster than over HOLD_RELEASE_SECONDS (S[STEP_DT]: the step's dt, in the same block).
   const c = u <= 0 ? 0 : u >= 1 ? 1 : u;
-  S[r] = c * c * (3 - 2 * c);
+  const hold = c * c * (3 - 2 * c), slowest = S[r] - S[STEP_DT] / HOLD_RELEASE_SECONDS;
+  S[r] = hold < slowest ? slowest : hold;
 }
 
 /**
