@@ -4,7 +4,7 @@ import { wrapAngle } from '../../math/angle.js';
 import { decaySpringUpdate } from '../../math/spring.js';
 import { solveTwoBoneIkInto, createTwoBoneIkScratch } from '../../math/two-bone-ik.js';
 import { type FootIKLeg, type FootRig, type LegJoints, LegView, footRig } from './rig.js';
-import { KNEE_POLE, keepAnimatedKnee, kneePole, kneeSettled, reachHold, softenReach, twistYaw, unsoftenOffset } from './leg.js';
+import { KNEE_POLE, keepAnimatedKnee, kneePole, kneeSettled, reachHold, softReachStart, softenReach, twistYaw, unsoftenOffset } from './leg.js';
 import {
   LOCKED, LOCK, OFFSET, OFFSET_VEL, TARGET, SHOWN, HEEL, HEEL_VEL, HEEL_SHIFT, LOCK_YAW, ANIM_HEIGHT, LEG_SIZE, RELEASED,
   HIPS_DROP, HIPS_DROP_VEL, DECAY_DT, DECAY_E, STEP_DT, NEEDED_DROP, HIPS_DT, HIPS_E, HIPS_MAX, FOOT_DT, FOOT_IK_STATE_SIZE,
@@ -214,7 +214,7 @@ export class FootIK {
         S[at + LOCK + 1] = wp[c + 1];
         const dx = S[at + LOCK] - wp[c], dz = S[at + LOCK + 2] - wp[c + 2];
         const limit = this.opts.unlockLegLengths * leg.length;
-        if (!contact || dx * dx + dz * dz > limit * limit) {
+        if ((!contact && !stillDown(leg, at, S, wp, dx, dz)) || dx * dx + dz * dz > limit * limit) {
           // Hand over from the lock to the animation without a jump: offset = old target - new desired
           // (the foot moves as a whole, so the contact point's gap is the ankle's).
           // A raised heel stays raised and blends down like the offset: the ankle starts where it was.
@@ -344,7 +344,7 @@ export class FootIK {
         S[at + LOCK + 1] = wanted > was + most ? was + most : wanted < was - most ? was - most : wanted;
         const dx = S[at + LOCK] - wp[c], dz = S[at + LOCK + 2] - wp[c + 2];
         const limit = this.opts.unlockLegLengths * leg.length;
-        if (!contact || dx * dx + dz * dz > limit * limit) {
+        if ((!contact && !stillDown(leg, at, S, wp, dx, dz)) || dx * dx + dz * dz > limit * limit) {
           // Hand over to the animation over the ground without a jump: the contact point's target
           // (LOCK + OFFSET) becomes the animated one (shifted by the ground under it) plus the offset.
           for (let k = 0; k < 3; k++) S[at + OFFSET + k] += S[at + LOCK + k] - wp[c + k];
@@ -698,6 +698,30 @@ export class FootIK {
     const wp = host.worldPositions, sub = this.rig.hipsSubtree, dy = DROP_VEC[1];
     for (let i = 0; i < sub.length; i++) wp[3 * sub[i] + 1] += dy;
   }
+}
+
+/**
+ * A locked foot whose contact the capture has ended stays planted while the animation still has it
+ * down: its contact point no higher than this over its planted height (leg lengths; 2.6 cm for a
+ * 0.87 m leg, about the skate measure's band)...
+ */
+export const STILL_DOWN_LEG_LENGTHS = 0.03;
+
+/**
+ * ...and the leg reaches the lock without stretching past its soft reach (softReachStart), with the
+ * lock `dx`, `dz` (m) from the animated contact point. The contact label ends when the toe starts to
+ * move (0.15 m/s), which after a transition's blend is often while the foot the viewer sees is still
+ * on the floor: released there, the foot slid from the lock to the animation along the floor (on the
+ * built-in database 79% of the strafe's skate was free feet near the ground). Held on past the soft
+ * reach, a stretched leg snapped its knee when the lock let go (8.4 m/s).
+ */
+function stillDown(leg: LegJoints, at: number, S: Float64Array, wp: Float64Array, dx: number, dz: number): boolean {
+  if (S[at + ANIM_HEIGHT] - leg.plantedHeight > STILL_DOWN_LEG_LENGTHS * leg.length) return false;
+  // The ankle held with the lock: the animated ankle shifted by the lock's gap (and any vertical offset left).
+  const h = 3 * leg.hip, f = 3 * leg.foot;
+  const x = wp[f] + dx - wp[h], y = wp[f + 1] + S[at + OFFSET + 1] - wp[h + 1], z = wp[f + 2] + dz - wp[h + 2];
+  const reach = softReachStart(leg, wp);
+  return x * x + y * y + z * z <= reach * reach;
 }
 
 /** A free foot is planted only once its contact point moves slower than this many leg lengths per second (about 0.5 m/s). */
