@@ -191,8 +191,11 @@ export class QualityMeter {
     const M = this.M, dt = M[M_STEP_DT];
     const c = this.controller, s = this.stats, rig = this.rig;
     const n = 3 * this.J, p1 = this.prevSlot, p2 = 2 * SCALARS + n - p1;
-    if (this.hasPrev >= 2) {
-      const jump = recordPops(s, wp, M, p1, p2, n, dt, M[M_PREV_DT]);
+    // Two steps of history: the pops, with this step written over the older slot on the way
+    // (nothing below reads that slot: the previous step is p1).
+    const kept = this.hasPrev >= 2;
+    if (kept) {
+      const jump = recordPops(s, wp, M, p1, p2, n, dt, M[M_PREV_DT], true);
       if (c.transitioned) { if (jump > s.maxJump) s.maxJump = jump; }
       else s.jumpHist[Math.min(POP_BINS, Math.floor(jump / POP_BIN))]++;
     }
@@ -219,8 +222,8 @@ export class QualityMeter {
       this.recordGround(wp, 0, this.contactL, (contacts & CONTACT_LEFT) !== 0, (c.contacts & CONTACT_LEFT) === 0);
       this.recordGround(wp, 1, this.contactR, (contacts & CONTACT_RIGHT) !== 0, (c.contacts & CONTACT_RIGHT) === 0);
     }
-    // This step becomes the previous one, over the older slot.
-    for (let i = 0; i < n; i++) M[p2 + i] = wp[i];
+    // This step becomes the previous one, over the older slot (already written with the pops).
+    if (!kept) for (let i = 0; i < n; i++) M[p2 + i] = wp[i];
     this.prevSlot = p2;
     M[M_PREV_DT] = dt;
     this.hasPrev = Math.min(2, this.hasPrev + 1);

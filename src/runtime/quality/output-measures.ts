@@ -109,17 +109,21 @@ export function recordStanding(stats: QualityStats, stillSeconds: number, lowest
 /**
  * The largest change of a joint's world velocity between the step just taken (`wp` against the
  * positions at `p1`, over dt) and the one before (`p1` against `p2`, over dtPrev), over the first
- * `n` values (3 per joint) of `H`'s slots, into the pop figures; returns it (m/s).
+ * `n` values (3 per joint) of `H`'s slots, into the pop figures; returns it (m/s). With `keep`, `wp`
+ * also replaces the oldest slot (p2) as it is read: the meter's history moves on in the same pass
+ * over the joints (a second pass to copy it was a third of the meter's time in a crowd).
  */
-export function recordPops(stats: QualityStats, wp: Float64Array, H: Float64Array, p1: number, p2: number, n: number, dt: number, dtPrev: number): number {
+export function recordPops(stats: QualityStats, wp: Float64Array, H: Float64Array, p1: number, p2: number, n: number, dt: number, dtPrev: number, keep = false): number {
   // Change of world velocity, per joint: (x_t − x_{t−1}) / dt − (x_{t−1} − x_{t−2}) / dt_prev.
   const a = 1 / dt, b = 1 / dtPrev;
   let jump = 0, joint = -1;
   for (let i = 0; i < n; i += 3) {
     const x1 = H[p1 + i], y1 = H[p1 + i + 1], z1 = H[p1 + i + 2];
-    const ax = (wp[i] - x1) * a - (x1 - H[p2 + i]) * b;
-    const ay = (wp[i + 1] - y1) * a - (y1 - H[p2 + i + 1]) * b;
-    const az = (wp[i + 2] - z1) * a - (z1 - H[p2 + i + 2]) * b;
+    const x = wp[i], y = wp[i + 1], z = wp[i + 2];
+    const ax = (x - x1) * a - (x1 - H[p2 + i]) * b;
+    const ay = (y - y1) * a - (y1 - H[p2 + i + 1]) * b;
+    const az = (z - z1) * a - (z1 - H[p2 + i + 2]) * b;
+    if (keep) { H[p2 + i] = x; H[p2 + i + 1] = y; H[p2 + i + 2] = z; }
     const d = ax * ax + ay * ay + az * az;
     if (d > jump) { jump = d; joint = i / 3; }
   }
