@@ -10,6 +10,7 @@ import { footContacts, contactJoints, DEFAULT_CONTACT_OPTIONS, type ContactOptio
 import { mirrorClip, mirrorSetup } from '../features/mirror.js';
 import { symmetrizeJointFrames } from '../features/symmetric-frames.js';
 import { validateSchema } from '../features/schema-validate.js';
+import { globMatcher, type GlobMatcher } from '../util/glob.js';
 import type { ClipRange, Database } from './database.js';
 import { isSupportedFrameRate, MAX_FPS, MIN_FPS } from '../anim/frame-rate.js';
 import { DatabaseBuildError } from './build-error.js';
@@ -58,10 +59,12 @@ export interface BuildOptions {
   onProgress?: (done: number, total: number, label: string) => void;
 }
 
-/** A case-insensitive matcher for a clip-name glob (* any run, ? one character). */
-export function globToRegExp(glob: string): RegExp {
-  const esc = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
-  return new RegExp(`^${esc}$`, 'i');
+/**
+ * A case-insensitive matcher for a clip-name glob (* any run, ? one character), linear in the
+ * worst case (util/glob.ts; a regular expression backtracks exponentially on runs of *).
+ */
+export function globToRegExp(glob: string): GlobMatcher {
+  return globMatcher(glob);
 }
 
 interface WorkClip {

@@ -174,7 +174,14 @@ export function writeFileAtomic(path: string, bytes: Uint8Array | string, what: 
     try { unlinkSync(tmp); } catch { /* never created or already renamed */ }
     const code = errnoCode(e);
     if (code === 'EISDIR') throw new FileAccessError(path, `cannot write ${what} '${path}': it is a directory`, code, { cause: e });
-    if (code === 'ENOENT') throw new FileAccessError(path, `cannot write ${what} '${path}': folder '${dirname(path)}' does not exist`, code, { cause: e });
+    if (code === 'ENOENT') {
+      // ENOENT also comes from a folder that exists but takes no new files (/proc, /sys).
+      let folderExists = false;
+      try { folderExists = statSync(dirname(path)).isDirectory(); } catch { /* missing */ }
+      throw new FileAccessError(path, folderExists
+        ? `cannot write ${what} '${path}': cannot create a file in folder '${dirname(path)}' (the file system there takes no new files)`
+        : `cannot write ${what} '${path}': folder '${dirname(path)}' does not exist`, code, { cause: e });
+    }
     if (code) throw new FileAccessError(path, `cannot write ${what} '${path}': ${(e as Error).message}`, code, { cause: e });
     throw e;
   } finally {

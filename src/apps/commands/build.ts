@@ -1,13 +1,14 @@
-import { realpathSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { statSync } from 'node:fs';
 import { parseCommandArgs, numberOption, UsageError } from '../args.js';
-import { buildDatabase, globToRegExp, type TagRule } from '../../database/build.js';
+import { checkOutputFile, sameFile } from '../output-file.js';
+import { buildDatabase, type TagRule } from '../../database/build.js';
+import { globMatcher, GlobError } from '../../util/glob.js';
 import { loadBvhSources, builtinSources, scaleMismatchText, type ScaleMismatch } from '../../database/sources-node.js';
 import { writeDatabaseFile } from '../../database/mmdb/mmdb-node.js';
 import { parseSchemaJson } from '../../features/schema-validate.js';
 import { parseBoneOverrides } from '../../features/roles.js';
 import { createProgress } from '../../util/progress.js';
-import { readRegularTextFile, requireWritableRegularPath, FileAccessError } from '../../util/files-node.js';
+import { readRegularTextFile, FileAccessError } from '../../util/files-node.js';
 import { MAX_FPS, MIN_FPS } from '../../anim/frame-rate.js';
 import type { SkippedBvhEntry } from '../../import/bvh/bvh-node.js';
 import type { ClipRange } from '../../database/database.js';
@@ -34,35 +35,33 @@ export const BUILD_USAGE = `usage: motionmatch build <files or folders...> --out
   --scale S        metres per file unit (default: detected from the skeleton's height)
   --fps F          resample every clip to F frames per second, ${MIN_FPS} to ${MAX_FPS}
                    (default: the clips' common rate, else the highest)
-  --loop GLOB      clips whose name matches GLOB (* and ?) loop: the last frame flows into the
+  --loop GLOB      clips whose name matches GLOB (* and ?; at most 256 characters) loop: the last frame flows into the
                    first, every frame stays a search candidate, and features that look ahead
                    continue into the next cycle; a loop whose last frame repeats its first pose
-                   loses that repeat. Repeatable
+                   loses that repeat. Repeatable (at most 256 times); a GLOB that matches no
+                   clip name is reported on stderr
   --tag TAG=GLOB[@FROM-TO]
                    tag clips whose name matches GLOB (* and ?), or only seconds FROM..TO of
-                   them (e.g. --tag stand=walk_*@0-0.5), repeatable
+                   them (e.g. --tag stand=walk_*@0-0.5), repeatable (at most 256 times)
   --json           print one JSON object with the result on stdout`;
 
-/**
- * Refuses an output path that cannot end as a regular file (a device, a FIFO, a link, a folder)
- * or whose folder does not exist, before any work is done.
- */
-function checkOutputPath(out: string): void {
-  requireWritableRegularPath(out, 'database file');
-  const folder = dirname(out);
-  let isFolder = false;
-  try { isFolder = statSync(folder).isDirectory(); } catch { /* reported below */ }
-  if (!isFolder) throw new FileAccessError(out, `cannot write database file '${out}': folder '${folder}' does not exist`, 'ENOENT');
+/** Refuses an --out that is one of the BVH files imported (the build would replace the user's capture). */
+function refuseSourceAsOutput(out: string, inputs: readonly string[]): void {
+  for (const input of inputs) {
+    if (sameFile(out, input)) throw new FileAccessError(out, `cannot write database file '${out}': it is the input file '${input}'; choose another --out`, 'EEXIST');
+  }
 }
 
-/** Refuses an --out that is one of the input files (the build would replace the user's capture). */
-function refuseInputAsOutput(out: string, inputs: readonly string[]): void {
-  let real: string;
-  try { real = realpathSync(out); } catch { return; } // does not exist yet
-  for (const input of inputs) {
-    let r: string;
-    try { r = realpathSync(input); } catch { continue; }
-    if (r === real) throw new FileAccessError(out, `cannot write database file '${out}': it is the input file '${input}'; choose another --out`, 'EEXIST');
+/** Most --loop and most --tag options: each is matched against every clip name. */
+export const MAX_GLOB_OPTIONS = 256;
+
+/** The option's globs checked (length) before any work: a usage error naming the option. */
+function checkGlob(glob: string, option: string): void {
+  try {
+    globMatcher(glob);
+  } catch (e) {
+    if (e instanceof GlobError) throw new UsageError(`${option}: ${e.message}`, BUILD_USAGE);
+    throw e;
   }
 }
 
@@ -81,9 +80,11 @@ function resampledSummary(clips: readonly ClipRange[], fps: number): Array<{ fro
 }
 
 function parseTagRules(specs: string[]): TagRule[] {
+  if (specs.length > MAX_GLOB_OPTIONS) throw new UsageError(`--tag is given ${specs.length} times; at most ${MAX_GLOB_OPTIONS} (each is matched against every clip name)`, BUILD_USAGE);
   return specs.map((spec) => {
     const m = /^([^=]+)=([^@]+)(?:@([0-9.]+)-([0-9.]+))?$/.exec(spec);
     if (!m) throw new UsageError(`--tag expects TAG=GLOB or TAG=GLOB@FROM-TO (seconds), got "${spec}"`, BUILD_USAGE);
+    checkGlob(m[2], `--tag ${m[1]}=GLOB`);
     const rule: TagRule = { tag: m[1], pattern: m[2] };
     if (m[3] !== undefined) {
       rule.from = Number(m[3]); rule.to = Number(m[4]);
@@ -108,17 +109,26 @@ export async function buildCommand(argv: string[]): Promise<number> {
     help: { type: 'boolean', short: 'h' },
   }, BUILD_USAGE);
   if (values.help) { process.stdout.write(BUILD_USAGE + '\n'); return 0; }
-  if (!values.out) throw new UsageError('--out FILE is required', BUILD_USAGE);
+  if (values.out === undefined) throw new UsageError('--out FILE is required', BUILD_USAGE);
+  if (values.schema !== undefined && values.schema.trim() === '') throw new UsageError('--schema needs a file name', BUILD_USAGE);
   if (values.builtin && positionals.length > 0) throw new UsageError('give either --builtin or files, not both', BUILD_USAGE);
   if (!values.builtin && positionals.length === 0) throw new UsageError('no input: give BVH files or folders, or --builtin', BUILD_USAGE);
   const scale = numberOption(values.scale, 'scale', BUILD_USAGE, 1e-9, 1e9);
   const fps = numberOption(values.fps, 'fps', BUILD_USAGE, MIN_FPS, MAX_FPS);
-  checkOutputPath(values.out);
-  const schema = values.schema ? parseSchemaJson(readRegularTextFile(values.schema, { what: 'schema file', maxBytes: MAX_SCHEMA_BYTES }), values.schema) : undefined;
-  const bones = values.bones ? parseBoneOverrides(values.bones) : undefined;
   const tagRules = parseTagRules(values.tag ?? []);
   const loops = values.loop ?? [];
-  for (const glob of loops) if (glob.trim() === '') throw new UsageError('--loop expects a GLOB over clip names, e.g. --loop "*_loop"', BUILD_USAGE);
+  if (loops.length > MAX_GLOB_OPTIONS) throw new UsageError(`--loop is given ${loops.length} times; at most ${MAX_GLOB_OPTIONS} (each is matched against every clip name)`, BUILD_USAGE);
+  for (const glob of loops) {
+    if (glob.trim() === '') throw new UsageError('--loop expects a GLOB over clip names, e.g. --loop "*_loop"', BUILD_USAGE);
+    checkGlob(glob, '--loop');
+  }
+  // Before reading anything: the output is neither the schema nor a BVH file named on the command line.
+  checkOutputFile(values.out, '--out', 'database file', BUILD_USAGE, [
+    { path: values.schema, label: 'the --schema file' },
+    ...positionals.map((p) => ({ path: p, label: 'the input file' })),
+  ]);
+  const schema = values.schema ? parseSchemaJson(readRegularTextFile(values.schema, { what: 'schema file', maxBytes: MAX_SCHEMA_BYTES }), values.schema) : undefined;
+  const bones = values.bones ? parseBoneOverrides(values.bones) : undefined;
   const json = !!values.json;
   const t0 = performance.now();
 
@@ -132,10 +142,18 @@ export async function buildCommand(argv: string[]): Promise<number> {
   if (skipped.length > 0) process.stderr.write(skippedLines(skipped));
   for (const m of scaleMismatch.slice(0, MAX_SKIPPED_SHOWN)) process.stderr.write(`motionmatch build: warning: ${scaleMismatchText(m)}\n`);
   if (scaleMismatch.length > MAX_SKIPPED_SHOWN) process.stderr.write(`motionmatch build: warning: ... and ${scaleMismatch.length - MAX_SKIPPED_SHOWN} more files of another size\n`);
-  refuseInputAsOutput(values.out, sources.map((s) => s.clip.source));
+  refuseSourceAsOutput(values.out, sources.map((s) => s.clip.source));
+  // A glob that matches nothing is most likely a typo: say so (the build goes on). Tags are matched
+  // against the mirrored copies' names too ("NAME_mirror"), loops against the sources'.
+  const names = sources.map((s) => s.clip.name);
+  const allNames = values.mirror ? [...names, ...names.map((n) => `${n}_mirror`)] : names;
   for (const glob of loops) {
-    const re = globToRegExp(glob);
-    if (!sources.some((s) => re.test(s.clip.name))) process.stderr.write(`motionmatch build: --loop ${glob} matches no clip name\n`);
+    const re = globMatcher(glob);
+    if (!names.some((n) => re.test(n))) process.stderr.write(`motionmatch build: --loop ${glob} matches no clip name\n`);
+  }
+  for (const rule of tagRules) {
+    const re = globMatcher(rule.pattern);
+    if (!allNames.some((n) => re.test(n))) process.stderr.write(`motionmatch build: --tag ${rule.tag}=${rule.pattern} matches no clip name\n`);
   }
   const tImport = performance.now();
 
@@ -156,7 +174,8 @@ export async function buildCommand(argv: string[]): Promise<number> {
     mirrored: !!values.mirror,
     candidates: db.candidates.reduce((n, c) => n + c, 0),
     tags: db.tagNames,
-    loops: db.clips.filter((c) => c.loop && !c.mirrored).length,
+    // Counted as \`info\` counts them: every looping clip, mirrored copies included.
+    loops: db.clips.filter((c) => c.loop).length,
     resampled: resampledSummary(db.clips, db.fps),
     skipped,
     scaleMismatch,

@@ -3,11 +3,10 @@
  * (src/tools/quality/run.ts), measured from the output joint positions at the display rate beside
  * the data's own level, as a table, one JSON object, and/or an SVG chart with the targets.
  */
-import { statSync } from 'node:fs';
-import { basename, dirname, resolve } from 'node:path';
+import { basename } from 'node:path';
 import { tuneJitForCrowds } from '../../util/jit-node.js';
 import { createProgress } from '../../util/progress.js';
-import { FileAccessError, requireWritableRegularPath, writeFileAtomic } from '../../util/files-node.js';
+import { writeFileAtomic } from '../../util/files-node.js';
 import { buildDatabase } from '../../database/build.js';
 import { builtinSources } from '../../database/sources-node.js';
 import type { Database } from '../../database/database.js';
@@ -21,6 +20,8 @@ import { formatQualityTable, qualityVerdictLines } from '../../tools/quality/tab
 import { qualitySvg } from '../../tools/quality/svg.js';
 import { parseCommandArgs, integerOption, numberOption, UsageError } from '../args.js';
 import { readDatabaseArgument } from '../database-file.js';
+import { checkOutputFile } from '../output-file.js';
+import { oneLineWorkerErrors } from '../worker-error.js';
 import { readSettingsFile } from '../../sim/settings/options-file-node.js';
 import { applySchemaWeights } from '../../sim/settings/options-file.js';
 
@@ -58,17 +59,6 @@ export const QUALITY_USAGE = `usage: motionmatch quality [DB] [--db FILE] [--age
   --svg FILE       also draw the figures as an SVG chart: one bar per scenario for each measure,
                    the targets and the data's level marked`;
 
-/** Refuses an output path that cannot be written before the run, not after it. */
-function checkOutputPath(path: string): void {
-  requireWritableRegularPath(path, 'SVG chart');
-  const folder = dirname(resolve(path));
-  let isFolder = false;
-  try {
-    isFolder = statSync(folder).isDirectory();
-  } catch { /* missing */ }
-  if (!isFolder) throw new FileAccessError(path, `cannot write SVG chart '${path}': folder '${folder}' does not exist`, 'ENOENT');
-}
-
 /** The joint's name, or '–' for none (-1). */
 function jointName(db: Database, joint: number): string {
   return joint >= 0 && joint < db.skeleton.names.length ? db.skeleton.names[joint] : '–';
@@ -97,7 +87,6 @@ export async function qualityCommand(argv: string[]): Promise<number> {
   if (positionals.length === 1 && values.db !== undefined) throw new UsageError('give the database either as DB or with --db, not both', QUALITY_USAGE);
   const dbPath = values.db ?? positionals[0];
   if (dbPath === '') throw new UsageError('--db needs a file name', QUALITY_USAGE);
-  if (values.svg === '') throw new UsageError('--svg needs a file name', QUALITY_USAGE);
   if (values.options === '') throw new UsageError('--options needs a file name', QUALITY_USAGE);
   const agents = integerOption(values.agents, 'agents', QUALITY_USAGE, 1, 100_000) ?? QUALITY_DEFAULTS.agents;
   // Shorter runs would judge no 1 s prediction at all and print 0 for the trajectory error.
@@ -106,9 +95,14 @@ export async function qualityCommand(argv: string[]): Promise<number> {
   const workers = integerOption(values.workers, 'workers', QUALITY_USAGE, 1, 64) ?? 1;
   const hz = integerOption(values.hz, 'hz', QUALITY_USAGE, 10, 240) ?? QUALITY_DEFAULTS.hz;
   const json = !!values.json;
-  if (values.svg !== undefined) checkOutputPath(values.svg);
-  const engineSettings = values.options !== undefined ? readSettingsFile(values.options) : null;
   if (values.terrain === '') throw new UsageError(`--terrain needs ${TERRAIN_KINDS.join(', ')} or a height field file`, QUALITY_USAGE);
+  // Before the run, not after it: the chart may not replace the database, settings or terrain file.
+  checkOutputFile(values.svg, '--svg', 'SVG chart', QUALITY_USAGE, [
+    { path: dbPath, label: 'the database' },
+    { path: values.options, label: 'the --options file' },
+    { path: values.terrain !== undefined && !(TERRAIN_KINDS as readonly string[]).includes(values.terrain) ? values.terrain : undefined, label: 'the --terrain file' },
+  ]);
+  const engineSettings = values.options !== undefined ? readSettingsFile(values.options) : null;
   const terrain = values.terrain !== undefined ? readTerrainOption(values.terrain, seed) : null;
   const columns = qualityColumns(terrain !== null);
 
@@ -121,13 +115,13 @@ export async function qualityCommand(argv: string[]): Promise<number> {
   let rows: ScenarioQuality[];
   try {
     const run = { agents, seconds, hz, seed, workers, controller: engineSettings?.controller };
-    rows = terrain
-      ? await runTerrainQuality(db, {
+    rows = await oneLineWorkerErrors(() => terrain
+      ? runTerrainQuality(db, {
         ...run, onProgress: (i, n, done, total) => bar.update(i * total + done, n * total, `${QUALITY_SCENARIOS[i % 4]}${i >= 4 ? ` on ${terrainName(terrain)}` : ''} (${i + 1}/${n})`),
       }, terrain, terrainName(terrain))
-      : await runQualityScenarios(db, {
+      : runQualityScenarios(db, {
         ...run, onProgress: (i, n, done, total) => bar.update(i * total + done, n * total, `${QUALITY_SCENARIOS[i]} (${i + 1}/${n})`),
-      });
+      }));
   } finally {
     bar.done();
   }

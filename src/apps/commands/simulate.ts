@@ -1,9 +1,9 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { hostname } from 'node:os';
 import { tuneJitForCrowds } from '../../util/jit-node.js';
 import { parseCommandArgs, integerOption, numberOption, UsageError } from '../args.js';
-import { readDatabaseFile } from '../../database/mmdb/mmdb-node.js';
+import { readDatabaseArgument } from '../database-file.js';
 import { buildDatabase } from '../../database/build.js';
 import { builtinSources } from '../../database/sources-node.js';
 import { runAgentGroups, runSimulation, type SimulationOptions, type SimulationResult } from '../../sim/simulation.js';
@@ -11,7 +11,9 @@ import { stepCount } from '../../sim/agents.js';
 import { parseShardSpec, shardAgentRange, shardBlock, ShardSpecError, type ShardSpec } from '../../sim/shard/plan.js';
 import { partialReport, partialReportText, runIdentity } from '../../sim/shard/report.js';
 import { nodePackageRoot } from '../../search/wasm/load.js';
-import { requireWritableRegularPath, writeFileAtomic } from '../../util/files-node.js';
+import { FileAccessError, writeFileAtomic } from '../../util/files-node.js';
+import { checkOutputFile } from '../output-file.js';
+import { oneLineWorkerErrors } from '../worker-error.js';
 import type { Database } from '../../database/database.js';
 import { SCENARIOS, type ScenarioName } from '../../sim/scenarios.js';
 import { recordingToClip } from '../../sim/export.js';
@@ -117,6 +119,7 @@ export async function simulateCommand(argv: string[]): Promise<number> {
   const backend = (values.backend ?? 'auto') as Backend | 'auto';
   if (!BACKENDS.includes(backend)) throw new UsageError(`--backend must be one of ${BACKENDS.join(', ')}`, SIMULATE_USAGE);
   const exportPath = values['export-bvh'];
+  if (exportPath === '') throw new UsageError('--export-bvh needs a file name', SIMULATE_USAGE);
   let recordAgent = exportPath ? (integerOption(values.agent, 'agent', SIMULATE_USAGE, 0, agents - 1) ?? 0) : -1;
   if (!exportPath && values.agent !== undefined) throw new UsageError('--agent goes with --export-bvh', SIMULATE_USAGE);
   const json = !!values.json;
@@ -133,14 +136,27 @@ export async function simulateCommand(argv: string[]): Promise<number> {
     process.stderr.write(`simulate: agent ${recordAgent} is not in shard ${shard!.index}/${shard!.count} (agents ${range.first}..${range.first + range.count - 1}); --export-bvh skipped\n`);
     recordAgent = -1;
   }
-  // Refuse an unwritable --out before a run that may take hours, not after it.
-  if (values.out !== undefined) requireOutputPath(values.out);
   if (values.options === '') throw new UsageError('--options needs a file name', SIMULATE_USAGE);
+  if (values.db === '') throw new UsageError('--db needs a file name', SIMULATE_USAGE);
+  if (values.terrain === '') throw new UsageError(`--terrain needs ${TERRAIN_KINDS.join(', ')} or a height field file`, SIMULATE_USAGE);
+  // Refuse an unwritable --out or --export-bvh before a run that may take hours, not after it, and
+  // an output that would replace one of the run's inputs (or the other output).
+  const inputs = [
+    { path: values.db, label: 'the --db file' },
+    { path: values.options, label: 'the --options file' },
+    { path: values.terrain !== undefined && !(TERRAIN_KINDS as readonly string[]).includes(values.terrain) ? values.terrain : undefined, label: 'the --terrain file' },
+    { path: values['lod-levels'], label: 'the --lod-levels file' },
+  ];
+  checkOutputFile(values.out, '--out', 'simulation report', SIMULATE_USAGE, inputs);
+  checkOutputFile(exportPath, '--export-bvh', 'BVH file', SIMULATE_USAGE, [...inputs, { path: values.out, label: 'the --out file' }]);
+  if (exportPath !== undefined && values.out !== undefined && resolve(exportPath) === resolve(values.out)) {
+    throw new FileAccessError(exportPath, `cannot write BVH file '${exportPath}': it is the --out file '${values.out}' (writing would replace it); choose another --export-bvh`, 'EEXIST');
+  }
   const settings = values.options !== undefined ? readSettingsFile(values.options) : null;
   const terrain = terrainArgument(values.terrain, seed);
   const overlay = overlayOption(values);
 
-  const built = values.db ? readDatabaseFile(values.db) : buildDatabase(builtinSources());
+  const built = values.db !== undefined ? readDatabaseArgument(values.db) : buildDatabase(builtinSources());
   const db = settings ? applySchemaWeights(built, settings, values.options) : built;
   const bar = createProgress('simulate', !json && !!process.stderr.isTTY);
   const label = range ? `${range.count} agents (shard ${shard!.index}/${shard!.count})` : `${agents} agents`;
@@ -154,7 +170,7 @@ export async function simulateCommand(argv: string[]): Promise<number> {
   };
   if (shard && range) {
     const startedAt = new Date();
-    const run = await runAgentGroups(db, options);
+    const run = await oneLineWorkerErrors(() => runAgentGroups(db, options));
     bar.done();
     const finishedAt = new Date();
     const partial = partialReport({
@@ -181,7 +197,7 @@ export async function simulateCommand(argv: string[]): Promise<number> {
     ].join('\n') + '\n');
     return 0;
   }
-  const result = await runSimulation(db, options);
+  const result = await oneLineWorkerErrors(() => runSimulation(db, options));
   bar.done();
   const exported = exportRecording(db, result.recording, exportPath, hz);
   const { recording: _omit, overlayStats, ...report } = result;
@@ -204,7 +220,6 @@ export async function simulateCommand(argv: string[]): Promise<number> {
 /** --terrain's terrain (null without it). */
 function terrainArgument(value: string | undefined, seed: number): TerrainSpec | null {
   if (value === undefined) return null;
-  if (value === '') throw new UsageError(`--terrain needs ${TERRAIN_KINDS.join(', ')} or a height field file`, SIMULATE_USAGE);
   return readTerrainOption(value, seed);
 }
 
@@ -255,16 +270,10 @@ function shardOption(text: string, agents: number, block: number): ShardSpec {
   }
 }
 
-/** Throws unless `path` can be written as a report: its folder exists, and it is absent or a regular file. */
-function requireOutputPath(path: string): void {
-  if (!existsSync(dirname(path))) throw new Error(`cannot write report '${path}': folder '${dirname(path)}' does not exist`);
-  requireWritableRegularPath(path, 'report');
-}
-
 function exportRecording(db: Database, recording: SimulationResult['recording'], path: string | undefined, hz: number): { file: string; frames: number } | null {
   if (!path || !recording) return null;
   const clip = recordingToClip(db, recording, hz);
-  writeFileSync(path, writeBvh(db.skeleton, clip));
+  writeFileAtomic(path, writeBvh(db.skeleton, clip), 'BVH file');
   return { file: path, frames: clip.frameCount };
 }
 

@@ -43,7 +43,24 @@ export const HEIGHT_FIELD_LIMITS = {
   /** Largest |height| and |origin| (m). */
   maxAbsHeight: 1e5,
   maxAbsOrigin: 1e7,
+  /**
+   * Steepest rise between neighbouring samples, over their spacing (1000: 89.94°, a riser of 1 m
+   * over 1 mm). A height field is a surface: steeper than this it is a wall, whose normal the
+   * runtime cannot use (sampleGround wants an upward component; 1e5 m over 1 mm gave a normal
+   * with y ≈ 5e-9, refused only at the step a character first stood there).
+   */
+  maxSlope: 1000,
 } as const;
+
+/** A value as a message says what it got: 4, NaN, the string "4", null, an array. */
+function got(v: unknown): string {
+  if (typeof v === 'number') return String(v);
+  if (typeof v === 'string') return `the string ${JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}...` : v)}`;
+  if (v === null) return 'null';
+  if (v === undefined) return 'nothing';
+  if (Array.isArray(v)) return 'an array';
+  return typeof v === 'object' ? 'an object' : `a ${typeof v} (${String(v)})`;
+}
 
 /** A height field that cannot be built: the message names the field or sample at fault. */
 export class HeightFieldError extends RangeError {
@@ -56,23 +73,49 @@ export function checkHeightFieldLayout(layout: HeightFieldLayout): Required<Heig
   const L = HEIGHT_FIELD_LIMITS;
   const side = (name: 'columns' | 'rows') => {
     const v = layout[name];
-    if (!(Number.isInteger(v) && v >= 2 && v <= L.maxSide)) throw new HeightFieldError(`height field: ${name} must be an integer in [2, ${L.maxSide}], got ${String(v)}`);
+    if (!(Number.isInteger(v) && v >= 2 && v <= L.maxSide)) throw new HeightFieldError(`height field: ${name} must be an integer in [2, ${L.maxSide}], got ${got(v)}`);
     return v;
   };
   const columns = side('columns'), rows = side('rows');
   if (columns * rows > L.maxSamples) throw new HeightFieldError(`height field: ${columns} x ${rows} = ${columns * rows} samples, more than the ${L.maxSamples} a height field may hold`);
   const spacing = layout.spacing;
   if (!(typeof spacing === 'number' && spacing >= L.minSpacing && spacing <= L.maxSpacing)) {
-    throw new HeightFieldError(`height field: spacing must be a number of metres in [${L.minSpacing}, ${L.maxSpacing}], got ${String(spacing)}`);
+    throw new HeightFieldError(`height field: spacing must be a number of metres in [${L.minSpacing}, ${L.maxSpacing}], got ${got(spacing)}`);
   }
   const origin = (name: 'originX' | 'originZ') => {
     const v = layout[name] ?? 0;
-    if (!(typeof v === 'number' && Math.abs(v) <= L.maxAbsOrigin)) throw new HeightFieldError(`height field: ${name} must be a finite number of metres within ±${L.maxAbsOrigin}, got ${String(v)}`);
+    if (!(typeof v === 'number' && Math.abs(v) <= L.maxAbsOrigin)) throw new HeightFieldError(`height field: ${name} must be a finite number of metres within ±${L.maxAbsOrigin}, got ${got(v)}`);
     return v;
   };
   const edges = layout.edges ?? 'clamp';
-  if (edges !== 'clamp' && edges !== 'repeat') throw new HeightFieldError(`height field: edges must be 'clamp' or 'repeat', got ${String(edges)}`);
+  if (edges !== 'clamp' && edges !== 'repeat') throw new HeightFieldError(`height field: edges must be 'clamp' or 'repeat', got ${typeof edges === 'string' ? edges : got(edges)}`);
   return { columns, rows, spacing, originX: origin('originX'), originZ: origin('originZ'), edges };
+}
+
+/** Rounds a figure for a message: 2e+8, 200000, 0.001. */
+function figure(x: number): string {
+  return String(Number(x.toPrecision(6)));
+}
+
+/**
+ * Throws unless every two neighbouring samples (along x and along z; across the seam too when the
+ * grid repeats) differ by at most maxSlope·spacing: the message names the pair and the slope.
+ */
+function checkSlopes(heights: ArrayLike<number>, l: Required<HeightFieldLayout>): void {
+  const C = l.columns, R = l.rows, most = HEIGHT_FIELD_LIMITS.maxSlope * l.spacing, wrap = l.edges === 'repeat';
+  const fail = (a: number, b: number, where: string): never => {
+    const rise = Math.abs(heights[a] - heights[b]);
+    throw new HeightFieldError(`height field: the slope between ${where} is ${figure(rise / l.spacing)} (a rise of ${figure(rise)} m over ${l.spacing} m); at most ${HEIGHT_FIELD_LIMITS.maxSlope} (a rise of ${figure(most)} m between neighbours): steeper is a wall, which a height field cannot hold`);
+  };
+  for (let j = 0; j < R; j++) {
+    for (let i = 0; i < C; i++) {
+      const k = j * C + i, h = heights[k];
+      const right = i + 1 < C ? k + 1 : wrap ? j * C : -1;
+      const below = j + 1 < R ? k + C : wrap ? i : -1;
+      if (right >= 0 && !(Math.abs(heights[right] - h) <= most)) fail(k, right, `column ${i} and column ${(i + 1) % C} of row ${j}`);
+      if (below >= 0 && !(Math.abs(heights[below] - h) <= most)) fail(k, below, `row ${j} and row ${(j + 1) % R} of column ${i}`);
+    }
+  }
 }
 
 function checkHeight(v: number, i: number, j: number): void {
@@ -110,10 +153,11 @@ export class HeightField implements Ground {
     const out = new Float32Array(n);
     for (let k = 0; k < n; k++) {
       const v = heights[k];
-      if (typeof v !== 'number') throw new HeightFieldError(`height field: the height at column ${k % l.columns}, row ${Math.floor(k / l.columns)} must be a number, got ${typeof v}`);
+      if (typeof v !== 'number') throw new HeightFieldError(`height field: the height at column ${k % l.columns}, row ${Math.floor(k / l.columns)} must be a number, got ${typeof v} (${v === null || typeof v !== 'object' ? JSON.stringify(v) ?? String(v) : Array.isArray(v) ? 'an array' : 'an object'})`);
       checkHeight(v, k % l.columns, Math.floor(k / l.columns));
       out[k] = v;
     }
+    checkSlopes(out, l);
     return new HeightField(l, out);
   }
 
@@ -131,6 +175,7 @@ export class HeightField implements Ground {
         out[j * l.columns + i] = v;
       }
     }
+    checkSlopes(out, l);
     return new HeightField(l, out);
   }
 
@@ -140,6 +185,7 @@ export class HeightField implements Ground {
     if (!(spec.heights instanceof Float32Array)) throw new HeightFieldError('height field: heights must be a Float32Array');
     if (spec.heights.length !== l.columns * l.rows) throw new HeightFieldError(`height field: ${spec.heights.length} heights given, columns x rows = ${l.columns} x ${l.rows} needs ${l.columns * l.rows}`);
     for (let k = 0; k < spec.heights.length; k++) checkHeight(spec.heights[k], k % l.columns, Math.floor(k / l.columns));
+    checkSlopes(spec.heights, l);
     return new HeightField(l, spec.heights);
   }
 

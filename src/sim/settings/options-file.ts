@@ -8,7 +8,7 @@
  *
  * Both parts are optional. Controller options are any of ControllerOptions except the `constrain`
  * hook (a function) and the `ground` (an object with methods: `--terrain` picks it); they are checked generically — the key must be an option, the value of the
- * option's JSON type — and then by resolveControllerOptions, so options added to the controller
+ * option's JSON type, a number within its physical range (settings/ranges.ts) — and then by resolveControllerOptions, so options added to the controller
  * later are accepted without a change here. Schema weights name groups of the database they are
  * applied to (checked when applied: a settings file does not know its database). Browser-safe:
  * the page reads settings too; reading files is in settings/options-file-node.ts.
@@ -18,6 +18,8 @@ import type { Database } from '../../database/database.js';
 import { reweightDatabase, schemaWeights } from '../../database/reweight.js';
 import { DEFAULT_CONTROLLER_OPTIONS, resolveControllerOptions, type ControllerOptions } from '../../runtime/controller/options.js';
 import { isPlainObject, jsonType, parseJsonText } from '../../util/json-text.js';
+import { isGroupWeight, weightRangeText } from '../../features/schema-validate.js';
+import { CONTROLLER_SETTING_RANGES, inRange, rangeText } from './ranges.js';
 
 /** Controller options a file can set: structured-cloneable (the simulation's workers receive them). */
 export type ControllerSettings = Partial<Omit<ControllerOptions, 'constrain' | 'ground'>>;
@@ -70,6 +72,21 @@ function checkLike(value: unknown, model: unknown, at: string, source: string): 
   return out;
 }
 
+/**
+ * Every number the file sets within its physical range (settings/ranges.ts): checked after the
+ * controller's own rules, which say what cannot work at all (a half-life of 0), these say what
+ * would pass them and still poison every step (a half-life of 1e300 or 1e-300 s).
+ */
+function checkRanges(value: Record<string, unknown>, at: string, source: string): void {
+  for (const [k, v] of Object.entries(value)) {
+    const path = `${at}.${k}`;
+    if (isPlainObject(v)) { checkRanges(v, path, source); continue; }
+    if (typeof v !== 'number') continue;
+    const range = CONTROLLER_SETTING_RANGES[path.replace(/^controller\./, '')];
+    if (range && !inRange(v, range)) throw new SettingsError(`${source}: ${path} must be ${rangeText(range)}, got ${String(v)}`);
+  }
+}
+
 /** Foot IK's own rules, with the file named in the message. */
 function checkFootIK(o: ControllerOptions, source: string): void {
   try {
@@ -109,12 +126,14 @@ export function checkSettings(value: unknown, source = 'settings'): EngineSettin
       throw new SettingsError(`${source}: ${(e as Error).message}`);
     }
     checkFootIK(resolved, source);
+    checkRanges(controller, 'controller', source);
     out.controller = controller as ControllerSettings;
   }
   if (value.schemaWeights !== undefined) {
     if (!isPlainObject(value.schemaWeights)) throw new SettingsError(`${source}: "schemaWeights" must be an object {"group name": weight}, got ${jsonType(value.schemaWeights)}`);
     for (const [k, w] of Object.entries(value.schemaWeights)) {
       if (typeof w !== 'number' || !Number.isFinite(w) || w <= 0) throw new SettingsError(`${source}: schemaWeights.${k} must be a finite number > 0, got ${JSON.stringify(w)}`);
+      if (!isGroupWeight(w)) throw new SettingsError(`${source}: schemaWeights.${k} must be in ${weightRangeText()}, got ${typeof w === 'number' ? String(w) : JSON.stringify(w)}`);
       out.schemaWeights[k] = w;
     }
   }

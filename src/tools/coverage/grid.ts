@@ -43,6 +43,13 @@ export interface CoverageGrid {
 export const DEFAULT_SPEED_BANDS = 5;
 export const DEFAULT_DIRECTIONS = 16;
 export const DEFAULT_TURN_RATES: readonly number[] = [0, 45, 90];
+/**
+ * Most moving speeds and most turn rates a grid takes (as the most speed bands): the requests are
+ * speeds x directions x turn rates (both ways), each a controller run, and a list of thousands ran
+ * the heap out (5 GB for 5,000 speeds).
+ */
+export const MAX_COVERAGE_SPEEDS = 50;
+export const MAX_COVERAGE_TURN_RATES = 50;
 
 /**
  * The database's top speed (m/s): the 99th percentile of the root's horizontal speed over its
@@ -80,6 +87,7 @@ export function coverageGrid(db: Database, o: CoverageGridOptions = {}): Coverag
   requirePositiveInteger(directionCount, 'directions', 360);
   let moving: number[];
   if (o.speeds !== undefined) {
+    if (o.speeds.length > MAX_COVERAGE_SPEEDS) throw new RangeError(`coverage: at most ${MAX_COVERAGE_SPEEDS} speeds, got ${o.speeds.length}`);
     for (const s of o.speeds) if (!(Number.isFinite(s) && s > 0 && s <= 20)) throw new RangeError(`coverage: speeds must be in (0, 20] m/s, got ${s}`);
     moving = [...new Set(o.speeds)].sort((a, b) => a - b);
   } else {
@@ -89,6 +97,7 @@ export function coverageGrid(db: Database, o: CoverageGridOptions = {}): Coverag
     moving = top > 0.05 ? evenSpeeds(top, bands) : [];
   }
   const rates = o.turnRates ?? DEFAULT_TURN_RATES;
+  if (rates.length > MAX_COVERAGE_TURN_RATES) throw new RangeError(`coverage: at most ${MAX_COVERAGE_TURN_RATES} turn rates, got ${rates.length}`);
   for (const r of rates) if (!(Number.isFinite(r) && r >= 0 && r <= 720)) throw new RangeError(`coverage: turn rates must be in [0, 720] degrees per second, got ${r}`);
   const turnRates = [...new Set(rates.flatMap((r) => (r === 0 ? [0] : [-r, r])))].sort((a, b) => a - b);
   if (turnRates.length === 0) throw new RangeError('coverage: give at least one turn rate');
