@@ -9,7 +9,7 @@ import { join, relative } from 'node:path';
 import { runCli, tempDir, REPO_ROOT, type CliResult } from '../helpers/cli.js';
 import { bipedBvh } from '../import/bvh-fixtures.js';
 import { parseSettings, SettingsError } from '../../src/sim/settings/options-file.js';
-import { CONTROLLER_SETTING_RANGES } from '../../src/sim/settings/ranges.js';
+import { CONTROLLER_SETTING_RANGES } from '../../src/runtime/controller/option-ranges.js';
 import { DEFAULT_CONTROLLER_OPTIONS, resolveControllerOptions } from '../../src/runtime/controller/options.js';
 import { globMatcher, MAX_GLOB_LENGTH } from '../../src/util/glob.js';
 import { parseSchemaJson, MAX_SCHEMA_DIMS, MAX_GROUP_ENTRIES } from '../../src/features/schema-validate.js';

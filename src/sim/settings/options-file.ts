@@ -8,7 +8,7 @@
  *
  * Both parts are optional. Controller options are any of ControllerOptions except the `constrain`
  * hook (a function) and the `ground` (an object with methods: `--terrain` picks it); they are checked generically — the key must be an option, the value of the
- * option's JSON type, a number within its physical range (settings/ranges.ts) — and then by resolveControllerOptions, so options added to the controller
+ * option's JSON type, a number within its physical range (runtime/controller/option-ranges.ts) — and then by resolveControllerOptions, so options added to the controller
  * later are accepted without a change here. Schema weights name groups of the database they are
  * applied to (checked when applied: a settings file does not know its database). Browser-safe:
  * the page reads settings too; reading files is in settings/options-file-node.ts.
@@ -19,7 +19,7 @@ import { reweightDatabase, schemaWeights } from '../../database/reweight.js';
 import { DEFAULT_CONTROLLER_OPTIONS, resolveControllerOptions, type ControllerOptions } from '../../runtime/controller/options.js';
 import { isPlainObject, jsonType, parseJsonText } from '../../util/json-text.js';
 import { isGroupWeight, weightRangeText } from '../../features/schema-validate.js';
-import { CONTROLLER_SETTING_RANGES, inRange, rangeText } from './ranges.js';
+import { CONTROLLER_SETTING_RANGES, inRange, rangeText } from '../../runtime/controller/option-ranges.js';
 
 /** Controller options a file can set: structured-cloneable (the simulation's workers receive them). */
 export type ControllerSettings = Partial<Omit<ControllerOptions, 'constrain' | 'ground'>>;
@@ -73,7 +73,7 @@ function checkLike(value: unknown, model: unknown, at: string, source: string): 
 }
 
 /**
- * Every number the file sets within its physical range (settings/ranges.ts): checked after the
+ * Every number the file sets within its physical range (runtime/controller/option-ranges.ts): checked after the
  * controller's own rules, which say what cannot work at all (a half-life of 0), these say what
  * would pass them and still poison every step (a half-life of 1e300 or 1e-300 s).
  */
