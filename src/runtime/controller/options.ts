@@ -5,6 +5,7 @@
 import { type FootIKOptions, DEFAULT_FOOT_IK_OPTIONS, validateFootIKOptions } from '../foot-ik/foot-ik.js';
 import { type Ground, validateGround } from '../ground/ground.js';
 import { type GroundOptions, DEFAULT_GROUND_OPTIONS, validateGroundOptions } from '../ground/ground-options.js';
+import { CONTROLLER_SETTING_RANGES, inRange, rangeText } from './option-ranges.js';
 
 /** What the player or an agent asks for this step. Reuse one object; nothing here is retained. */
 export interface ControllerInput {
@@ -213,4 +214,21 @@ export function validateControllerOptions(o: ControllerOptions): void {
   validateFootIKOptions(o.footIKOptions);
   validateGround(o.ground);
   validateGroundOptions(o.groundOptions);
+  checkOptionRanges(o);
+}
+
+/**
+ * Every half-life within its range (option-ranges.ts), after the checks above (whose messages stay
+ * as they are): 1e300 or 1e-300 s is finite and > 0, passes them, and then turns every spring into
+ * NaN at the first step. The other ranges are a settings file's (sim/settings): in the library a
+ * search interval of 1000 s or a clamp of 1e9 m are how a caller switches them off.
+ */
+function checkOptionRanges(o: ControllerOptions): void {
+  const groups: Record<string, object> = { '': o, 'footIKOptions.': o.footIKOptions, 'groundOptions.': o.groundOptions };
+  for (const [key, range] of Object.entries(CONTROLLER_SETTING_RANGES)) {
+    if (!key.endsWith('HalfLife')) continue;
+    const dot = key.indexOf('.'), prefix = dot < 0 ? '' : key.slice(0, dot + 1), name = key.slice(dot + 1);
+    const v = (groups[prefix] as Record<string, unknown>)[name];
+    if (typeof v === 'number' && !inRange(v, range)) throw new RangeError(`controller option ${key} must be ${rangeText(range)}, got ${v}`);
+  }
 }
