@@ -1,7 +1,8 @@
 /**
- * Errors from simulation worker threads as one line. A worker reports its failure with the stack
- * (src/sim/worker.ts posts e.stack), which the main thread wraps as "simulation worker: <stack>":
- * 9-10 lines of frames in a command's error message. Commands keep the worker's own message.
+ * Errors from simulation worker threads as one line. A worker posts its error's message and its
+ * stack apart (src/sim/worker.ts; the stack was once the message: 9-10 lines of frames in a
+ * command's error), and the main thread wraps the message as "simulation worker: <message>"; this
+ * keeps a command's line to the first line of that message whatever a worker's error holds.
  */
 
 /** The first line of a worker's report, without the "RangeError: " its stack starts with. */

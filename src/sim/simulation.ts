@@ -159,6 +159,14 @@ async function runInWorkers(db: Database, matcher: Matcher, o: SimulationOptions
 
 type Reply = { type: string; [k: string]: unknown };
 
+/** A worker's failure as the main thread's error: its class and message, its stack as the cause's. */
+function workerError(m: Reply): Error {
+  const cause = new Error(String(m.message ?? m.type));
+  if (typeof m.stack === 'string') cause.stack = m.stack;
+  const e = m.name === 'RangeError' ? new RangeError(`simulation worker: ${cause.message}`, { cause }) : new Error(`simulation worker: ${cause.message}`, { cause });
+  return e;
+}
+
 function request(w: import('node:worker_threads').Worker, msg: unknown, until: string, onProgress?: (m: Reply) => void): Promise<Reply> {
   return new Promise((resolve, reject) => {
     const onMessage = (m: Reply) => {
@@ -166,7 +174,7 @@ function request(w: import('node:worker_threads').Worker, msg: unknown, until: s
       w.off('message', onMessage);
       w.off('error', onError);
       if (m.type === until) resolve(m);
-      else reject(new Error(`simulation worker: ${String(m.message ?? m.type)}`));
+      else reject(workerError(m));
     };
     const onError = (e: Error) => { w.off('message', onMessage); reject(e); };
     w.on('message', onMessage);

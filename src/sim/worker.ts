@@ -5,7 +5,7 @@
  *
  * Protocol: {type:'init', db, rt, handle, ranges, cfg, warmup} -> {type:'ready', warmupSeconds};
  *           {type:'run'} -> {type:'progress', steps}* then {type:'done', result};
- *           any failure -> {type:'error', message}.
+ *           any failure -> {type:'error', name, message, stack}.
  */
 import { parentPort } from 'node:worker_threads';
 import { Matcher, type SharedMatcherHandle } from '../search/matcher.js';
@@ -23,7 +23,8 @@ let group: AgentGroup | null = null;
 const port = parentPort;
 if (port) {
   port.on('message', (msg: SimWorkerMessage) => {
-    handle(msg).catch((e: Error) => port.postMessage({ type: 'error', message: e.stack ?? e.message }));
+    // The message for the user (one line, as the main thread's own errors), the stack apart for whoever debugs it.
+    handle(msg).catch((e: Error) => port.postMessage({ type: 'error', name: e.name, message: e.message, stack: e.stack }));
   });
 }
 
