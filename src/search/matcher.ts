@@ -273,6 +273,8 @@ export class Matcher implements HasStaging {
 
   /** (raw - mean) / scale into out (stride floats, padding 0). Accepts dims or stride floats. */
   normalizeQuery(raw: ArrayLike<number>, out: Float32Array = new Float32Array(this.staging.stride)): Float32Array {
+    requireQueryArray(raw, 'matcher.normalizeQuery', this.staging);
+    if (!(out instanceof Float32Array)) throw new TypeError(`matcher.normalizeQuery: out must be a Float32Array, got ${describeArgument(out)}`);
     const st = this.staging;
     if (out.length < st.stride) throw new RangeError(`normalizeQuery: out needs ${st.stride} floats, has ${out.length}`);
     st.checkWidth(raw.length, 'query');
@@ -303,6 +305,9 @@ export class Matcher implements HasStaging {
 
   /** One query. `out` (optional) is filled and returned to avoid allocating a result. */
   search(query: ArrayLike<number> & { length: number }, opts: SearchOptions = {}, out?: SearchResult): SearchResult {
+    requireQueryArray(query, 'matcher.search', this.staging);
+    requireOptionsObject(opts, 'matcher.search', 'options');
+    requireOptionsObject(out, 'matcher.search', 'out');
     this.heap.refresh();
     const st = this.staging;
     const slot = this.slots[0];
@@ -326,6 +331,11 @@ export class Matcher implements HasStaging {
    * Same semantics as k calls to search.
    */
   searchBatch(queries: ArrayLike<number> & { length: number }, k: number, opts: BatchSearchOptions = {}, out?: BatchResult): BatchResult {
+    requireQueryArray(queries, 'matcher.searchBatch', this.staging, true);
+    if (typeof k !== 'number') throw new TypeError(`matcher.searchBatch: k must be the number of queries, got ${describeArgument(k)}`);
+    requireOptionsObject(opts, 'matcher.searchBatch', 'options');
+    requireOptionsObject(out, 'matcher.searchBatch', 'out');
+    if (out !== undefined && !(out.frames instanceof Int32Array && out.costs instanceof Float32Array)) throw new TypeError('matcher.searchBatch: out must be { frames: Int32Array, costs: Float32Array }');
     const st = this.staging;
     const width = st.batchWidth(queries.length, k);
     const res = out ?? { frames: new Int32Array(k), costs: new Float32Array(k) };
@@ -353,6 +363,29 @@ export class Matcher implements HasStaging {
     res.clip = clip;
     res.clipTime = clip >= 0 ? (frame - this.db.clips[clip].start) / this.db.fps : 0;
   }
+}
+
+/** A value for an argument error: its type, and its length when it has one. */
+function describeArgument(v: unknown): string {
+  if (v === null) return 'null';
+  if (v === undefined) return 'undefined';
+  if (Array.isArray(v)) return `an array of ${v.length} values`;
+  if (ArrayBuffer.isView(v)) return `a ${v.constructor.name}${'length' in v ? ` of ${(v as unknown as { length: number }).length} values` : ''}`;
+  if (typeof v === 'object') return (v as object).constructor === Object ? 'an object' : `a ${(v as object).constructor?.name ?? 'object'}`;
+  return `a ${typeof v}`;
+}
+
+/** Throws a one-line TypeError unless `query` is an array or typed array of numbers (its width is checked later). */
+function requireQueryArray(query: unknown, where: string, shape: { dims: number; stride: number }, batch = false): void {
+  if (query instanceof Float32Array || Array.isArray(query)) return;
+  if (ArrayBuffer.isView(query) && !(query instanceof DataView) && typeof (query as unknown as { length: unknown }).length === 'number') return;
+  const v = shape.dims === shape.stride ? `${shape.dims} values` : `${shape.dims} values (dims) or ${shape.stride} (stride)`;
+  throw new TypeError(`${where}: ${batch ? `queries must be a Float32Array of k x ${v}` : `query must be a Float32Array of ${v}`}, got ${describeArgument(query)}`);
+}
+
+/** Throws a one-line TypeError unless `v` is undefined or a plain options object. */
+function requireOptionsObject(v: unknown, where: string, what: string): void {
+  if (v !== undefined && (v === null || typeof v !== 'object' || Array.isArray(v) || ArrayBuffer.isView(v))) throw new TypeError(`${where}: ${what} must be an object or left out, got ${describeArgument(v)}`);
 }
 
 /** Zeroes a statistics record. */

@@ -4,6 +4,7 @@ import { readDatabaseFile } from '../../database/mmdb/mmdb-node.js';
 import type { Database } from '../../database/database.js';
 import { Matcher, type Backend, type FrameRange, type SearchMethod } from '../../search/matcher.js';
 import { SEARCH_METHODS, isClusterMethod, matcherOptionsFor } from '../../search/options.js';
+import { escapeControlChars, quote } from '../../util/input-text.js';
 
 export const SEARCH_USAGE = `usage: motionmatch search DB --queries FILE [--normalized] [--method METHOD] [--probes N]
                           [--backend wasm-simd|wasm-scalar|js|auto] [--window START:END[,START:END...]]
@@ -42,11 +43,11 @@ export function parseWindow(spec: string): FrameRange[] {
   if (parts.length === 0) throw new UsageError('--window needs at least one START:END range', SEARCH_USAGE);
   return parts.map((p) => {
     const m = /^(\d+):(\d+)$/.exec(p);
-    if (!m) throw new UsageError(`--window: "${p}" is not START:END (non-negative frame numbers, END exclusive)`, SEARCH_USAGE);
+    if (!m) throw new UsageError(`--window: ${quote(p)} is not START:END (non-negative frame numbers, END exclusive)`, SEARCH_USAGE);
     const start = Number(m[1]);
     const end = Number(m[2]);
-    if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end)) throw new UsageError(`--window: "${p}" is out of range`, SEARCH_USAGE);
-    if (end <= start) throw new UsageError(`--window: "${p}" is empty (END must be greater than START)`, SEARCH_USAGE);
+    if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end)) throw new UsageError(`--window: ${quote(p)} is out of range`, SEARCH_USAGE);
+    if (end <= start) throw new UsageError(`--window: ${quote(p)} is empty (END must be greater than START)`, SEARCH_USAGE);
     return [start, end] as const;
   });
 }
@@ -132,9 +133,9 @@ export async function searchCommand(argv: string[]): Promise<number> {
   if (positionals.length !== 1) throw new UsageError(positionals.length ? `expected one database file, got ${positionals.length} arguments` : 'expected a database file', SEARCH_USAGE);
   if (!values.queries) throw new UsageError('--queries FILE is required', SEARCH_USAGE);
   const method = (values.method ?? 'kdtree') as SearchMethod;
-  if (!METHODS.includes(method)) throw new UsageError(`unknown --method "${values.method}" (expected ${METHODS.join(', ')})`, SEARCH_USAGE);
+  if (!METHODS.includes(method)) throw new UsageError(`unknown --method ${quote(values.method ?? '')} (expected ${METHODS.join(', ')})`, SEARCH_USAGE);
   const backend = (values.backend ?? 'auto') as Backend | 'auto';
-  if (!BACKENDS.includes(backend)) throw new UsageError(`unknown --backend "${values.backend}" (expected ${BACKENDS.join(', ')})`, SEARCH_USAGE);
+  if (!BACKENDS.includes(backend)) throw new UsageError(`unknown --backend ${quote(values.backend ?? '')} (expected ${BACKENDS.join(', ')})`, SEARCH_USAGE);
   const ranges = values.window !== undefined ? parseWindow(values.window) : undefined;
   if (method === 'window' && ranges === undefined) throw new UsageError('--method window needs --window START:END[,START:END...]', SEARCH_USAGE);
   const rowFloats = integerOption(values['row-floats'], 'row-floats', SEARCH_USAGE, 1, 1 << 20);
@@ -193,7 +194,8 @@ export async function searchCommand(argv: string[]): Promise<number> {
     `${q.rows} ${q.rows === 1 ? 'query' : 'queries'} (${q.width} floats each, ${opts.normalized ? 'normalised' : 'raw'}) against ${file} ` +
     `(${db.frameCount} frames): method ${method}${probes !== undefined ? ` (approximate: ${probes} probes)` : ''}, backend ${matcher.backend}, ${ms.toFixed(2)} ms`,
   );
-  process.stdout.write(lines.join('\n') + '\n');
+  // Clip names come from the database file: no terminal escapes.
+  process.stdout.write(lines.map(escapeControlChars).join('\n') + '\n');
   return 0;
 }
 

@@ -3,8 +3,9 @@
  * (src/tools/tune/); writes the Pareto front (JSON and SVG) and a recommended settings file that
  * `simulate`, `quality`, `demo` and `coverage` take with --options.
  */
-import { lstatSync, mkdirSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { lstatSync, mkdirSync, realpathSync, rmSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve, isAbsolute } from 'node:path';
+import type { Database } from '../../database/database.js';
 import { parseCommandArgs, integerOption, numberOption, UsageError } from '../args.js';
 import { readDatabaseArgument } from '../database-file.js';
 import { QUALITY_DEFAULTS } from './quality.js';
@@ -55,8 +56,15 @@ function shellWord(a: string): string {
   return /^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`;
 }
 
-/** The output folder, made when missing (its parent must exist); the files in it checked writable. */
-function prepareOutputFolder(dir: string, files: readonly string[]): void {
+/** The files tune writes into its output folder. */
+const OUTPUT_FILES = ['front.json', 'front.svg', 'recommended.json'] as const;
+
+/**
+ * Checks the output folder before the sweep: an existing folder or a name whose parent exists, the
+ * files in it writable. It is made only when the results are written (makeOutputFolder), so an
+ * interrupted or failed run leaves no empty folder behind.
+ */
+function checkOutputFolder(dir: string, files: readonly string[]): void {
   let st;
   try {
     st = lstatSync(dir);
@@ -65,14 +73,75 @@ function prepareOutputFolder(dir: string, files: readonly string[]): void {
   }
   if (st && !st.isDirectory()) throw new FileAccessError(dir, `cannot use output folder '${dir}': it exists and is not a folder`, 'ENOTDIR');
   if (!st) {
-    try {
-      mkdirSync(dir);
-    } catch (e) {
-      const parent = dirname(resolve(dir));
-      throw new FileAccessError(dir, errnoCode(e) === 'ENOENT' ? `cannot make output folder '${dir}': folder '${parent}' does not exist` : `cannot make output folder '${dir}': ${(e as Error).message}`, errnoCode(e));
-    }
+    const parent = dirname(resolve(dir));
+    let pst;
+    try { pst = lstatSync(parent); } catch { pst = null; }
+    if (!pst) throw new FileAccessError(dir, `cannot make output folder '${dir}': folder '${parent}' does not exist`, 'ENOENT');
+    if (!pst.isDirectory()) throw new FileAccessError(dir, `cannot make output folder '${dir}': '${parent}' is not a folder`, 'ENOTDIR');
+    return;
   }
   for (const f of files) requireWritableRegularPath(join(dir, f), 'tune output');
+}
+
+/** Makes the output folder when missing; true when this run made it. */
+function makeOutputFolder(dir: string): boolean {
+  try {
+    mkdirSync(dir);
+    return true;
+  } catch (e) {
+    if (errnoCode(e) === 'EEXIST' && lstatSync(dir).isDirectory()) return false;
+    const parent = dirname(resolve(dir));
+    throw new FileAccessError(dir, errnoCode(e) === 'ENOENT' ? `cannot make output folder '${dir}': folder '${parent}' does not exist` : `cannot make output folder '${dir}': ${(e as Error).message}`, errnoCode(e));
+  }
+}
+
+/** The real path of `p` (of its nearest existing ancestor, with the rest appended, when it does not exist yet). */
+function realPathOf(p: string): string {
+  const abs = resolve(p);
+  try {
+    return realpathSync(abs);
+  } catch {
+    const parent = dirname(abs);
+    return parent === abs ? abs : join(realPathOf(parent), basename(abs));
+  }
+}
+
+/**
+ * Refuses an output folder that is or holds one of the inputs (checked locally: src/apps/output-file.ts
+ * checks files, not folders): the results would replace or sit among the inputs.
+ */
+function refuseInputsInOutputFolder(out: string, inputs: ReadonlyArray<{ path: string; label: string }>): void {
+  let st;
+  try { st = lstatSync(out); } catch { st = null; }
+  if (st && !st.isDirectory()) return; // checkOutputFolder: "it exists and is not a folder"
+  const outReal = realPathOf(out);
+  for (const input of inputs) {
+    const rel = relative(outReal, realPathOf(input.path));
+    if (rel === '' || (!rel.startsWith('..') && !isAbsolute(rel))) {
+      throw new FileAccessError(out, `cannot use output folder '${out}': ${rel === '' ? 'it is' : 'it holds'} ${input.label} '${input.path}' (tune writes ${OUTPUT_FILES.join(', ')} there); choose another --out`, 'EEXIST');
+    }
+  }
+}
+
+/**
+ * Throws unless the held-back database can be compared with the tuning database's settings: the
+ * same feature groups (names, kinds, bones, offsets), the same feature layout and the same joints.
+ */
+function requireHoldoutCompatible(db: Database, held: Database, dbPath: string, heldPath: string): void {
+  const what = `--holdout ${heldPath}`;
+  const groupKey = (g: Database['schema']['groups'][number]) => JSON.stringify([g.name, g.kind, g.bones, g.offsets]);
+  const a = db.schema.groups, b = held.schema.groups;
+  if (a.length !== b.length || a.some((g, i) => groupKey(g) !== groupKey(b[i]))) {
+    const i = a.findIndex((g, k) => k >= b.length || groupKey(g) !== groupKey(b[k]));
+    const at = i >= 0 ? i : a.length;
+    const describe = (g: Database['schema']['groups'][number] | undefined) => (g ? `${g.name} (${g.kind})` : 'none');
+    throw new SettingsError(`${what}: its feature schema differs from ${dbPath}'s (group ${at + 1}: ${describe(b[at])} there, ${describe(a[at])} here); build both databases with the same --schema`);
+  }
+  if (db.dims !== held.dims) throw new SettingsError(`${what}: ${held.dims} feature dimensions, ${dbPath} has ${db.dims}; build both databases with the same --schema`);
+  const ja = db.skeleton.names, jb = held.skeleton.names;
+  if (ja.length !== jb.length || ja.some((n, i) => n !== jb[i])) {
+    throw new SettingsError(`${what}: its skeleton differs from ${dbPath}'s (${jb.length} joints against ${ja.length}); the held-back captures must use the same skeleton`);
+  }
 }
 
 const f1 = (x: number): string => x.toFixed(2);
@@ -104,6 +173,33 @@ function changes(result: TuneResult, start: TuneValues): string[] {
   if (result.recommended === null) return [];
   const d = start, r = result.evaluations[result.recommended].values;
   return TUNE_PARAMETERS.filter((p) => d[p.key] !== r[p.key]).map((p) => `${p.label} ${d[p.key]} -> ${r[p.key]}`);
+}
+
+/**
+ * Makes the output folder (when missing) and writes the files. A failure or a signal while writing
+ * removes a folder this run made (everything in it is this run's), so none is left half-filled or empty.
+ */
+function writeOutputs(dir: string, files: ReadonlyArray<readonly [string, string]>): void {
+  const made = makeOutputFolder(dir);
+  const removeMade = (): void => { if (made) rmSync(dir, { recursive: true, force: true }); };
+  const onSignal = (signal: NodeJS.Signals): void => {
+    removeMade();
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    // util/files-node.ts re-raises when it has a temporary file to remove; otherwise re-raise here.
+    if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    for (const [path, text] of files) writeFileAtomic(path, text, 'tune output');
+  } catch (e) {
+    removeMade();
+    throw e;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
 }
 
 export async function tuneCommand(argv: string[]): Promise<number> {
@@ -152,20 +248,34 @@ export async function tuneCommand(argv: string[]): Promise<number> {
   const db = baseSettings ? applySchemaWeights(loaded, baseSettings, values.options) : loaded;
   const baseline = baseSettings ? { values: start, controller: baseSettings.controller } : undefined;
   const startLabel = baseSettings ? 'baseline' : 'defaults';
+  refuseInputsInOutputFolder(out, [
+    { path: dbPath, label: 'the database' },
+    ...(values.holdout !== undefined ? [{ path: values.holdout, label: 'the --holdout database' }] : []),
+    ...(values.options !== undefined ? [{ path: values.options, label: 'the --options file' }] : []),
+  ]);
   const holdoutDb = values.holdout !== undefined ? readDatabaseArgument(values.holdout) : null;
-  prepareOutputFolder(out, ['front.json', 'front.svg', 'recommended.json']);
+  if (holdoutDb && values.holdout !== undefined) {
+    // Before the sweep, not after it: the recommendation's weights must apply to the held-back database.
+    requireHoldoutCompatible(db, holdoutDb, dbPath, values.holdout);
+    applySchemaWeights(holdoutDb, settingsOf(db, start, undefined, baseSettings?.controller), values.holdout);
+  }
+  checkOutputFolder(out, OUTPUT_FILES);
   tuneJitForCrowds(); // as `simulate` and `quality` run (src/util/jit-node.ts)
 
   const bar = createProgress('tune', !json && !!process.stderr.isTTY);
   // The first Ctrl-C ends the sweep after the evaluation under way and writes what it has; a
   // second one interrupts as usual.
+  // SIGTERM (a job runner stopping the run) does the same: the results so far are kept. Nothing is
+  // written before the end, so a second signal, which ends the process, leaves nothing behind.
   let interrupted = false;
-  const onInterrupt = (): void => {
+  const onInterrupt = (signal: NodeJS.Signals): void => {
     interrupted = true;
     process.off('SIGINT', onInterrupt);
-    if (!json) process.stderr.write('\nmotionmatch tune: stopping after this evaluation (Ctrl-C again to abort)\n');
+    process.off('SIGTERM', onInterrupt);
+    if (!json) process.stderr.write(`\nmotionmatch tune: stopping after this evaluation (${signal === 'SIGINT' ? 'Ctrl-C' : signal} again to abort)\n`);
   };
   process.on('SIGINT', onInterrupt);
+  process.on('SIGTERM', onInterrupt);
   let result: TuneResult;
   try {
     result = await runTune(db, {
@@ -180,6 +290,7 @@ export async function tuneCommand(argv: string[]): Promise<number> {
     });
   } finally {
     process.off('SIGINT', onInterrupt);
+    process.off('SIGTERM', onInterrupt);
     bar.done();
   }
   const command = ['motionmatch', 'tune', ...argv].map(shellWord).join(' ');
@@ -225,12 +336,11 @@ export async function tuneCommand(argv: string[]): Promise<number> {
     holdout: holdout && values.holdout !== undefined ? { source: values.holdout, agents: QUALITY_DEFAULTS.agents, seconds: QUALITY_DEFAULTS.seconds, seed: QUALITY_DEFAULTS.seed, ...holdout } : null,
     checks,
   };
-  writeFileAtomic(files.json, JSON.stringify(report, null, 1) + '\n', 'tune output');
-  writeFileAtomic(files.svg, tuneFrontSvg(result, {
+  const svg = tuneFrontSvg(result, {
     title: `motionmatch tune: ${name} (${db.frameCount.toLocaleString('en-US')} frames)`,
     subtitle: `seed ${seed}, ${result.evaluations.length} evaluations of ${agents} agents x ${seconds} s x ${QUALITY_SCENARIOS.length} scenarios; front of ${result.front.length}`,
-  }), 'tune output');
-  writeFileAtomic(files.settings, formatSettings(recommendedSettings), 'tune output');
+  });
+  writeOutputs(out, [[files.json, JSON.stringify(report, null, 1) + '\n'], [files.svg, svg], [files.settings, formatSettings(recommendedSettings)]]);
   if (json) {
     process.stdout.write(JSON.stringify({ ...report, files }) + '\n');
     return 0;

@@ -60,14 +60,21 @@ export function toBytes(input: Uint8Array | ArrayBuffer | ArrayBufferView): Uint
   throw new TypeError('decodeDatabase: expected a Uint8Array or an ArrayBuffer');
 }
 
-/** Checks the header and the section table (bounds, CRCs, padding, tags); reads no payload field. */
-export function readContainer(bytes: Uint8Array, source: string): Container {
+/**
+ * Checks what the first bytes of a .mmdb file of `fileBytes` bytes say (its size limit, the magic
+ * number, the header's CRC, version and flags) from `head`, those first bytes (at least
+ * MMDB_HEADER_BYTES of them, or the whole file when shorter): a file that is no database is refused
+ * before the rest of it is read. Returns the header's version and section count.
+ */
+export function checkContainerHeader(head: Uint8Array, fileBytes: number, source: string): { version: number; count: number } {
   const err = (code: DatabaseFormatErrorCode, detail: string, section?: string): never => {
     throw new DatabaseFormatError(code, source, detail, section);
   };
-  const len = bytes.length;
-  const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const bytes = head;
+  const len = fileBytes;
   if (len > MMDB_MAX_FILE_BYTES) err('too-large', `${fmt(len)} bytes is larger than the ${fmt(MMDB_MAX_FILE_BYTES)} bytes a .mmdb file may have`);
+  if (head.length < Math.min(len, MMDB_HEADER_BYTES)) throw new RangeError(`checkContainerHeader: ${head.length} bytes given, the header needs ${Math.min(len, MMDB_HEADER_BYTES)}`);
+  const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 
   // Magic.
   const m = Math.min(len, MMDB_MAGIC.length);
@@ -97,6 +104,17 @@ export function readContainer(bytes: Uint8Array, source: string): Container {
     err('unsupported-version', `format version ${version} is not supported (this build reads version ${MMDB_FORMAT_VERSION})${newer}`);
   }
   if (flags !== 0) err('unsupported-version', `header flags ${formatCrc(flags)} are not supported (version ${MMDB_FORMAT_VERSION} defines none)`);
+  return { version, count };
+}
+
+/** Checks the header and the section table (bounds, CRCs, padding, tags); reads no payload field. */
+export function readContainer(bytes: Uint8Array, source: string): Container {
+  const err = (code: DatabaseFormatErrorCode, detail: string, section?: string): never => {
+    throw new DatabaseFormatError(code, source, detail, section);
+  };
+  const len = bytes.length;
+  const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const { version, count } = checkContainerHeader(bytes, len, source);
 
   // Sections. Each one consumes at least its 24-byte header, so the loop ends within len / 24
   // rounds whatever the declared count.

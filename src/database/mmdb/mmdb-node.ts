@@ -7,8 +7,10 @@
 import type { Database } from '../database.js';
 import { decodeDatabase } from './decode.js';
 import { encodeDatabase, type EncodeDatabaseOptions } from './encode.js';
-import { MMDB_MAX_FILE_BYTES } from './format.js';
-import { FileAccessError, readRegularFile, writeFileAtomic } from '../../util/files-node.js';
+import { MMDB_HEADER_BYTES, MMDB_MAX_FILE_BYTES } from './format.js';
+import { checkContainerHeader } from './container.js';
+import { readRegularFileChecked } from '../../util/read-checked-node.js';
+import { FileAccessError, writeFileAtomic } from '../../util/files-node.js';
 
 /**
  * A database file that cannot be read or written at all (missing, a directory, a FIFO, too large,
@@ -36,7 +38,12 @@ function asDatabaseFileError<T>(io: () => T): T {
  * neither hangs nor exhausts memory.
  */
 export function readDatabaseBytes(path: string): Uint8Array {
-  return asDatabaseFileError(() => readRegularFile(path, { what: WHAT, maxBytes: MMDB_MAX_FILE_BYTES, missingHint: 'build one with `motionmatch build`' }));
+  // The size and the header (magic number, version) are checked from the first bytes, before the
+  // rest is read (DatabaseFormatError); large files are read in chunks.
+  return asDatabaseFileError(() => readRegularFileChecked(path, {
+    what: WHAT, maxBytes: MMDB_MAX_FILE_BYTES, missingHint: 'build one with `motionmatch build`',
+    headBytes: MMDB_HEADER_BYTES, checkHead: (head, size) => { checkContainerHeader(head, size, path); },
+  }));
 }
 
 /**

@@ -1,9 +1,10 @@
 /**
- * The physically meaningful range of every numeric controller option a settings file can set
- * (`--options FILE`, docs/tuning.md). validateControllerOptions (runtime/controller/options.ts)
- * only asks for finite numbers > 0 or >= 0, and values such as a half-life of 1e300 or 1e-300 s
- * pass it, then turn every spring into NaN ("bestCost is NaN" at every step). These ranges lie
- * within what validateControllerOptions accepts and hold every default and everything `tune` sweeps.
+ * The physically meaningful range of every numeric controller option (the library's options and a
+ * settings file's, `--options FILE`, docs/tuning.md). A half-life of 1e300 or 1e-300 s is finite and
+ * > 0, and turned every spring into NaN ("bestCost is NaN" at every step). The settings reader checks
+ * every range; validateControllerOptions (options.ts) the half-lives' (in the library a search
+ * interval of 1000 s or a clamp of 1e9 m switch those behaviours off). They hold every default and
+ * everything `tune` sweeps.
  * Keys are paths below "controller" ("footIKOptions.blendHalfLife").
  */
 

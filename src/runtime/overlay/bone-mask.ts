@@ -186,8 +186,49 @@ export function maskSparesLegs(mask: BoneMask, rig: MaskRig): boolean {
   return true;
 }
 
-/** Throws unless `mask` was made for a skeleton with these joint names. */
+/** A value for a message: its type (and length). */
+function kindOf(v: unknown): string {
+  if (v === null || v === undefined) return String(v);
+  if (Array.isArray(v)) return `an array of ${v.length}`;
+  if (ArrayBuffer.isView(v)) return `a ${v.constructor.name}`;
+  if (typeof v === 'object') return (v as object).constructor === Object ? 'an object' : `a ${(v as object).constructor?.name ?? 'object'}`;
+  return `a ${typeof v}`;
+}
+
+/**
+ * Throws unless `mask` is a well-formed BoneMask (a hand-made one too): a TypeError when its parts
+ * have the wrong types, a BoneMaskError (a RangeError) when a weight is not in [0, 1] (NaN
+ * included) or `joints` is not the list of the joints with a weight above zero, in joint order.
+ */
+export function requireWellFormedMask(mask: unknown, what: string): asserts mask is BoneMask {
+  if (mask === null || typeof mask !== 'object') throw new TypeError(`${what}: mask must be a BoneMask { weights, joints, jointNames, label }, got ${kindOf(mask)}`);
+  const m = mask as Partial<Record<keyof BoneMask, unknown>>;
+  if (!(m.weights instanceof Float64Array)) throw new TypeError(`${what}: mask.weights must be a Float64Array (one weight per joint), got ${kindOf(m.weights)}`);
+  if (!(m.joints instanceof Int32Array)) throw new TypeError(`${what}: mask.joints must be an Int32Array of joint indices, got ${kindOf(m.joints)}`);
+  if (!Array.isArray(m.jointNames) || !m.jointNames.every((n) => typeof n === 'string')) throw new TypeError(`${what}: mask.jointNames must be an array of joint names, got ${kindOf(m.jointNames)}`);
+  if (typeof m.label !== 'string') throw new TypeError(`${what}: mask.label must be a string, got ${kindOf(m.label)}`);
+  const weights = m.weights, joints = m.joints, J = m.jointNames.length;
+  if (weights.length !== J) throw new BoneMaskError(`${what}: mask.weights has ${weights.length} values for ${J} joints (mask.jointNames)`);
+  for (let j = 0; j < J; j++) {
+    const w = weights[j];
+    if (!(w >= 0 && w <= 1)) throw new BoneMaskError(`${what}: mask.weights[${j}] (${m.jointNames[j].slice(0, 40)}) must be in [0, 1], got ${String(w)}`);
+  }
+  let prev = -1;
+  for (let i = 0; i < joints.length; i++) {
+    const j = joints[i];
+    if (!(j >= 0 && j < J)) throw new BoneMaskError(`${what}: mask.joints[${i}] is ${j}, not a joint index in [0, ${J - 1}]`);
+    if (j <= prev) throw new BoneMaskError(`${what}: mask.joints must list joint indices in increasing order (mask.joints[${i}] is ${j} after ${prev})`);
+    if (!(weights[j] > 0)) throw new BoneMaskError(`${what}: mask.joints[${i}] is joint ${j}, whose weight is 0 (mask.joints lists the joints with a weight above 0)`);
+    prev = j;
+  }
+  let weighted = 0;
+  for (let j = 0; j < J; j++) if (weights[j] > 0) weighted++;
+  if (weighted !== joints.length) throw new BoneMaskError(`${what}: mask.joints lists ${joints.length} joints, but ${weighted} have a weight above 0`);
+}
+
+/** Throws unless `mask` is well formed (requireWellFormedMask) and was made for a skeleton with these joint names. */
 export function requireMaskFits(mask: BoneMask, skeleton: Skeleton, what: string): void {
+  requireWellFormedMask(mask, what);
   const a = mask.jointNames, b = skeleton.names;
   if (a !== b && (a.length !== b.length || a.some((n, i) => n !== b[i]))) {
     throw new BoneMaskError(`${what}: the bone mask was made for another skeleton (${a.length} joints: ${listJointsBriefly(a, 4)})`);

@@ -172,6 +172,7 @@ export class OverlayLayer {
   }
 
   constructor(db: Database, options: Partial<OverlayOptions> = {}, storage?: Float64Array) {
+    if (options === null || typeof options !== 'object' || Array.isArray(options)) throw new TypeError(`overlay: options must be an object, got ${options === null ? 'null' : Array.isArray(options) ? 'an array' : typeof options}`);
     this.db = db;
     this.rt = databaseRuntime(db);
     const mask = options.mask ?? upperBodyMask(db, { falloff: 2 });
@@ -224,6 +225,8 @@ export class OverlayLayer {
    * the new one takes over from the current weight and the switch is inertialized.
    */
   play(source: OverlaySource, options: OverlayPlayOptions = {}): void {
+    if (source === null || typeof source !== 'object') throw new TypeError(`overlay.play: source must be { tag }, { clip } or an OverlayClip, got ${source === null ? 'null' : typeof source}`);
+    if (options === null || typeof options !== 'object') throw new TypeError(`overlay.play: options must be an object, got ${options === null ? 'null' : typeof options}`);
     const o = this.options;
     const mode = options.mode ?? o.mode, weight = options.weight ?? o.weight;
     const fadeIn = options.fadeIn ?? o.fadeIn, fadeOut = options.fadeOut ?? o.fadeOut;

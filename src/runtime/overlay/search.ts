@@ -10,6 +10,7 @@
  * from their beginning, not half-way through a bow) that leave at least `MIN_REMAINING` to play.
  * Brute force: it runs once per gesture (entry and clip ends), over a few hundred candidates.
  */
+import { excerpt } from '../../util/input-text.js';
 import type { Database } from '../../database/database.js';
 import { composeJoint } from '../../anim/forward-kinematics.js';
 import { databaseRuntime, type DatabaseRuntime } from '../database-runtime.js';
@@ -54,7 +55,11 @@ export function overlayIndex(db: Database, tag: string, mask: BoneMask, entryWin
 function buildOverlayIndex(db: Database, tag: string, mask: BoneMask, entryWindow: number): OverlayIndex {
   if (!(Number.isFinite(entryWindow) && entryWindow > 0)) throw new RangeError(`overlay: entryWindow must be a positive number of seconds, got ${entryWindow}`);
   const bit = db.tagNames.indexOf(tag);
-  if (bit < 0) throw new RangeError(`overlay: the database has no frames tagged '${tag}' (its tags: ${db.tagNames.length ? db.tagNames.join(', ') : 'none'}; tag clips at build time, e.g. --tag ${tag}=*${tag}*)`);
+  if (bit < 0) {
+    // (the tag as typed, cut to a line: a 10,000-character --overlay once made a 30 KB message)
+    const t = excerpt(tag), example = t === tag && tag.length <= 40 ? `${tag}=*${tag}*` : 'NAME=GLOB';
+    throw new RangeError(`overlay: the database has no frames tagged '${t}' (its tags: ${db.tagNames.length ? excerpt(db.tagNames.join(', '), 200) : 'none'}; tag clips at build time, e.g. --tag ${example})`);
+  }
   const parents = db.skeleton.parents, J = parents.length, hips = db.roles.hips;
   const featureJoints = mask.joints;
   if (featureJoints.length === 0) throw new RangeError('overlay: the bone mask has no joint with a weight above zero');

@@ -6,7 +6,7 @@
 import { QualityStats } from '../../runtime/quality/meter.js';
 import { headlineFigures, type SimulationResult } from '../simulation.js';
 import { digestOfAgentHashes, PartialReportError, type ParsedPartial, type RunIdentity } from './report.js';
-import { addTimingHistograms, timingQuantile } from './timing.js';
+import { addTimingHistograms, timingQuantile, type TimingHistogram } from './timing.js';
 import { OverlayStats } from '../overlay/metrics.js';
 import { overlayFiguresOf, type OverlayDescription, type OverlayFigures } from '../overlay/report.js';
 import { lodReportOf, type LodReport } from '../lod/report.js';
@@ -14,6 +14,7 @@ import { lodCamera } from '../lod/camera.js';
 import { emptyLodCounts, mergeLodCounts } from '../../runtime/crowd/crowd-lod.js';
 import { checkLodTable } from '../lod/file.js';
 import { DEFAULT_CONTROLLER_OPTIONS } from '../../runtime/controller/options.js';
+import { escapeControlChars } from '../../util/input-text.js';
 
 export interface ShardSummary {
   index: number;
@@ -63,9 +64,9 @@ const WHAT: Partial<Record<string, string>> = {
   'run.terrain': 'terrains', 'run.overlay': 'overlay settings', 'run.lod': 'level-of-detail settings',
 };
 
-/** A value for a one-line message: its JSON, cut at 80 characters (a level table is longer). */
+/** A value for a one-line message: its JSON, cut at 80 characters (a level table is longer), controls escaped. */
 function shortJson(v: unknown): string {
-  const text = JSON.stringify(v);
+  const text = escapeControlChars(JSON.stringify(v) ?? String(v));
   return text.length <= 80 ? text : `${text.slice(0, 77)}...`;
 }
 
@@ -78,17 +79,21 @@ function whatDiffers(path: string): string {
   return path;
 }
 
+/** Throws unless `p` is a shard of the same run as `first` (the same run identity). */
+export function requireSameRun(first: ParsedPartial, p: ParsedPartial): void {
+  if (first.report.run === p.report.run) return;
+  const d = firstDifference(first.report.run, p.report.run, 'run');
+  if (d) {
+    const what = whatDiffers(d.path);
+    throw new PartialReportError(`${p.file} and ${first.file} are shards of different runs (${what}: ${shortJson(d.b)} vs ${shortJson(d.a)})`);
+  }
+}
+
 /** Throws unless every partial is a shard of the same run, each shard exactly once. */
 export function requireCompleteRun(parts: readonly ParsedPartial[]): void {
   if (parts.length === 0) throw new PartialReportError('no partial reports to merge');
   const first = parts[0];
-  for (const p of parts.slice(1)) {
-    const d = firstDifference(first.report.run, p.report.run, 'run');
-    if (d) {
-      const what = whatDiffers(d.path);
-      throw new PartialReportError(`${p.file} and ${first.file} are shards of different runs (${what}: ${shortJson(d.b)} vs ${shortJson(d.a)})`);
-    }
-  }
+  for (const p of parts.slice(1)) requireSameRun(first, p);
   const count = first.report.run.shards;
   const byIndex = new Map<number, ParsedPartial>();
   for (const p of parts) {
@@ -119,14 +124,8 @@ function fastestOverlayCost(parts: readonly ParsedPartial[]): OverlayDescription
  * added up (exact) and each level's statistics merged in shard order; the camera, budget and the
  * level-0 search interval come from the run identity, as the unsharded run takes them from its options.
  */
-function mergedLodReport(run: RunIdentity, ordered: readonly ParsedPartial[]): LodReport {
+function mergedLodReport(run: RunIdentity, counts: ReturnType<typeof emptyLodCounts>, levelStats: QualityStats[]): LodReport {
   const { levels, hysteresis } = checkLodTable({ levels: run.lod!.levels, hysteresis: run.lod!.hysteresis }, 'run.lod');
-  const counts = emptyLodCounts(levels.length);
-  const levelStats = levels.map(() => new QualityStats());
-  for (const p of ordered) {
-    mergeLodCounts(counts, p.lod!.counts);
-    p.lod!.levelStats.forEach((s, l) => levelStats[l].merge(s));
-  }
   return lodReportOf(counts, levelStats, lodCamera(run.seed, run.agents), run.lod!.budget, 1 / run.hz, controllerSearchInterval(run), levels, hysteresis);
 }
 
@@ -142,13 +141,29 @@ function backends(parts: readonly ParsedPartial[]): string {
   return [...new Set(parts.map((p) => p.report.result.backend))].sort().join('+');
 }
 
+/** What a shard's report holds that is large (statistics, the timing histogram): read when merged. */
+export interface PartialStats {
+  quality: QualityStats;
+  overlay: OverlayStats | null;
+  /** Each level's statistics (empty without levels of detail). */
+  levelStats: QualityStats[];
+  histogram: TimingHistogram;
+}
+
+/** A parsed partial's statistics (the default: they are in memory). */
+function statsInMemory(p: ParsedPartial): PartialStats {
+  return { quality: p.quality, overlay: p.overlay, levelStats: p.lod?.levelStats ?? [], histogram: p.report.result.searchUsHistogram };
+}
+
 /**
- * The report of the whole run. Timings: `wallSeconds` is the slowest shard's (the run's duration
+ * The report of the whole run. `statsOf` gives each shard's statistics, asked once per shard in
+ * shard order (default: the parsed partial's own); `merge` reads them again file by file, so that
+ * only one shard's statistics are in memory at a time. Timings: `wallSeconds` is the slowest shard's (the run's duration
  * when all shards run at once) and `agentStepsPerSec` the whole run's agent-steps over it;
  * `shardWallSecondsTotal` sums them. Quality statistics add up in shard order, so floating-point
  * sums may differ from an unsharded run's in the last digits; counts and the hash are exact.
  */
-export function mergePartialReports(parts: readonly ParsedPartial[]): MergedReport {
+export function mergePartialReports(parts: readonly ParsedPartial[], statsOf: (p: ParsedPartial) => PartialStats = statsInMemory): MergedReport {
   requireCompleteRun(parts);
   const ordered = [...parts].sort((a, b) => a.report.shard.index - b.report.shard.index);
   const run: RunIdentity = ordered[0].report.run;
@@ -157,10 +172,17 @@ export function mergePartialReports(parts: readonly ParsedPartial[]): MergedRepo
   const hashes: string[] = [];
   let searches = 0, controllerMs = 0, searchMs = 0, wallSeconds = 0, setupSeconds = 0, warmupSeconds = 0, wallTotal = 0, workers = 0;
   const shards: ShardSummary[] = [];
+  const lodCounts = run.lod ? emptyLodCounts(run.lod.levels.length) : null;
+  const levelStats = run.lod ? run.lod.levels.map(() => new QualityStats()) : [];
+  let histogram: TimingHistogram = [];
   for (const p of ordered) {
     const r = p.report.result;
-    stats.merge(p.quality);
-    if (overlayStats && p.overlay) overlayStats.merge(p.overlay);
+    const s = statsOf(p);
+    stats.merge(s.quality);
+    if (overlayStats && s.overlay) overlayStats.merge(s.overlay);
+    if (lodCounts && p.lod) mergeLodCounts(lodCounts, p.lod.counts);
+    s.levelStats.forEach((x, l) => levelStats[l].merge(x));
+    histogram = addTimingHistograms([histogram, s.histogram]);
     for (const h of p.report.agentHashes) hashes.push(h);
     searches += r.searches;
     controllerMs += r.controllerMs;
@@ -177,7 +199,6 @@ export function mergePartialReports(parts: readonly ParsedPartial[]): MergedRepo
       startedAt: r.startedAt, finishedAt: r.finishedAt,
     });
   }
-  const histogram = addTimingHistograms(ordered.map((p) => p.report.result.searchUsHistogram));
   const q = stats.report();
   return {
     agents: run.agents, seconds: run.seconds, hz: run.hz, steps: run.steps, workers, scenario: run.scenario, seed: run.seed, method: run.method,
@@ -196,7 +217,7 @@ export function mergePartialReports(parts: readonly ParsedPartial[]): MergedRepo
     terrain: ordered[0].report.terrain,
     exported: null,
     ...(overlayStats ? { overlay: overlayFiguresOf(fastestOverlayCost(ordered), overlayStats) } : {}),
-    ...(run.lod ? { lod: mergedLodReport(run, ordered) } : {}),
+    ...(run.lod && lodCounts ? { lod: mergedLodReport(run, lodCounts, levelStats) } : {}),
     motionmatch: run.motionmatch,
     shardWallSecondsTotal: wallTotal,
     shards,

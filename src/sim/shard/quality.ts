@@ -8,6 +8,7 @@
  */
 import { QualityStats } from '../../runtime/quality/meter.js';
 import { OverlayStats } from '../overlay/metrics.js';
+import { excerpt, jsonExcerpt } from '../../util/input-text.js';
 
 /** JSON form of a field: numbers as such (non-finite and -0 as strings), typed arrays tagged with their type. */
 export type EncodedField = number | string | boolean | null | EncodedField[] | { typedArray: string; values: Array<number | string> } | { [k: string]: EncodedField };
@@ -30,7 +31,34 @@ function decodeNumber(v: unknown, where: string): number {
     case '-Infinity': return -Infinity;
     case '-0': return -0;
   }
-  throw new Error(`${where} must be a number, got ${JSON.stringify(v)}`);
+  throw new Error(`${where} must be a number, got ${jsonExcerpt(v)}`);
+}
+
+/**
+ * Throws unless every number of `decoded` (a statistics object read back) is finite, or the
+ * non-finite value a fresh instance starts with there (a minimum kept from Infinity). Statistics
+ * are sums, counts, extremes and histograms of finite samples: a NaN or an infinity anywhere else
+ * is an edited file, and would print as "foot skate NaN cm/s".
+ */
+function requireFiniteStats(template: unknown, decoded: unknown, where: string): void {
+  const check = (t: unknown, x: number, at: string): void => {
+    if (!Number.isFinite(x) && !(typeof t === 'number' && Object.is(x, t))) throw new Error(`${at} must be a finite number, got ${JSON.stringify(encodeNumber(x))}`);
+  };
+  if (typeof decoded === 'number') { check(template, decoded, where); return; }
+  if (isTypedArray(decoded)) {
+    const t = isTypedArray(template) ? template : null;
+    for (let i = 0; i < decoded.length; i++) check(t ? t[i] : 0, decoded[i], `${where}[${i}]`);
+    return;
+  }
+  if (Array.isArray(decoded)) {
+    const element = Array.isArray(template) && template.length > 0 ? template[0] : 0;
+    decoded.forEach((x, i) => requireFiniteStats(element, x, `${where}[${i}]`));
+    return;
+  }
+  if (decoded !== null && typeof decoded === 'object') {
+    const t = (template ?? {}) as Record<string, unknown>;
+    for (const [k, x] of Object.entries(decoded)) requireFiniteStats(t[k], x, `${where}.${k}`);
+  }
 }
 
 function isTypedArray(v: unknown): v is TypedArray {
@@ -69,7 +97,7 @@ export function encodeField(v: unknown, where: string): EncodedField {
 export function decodeField(template: unknown, encoded: unknown, where: string): unknown {
   if (typeof template === 'number') return decodeNumber(encoded, where);
   if (typeof template === 'boolean' || typeof template === 'string') {
-    if (typeof encoded !== typeof template) throw new Error(`${where} must be a ${typeof template}, got ${JSON.stringify(encoded)}`);
+    if (typeof encoded !== typeof template) throw new Error(`${where} must be a ${typeof template}, got ${jsonExcerpt(encoded)}`);
     return encoded;
   }
   if (template === null) {
@@ -104,7 +132,7 @@ export function decodeField(template: unknown, encoded: unknown, where: string):
 /** Every own field of `template` decoded from `encoded` into `out`; missing and unknown fields are errors. */
 function decodeFieldsInto(template: Record<string, unknown>, encoded: Record<string, unknown>, where: string, out: Record<string, unknown>): void {
   for (const k of Object.keys(encoded)) {
-    if (!Object.prototype.hasOwnProperty.call(template, k)) throw new Error(`${where}.${k} is not a field this version knows (a partial report from another motionmatch version?)`);
+    if (!Object.prototype.hasOwnProperty.call(template, k)) throw new Error(`${where}.${excerpt(k)} is not a field this version knows (a partial report from another motionmatch version?)`);
   }
   for (const [k, t] of Object.entries(template)) {
     if (!Object.prototype.hasOwnProperty.call(encoded, k)) throw new Error(`${where}.${k} is missing (a partial report from another motionmatch version?)`);
@@ -139,5 +167,6 @@ function decodeStatsInto<T extends object>(fresh: T, encoded: unknown, where: st
   if (!encoded || typeof encoded !== 'object' || Array.isArray(encoded)) throw new Error(`${where} must be an object`);
   const fields: Record<string, unknown> = {};
   decodeFieldsInto(fresh as unknown as Record<string, unknown>, encoded as Record<string, unknown>, where, fields);
+  requireFiniteStats(fresh, fields, where);
   return Object.assign(fresh, fields);
 }

@@ -40,6 +40,9 @@ import type { OverlayDescription } from '../overlay/report.js';
 import type { OverlaySimulation } from '../overlay/schedule.js';
 import { TERRAIN_KINDS, terrainReport, type TerrainSpec } from '../terrain/terrain.js';
 import { heightFieldToBinary } from '../terrain/file.js';
+import { excerpt, jsonExcerpt, parseJsonInput } from '../../util/input-text.js';
+import { SEARCH_METHODS, BACKENDS } from '../../search/options.js';
+import { DEFAULT_CONTROLLER_OPTIONS, resolveControllerOptions } from '../../runtime/controller/options.js';
 
 export const PARTIAL_FORMAT = 'motionmatch-simulation-shard';
 /**
@@ -262,8 +265,17 @@ export class PartialReportError extends Error {
 type Checker = (v: unknown, at: string) => void;
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-function expectFields(file: string, o: unknown, at: string, fields: Record<string, Checker>): void {
-  if (!isObject(o)) throw new PartialReportError(`${file}: ${at} must be an object`);
+/** Nesting depth a partial report needs at most (its statistics and level table are the deepest). */
+export const PARTIAL_MAX_JSON_DEPTH = 16;
+
+/** Checks `o` has exactly `fields` (each checked), or `only` of them when given; an unknown key is an edited file. */
+function expectFields(file: string, o: unknown, at: string, fields: Record<string, Checker>, extra: readonly string[] = []): void {
+  if (!isObject(o)) throw new PartialReportError(`${file}: ${at} must be an object, got ${jsonExcerpt(o, 40)}`);
+  for (const k of Object.keys(o)) {
+    if (!Object.prototype.hasOwnProperty.call(fields, k) && !extra.includes(k)) {
+      throw new PartialReportError(`${file}: ${at}.${excerpt(k, 40)} is not a field of a partial report (edited, or written by another motionmatch version)`);
+    }
+  }
   for (const [k, check] of Object.entries(fields)) {
     if (!(k in o)) throw new PartialReportError(`${file}: ${at}.${k} is missing`);
     check(o[k], `${at}.${k}`);
@@ -271,19 +283,14 @@ function expectFields(file: string, o: unknown, at: string, fields: Record<strin
 }
 
 /** Reads and checks one partial report; throws PartialReportError naming the file and what is wrong. */
-export function parsePartialReport(text: string, file: string): ParsedPartial {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (e) {
-    throw new PartialReportError(`${file}: not a partial report: invalid JSON (${(e as Error).message}); was the shard interrupted?`);
-  }
+export function parsePartialReport(source: string, file: string): ParsedPartial {
+  const raw = parseJsonInput(source, file, (m) => new PartialReportError(m), { maxDepth: PARTIAL_MAX_JSON_DEPTH, what: 'not a partial report: ', invalid: 'invalid JSON' });
   if (!isObject(raw) || raw.format !== PARTIAL_FORMAT) {
     const what = isObject(raw) && 'hash' in raw && 'agents' in raw ? ' (it looks like a whole-run report: run simulate with --shard I/N)' : '';
     throw new PartialReportError(`${file}: not a partial simulation report (format "${PARTIAL_FORMAT}" expected)${what}`);
   }
   if (raw.version !== PARTIAL_VERSION) {
-    throw new PartialReportError(`${file}: partial report format version ${JSON.stringify(raw.version)}; this motionmatch reads version ${PARTIAL_VERSION}`);
+    throw new PartialReportError(`${file}: partial report format version ${jsonExcerpt(raw.version, 20)}; this motionmatch reads version ${PARTIAL_VERSION}`);
   }
   if (typeof raw.checksum !== 'string') throw new PartialReportError(`${file}: checksum is missing`);
   const { checksum, ...body } = raw;
@@ -291,26 +298,43 @@ export function parsePartialReport(text: string, file: string): ParsedPartial {
     throw new PartialReportError(`${file}: checksum mismatch: the file was changed after simulate wrote it (edited, reformatted or damaged)`);
   }
   const fail = (msg: string): never => { throw new PartialReportError(`${file}: ${msg}`); };
-  const int = (min: number, max: number): Checker => (v, at) => { if (!(Number.isInteger(v) && (v as number) >= min && (v as number) <= max)) fail(`${at} must be an integer in [${min}, ${max}], got ${JSON.stringify(v)}`); };
-  const num = (min: number): Checker => (v, at) => { if (!(typeof v === 'number' && Number.isFinite(v) && v >= min)) fail(`${at} must be a number >= ${min}, got ${JSON.stringify(v)}`); };
-  const str: Checker = (v, at) => { if (typeof v !== 'string') fail(`${at} must be a string`); };
-  const bool: Checker = (v, at) => { if (typeof v !== 'boolean') fail(`${at} must be true or false`); };
-  const hex16: Checker = (v, at) => { if (typeof v !== 'string' || !/^[0-9a-f]{16}$/.test(v)) fail(`${at} must be 16 hex digits`); };
+  const int = (min: number, max: number): Checker => (v, at) => { if (!(Number.isInteger(v) && (v as number) >= min && (v as number) <= max)) fail(`${at} must be an integer in [${min}, ${max}], got ${jsonExcerpt(v, 40)}`); };
+  const num = (min: number, max = Number.MAX_VALUE): Checker => (v, at) => { if (!(typeof v === 'number' && Number.isFinite(v) && v >= min && v <= max)) fail(max === Number.MAX_VALUE ? `${at} must be a number >= ${min}, got ${jsonExcerpt(v, 40)}` : `${at} must be a number in [${min}, ${max}], got ${jsonExcerpt(v, 40)}`); };
+  /** A string of at most `max` characters (what the report prints is escaped; a huge one is an edit). */
+  const text = (max: number): Checker => (v, at) => { if (typeof v !== 'string' || v.length > max) fail(`${at} must be a string of at most ${max} characters, got ${jsonExcerpt(v, 40)}`); };
+  const str = text(4096);
+  const oneOf = (allowed: readonly unknown[]): Checker => (v, at) => { if (!allowed.includes(v)) fail(`${at} must be one of ${allowed.join(', ')}, got ${jsonExcerpt(v, 40)}`); };
+  const bool: Checker = (v, at) => { if (typeof v !== 'boolean') fail(`${at} must be true or false, got ${jsonExcerpt(v, 40)}`); };
+  const hex16: Checker = (v, at) => { if (typeof v !== 'string' || !/^[0-9a-f]{16}$/.test(v)) fail(`${at} must be 16 hex digits, got ${jsonExcerpt(v, 40)}`); };
+  const time: Checker = (v, at) => { if (typeof v !== 'string' || v.length > 40 || !/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/.test(v) || Number.isNaN(Date.parse(v))) fail(`${at} must be a time as simulate writes it (e.g. 2026-01-31T12:00:00.000Z), got ${jsonExcerpt(v, 40)}`); };
   const any: Checker = () => {};
   const nullOr = (fields: Record<string, Checker>): Checker => (v, at) => { if (v !== null) expectFields(file, v, at, fields); };
-  const range2: Checker = (v, at) => { if (!Array.isArray(v) || v.length !== 2 || !v.every((x) => typeof x === 'number' && Number.isFinite(x))) fail(`${at} must be [min, max] seconds`); };
-  expectFields(file, raw, 'report', { run: any, shard: any, db: any, result: any, quality: any, terrain: any, overlay: any, lod: any, agentHashes: any });
+  const range2: Checker = (v, at) => { if (!Array.isArray(v) || v.length !== 2 || !v.every((x) => typeof x === 'number' && Number.isFinite(x) && x >= 0 && x <= 86_400) || v[0] > v[1]) fail(`${at} must be [min, max] seconds, got ${jsonExcerpt(v, 40)}`); };
+  const controller: Checker = (v, at) => {
+    if (v === null) return;
+    if (!isObject(v)) fail(`${at} must be null or an object of controller options, got ${jsonExcerpt(v, 40)}`);
+    const defaults = DEFAULT_CONTROLLER_OPTIONS as unknown as Record<string, unknown>;
+    for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+      if (!Object.prototype.hasOwnProperty.call(defaults, k)) fail(`${at}.${excerpt(k, 40)} is not a controller option`);
+      if (typeof x !== typeof defaults[k] || (typeof x === 'number' && !Number.isFinite(x))) fail(`${at}.${k} must be a ${typeof defaults[k]}${typeof defaults[k] === 'number' ? ' (finite)' : ''}, got ${jsonExcerpt(x, 40)}`);
+    }
+    try { resolveControllerOptions({ ...(v as object) }); } catch (e) { fail(`${at}: ${excerpt((e as Error).message, 200)}`); }
+  };
+  expectFields(file, raw, 'report', { run: any, shard: any, db: any, result: any, quality: any, terrain: any, overlay: any, lod: any, agentHashes: any }, ['format', 'version', 'checksum']);
   expectFields(file, raw.run, 'run', {
-    motionmatch: str, agents: int(1, 1_000_000), seconds: num(0), hz: num(0), steps: int(1, Number.MAX_SAFE_INTEGER), seed: int(-(2 ** 31), 2 ** 32 - 1),
-    scenario: (v, at) => { if (!SCENARIOS.includes(v as never)) fail(`${at} must be one of ${SCENARIOS.join(', ')}`); },
-    method: str, backend: str, footIK: bool, controller: any, shards: int(1, MAX_SHARDS),
+    motionmatch: (v, at) => { if (typeof v !== 'string' || !/^[0-9A-Za-z.+-]{1,64}$/.test(v)) fail(`${at} must be a version such as 1.2.3, got ${jsonExcerpt(v, 40)}`); },
+    agents: int(1, 1_000_000), seconds: (v, at) => { if (!(typeof v === 'number' && v > 0 && v <= 86_400)) fail(`${at} must be a number of seconds in (0, 86400], got ${jsonExcerpt(v, 40)}`); },
+    hz: num(1, 1000), steps: int(1, Number.MAX_SAFE_INTEGER), seed: int(-(2 ** 31), 2 ** 32 - 1),
+    scenario: oneOf(SCENARIOS),
+    method: oneOf(SEARCH_METHODS), backend: oneOf(BACKENDS), footIK: bool, controller, shards: int(1, MAX_SHARDS),
     terrain: (v, at) => {
       if (v === null) return;
-      expectFields(file, v, at, { kind: (k, a) => { if (!([...TERRAIN_KINDS, 'file'] as unknown[]).includes(k)) fail(`${a} must be one of ${TERRAIN_KINDS.join(', ')}, file`); } });
-      if ((v as { kind: string }).kind === 'file') expectFields(file, v, at, { crc32: (f, a) => { if (typeof f !== 'string' || !/^[0-9a-f]{8}$/.test(f)) fail(`${a} must be 8 hex digits`); }, columns: int(1, Number.MAX_SAFE_INTEGER), rows: int(1, Number.MAX_SAFE_INTEGER) });
-      else expectFields(file, v, at, { seed: int(-(2 ** 31), 2 ** 32 - 1) });
+      const kind: Checker = (k, a) => { if (!([...TERRAIN_KINDS, 'file'] as unknown[]).includes(k)) fail(`${a} must be one of ${TERRAIN_KINDS.join(', ')}, file, got ${jsonExcerpt(k, 40)}`); };
+      expectFields(file, v, at, { kind }, ['crc32', 'columns', 'rows', 'seed']);
+      if ((v as { kind: string }).kind === 'file') expectFields(file, v, at, { kind, crc32: (f, a) => { if (typeof f !== 'string' || !/^[0-9a-f]{8}$/.test(f)) fail(`${a} must be 8 hex digits`); }, columns: int(2, 1_000_000), rows: int(2, 1_000_000) });
+      else expectFields(file, v, at, { kind, seed: int(-(2 ** 31), 2 ** 32 - 1) });
     },
-    overlay: nullOr({ tag: str, mask: str, mode: str, every: range2, duration: range2 }),
+    overlay: nullOr({ tag: text(256), mask: text(1024), mode: oneOf(['override', 'additive']), every: range2, duration: range2 }),
     lod: (v, at) => {
       if (v === null) return;
       expectFields(file, v, at, { budget: int(0, 100_000_000), levels: any, hysteresis: any });
@@ -319,11 +343,13 @@ export function parsePartialReport(text: string, file: string): ParsedPartial {
     db: (v, at) => expectFields(file, v, at, { fingerprint: (f, a) => { if (typeof f !== 'string' || !/^[0-9a-f]{8}$/.test(f)) fail(`${a} must be 8 hex digits`); }, frames: int(1, Number.MAX_SAFE_INTEGER), clips: int(1, Number.MAX_SAFE_INTEGER) }),
   });
   const run = raw.run as unknown as RunIdentity;
+  // simulate steps round(seconds x hz) times (sim/agents.ts stepCount).
+  if (run.steps !== Math.round(run.seconds * run.hz)) fail(`run.steps (${run.steps}) is not run.seconds x run.hz (${run.seconds} s at ${run.hz} Hz: ${Math.round(run.seconds * run.hz)} steps)`);
   expectFields(file, raw.shard, 'shard', { index: int(0, run.shards - 1), firstAgent: int(0, run.agents - 1), agents: int(1, run.agents) });
   expectFields(file, raw.db, 'db', { source: str });
   expectFields(file, raw.result, 'result', {
-    backend: str, workers: int(1, 64), wallSeconds: num(0), setupSeconds: num(0), warmupSeconds: num(0), searches: int(0, Number.MAX_SAFE_INTEGER),
-    controllerMs: num(0), searchMs: num(0), shardHash: hex16, host: str, startedAt: str, finishedAt: str,
+    backend: oneOf(BACKENDS.filter((b) => b !== 'auto')), workers: int(1, 64), wallSeconds: num(0), setupSeconds: num(0), warmupSeconds: num(0), searches: int(0, Number.MAX_SAFE_INTEGER),
+    controllerMs: num(0), searchMs: num(0), shardHash: hex16, host: text(255), startedAt: time, finishedAt: time,
     searchUsHistogram: (v, at) => { try { requireTimingHistogram(v, at); } catch (e) { fail((e as Error).message); } },
   });
   const shard = raw.shard as PartialReport['shard'];
@@ -342,8 +368,31 @@ export function parsePartialReport(text: string, file: string): ParsedPartial {
   const report = raw as unknown as PartialReport;
   if (digestOfAgentHashes(report.agentHashes) !== report.result.shardHash) fail('result.shardHash does not match agentHashes');
   if ((raw.terrain === null) !== (run.terrain === null) || (raw.terrain !== null && !isObject(raw.terrain))) fail(`terrain must be ${run.terrain === null ? 'null (the run is on flat ground)' : 'an object (the run has a terrain)'}`);
+  if (run.terrain !== null) {
+    // The terrain as the report shows it: a procedural one is its identity; a height field's name and layout.
+    const t = run.terrain;
+    const same = (want: unknown): Checker => (v, at) => { if (v !== want) fail(`${at} must be ${jsonExcerpt(want, 40)} (run.terrain says so), got ${jsonExcerpt(v, 40)}`); };
+    if (t.kind === 'file') {
+      const coord = num(-1e9, 1e9);
+      expectFields(file, raw.terrain, 'terrain', { kind: same('file'), file: str, columns: same(t.columns), rows: same(t.rows), spacing: (v, at) => { if (!(typeof v === 'number' && v > 0 && v <= 1e6)) fail(`${at} must be a number of metres > 0, got ${jsonExcerpt(v, 40)}`); }, originX: coord, originZ: coord, edges: oneOf(['clamp', 'repeat']) });
+    } else {
+      expectFields(file, raw.terrain, 'terrain', { kind: same(t.kind), seed: same(t.seed) });
+    }
+  }
   if (run.overlay === null && raw.overlay !== null) fail('overlay must be null (the run has no overlays)');
-  if (run.overlay !== null) expectFields(file, raw.overlay, 'overlay', { description: (v, at) => { if (!isObject(v)) fail(`${at} must be an object`); }, stats: any });
+  if (run.overlay !== null) {
+    const o = run.overlay;
+    const same = (want: unknown): Checker => (v, at) => { if (JSON.stringify(v) !== JSON.stringify(want)) fail(`${at} must be ${jsonExcerpt(want, 40)} (as run.overlay), got ${jsonExcerpt(v, 40)}`); };
+    const cost = num(0, 1e9);
+    expectFields(file, raw.overlay, 'overlay', {
+      description: (v, at) => expectFields(file, v, at, {
+        tag: same(o.tag), mode: same(o.mode), every: same(o.every), duration: same(o.duration),
+        mask: (m, a) => expectFields(file, m, a, { spec: same(o.mask), label: text(1024), joints: (j, aj) => { if (!Array.isArray(j) || j.length > 100_000 || !j.every((n) => typeof n === 'string' && n.length <= 1024)) fail(`${aj} must be a list of joint names`); } }),
+        costUsPlaying: cost, costUsFading: cost, costUsSwitching: cost, costUsEntrySearch: cost,
+      }),
+      stats: any,
+    });
+  }
   if (run.lod === null && raw.lod !== null) fail('lod must be null (the run has no levels of detail)');
   if (run.lod !== null) requireLodCounts(raw.lod, run.lod.budget, run.lod.levels.length, shard.agents * run.steps, report.result.searches, { int, num, fail, expect: (o, at, fields) => expectFields(file, o, at, fields) });
   let quality: QualityStats;
@@ -351,12 +400,14 @@ export function parsePartialReport(text: string, file: string): ParsedPartial {
   let lod: ParsedPartial['lod'] = null;
   try {
     quality = decodeQualityStats(raw.quality, file);
+    if (quality.steps !== shard.agents * run.steps) fail(`quality.steps (${quality.steps}) is not the shard's ${shard.agents} agents x ${run.steps} steps`);
     if (run.overlay !== null) overlay = decodeOverlayStats((raw.overlay as { stats: unknown }).stats, file);
     if (run.lod !== null) {
       const encoded = raw.lod as { counts: LodCounts; levelStats: unknown[] };
       lod = { counts: encoded.counts, levelStats: encoded.levelStats.map((s, l) => decodeQualityStats(s, file, `lod.levelStats[${l}]`)) };
     }
   } catch (e) {
+    if (e instanceof PartialReportError) throw e;
     throw new PartialReportError((e as Error).message);
   }
   return { file, report, quality, overlay, lod };
