@@ -9,7 +9,7 @@ import { schemaGroupBones } from '../features/schema.js';
 import { footContacts, contactJoints, DEFAULT_CONTACT_OPTIONS, type ContactOptions } from '../features/contacts.js';
 import { mirrorClip, mirrorSetup } from '../features/mirror.js';
 import { symmetrizeJointFrames } from '../features/symmetric-frames.js';
-import { validateSchema } from '../features/schema-validate.js';
+import { validateSchema, checkSchemaSize } from '../features/schema-validate.js';
 import { globMatcher, type GlobMatcher } from '../util/glob.js';
 import type { ClipRange, Database } from './database.js';
 import { isSupportedFrameRate, MAX_FPS, MIN_FPS } from '../anim/frame-rate.js';
@@ -105,6 +105,7 @@ export function buildDatabase(sources: readonly SourceMotion[], options: BuildOp
   }
   const aligned = alignToFirstSkeleton(sources);
   const schema = options.schema ?? DEFAULT_SCHEMA;
+  checkSchemaSize(schema);
   validateSchema(schema);
   const J = sources[0].skeleton.names.length;
   const roles: BoneRoles = findBoneRoles(sources[0].skeleton, options.bones, sources[0].clip.source);

@@ -36,6 +36,28 @@ export function isGroupWeight(w: unknown): w is number {
 const TOP_LEVEL_KEYS = ['groups', 'endMarginSeconds', 'facingSmoothingSeconds', 'positionSmoothingSeconds'];
 const GROUP_KEYS = ['name', 'kind', 'weight'];
 
+/**
+ * Throws SchemaError when a schema would make a database too large to build or search: more than
+ * MAX_GROUP_ENTRIES bones or offsets in a group, or more than MAX_SCHEMA_DIMS dimensions in all.
+ * Checked where a database is made from a schema (a schema file, buildDatabase), not where one is
+ * read (decodeDatabase checks a file's shape against its own size). Counts first, before any entry:
+ * checking every entry of a list of millions takes time of its own.
+ */
+export function checkSchemaSize(s: FeatureSchema, where = 'schema'): void {
+  if (!Array.isArray(s.groups)) return;
+  s.groups.forEach((g, i) => {
+    if (!g || typeof g !== 'object') return;
+    const list = g.kind === 'bonePosition' || g.kind === 'boneVelocity' ? 'bones' : 'offsets';
+    const entries: unknown = g[list];
+    if (Array.isArray(entries) && entries.length > MAX_GROUP_ENTRIES) {
+      const at = `${where}: groups[${i}]${typeof g.name === 'string' ? ` ("${g.name}")` : ''}`;
+      throw new SchemaError(`${at}: "${list}" has ${entries.length} entries; a group may have at most ${MAX_GROUP_ENTRIES} (${MAX_SCHEMA_DIMS} feature dimensions in all)`);
+    }
+  });
+  const dims = schemaDims(s);
+  if (dims > MAX_SCHEMA_DIMS) throw new SchemaError(`${where}: the groups make ${dims} feature dimensions; a schema may have at most ${MAX_SCHEMA_DIMS} (3 per bone, 2 per offset)`);
+}
+
 /** Throws SchemaError naming the first problem: unknown kinds, empty groups, bad weights or offsets. */
 export function validateSchema(s: FeatureSchema, where = 'schema'): void {
   if (!Array.isArray(s.groups) || s.groups.length === 0) throw new SchemaError(`${where}: "groups" must be a non-empty array`);
@@ -50,13 +72,7 @@ export function validateSchema(s: FeatureSchema, where = 'schema'): void {
     if (!isGroupWeight(g.weight)) {
       throw new SchemaError(`${at}: "weight" must be a number in ${weightRangeText()}, got ${typeof g.weight === 'number' ? String(g.weight) : JSON.stringify(g.weight)} (drop the group to switch it off)`);
     }
-    const list = g.kind === 'bonePosition' || g.kind === 'boneVelocity' ? 'bones' : 'offsets';
-    const entries: unknown = g[list];
-    // The count first: checking every entry of a list of millions takes time of its own.
-    if (Array.isArray(entries) && entries.length > MAX_GROUP_ENTRIES) {
-      throw new SchemaError(`${at}: "${list}" has ${entries.length} entries; a group may have at most ${MAX_GROUP_ENTRIES} (${MAX_SCHEMA_DIMS} feature dimensions in all)`);
-    }
-    if (list === 'bones') {
+    if (g.kind === 'bonePosition' || g.kind === 'boneVelocity') {
       if (!Array.isArray(g.bones) || g.bones.length === 0 || !g.bones.every((b) => typeof b === 'string' && b.length > 0)) {
         throw new SchemaError(`${at}: "bones" must be a non-empty array of role or joint names`);
       }
@@ -64,8 +80,6 @@ export function validateSchema(s: FeatureSchema, where = 'schema'): void {
       throw new SchemaError(`${at}: "offsets" must be a non-empty array of finite times in seconds (|t| <= 60)`);
     }
   });
-  const dims = schemaDims(s);
-  if (dims > MAX_SCHEMA_DIMS) throw new SchemaError(`${where}: the groups make ${dims} feature dimensions; a schema may have at most ${MAX_SCHEMA_DIMS} (3 per bone, 2 per offset)`);
   for (const key of ['endMarginSeconds', 'facingSmoothingSeconds', 'positionSmoothingSeconds'] as const) {
     const v = s[key];
     if (key === 'positionSmoothingSeconds' && v === undefined) continue;
@@ -112,6 +126,7 @@ export function parseSchemaJson(text: string, where = 'schema'): FeatureSchema {
     facingSmoothingSeconds: d.facingSmoothingSeconds ?? DEFAULT_SCHEMA.facingSmoothingSeconds,
     positionSmoothingSeconds: d.positionSmoothingSeconds ?? (d.facingSmoothingSeconds !== undefined ? d.facingSmoothingSeconds : DEFAULT_SCHEMA.positionSmoothingSeconds),
   };
+  checkSchemaSize(schema, where);
   validateSchema(schema, where);
   return schema;
 }

@@ -19,6 +19,14 @@ export interface SettingRange {
   zeroOff?: boolean;
 }
 
+/** An option outside its range: which (a path below "controller"), the range, the value given. */
+export class OptionRangeError extends RangeError {
+  constructor(readonly key: string, readonly range: SettingRange, readonly value: number) {
+    super(`controller option ${key} must be ${rangeText(range)}, got ${value}`);
+    this.name = 'OptionRangeError';
+  }
+}
+
 /** Half-lives and other spans of time (s): 1 ms to 10 s. */
 const SECONDS = { min: 1e-3, max: 10, unit: 'seconds' } as const;
 

@@ -5,7 +5,7 @@
 import { type FootIKOptions, DEFAULT_FOOT_IK_OPTIONS, validateFootIKOptions } from '../foot-ik/foot-ik.js';
 import { type Ground, validateGround } from '../ground/ground.js';
 import { type GroundOptions, DEFAULT_GROUND_OPTIONS, validateGroundOptions } from '../ground/ground-options.js';
-import { CONTROLLER_SETTING_RANGES, inRange, rangeText } from './option-ranges.js';
+import { CONTROLLER_SETTING_RANGES, OptionRangeError, inRange } from './option-ranges.js';
 
 /** What the player or an agent asks for this step. Reuse one object; nothing here is retained. */
 export interface ControllerInput {
@@ -229,6 +229,6 @@ function checkOptionRanges(o: ControllerOptions): void {
     if (!key.endsWith('HalfLife')) continue;
     const dot = key.indexOf('.'), prefix = dot < 0 ? '' : key.slice(0, dot + 1), name = key.slice(dot + 1);
     const v = (groups[prefix] as Record<string, unknown>)[name];
-    if (typeof v === 'number' && !inRange(v, range)) throw new RangeError(`controller option ${key} must be ${rangeText(range)}, got ${v}`);
+    if (typeof v === 'number' && !inRange(v, range)) throw new OptionRangeError(key, range, v);
   }
 }

@@ -19,7 +19,7 @@ import { reweightDatabase, schemaWeights } from '../../database/reweight.js';
 import { DEFAULT_CONTROLLER_OPTIONS, resolveControllerOptions, type ControllerOptions } from '../../runtime/controller/options.js';
 import { isPlainObject, jsonType, parseJsonText } from '../../util/json-text.js';
 import { isGroupWeight, weightRangeText } from '../../features/schema-validate.js';
-import { CONTROLLER_SETTING_RANGES, inRange, rangeText } from '../../runtime/controller/option-ranges.js';
+import { CONTROLLER_SETTING_RANGES, OptionRangeError, inRange, rangeText } from '../../runtime/controller/option-ranges.js';
 
 /** Controller options a file can set: structured-cloneable (the simulation's workers receive them). */
 export type ControllerSettings = Partial<Omit<ControllerOptions, 'constrain' | 'ground'>>;
@@ -123,6 +123,8 @@ export function checkSettings(value: unknown, source = 'settings'): EngineSettin
     try {
       resolved = resolveControllerOptions(controller as Partial<ControllerOptions>);
     } catch (e) {
+      // A range the library checks too: said as every range of the file is (checkRanges).
+      if (e instanceof OptionRangeError) throw new SettingsError(`${source}: controller.${e.key} must be ${rangeText(e.range)}, got ${String(e.value)}`);
       throw new SettingsError(`${source}: ${(e as Error).message}`);
     }
     checkFootIK(resolved, source);
