@@ -6,6 +6,7 @@
  * BVH-style (`LeftUpLeg`, `LeftLeg`, `LeftToeBase`). Helper bones (twist, roll, IK targets, end
  * tips) are recognised so that they are never taken for the limb they sit on.
  */
+import { nameTokens } from '../features/bone-names.js';
 
 export type Side = 'left' | 'right' | 'none';
 
@@ -36,13 +37,7 @@ export function boneNameWords(name: string): string[] {
     if (!m || m[0].length >= bare.length) break;
     bare = bare.slice(m[0].length);
   }
-  return bare
-    .replace(/([a-z])([A-Z])/g, '$1 $2')
-    .replace(/([A-Z])([A-Z][a-z])/g, '$1 $2')
-    .replace(/[0-9]+/g, ' ')
-    .split(/[^A-Za-z]+/)
-    .filter((t) => t.length > 0)
-    .map((t) => t.toLowerCase());
+  return nameTokens(bare);
 }
 
 const HELPER = new Set(['twist', 'roll', 'end', 'nub', 'tip', 'top', 'ik', 'fk', 'pole', 'target', 'ctrl', 'control', 'mch', 'helper', 'corrective', 'socket', 'attach', 'prop', 'weapon', 'adj', 'sec', 'bend', 'mid', 'site']);
