@@ -14,6 +14,7 @@ import type { AddressInfo } from 'node:net';
 import { extname, join, resolve, sep } from 'node:path';
 import { nodePackageRoot } from '../search/wasm/load.js';
 import { SERVED_DATABASE_PATH, withServedDatabaseMeta } from './served-database.js';
+import { servedCharacterPath, withServedCharacterMeta } from './served-character.js';
 
 /** Headers that make the page cross-origin isolated (SharedArrayBuffer, shared WebAssembly.Memory). */
 export const ISOLATION_HEADERS: Readonly<Record<string, string>> = {
@@ -37,6 +38,9 @@ export const MIME_TYPES: Readonly<Record<string, string>> = {
   '.txt': 'text/plain; charset=utf-8',
   '.bvh': 'text/plain; charset=utf-8',
   '.mmdb': 'application/octet-stream',
+  '.glb': 'model/gltf-binary',
+  '.vrm': 'model/gltf-binary',
+  '.gltf': 'model/gltf+json',
 };
 
 /** Longest request target answered (longer ones get 414); the bundle's own URLs are far shorter. */
@@ -60,6 +64,15 @@ export interface DemoServerOptions {
   isolation?: boolean;
   /** A database the page loads instead of building the built-in one. */
   database?: ServedDatabase;
+  /** A character (.glb, .gltf or .vrm) the page draws instead of its box figures. */
+  character?: ServedCharacter;
+}
+
+export interface ServedCharacter {
+  /** The file (absolute path); read from disk at every request. */
+  file: string;
+  /** What the page calls it (the file's name). */
+  name: string;
 }
 
 export interface DemoServer {
@@ -153,6 +166,8 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
   const root = await realpath(options.root ?? join(await nodePackageRoot(), 'web-dist'));
   const isolation = options.isolation ?? true;
   const database = options.database;
+  const character = options.character;
+  const characterPath = character ? servedCharacterPath(character.name) : null;
   const base: Record<string, string> = { 'X-Content-Type-Options': 'nosniff', ...(isolation ? ISOLATION_HEADERS : {}) };
   const rootIndex = join(root, 'index.html');
 
@@ -183,6 +198,16 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
       return;
     }
 
+    if (character && pathname === characterPath) {
+      const st = await stat(character.file).catch(() => null);
+      if (!st?.isFile()) {
+        send(res, 404, `the character file ${character.file} is no longer there\n`, base);
+        return;
+      }
+      sendFile(req, res, character.file, st.size, MIME_TYPES[extname(characterPath).toLowerCase()] ?? 'application/octet-stream', base);
+      return;
+    }
+
     const resolved = resolveRequestPath(root, pathname);
     const found = resolved === null ? null : await servableFile(root, resolved);
     if (!found) {
@@ -190,14 +215,15 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
       return;
     }
     const type = MIME_TYPES[extname(found.file).toLowerCase()] ?? 'application/octet-stream';
-    if (database && found.file === rootIndex) {
-      // The page learns about the database from its own HTML (no extra request, nothing to 404).
+    if ((database || character) && found.file === rootIndex) {
+      // The page learns about the database and the character from its own HTML (no extra request, nothing to 404).
       const page = await readFile(found.file, 'utf8').catch(() => null);
       if (page === null) {
         notFound();
         return;
       }
-      const html = withServedDatabaseMeta(page, database.name);
+      let html = database ? withServedDatabaseMeta(page, database.name) : page;
+      if (character) html = withServedCharacterMeta(html, character.name);
       res.writeHead(200, { ...base, 'Content-Type': type, 'Content-Length': Buffer.byteLength(html), 'Cache-Control': 'no-cache' });
       res.end(req.method === 'HEAD' ? undefined : html);
       return;

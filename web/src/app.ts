@@ -28,6 +28,31 @@ import type { CrowdOptions } from './crowd.js';
 import { applySchemaWeights, settingsFromFragment, type EngineSettings } from '../../src/sim/settings/options-file.js';
 import { TerrainView, terrainSpec, type TerrainChoice } from './terrain.js';
 import { OverlayDemo } from './overlay-demo.js';
+import { CharacterView, MAX_CHARACTER_CLONES, MAX_CHARACTER_CLONES_SOFTWARE, characterErrorMessage, disposeCharacterSource, parseCharacter } from './character.js';
+import { isCharacterFile, servedCharacterRef, type ServedCharacterRef } from '../../src/web/served-character.js';
+import type { PoseChunk } from './crowd.js';
+
+/** No agents to draw (the crowd hidden). */
+const NO_CHUNKS: readonly PoseChunk[] = [];
+
+/** `?character=URL` in the page's address, else the server's `--character` file, else null. */
+function characterRef(): ServedCharacterRef | null {
+  const wanted = new URLSearchParams(location.search).get('character');
+  return wanted ? characterUrl(wanted) : servedCharacterRef(document);
+}
+
+/** A character URL (relative to the page) and the file name it shows. */
+function characterUrl(wanted: string): ServedCharacterRef {
+  try {
+    const url = new URL(wanted, location.href);
+    const last = url.pathname.slice(url.pathname.lastIndexOf('/') + 1);
+    let name = last;
+    try { name = decodeURIComponent(last); } catch { /* keep it encoded */ }
+    return { url: url.href, name: name || url.href };
+  } catch {
+    return { url: wanted, name: wanted };
+  }
+}
 
 const MAX_AGENTS = 20000;
 /** Longest step (s): slower frames run the world slower rather than in big jumps. */
@@ -105,6 +130,12 @@ export class App {
   private readonly terrainView: TerrainView;
   /** The wave key and the crowd's waves (web/src/overlay-demo.ts). */
   private readonly overlay: OverlayDemo;
+  /** The user's character (web/src/character.ts) for the running database, or null: box figures. */
+  private character: CharacterView | null = null;
+  /** The loaded character file's unposed scene (kept to rebuild the character for another database). */
+  private characterSource: { scene: THREE.Object3D; name: string } | null = null;
+  /** The last character file that could not be used (one line), or null. */
+  private characterError: string | null = null;
 
   private constructor() {
     const canvas = document.getElementById('viewport') as HTMLCanvasElement;
@@ -140,6 +171,8 @@ export class App {
       files: (files) => void this.loadFiles(files),
       builtin: () => void this.loadBuiltin(),
       terrain: (choice) => void this.setTerrain(choice).catch((e: Error) => this.ui.message(e.message, 'error')),
+      character: (file) => void this.loadCharacterFile(file),
+      clearCharacter: () => void this.clearCharacter(),
     });
     this.histogram = new SearchHistogram(this.ui.histCanvas);
     window.addEventListener('resize', () => this.view.resize());
@@ -187,6 +220,9 @@ export class App {
     } finally {
       app.ui.setProgress(null);
     }
+    // The character asked for (?character=URL or `demo --character FILE`): a failure is shown, never thrown.
+    const character = characterRef();
+    if (character) await app.loadCharacterUrl(character.url, character.name);
     requestAnimationFrame((t) => app.loop(t));
     return app;
   }
@@ -251,16 +287,26 @@ export class App {
     const player = w.engine.player;
     const p = player.rootPosition;
     const rig = this.view.rig;
-    rig.follow(p[0], p[1], p[2], dt);
+    // With a character, the camera and the views follow it: it strides legRatio times the
+    // controller's distance (docs/three.md), so it stands apart from the controller's root.
+    const ch = this.character;
+    if (ch) ch.updatePlayer(player, this.drawScene);
+    const at = ch ? ch.position : p;
+    rig.follow(at[0], at[1], at[2], dt);
     this.crowdView.frustum.setFromProjectionMatrix(this.projScreen.multiplyMatrices(rig.camera.projectionMatrix, rig.camera.matrixWorldInverse));
-    this.crowdView.x = p[0];
-    this.crowdView.z = p[2];
+    this.crowdView.x = at[0];
+    this.crowdView.z = at[2];
     w.crowdMesh.visible = this.drawCrowd && this.drawScene;
-    w.crowdMesh.update(w.crowdMesh.visible ? w.engine.poses() : [], w.db.skeleton.names.length, this.crowdView);
-    w.playerMesh.update(player);
+    const chunks = w.crowdMesh.visible ? w.engine.poses() : NO_CHUNKS;
+    if (ch) ch.updateCrowd(chunks, this.crowdView, player.options.ground, w.crowdMesh.visible);
+    w.crowdMesh.update(chunks, w.db.skeleton.names.length, this.crowdView, ch ? ch.skip : null);
+    w.playerMesh.group.visible = ch === null;
+    if (!ch) w.playerMesh.update(player);
     w.debug.update(player);
-    this.view.centreGround(p[0], p[2]);
-    this.terrainView.follow(p[0], p[2]);
+    // The debug views are the controller's: drawn where its character stands.
+    w.debug.group.position.set(at[0] - p[0], at[1] - p[1], at[2] - p[2]);
+    this.view.centreGround(at[0], at[2]);
+    this.terrainView.follow(at[0], at[2]);
     if (this.frameNo % 6 === 0) { this.coverage.update(); this.overlay.update(); }
     if (this.frameNo % 30 === 0) this.quality.update();
     if (this.drawScene) this.view.render();
@@ -287,7 +333,7 @@ export class App {
         mode: w.engine.mode,
         renderMs: s.render.median(60),
         agents: w.engine.agentCount,
-        drawn: w.crowdMesh.drawn,
+        drawn: w.crowdMesh.drawn + (ch ? ch.drawnClones : 0),
         software: this.view.software,
       });
     }
@@ -332,6 +378,7 @@ export class App {
       };
     }
     this.world = world;
+    this.rebuildCharacter(db);
     this.engineChanged(engine);
     this.ui.setDatabase(name, describeDatabase(db));
     this.view.rig.yaw = 0;
@@ -467,6 +514,10 @@ export class App {
 
   /** Loads dropped files; the running scene stays as it is unless everything worked. */
   private loadFiles(files: File[]): Promise<Outcome> {
+    if (files.some((f) => isCharacterFile(f.name))) {
+      if (files.length === 1) return this.loadCharacterFile(files[0]);
+      return Promise.resolve(this.characterFailed('drop one character file (.glb, .gltf or .vrm) at a time, without database files'));
+    }
     return this.loadWith(() => this.loader.files(files, this.ui.mirrorDropped, (f, label) => this.ui.setProgress(f, label)));
   }
 
@@ -491,6 +542,88 @@ export class App {
     } finally {
       this.ui.setProgress(null);
     }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // The user's character (web/src/character.ts)
+
+  private loadCharacterFile(file: File): Promise<Outcome> {
+    return this.loadCharacterWith(file.name, () => file.arrayBuffer());
+  }
+
+  private loadCharacterUrl(url: string, name: string): Promise<Outcome> {
+    return this.loadCharacterWith(name, async () => {
+      const res = await fetch(url);
+      if (!res.ok) throw new Error(`HTTP ${res.status} ${res.statusText} from ${url}`);
+      return res.arrayBuffer();
+    });
+  }
+
+  /**
+   * Reads, parses and builds a character aside, then swaps it in between frames. A file that cannot
+   * be used leaves the scene as it was (the box figures, or the character loaded before) and shows
+   * one line on the page.
+   */
+  private async loadCharacterWith(name: string, read: () => Promise<ArrayBuffer>): Promise<Outcome> {
+    this.ui.setProgress(0, `reading ${name}…`);
+    try {
+      const bytes = await read();
+      this.ui.setProgress(0.5, `loading ${name}…`);
+      const gltf = await parseCharacter(bytes, name);
+      const view = await this.exclusive(() => {
+        const w = this.world;
+        if (!w) throw new Error('the page has no database yet');
+        const made = this.makeCharacter(gltf.scene, w.db, name);
+        this.setCharacter(made, { scene: gltf.scene, name });
+        return made;
+      });
+      this.characterError = null;
+      this.ui.setCharacterError(null);
+      const message = `character ${name}: ${view.boneMap.length} bones driven, leg ratio ${view.legRatio.toFixed(3)}`;
+      this.ui.message(message, 'info');
+      return { ok: true, message };
+    } catch (e) {
+      return this.characterFailed(characterErrorMessage(name, e));
+    } finally {
+      this.ui.setProgress(null);
+    }
+  }
+
+  private makeCharacter(scene: THREE.Object3D, db: Database, name: string): CharacterView {
+    return new CharacterView(this.view.scene, scene, db, name, this.view.software ? MAX_CHARACTER_CLONES_SOFTWARE : MAX_CHARACTER_CLONES);
+  }
+
+  private characterFailed(message: string): Outcome {
+    this.characterError = message;
+    this.error = message;
+    this.ui.setCharacterError(message);
+    this.ui.message(message, 'error');
+    return { ok: false, message };
+  }
+
+  /** Swaps the character in (null: back to the box figures); between frames. */
+  private setCharacter(view: CharacterView | null, source: { scene: THREE.Object3D; name: string } | null): void {
+    this.character?.dispose();
+    if (this.characterSource && this.characterSource.scene !== source?.scene) disposeCharacterSource(this.characterSource.scene);
+    this.character = view;
+    this.characterSource = source;
+    this.ui.setCharacter(view ? { name: view.name, legRatio: view.legRatio, boneMap: view.boneMap, clones: view.maxClones } : null);
+  }
+
+  /** Another database: the character's retargeters are rebuilt for it (or it is dropped, with a message). */
+  private rebuildCharacter(db: Database): void {
+    const src = this.characterSource;
+    if (!src || this.character?.db === db) return;
+    try {
+      this.setCharacter(this.makeCharacter(src.scene, db, src.name), src);
+    } catch (e) {
+      this.setCharacter(null, null);
+      this.characterFailed(characterErrorMessage(src.name, e));
+    }
+  }
+
+  private clearCharacter(): Promise<void> {
+    return this.exclusive(() => this.setCharacter(null, null));
   }
 
   private fail(message: string): void {
@@ -583,6 +716,20 @@ export class App {
       setCameraTurn: (radiansPerSecond: number) => {
         if (!Number.isFinite(radiansPerSecond)) throw new RangeError(`camera turn: a finite rate in rad/s, got ${radiansPerSecond}`);
         app.cameraTurn = radiansPerSecond;
+      },
+      character: {
+        get loaded() { return app.character !== null; },
+        get name() { return app.character?.name ?? null; },
+        get boneMap() { return app.character ? app.character.boneMap.map((b) => ({ ...b })) : []; },
+        get legRatio() { return app.character?.legRatio ?? null; },
+        get error() { return app.characterError; },
+        get clones() { return app.character?.drawnClones ?? 0; },
+        get maxClones() { return app.character?.maxClones ?? 0; },
+        sample: () => app.character?.sample(app.world?.engine.player ?? null) ?? null,
+        boneMatrices: () => app.character?.boneMatrices() ?? [],
+        load: (url: string) => { const ref = characterUrl(String(url)); return app.loadCharacterUrl(ref.url, ref.name); },
+        loadFile: (file: File) => app.loadCharacterFile(file),
+        clear: () => app.clearCharacter(),
       },
       get terrain() { return app.terrain; },
       setTerrain: (choice: TerrainChoice) => app.setTerrain(choice),

@@ -162,7 +162,7 @@ export class CrowdMesh {
    * Picks the agents to draw: inside the view, then the nearest maxDrawn. Agents are numbered
    * across the chunks (chunk 0 first). Returns how many.
    */
-  private select(chunks: readonly PoseChunk[], total: number, view: CrowdView): number {
+  private select(chunks: readonly PoseChunk[], total: number, view: CrowdView, skip: Uint8Array | null): number {
     if (this.drawList.length < total) {
       this.drawList = new Int32Array(Math.max(total, 2 * this.drawList.length));
       this.distances = new Float64Array(this.drawList.length);
@@ -174,6 +174,8 @@ export class CrowdMesh {
       for (let i = 0; i < chunk.count; i++, a++) {
         // A pose held while the agent was out of view (levels of detail) is stale: drawn from the next step.
         if (held[i] !== 0) continue;
+        // Drawn as the user's character instead (web/src/character.ts).
+        if (skip !== null && skip[a] !== 0) continue;
         const x = r[3 * i], z = r[3 * i + 2];
         centre.set(x, 0.9, z);
         if (!view.frustum.intersectsSphere(this.sphere)) continue;
@@ -193,12 +195,15 @@ export class CrowdMesh {
     return k;
   }
 
-  /** Draws the visible agents of `chunks` (world poses of a skeleton with `joints` joints). */
-  update(chunks: readonly PoseChunk[], joints: number, view: CrowdView): void {
+  /**
+   * Draws the visible agents of `chunks` (world poses of a skeleton with `joints` joints), except
+   * those marked in `skip` (agents drawn as a loaded character).
+   */
+  update(chunks: readonly PoseChunk[], joints: number, view: CrowdView, skip: Uint8Array | null = null): void {
     const seg = this.seg, S = seg.count, F = joints * 7;
     let total = 0;
     for (const c of chunks) total += c.count;
-    const drawn = this.visible && total > 0 ? this.select(chunks, total, view) : 0;
+    const drawn = this.visible && total > 0 ? this.select(chunks, total, view, skip) : 0;
     this.drawn = drawn;
     const instances = drawn * S;
     if (instances > this.capacity) this.grow(instances);

@@ -6,7 +6,7 @@ export function classifyFiles(names: readonly string[]): { kind: 'mmdb' | 'bvh' 
   const ext = (n: string): string => (n.lastIndexOf('.') >= 0 ? n.slice(n.lastIndexOf('.')).toLowerCase() : '');
   const other = names.filter((n) => ext(n) !== '.mmdb' && ext(n) !== '.bvh');
   if (other.length) {
-    return { error: `unsupported file${other.length > 1 ? 's' : ''}: ${other.join(', ')} — drop .mmdb databases or .bvh motion files` };
+    return { error: `unsupported file${other.length > 1 ? 's' : ''}: ${other.join(', ')} — drop .mmdb databases or .bvh motion files (or one .glb, .gltf or .vrm character)` };
   }
   const mmdb = names.filter((n) => ext(n) === '.mmdb');
   if (mmdb.length > 1) return { error: `drop one .mmdb database at a time (got ${mmdb.length}: ${mmdb.join(', ')})` };

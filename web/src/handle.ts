@@ -94,7 +94,35 @@ export interface MotionmatchPlayer {
   readonly frame: number;
 }
 
+/** The user's character (a dropped .glb/.gltf/.vrm, `demo --character FILE`, `?character=URL`; web/src/character.ts). */
+export interface MotionmatchCharacter {
+  /** True while a character is drawn instead of the box figures. */
+  readonly loaded: boolean;
+  /** Its file's name (null: box figures). */
+  readonly name: string | null;
+  /** What was matched: role, the character's bone, the database joint driving it, and how the bone was found. */
+  readonly boneMap: Array<{ role: string; target: string; source: string; how: 'given' | 'name' | 'shape' }>;
+  /** The character's leg length over the database's (null: none loaded). */
+  readonly legRatio: number | null;
+  /** The last character file that could not be used, one line (null: none since the last success). */
+  readonly error: string | null;
+  /** Agents drawn as the character in the last frame, and at most. */
+  readonly clones: number;
+  readonly maxClones: number;
+  /** The player's character now: where it stands, its foot joints (leftFoot, rightFoot, leftToes, rightToes when it has them; world m), the lowest, and the engine's lowest foot joint in the same frame. */
+  sample(): { position: [number, number, number]; feet: Record<string, [number, number, number]>; lowest: number; engineLowest: number } | null;
+  /** Every bone of the player's character with its world matrix (16 numbers, column-major). */
+  boneMatrices(): Array<{ name: string; matrix: number[] }>;
+  /** Loads a character from a URL / a File (as `?character=` / a drop); resolves {ok, message}, never rejects. */
+  load(url: string): Promise<{ ok: boolean; message: string }>;
+  loadFile(file: File): Promise<{ ok: boolean; message: string }>;
+  /** Back to the box figures. */
+  clear(): Promise<void>;
+}
+
 export interface MotionmatchHandle {
+  /** The user's character, when one is loaded. */
+  readonly character: MotionmatchCharacter;
   /** True once the database is loaded and the first frame was drawn. */
   readonly ready: boolean;
   /** The last error shown to the user (null when none). */

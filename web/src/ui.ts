@@ -24,6 +24,18 @@ export interface UiHandlers {
   files(files: File[]): void;
   builtin(): void;
   terrain(choice: TerrainChoice): void;
+  /** A character file chosen with the file input. */
+  character(file: File): void;
+  /** Back to the box figures. */
+  clearCharacter(): void;
+}
+
+/** What the character section shows (web/src/character.ts). */
+export interface CharacterInfo {
+  name: string;
+  legRatio: number;
+  boneMap: ReadonlyArray<{ role: string; target: string; source: string; how: string }>;
+  clones: number;
 }
 
 function el<T extends HTMLElement>(id: string): T {
@@ -58,6 +70,13 @@ export class Ui {
   private readonly debug = el('debug');
   private readonly timeline = el('timeline-wrap');
   private bannerTimer = 0;
+  private readonly charName = el('char-name');
+  private readonly charInfo = el('char-info');
+  private readonly charError = el('char-error');
+  private readonly charClear = el('char-clear');
+  private readonly charMapWrap = el('char-map-wrap');
+  private readonly charMap = el<HTMLTableElement>('char-map');
+  private readonly charRatio = el('char-ratio');
   readonly clipInfo = el('clip-info');
   readonly costCanvas = el<HTMLCanvasElement>('cost-chart');
   readonly histCanvas = el<HTMLCanvasElement>('search-hist');
@@ -92,6 +111,15 @@ export class Ui {
     el('builtin-btn').addEventListener('click', (e) => { h.builtin(); refocus(e); });
     this.terrain.addEventListener('change', (e) => { h.terrain(this.terrain.value as TerrainChoice); refocus(e); });
     this.banner.addEventListener('click', () => this.banner.classList.add('hidden'));
+    const charInput = el<HTMLInputElement>('char-input');
+    el('char-btn').addEventListener('click', (e) => { charInput.click(); refocus(e); });
+    charInput.addEventListener('change', () => {
+      const file = charInput.files?.[0];
+      charInput.value = '';
+      canvas.focus();
+      if (file) h.character(file);
+    });
+    this.charClear.addEventListener('click', (e) => { h.clearCharacter(); refocus(e); });
     this.attachDrop();
   }
 
@@ -131,6 +159,38 @@ export class Ui {
     this.dbName.textContent = name;
     this.dbName.title = name;
     this.dbInfo.textContent = info;
+  }
+
+  /** The character section: what is drawn (null: the box figures) and the bone map. */
+  setCharacter(info: CharacterInfo | null): void {
+    this.charName.textContent = info ? info.name : 'box figures';
+    this.charName.title = info ? info.name : '';
+    this.charClear.classList.toggle('hidden', !info);
+    this.charMapWrap.classList.toggle('hidden', !info);
+    this.charInfo.textContent = info
+      ? `the player and the nearest ${info.clones} agents in view; leg ratio ${info.legRatio.toFixed(3)} (strides that much longer than the capture)`
+      : 'Drop a skinned .glb, .gltf or .vrm character anywhere on the page to walk it.';
+    const body = this.charMap.tBodies[0];
+    body.replaceChildren();
+    if (!info) return;
+    this.charRatio.textContent = `(${info.boneMap.length} bones, leg ratio ${info.legRatio.toFixed(3)})`;
+    for (const b of info.boneMap) {
+      const tr = document.createElement('tr');
+      for (const [text, cls] of [[b.role, ''], [b.target, ''], [b.source, ''], [b.how, `how-${b.how}`]]) {
+        const td = document.createElement('td');
+        td.textContent = text;
+        td.title = text;
+        if (cls) td.className = cls;
+        tr.append(td);
+      }
+      body.append(tr);
+    }
+  }
+
+  /** The character's last error, one line (null: none). */
+  setCharacterError(message: string | null): void {
+    this.charError.textContent = message ?? '';
+    this.charError.classList.toggle('hidden', message === null);
   }
 
   setProgress(fraction: number | null, label = ''): void {

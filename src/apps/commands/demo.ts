@@ -1,7 +1,8 @@
 /**
  * `motionmatch demo`: builds the browser demo when stale (src/web/bundle-node.ts) and serves it
  * with the cross-origin isolation headers (src/web/serve-node.ts), optionally on the user's own
- * database (--db FILE, checked before anything is built or served).
+ * database (--db FILE) and with the user's own skinned character (--character FILE), both checked
+ * before anything is built or served.
  */
 import { existsSync } from 'node:fs';
 import { basename, isAbsolute, join, resolve } from 'node:path';
@@ -9,17 +10,21 @@ import { parseCommandArgs, integerOption, UsageError } from '../args.js';
 import { readDatabaseArgument } from '../database-file.js';
 import { nodePackageRoot } from '../../search/wasm/load.js';
 import { buildWebBundle } from '../../web/bundle-node.js';
-import { startDemoServer, type ServedDatabase } from '../../web/serve-node.js';
+import { startDemoServer, type ServedCharacter, type ServedDatabase } from '../../web/serve-node.js';
+import { checkCharacterFile } from '../../web/character-file-node.js';
 import { readSettingsFile } from '../../sim/settings/options-file-node.js';
 import { settingsFragment, type EngineSettings } from '../../sim/settings/options-file.js';
 
-export const DEMO_USAGE = `usage: motionmatch demo [--db FILE] [--options FILE] [--port N] [--host H] [--no-build] [--rebuild]
-                        [--build-only] [--no-isolation] [--json]
+export const DEMO_USAGE = `usage: motionmatch demo [--db FILE] [--character FILE] [--options FILE] [--port N] [--host H]
+                        [--no-build] [--rebuild] [--build-only] [--no-isolation] [--json]
 
   Serves the browser demo: a crowd of motion-matched characters (three.js), built with vite into
   web-dist/ first when that is missing or older than its sources.
   --db FILE        start the page on this .mmdb database (from \`motionmatch build\`) instead of
                    the built-in one; checked before serving (a bad file exits with code 1)
+  --character FILE draw the player and the crowd as this skinned character (.glb, .gltf with
+                   embedded buffers, or .vrm) instead of box figures; its container is checked
+                   before serving (a bad file exits with code 1), its rig by the page
   --options FILE   engine settings (controller options, feature-group weights; as \`motionmatch
                    tune\` writes them): checked first, then handed to the page in its address
                    (#options=...), which applies them to every database it runs
@@ -46,6 +51,7 @@ export function userPath(path: string, env: NodeJS.ProcessEnv = process.env): st
 export async function demoCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, {
     db: { type: 'string' },
+    character: { type: 'string' },
     options: { type: 'string' },
     port: { type: 'string', short: 'p' },
     host: { type: 'string' },
@@ -61,6 +67,8 @@ export async function demoCommand(argv: string[]): Promise<number> {
   if (values['no-build'] && (values.rebuild || values['build-only'])) throw new UsageError('--no-build cannot be combined with --rebuild or --build-only', DEMO_USAGE);
   if (values.db !== undefined && values['build-only']) throw new UsageError('--db serves a database: it cannot be combined with --build-only', DEMO_USAGE);
   if (values.db === '') throw new UsageError('--db needs a file name', DEMO_USAGE);
+  if (values.character === '') throw new UsageError('--character needs a file name', DEMO_USAGE);
+  if (values.character !== undefined && values['build-only']) throw new UsageError('--character goes to the served page: it cannot be combined with --build-only', DEMO_USAGE);
   if (values.options === '') throw new UsageError('--options needs a file name', DEMO_USAGE);
   if (values.options !== undefined && values['build-only']) throw new UsageError('--options goes to the served page: it cannot be combined with --build-only', DEMO_USAGE);
   const envPort = process.env.PORT !== undefined && process.env.PORT !== '' ? process.env.PORT : undefined;
@@ -78,6 +86,12 @@ export async function demoCommand(argv: string[]): Promise<number> {
     const db = readDatabaseArgument(file);
     database = { file, name: basename(file), frames: db.frameCount, clips: db.clips.length };
   }
+  let character: ServedCharacter | undefined;
+  if (values.character !== undefined) {
+    const file = userPath(values.character);
+    await checkCharacterFile(file);
+    character = { file, name: basename(file) };
+  }
 
   if (!values['no-build']) await buildWebBundle({ force: !!values.rebuild });
   if (values['build-only']) {
@@ -87,18 +101,19 @@ export async function demoCommand(argv: string[]): Promise<number> {
   if (!existsSync(join(root, 'web-dist', 'index.html'))) {
     throw new Error(`${join(root, 'web-dist', 'index.html')} is missing: run \`motionmatch demo\` without --no-build to build it`);
   }
-  const demo = await startDemoServer({ port, host: values.host, isolation: !values['no-isolation'], database });
+  const demo = await startDemoServer({ port, host: values.host, isolation: !values['no-isolation'], database, character });
   // The page reads the settings from its own address: nothing for the server to serve.
   const url = settings ? `${demo.url}${settingsFragment(settings)}` : demo.url;
   if (json) {
     const shown = database ? { file: database.file, name: database.name, frames: database.frames, clips: database.clips } : null;
-    process.stdout.write(JSON.stringify({ url, database: shown, ...(settings ? { options: userPath(values.options!) } : {}) }) + '\n');
+    process.stdout.write(JSON.stringify({ url, database: shown, ...(character ? { character: character.file } : {}), ...(settings ? { options: userPath(values.options!) } : {}) }) + '\n');
   } else {
     process.stdout.write(`motionmatch demo: serving ${url}\n`);
     if (settings) process.stdout.write(`motionmatch demo: settings from ${userPath(values.options!)} (open the address above: it carries them)\n`);
     if (database) {
       process.stdout.write(`motionmatch demo: database ${database.file} (${database.clips} clips, ${database.frames.toLocaleString('en-US')} frames; re-read at every page load)\n`);
     }
+    if (character) process.stdout.write(`motionmatch demo: character ${character.file} (re-read at every page load)\n`);
     if (values['no-isolation']) process.stdout.write('motionmatch demo: without cross-origin isolation headers (single-threaded search)\n');
     process.stdout.write('motionmatch demo: press Ctrl-C to stop\n');
   }
