@@ -5,7 +5,7 @@
  * a figure. The skin, the bones and their bind pose are buildGlb's, unchanged.
  */
 import { BoxGeometry, Matrix4, Quaternion, Vector3 } from 'three';
-import { buildGlb, packGlb, type RigSpec } from './fixtures.js';
+import { buildGlb, packGlb, vec3Bounds, type RigSpec } from './fixtures.js';
 
 /** Reads a GLB's JSON and BIN chunks. */
 export function unpackGlb(glb: Uint8Array): { json: Record<string, unknown>; bin: Uint8Array } {
@@ -83,11 +83,7 @@ export function buildBodyGlb(spec: RigSpec): Uint8Array {
     parts.push(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
     length += data.byteLength;
     const acc: Record<string, unknown> = { bufferView: views.length - 1, componentType: component, count, type };
-    if (minmax) {
-      const min = [Infinity, Infinity, Infinity], max = [-Infinity, -Infinity, -Infinity];
-      for (let i = 0; i < count; i++) for (let d = 0; d < 3; d++) { min[d] = Math.min(min[d], data[3 * i + d]); max[d] = Math.max(max[d], data[3 * i + d]); }
-      acc.min = min; acc.max = max;
-    }
+    if (minmax) Object.assign(acc, vec3Bounds(data, count));
     accessors.push(acc);
     return accessors.length - 1;
   };

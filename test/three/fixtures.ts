@@ -59,11 +59,7 @@ export function buildGlb(spec: RigSpec): Uint8Array {
   const addAccessor = (data: Float32Array | Uint16Array, type: string, count: number, minmax = false): number => {
     const view = addView(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
     const acc: Record<string, unknown> = { bufferView: view, componentType: data instanceof Float32Array ? 5126 : 5123, count, type };
-    if (minmax) {
-      const min = [Infinity, Infinity, Infinity], max = [-Infinity, -Infinity, -Infinity];
-      for (let i = 0; i < count; i++) for (let d = 0; d < 3; d++) { min[d] = Math.min(min[d], data[3 * i + d]); max[d] = Math.max(max[d], data[3 * i + d]); }
-      acc.min = min; acc.max = max;
-    }
+    if (minmax) Object.assign(acc, vec3Bounds(data, count));
     accessors.push(acc);
     return accessors.length - 1;
   };
@@ -162,4 +158,11 @@ export function packGlb(jsonText: string, binData: Uint8Array): Uint8Array {
     out.set(binData, at + 8);
   }
   return out;
+}
+
+/** The min and max of `count` 3-vectors (a glTF POSITION accessor must carry them). */
+export function vec3Bounds(data: ArrayLike<number>, count: number): { min: number[]; max: number[] } {
+  const min = [Infinity, Infinity, Infinity], max = [-Infinity, -Infinity, -Infinity];
+  for (let i = 0; i < count; i++) for (let d = 0; d < 3; d++) { min[d] = Math.min(min[d], data[3 * i + d]); max[d] = Math.max(max[d], data[3 * i + d]); }
+  return { min, max };
 }
