@@ -247,8 +247,13 @@ async function defaultThreads(): Promise<number> {
  * The compiled worker script. From dist/ it sits next to this module; under a TypeScript runner
  * (vitest, sources in src/) a worker thread still needs JavaScript, so use the tsc output in dist/.
  */
+const WORKER_FILE = './worker.js';
+
 async function defaultWorkerUrl(): Promise<URL> {
-  const here = new URL('./worker.js', import.meta.url);
+  // Not a literal URL: bundlers copy `new URL('<literal>', import.meta.url)` into an app as an asset,
+  // and the demo's bundle shipped this module's worker as raw TypeScript that nothing loads (a page
+  // passes its own worker script: web/src/search-backend.ts; MatcherPool is not in the browser entry).
+  const here = new URL(WORKER_FILE, import.meta.url);
   if (!isNode() || !import.meta.url.endsWith('.ts')) return here;
   const { existsSync } = await import('node:fs');
   const { join } = await import('node:path');
