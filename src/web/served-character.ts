@@ -5,6 +5,7 @@
  * the element the page draws its box figures and makes no extra request. Browser-safe: the page and
  * the Node server share it.
  */
+import { servedFileMetaTag, servedFileRef, withMetaTag, type ServedFileRef } from './served-file.js';
 
 /** Where the server answers with the character file, without the extension (.glb, .gltf or .vrm follows). */
 export const SERVED_CHARACTER_PATH = '/__motionmatch/character';
@@ -28,16 +29,7 @@ export function isCharacterFile(name: string): boolean {
 }
 
 /** What a page was asked to load as its character at start-up. */
-export interface ServedCharacterRef {
-  /** Absolute URL of the file. */
-  url: string;
-  /** What to call it on screen (the file's name). */
-  name: string;
-}
-
-function escapeAttribute(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
+export type ServedCharacterRef = ServedFileRef;
 
 /** The path the server answers with a character called `name` (its extension kept: the page tells GLB from glTF JSON by it and by its bytes). */
 export function servedCharacterPath(name: string): string {
@@ -47,17 +39,10 @@ export function servedCharacterPath(name: string): string {
 
 /** `html` with the character's <meta> element added at the end of its <head> (or at its start when it has none). */
 export function withServedCharacterMeta(html: string, name: string): string {
-  const tag = `<meta name="${SERVED_CHARACTER_META}" content="${servedCharacterPath(name)}" data-name="${escapeAttribute(name)}" />`;
-  const head = html.search(/<\/head\s*>/i);
-  return head >= 0 ? `${html.slice(0, head)}    ${tag}\n  ${html.slice(head)}` : `${tag}\n${html}`;
+  return withMetaTag(html, servedFileMetaTag(SERVED_CHARACTER_META, servedCharacterPath(name), name));
 }
 
 /** The character the page's server named, or null. */
 export function servedCharacterRef(doc: Document): ServedCharacterRef | null {
-  const meta = doc.querySelector(`meta[name="${SERVED_CHARACTER_META}"]`);
-  const content = meta?.getAttribute('content');
-  if (!meta || !content) return null;
-  const url = new URL(content, doc.baseURI).href;
-  const name = meta.getAttribute('data-name') || decodeURIComponent(url.slice(url.lastIndexOf('/') + 1));
-  return { url, name };
+  return servedFileRef(doc, SERVED_CHARACTER_META);
 }
