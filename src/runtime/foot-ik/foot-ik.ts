@@ -1,14 +1,13 @@
 import type { Database } from '../../database/database.js';
 import { quatFromScaledAngleAxis, quatFromTo, quatFromYaw, quatInvMultiply, quatInvRotateVec3, quatMultiply, quatMultiplyInv, quatRotateVec3, quatToScaledAngleAxis } from '../../math/quat.js';
 import { wrapAngle } from '../../math/angle.js';
-import { decaySpringUpdate } from '../../math/spring.js';
 import { solveTwoBoneIkInto, createTwoBoneIkScratch } from '../../math/two-bone-ik.js';
 import { type FootIKLeg, type FootRig, type LegJoints, LegView, footRig } from './rig.js';
 import { KNEE_POLE, keepAnimatedKnee, kneePole, kneeSettled, reachHold, softReachStart, softenReach, twistYaw, unsoftenOffset } from './leg.js';
 import {
   LOCKED, LOCK, OFFSET, OFFSET_VEL, TARGET, SHOWN, HEEL, HEEL_VEL, HEEL_SHIFT, LOCK_YAW, ANIM_HEIGHT, LEG_SIZE, RELEASED,
   HIPS_DROP, HIPS_DROP_VEL, DECAY_DT, DECAY_E, STEP_DT, NEEDED_DROP, HIPS_DT, HIPS_E, HIPS_MAX, FOOT_DT, FOOT_IK_STATE_SIZE,
-  IK_TARGET, FOOT_WORLD_ROT, MAX_HEEL_RAISE, ANKLE_HEIGHT, LOCK_NORMAL, SHIFT, SHIFT_PREV, TILT, TILT_VEL, SHIFT_OFFSET, SHIFT_VEL, PLANTED_HEIGHT, LOCK_GROUND, CLEAR, CLEAR_VEL, FOLLOW, FOLLOW_VEL, ANIM_PREV, KNEE_PLANE, REACH,
+  IK_TARGET, FOOT_WORLD_ROT, MAX_HEEL_RAISE, BODY_DY, ANKLE_HEIGHT, LOCK_NORMAL, SHIFT, SHIFT_PREV, TILT, TILT_VEL, SHIFT_OFFSET, SHIFT_VEL, PLANTED_HEIGHT, LOCK_GROUND, CLEAR, CLEAR_VEL, FOLLOW, FOLLOW_VEL, ANIM_PREV, KNEE_PLANE, REACH,
 } from './state.js';
 import { capturedData } from '../captured-data.js';
 import { sampleGround, type Ground } from '../ground/ground.js';
@@ -176,130 +175,149 @@ export class FootIK {
     else this.applyGroundStep(host, ground, groundOptions);
   }
 
+  // The flat-ground step, in per-leg methods: one method over both legs was too large for V8 to
+  // inline its small helpers, whose number arguments and results were then boxed (100 bytes of
+  // garbage per character-step).
   private applyStep(host: FootIKHost): void {
-    const contacts = this.db.contacts[host.frame], S = this.S, legs = this.rig.legs;
-    const wp = host.worldPositions, rootY = host.rootPosition[1];
+    const S = this.S, wp = host.worldPositions;
     S[NEEDED_DROP] = 0;
     S[HIPS_MAX] = this.opts.maxHipsDrop;
-    for (let i = 0; i < 2; i++) {
-      const leg = legs[i], at = i * LEG_SIZE, f = 3 * leg.foot, c = 3 * leg.contact;
-      const contact = (contacts & leg.bit) !== 0;
-      S[at + ANIM_HEIGHT] = wp[c + 1] - rootY;
-      S[at + ANKLE_HEIGHT] = wp[f + 1] - rootY;
-      if (S[at + LOCKED] === RELEASED && !contact) S[at + LOCKED] = 0;
-      // A free foot on the ground moves as the captured one this step (before it may be planted
-      // where that puts it), as far as the leg reaches.
-      if (S[at + LOCKED] !== 1) { reachHold(leg, wp, S, at + OFFSET, at + REACH); this.followDataOnGround(host, leg, at, i); }
-      for (let k = 0; k < 3; k++) S[at + ANIM_PREV + k] = wp[c + k];
-      // A foot still coming down from a release (displayed well above where the animation has it)
-      // is not planted yet: locking it in the air and stopping its fall at once would pop the leg.
-      const landed = S[at + SHOWN + 1] - wp[c + 1] < LANDED_LEG_LENGTHS * leg.length;
-      if (contact && S[at + LOCKED] === 0 && landed && this.slowEnoughToPlant(leg, at, wp)) {
-        // Plant the contact point where it is displayed horizontally (animation plus any offset still
-        // blending out), so that nothing slides once it is down, at the height the animation has it
-        // (the ground). A vertical offset still blending out goes on doing so, from where it is: the
-        // foot is not stopped in its descent (held at the height it was displayed at the step before,
-        // a landing sprint's foot stopped dead 2 cm above the animation's and the nearly straight
-        // knee jumped 7 m/s). Vertical motion of a planted foot is not sliding.
-        for (let k = 0; k < 3; k++) {
-          S[at + LOCK + k] = k === 1 ? wp[c + 1] : wp[c + k] + S[at + OFFSET + k];
-          if (k !== 1) { S[at + OFFSET + k] = 0; S[at + OFFSET_VEL + k] = 0; }
-        }
-        S[at + LOCK_YAW] = twistYaw(host.worldRotations, 4 * leg.foot);
-        S[at + LOCKED] = 1;
-      } else if (S[at + LOCKED] === 1) {
-        // Held horizontally; its height is the animation's, every step (a rolling foot rolls, and a
-        // foot planted while a transition's blend still lifted it comes down onto the ground: held
-        // at its height when planted, a standing character's feet hovered 1-2 cm).
-        S[at + LOCK + 1] = wp[c + 1];
-        const dx = S[at + LOCK] - wp[c], dz = S[at + LOCK + 2] - wp[c + 2];
-        const limit = this.opts.unlockLegLengths * leg.length;
-        if ((!contact && !stillDown(leg, at, S, wp, dx, dz)) || dx * dx + dz * dz > limit * limit) {
-          // Hand over from the lock to the animation without a jump: offset = old target - new desired
-          // (the foot moves as a whole, so the contact point's gap is the ankle's).
-          // A raised heel stays raised and blends down like the offset: the ankle starts where it was.
-          for (let k = 0; k < 3; k++) S[at + OFFSET + k] = S[at + LOCK + k] + S[at + OFFSET + k] - wp[c + k] + S[at + HEEL_SHIFT + k];
-          unsoftenOffset(leg, wp, S, at + OFFSET);
-          // Released while the contact lasts (the animation planted the foot a leg length away, e.g.
-          // after a transition): the foot blends over to the animation and is planted again at its
-          // next contact. Relocking at once stopped it dead in mid-blend (jumps of 6-7 m/s).
-          S[at + LOCKED] = contact ? RELEASED : 0;
-        }
-      }
-      this.decayOffset(at, leg);
-      const locked = S[at + LOCKED] === 1;
-      if (!locked) this.decayHeel(at);
-      // The ankle's target: the animated ankle, shifted (when locked) by what puts the animated contact
-      // point on the lock. The foot keeps its animated orientation, so a heel rolling off a planted toe
-      // still rolls.
-      for (let k = 0; k < 3; k++) S[at + TARGET + k] = wp[f + k] + (locked ? S[at + LOCK + k] - wp[c + k] : 0) + S[at + OFFSET + k];
-      if (locked) this.dropToReach(leg, at, wp, false);
-    }
+    this.updateLock(host, 0);
+    this.updateLock(host, 1);
     const hipsY = wp[3 * this.rig.hips + 1];
     this.lowerHips(host);
     // How far lowerHips moved the body (and every free foot with it) this step.
-    const bodyDy = wp[3 * this.rig.hips + 1] - hipsY;
-    for (let i = 0; i < 2; i++) {
-      const leg = legs[i], at = i * LEG_SIZE, f = 3 * leg.foot, o = at + OFFSET;
-      // A free leg off the ground with nothing left to blend out just follows the body (down with the
-      // hips too): pulling a swinging, nearly straight leg back to its old height would snap its knee.
-      // A free foot on the ground stays on it (in proportion to groundHold): lowered with the hips it
-      // went through the floor (8-13 cm below it on real captures) and slid there at swing speed.
-      const onGround = bodyDy !== 0 && S[at + LOCKED] !== 1 ? groundHold(S[at + ANIM_HEIGHT] - leg.plantedHeight, leg.length) : 0;
-      // A foot never goes lower than it stands when planted: a transition's blend between two poses
-      // passes a foot through the floor (3.1-3.4 cm on the built-in data, swinging or planted), and
-      // the floor stops it there.
-      if (S[at + LOCKED] !== 1) S[at + TARGET + 1] += bodyDy * (1 - onGround);
-      const lift = floorLift(leg, wp, S[at + TARGET + 1] - wp[f + 1], host.rootPosition[1]);
-      if (lift > 0) S[at + TARGET + 1] += lift;
-      const heel = S[at + HEEL] * S[at + HEEL] + S[at + HEEL + 1] * S[at + HEEL + 1] + S[at + HEEL + 2] * S[at + HEEL + 2];
-      let yawHeld = false;
-      if (S[at + LOCKED] === 1) {
-        // Recomputed below: the heading held and any heel raise the leg needs to reach the lock.
-        for (let k = 0; k < 3; k++) { S[at + HEEL + k] = 0; S[at + HEEL_VEL + k] = 0; S[at + HEEL_SHIFT + k] = 0; ANKLE_AS_ANIMATED[k] = S[at + TARGET + k]; }
-        if (leg.contact !== leg.foot) yawHeld = this.holdFootHeading(leg, at, host.worldRotations);
-      } else if (S[o] * S[o] + S[o + 1] * S[o + 1] + S[o + 2] * S[o + 2] < 1e-10 && heel < 1e-12 && onGround === 0 && lift === 0 && kneeSettled(leg, wp, S, at + KNEE_PLANE)) { keepAnimatedKnee(leg, wp, S, at + KNEE_PLANE); continue; }
-      // (A free leg still blending out an offset follows the body down too, above: its target was
-      // taken before the hips were lowered. Held at the old height while any offset was left, it
-      // dropped with the hips the step the offset ran out: knee jumps of 10-18 m/s with a 0.12 m drop.)
-      let error = 0;
-      for (let k = 0; k < 3; k++) { const e = S[at + TARGET + k] - wp[f + k]; error += e * e; }
-      // Within 0.05 mm the solve would not show: skip it (most planted frames of clean data).
-      const settled = kneeSettled(leg, wp, S, at + KNEE_PLANE);
-      if (error < 2.5e-9 && heel < 1e-12 && !yawHeld && settled) { keepAnimatedKnee(leg, wp, S, at + KNEE_PLANE); continue; }
-      if (error < 2.5e-9 && S[at + LOCKED] !== 1 && settled) {
-        keepAnimatedKnee(leg, wp, S, at + KNEE_PLANE);
-        // Only a released heel's turn left to blend out: the foot turns, the leg stays as animated.
-        // Solved for its own ankle, a nearly straight leg took the knee pole instead of its animated
-        // bend and snapped back when the turn ran out (9.5 m/s at the knee).
-        this.turnFoot(host, leg, at);
-        continue;
-      }
-      // Keep the foot's world orientation: remember it, bend the leg, then restore it locally.
-      for (let k = 0; k < 4; k++) FOOT_WORLD_ROT[k] = host.worldRotations[4 * leg.foot + k];
-      for (let k = 0; k < 3; k++) IK_TARGET[k] = S[at + TARGET + k];
-      if (S[at + LOCKED] === 1) {
-        if (yawHeld) {
-          // = quatMultiply(FOOT_WORLD_ROT, quatFromYaw(held turn), FOOT_WORLD_ROT)
-          quatMultiply(FOOT_WORLD_ROT, 0, YAW_TURN, 0, FOOT_WORLD_ROT, 0);
-          quatToScaledAngleAxis(S, at + HEEL, YAW_TURN, 0);
-        }
-        if (leg.contact !== leg.foot) this.pivotAboutContact(leg, at, wp, yawHeld);
-        for (let k = 0; k < 3; k++) S[at + HEEL_SHIFT + k] = IK_TARGET[k] - ANKLE_AS_ANIMATED[k];
-      } else if (heel >= 1e-12) {
-        // = quatMultiply(FOOT_WORLD_ROT, quatFromScaledAngleAxis(heel), FOOT_WORLD_ROT): a heel raised
-        // while the foot was planted comes down as it blends onto the animation.
-        quatFromScaledAngleAxis(PIVOT_TURN, 0, S, at + HEEL);
-        quatMultiply(FOOT_WORLD_ROT, 0, PIVOT_TURN, 0, FOOT_WORLD_ROT, 0);
-      }
-      if (S[at + LOCKED] !== 1) softenReach(leg, wp);
-      kneePole(leg, wp, host.rootRotation, false, S, at + KNEE_PLANE, S[STEP_DT]);
-      solveTwoBoneIkInto(host.rotations, host.worldPositions, host.worldRotations, this.db.skeleton.parents, leg.hip, leg.knee, leg.foot, IK_TARGET, IK_SCRATCH, KNEE_POLE);
-      quatInvMultiply(host.rotations, 4 * leg.foot, host.worldRotations, 4 * leg.knee, FOOT_WORLD_ROT, 0);
-      for (let k = 0; k < 4; k++) host.worldRotations[4 * leg.foot + k] = FOOT_WORLD_ROT[k];
-      for (let b = 0; b < leg.below.length; b++) host.updateWorldJoint(leg.below[b]);
-    }
+    S[BODY_DY] = wp[3 * this.rig.hips + 1] - hipsY;
+    this.bendLeg(host, 0);
+    this.bendLeg(host, 1);
     this.recordShown(wp);
+  }
+
+  /** Leg i's lock on flat ground: planted, held or released, its offsets and its ankle target (applyStep). */
+  private updateLock(host: FootIKHost, i: number): void {
+    const S = this.S, leg = this.rig.legs[i], wp = host.worldPositions, rootY = host.rootPosition[1];
+    const at = i * LEG_SIZE, f = 3 * leg.foot, c = 3 * leg.contact;
+    const contact = (this.db.contacts[host.frame] & leg.bit) !== 0;
+    S[at + ANIM_HEIGHT] = wp[c + 1] - rootY;
+    S[at + ANKLE_HEIGHT] = wp[f + 1] - rootY;
+    if (S[at + LOCKED] === RELEASED && !contact) S[at + LOCKED] = 0;
+    // A free foot on the ground moves as the captured one this step (before it may be planted
+    // where that puts it), as far as the leg reaches.
+    if (S[at + LOCKED] !== 1) { reachHold(leg, wp, S, at + OFFSET, at + REACH); this.followDataOnGround(host, leg, at, i); }
+    for (let k = 0; k < 3; k++) S[at + ANIM_PREV + k] = wp[c + k];
+    // A foot still coming down from a release (displayed well above where the animation has it)
+    // is not planted yet: locking it in the air and stopping its fall at once would pop the leg.
+    const landed = S[at + SHOWN + 1] - wp[c + 1] < LANDED_LEG_LENGTHS * leg.length;
+    if (contact && S[at + LOCKED] === 0 && landed && this.slowEnoughToPlant(leg, at, wp)) {
+      // Plant the contact point where it is displayed horizontally (animation plus any offset still
+      // blending out), so that nothing slides once it is down, at the height the animation has it
+      // (the ground). A vertical offset still blending out goes on doing so, from where it is: the
+      // foot is not stopped in its descent (held at the height it was displayed at the step before,
+      // a landing sprint's foot stopped dead 2 cm above the animation's and the nearly straight
+      // knee jumped 7 m/s). Vertical motion of a planted foot is not sliding.
+      for (let k = 0; k < 3; k++) {
+        S[at + LOCK + k] = k === 1 ? wp[c + 1] : wp[c + k] + S[at + OFFSET + k];
+        if (k !== 1) { S[at + OFFSET + k] = 0; S[at + OFFSET_VEL + k] = 0; }
+      }
+      S[at + LOCK_YAW] = twistYaw(host.worldRotations, 4 * leg.foot);
+      S[at + LOCKED] = 1;
+    } else if (S[at + LOCKED] === 1) {
+      // Held horizontally; its height is the animation's, every step (a rolling foot rolls, and a
+      // foot planted while a transition's blend still lifted it comes down onto the ground: held
+      // at its height when planted, a standing character's feet hovered 1-2 cm).
+      S[at + LOCK + 1] = wp[c + 1];
+      const dx = S[at + LOCK] - wp[c], dz = S[at + LOCK + 2] - wp[c + 2];
+      const limit = this.opts.unlockLegLengths * leg.length;
+      if ((!contact && !stillDown(leg, at, S, wp)) || dx * dx + dz * dz > limit * limit) {
+        // Hand over from the lock to the animation without a jump: offset = old target - new desired
+        // (the foot moves as a whole, so the contact point's gap is the ankle's).
+        // A raised heel stays raised and blends down like the offset: the ankle starts where it was.
+        for (let k = 0; k < 3; k++) S[at + OFFSET + k] = S[at + LOCK + k] + S[at + OFFSET + k] - wp[c + k] + S[at + HEEL_SHIFT + k];
+        unsoftenOffset(leg, wp, S, at + OFFSET);
+        // Released while the contact lasts (the animation planted the foot a leg length away, e.g.
+        // after a transition): the foot blends over to the animation and is planted again at its
+        // next contact. Relocking at once stopped it dead in mid-blend (jumps of 6-7 m/s).
+        S[at + LOCKED] = contact ? RELEASED : 0;
+      }
+    }
+    this.decayOffset(at, leg);
+    const locked = S[at + LOCKED] === 1;
+    if (!locked) this.decayHeel(at);
+    // The ankle's target: the animated ankle, shifted (when locked) by what puts the animated contact
+    // point on the lock. The foot keeps its animated orientation, so a heel rolling off a planted toe
+    // still rolls.
+    for (let k = 0; k < 3; k++) S[at + TARGET + k] = wp[f + k] + (locked ? S[at + LOCK + k] - wp[c + k] : 0) + S[at + OFFSET + k];
+    if (locked) this.dropToReach(leg, at, wp, false);
+  }
+
+  /** Bends leg i towards its target after the hips drop (applyStep). */
+  private bendLeg(host: FootIKHost, i: number): void {
+    const S = this.S, leg = this.rig.legs[i], wp = host.worldPositions, bodyDy = S[BODY_DY];
+    const at = i * LEG_SIZE, f = 3 * leg.foot, o = at + OFFSET;
+    // A free leg off the ground with nothing left to blend out just follows the body (down with the
+    // hips too): pulling a swinging, nearly straight leg back to its old height would snap its knee.
+    // A free foot on the ground stays on it (in proportion to groundHold): lowered with the hips it
+    // went through the floor (8-13 cm below it on real captures) and slid there at swing speed.
+    const onGround = bodyDy !== 0 && S[at + LOCKED] !== 1 ? groundHold(S[at + ANIM_HEIGHT] - leg.plantedHeight, leg.length) : 0;
+    // A foot never goes lower than it stands when planted: a transition's blend between two poses
+    // passes a foot through the floor (3.1-3.4 cm on the built-in data, swinging or planted), and
+    // the floor stops it there.
+    if (S[at + LOCKED] !== 1) S[at + TARGET + 1] += bodyDy * (1 - onGround);
+    const lift = floorLift(leg, wp, S[at + TARGET + 1] - wp[f + 1], host.rootPosition[1]);
+    if (lift > 0) S[at + TARGET + 1] += lift;
+    const heel = S[at + HEEL] * S[at + HEEL] + S[at + HEEL + 1] * S[at + HEEL + 1] + S[at + HEEL + 2] * S[at + HEEL + 2];
+    let yawHeld = false;
+    if (S[at + LOCKED] === 1) {
+      // Recomputed below: the heading held and any heel raise the leg needs to reach the lock.
+      for (let k = 0; k < 3; k++) { S[at + HEEL + k] = 0; S[at + HEEL_VEL + k] = 0; S[at + HEEL_SHIFT + k] = 0; ANKLE_AS_ANIMATED[k] = S[at + TARGET + k]; }
+      if (leg.contact !== leg.foot) yawHeld = this.holdFootHeading(leg, at, host.worldRotations);
+    } else if (S[o] * S[o] + S[o + 1] * S[o + 1] + S[o + 2] * S[o + 2] < 1e-10 && heel < 1e-12 && onGround === 0 && lift === 0 && kneeSettled(leg, wp, S, at + KNEE_PLANE)) { keepAnimatedKnee(leg, wp, S, at + KNEE_PLANE); return; }
+    // (A free leg still blending out an offset follows the body down too, above: its target was
+    // taken before the hips were lowered. Held at the old height while any offset was left, it
+    // dropped with the hips the step the offset ran out: knee jumps of 10-18 m/s with a 0.12 m drop.)
+    let error = 0;
+    for (let k = 0; k < 3; k++) { const e = S[at + TARGET + k] - wp[f + k]; error += e * e; }
+    // Within 0.05 mm the solve would not show: skip it (most planted frames of clean data).
+    const settled = kneeSettled(leg, wp, S, at + KNEE_PLANE);
+    if (error < 2.5e-9 && heel < 1e-12 && !yawHeld && settled) { keepAnimatedKnee(leg, wp, S, at + KNEE_PLANE); return; }
+    if (error < 2.5e-9 && S[at + LOCKED] !== 1 && settled) {
+      keepAnimatedKnee(leg, wp, S, at + KNEE_PLANE);
+      // Only a released heel's turn left to blend out: the foot turns, the leg stays as animated.
+      // Solved for its own ankle, a nearly straight leg took the knee pole instead of its animated
+      // bend and snapped back when the turn ran out (9.5 m/s at the knee).
+      this.turnFoot(host, leg, at);
+      return;
+    }
+    this.solveLeg(host, i, yawHeld);
+  }
+
+  /** Solves leg i for its ankle target with the foot's world orientation kept (turned by a held heading or a heel still blending out). */
+  private solveLeg(host: FootIKHost, i: number, yawHeld: boolean): void {
+    const S = this.S, leg = this.rig.legs[i], wp = host.worldPositions, at = i * LEG_SIZE;
+    const heel = S[at + HEEL] * S[at + HEEL] + S[at + HEEL + 1] * S[at + HEEL + 1] + S[at + HEEL + 2] * S[at + HEEL + 2];
+    // Keep the foot's world orientation: remember it, bend the leg, then restore it locally.
+    for (let k = 0; k < 4; k++) FOOT_WORLD_ROT[k] = host.worldRotations[4 * leg.foot + k];
+    for (let k = 0; k < 3; k++) IK_TARGET[k] = S[at + TARGET + k];
+    if (S[at + LOCKED] === 1) {
+      if (yawHeld) {
+        // = quatMultiply(FOOT_WORLD_ROT, quatFromYaw(held turn), FOOT_WORLD_ROT)
+        quatMultiply(FOOT_WORLD_ROT, 0, YAW_TURN, 0, FOOT_WORLD_ROT, 0);
+        quatToScaledAngleAxis(S, at + HEEL, YAW_TURN, 0);
+      }
+      if (leg.contact !== leg.foot) this.pivotAboutContact(leg, at, wp, yawHeld);
+      for (let k = 0; k < 3; k++) S[at + HEEL_SHIFT + k] = IK_TARGET[k] - ANKLE_AS_ANIMATED[k];
+    } else if (heel >= 1e-12) {
+      // = quatMultiply(FOOT_WORLD_ROT, quatFromScaledAngleAxis(heel), FOOT_WORLD_ROT): a heel raised
+      // while the foot was planted comes down as it blends onto the animation.
+      quatFromScaledAngleAxis(PIVOT_TURN, 0, S, at + HEEL);
+      quatMultiply(FOOT_WORLD_ROT, 0, PIVOT_TURN, 0, FOOT_WORLD_ROT, 0);
+    }
+    if (S[at + LOCKED] !== 1) softenReach(leg, wp);
+    kneePole(leg, wp, host.rootRotation, false, S, at + KNEE_PLANE);
+    solveTwoBoneIkInto(host.rotations, host.worldPositions, host.worldRotations, this.db.skeleton.parents, leg.hip, leg.knee, leg.foot, IK_TARGET, IK_SCRATCH, KNEE_POLE);
+    quatInvMultiply(host.rotations, 4 * leg.foot, host.worldRotations, 4 * leg.knee, FOOT_WORLD_ROT, 0);
+    for (let k = 0; k < 4; k++) host.worldRotations[4 * leg.foot + k] = FOOT_WORLD_ROT[k];
+    for (let b = 0; b < leg.below.length; b++) host.updateWorldJoint(leg.below[b]);
   }
 
   /**
@@ -344,7 +362,7 @@ export class FootIK {
         S[at + LOCK + 1] = wanted > was + most ? was + most : wanted < was - most ? was - most : wanted;
         const dx = S[at + LOCK] - wp[c], dz = S[at + LOCK + 2] - wp[c + 2];
         const limit = this.opts.unlockLegLengths * leg.length;
-        if ((!contact && !stillDown(leg, at, S, wp, dx, dz)) || dx * dx + dz * dz > limit * limit) {
+        if ((!contact && !stillDown(leg, at, S, wp)) || dx * dx + dz * dz > limit * limit) {
           // Hand over to the animation over the ground without a jump: the contact point's target
           // (LOCK + OFFSET) becomes the animated one (shifted by the ground under it) plus the offset.
           for (let k = 0; k < 3; k++) S[at + OFFSET + k] += S[at + LOCK + k] - wp[c + k];
@@ -449,7 +467,7 @@ export class FootIK {
       let error = 0;
       for (let k = 0; k < 3; k++) { const e = IK_TARGET[k] - wp[f + k]; error += e * e; }
       if (error < 2.5e-9 && !turned && kneeSettled(leg, wp, S, at + KNEE_PLANE)) { keepAnimatedKnee(leg, wp, S, at + KNEE_PLANE); continue; }
-      kneePole(leg, wp, host.rootRotation, true, S, at + KNEE_PLANE, S[STEP_DT]);
+      kneePole(leg, wp, host.rootRotation, true, S, at + KNEE_PLANE);
       solveTwoBoneIkInto(host.rotations, wp, wr, this.db.skeleton.parents, leg.hip, leg.knee, leg.foot, IK_TARGET, IK_SCRATCH, KNEE_POLE);
       quatInvMultiply(host.rotations, 4 * leg.foot, wr, 4 * leg.knee, FOOT_WORLD_ROT, 0);
       for (let k = 0; k < 4; k++) wr[4 * leg.foot + k] = FOOT_WORLD_ROT[k];
@@ -596,7 +614,16 @@ export class FootIK {
   private decayHeel(at: number): void {
     const S = this.S, o = at + HEEL, v = at + HEEL_VEL, dt = S[STEP_DT];
     if (S[o] === 0 && S[o + 1] === 0 && S[o + 2] === 0 && S[v] === 0 && S[v + 1] === 0 && S[v + 2] === 0) return;
-    decaySpringUpdate(S, o, S, v, this.opts.blendHalfLife, dt, 3);
+    // = decaySpringUpdate(S, o, S, v, blendHalfLife, dt, 3), with decayOffset's cached e^(-y dt)
+    // (the call boxed its two number arguments: 26 bytes of garbage per character-step).
+    const y = (2 * Math.LN2) / this.opts.blendHalfLife;
+    if (dt !== S[DECAY_DT]) { S[DECAY_DT] = dt; S[DECAY_E] = Math.exp(-y * dt); }
+    const e = S[DECAY_E];
+    for (let k = 0; k < 3; k++) {
+      const j = S[v + k] + S[o + k] * y;
+      S[o + k] = e * (S[o + k] + j * dt);
+      S[v + k] = e * (S[v + k] - j * y * dt);
+    }
   }
 
   /**
@@ -709,14 +736,16 @@ export const STILL_DOWN_LEG_LENGTHS = 0.03;
 
 /**
  * ...and the leg reaches the lock without stretching past its soft reach (softReachStart), with the
- * lock `dx`, `dz` (m) from the animated contact point. The contact label ends when the toe starts to
+ * lock held where it is (its horizontal gap from the animated contact point). The contact label ends when the toe starts to
  * move (0.15 m/s), which after a transition's blend is often while the foot the viewer sees is still
  * on the floor: released there, the foot slid from the lock to the animation along the floor (on the
  * built-in database 79% of the strafe's skate was free feet near the ground). Held on past the soft
  * reach, a stretched leg snapped its knee when the lock let go (8.4 m/s).
  */
-function stillDown(leg: LegJoints, at: number, S: Float64Array, wp: Float64Array, dx: number, dz: number): boolean {
+function stillDown(leg: LegJoints, at: number, S: Float64Array, wp: Float64Array): boolean {
   if (S[at + ANIM_HEIGHT] - leg.plantedHeight > STILL_DOWN_LEG_LENGTHS * leg.length) return false;
+  // The lock's gap from the animated contact point (not passed in: number arguments get boxed).
+  const c = 3 * leg.contact, dx = S[at + LOCK] - wp[c], dz = S[at + LOCK + 2] - wp[c + 2];
   // The ankle held with the lock: the animated ankle shifted by the lock's gap (and any vertical offset left).
   const h = 3 * leg.hip, f = 3 * leg.foot;
   const x = wp[f] + dx - wp[h], y = wp[f + 1] + S[at + OFFSET + 1] - wp[h + 1], z = wp[f + 2] + dz - wp[h + 2];

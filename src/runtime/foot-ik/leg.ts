@@ -48,7 +48,9 @@ const POLE_FOOT_SHARE = 0.05;
  * knee; turning, the knee goes round by the side instead of through the leg (which flipped it
  * within a step: 7-13 m/s on real captures).
  */
-export function kneePole(leg: LegJoints, wp: Float64Array, rootRotation: Float64Array, ground: boolean, S: Float64Array, o: number, dt: number): void {
+export function kneePole(leg: LegJoints, wp: Float64Array, rootRotation: Float64Array, ground: boolean, S: Float64Array, o: number): void {
+  // The step's dt, from the same block (a number argument of a call that is not inlined is boxed).
+  const dt = S[STEP_DT];
   const h = 3 * leg.hip, f = 3 * leg.foot;
   const { x: ox, y: oy, z: oz } = kneeOffset(leg, wp);
   const share = POLE_FOOT_SHARE * leg.length;

@@ -47,8 +47,10 @@ export const HIPS_DT = HIPS_DROP + 6, HIPS_E = HIPS_DROP + 7;
 export const HIPS_MAX = HIPS_DROP + 8;
 /** The feet's ground springs' decay factor (footHalfLife), cached for a dt and half-life. */
 export const FOOT_DT = HIPS_DROP + 9, FOOT_E = HIPS_DROP + 10, FOOT_HALF_LIFE = HIPS_DROP + 11;
+/** How far the hips drop moved the body this step (m; passed from the lock updates to the leg bends). */
+export const BODY_DY = HIPS_DROP + 12;
 /** Values FootIK keeps per character (the size of the `storage` its constructor accepts). */
-export const FOOT_IK_STATE_SIZE = HIPS_DROP + 12;
+export const FOOT_IK_STATE_SIZE = HIPS_DROP + 13;
 
 /** The most a planted toe's heel is raised (to keep the toe in the leg's reach, or the heel out of the ground; radians). */
 export const MAX_HEEL_RAISE = Math.PI / 3;
