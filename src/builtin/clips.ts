@@ -17,6 +17,11 @@ export interface BuiltinClipSpec {
   speed?: number;
   /** Total change of facing over the clip (rad, + = left), when it turns. */
   expectedTurn?: number;
+  /**
+   * A pivot's turn of the body (rad, + = left) while its path keeps its direction. (Not an
+   * expectedTurn: the pelvis also turns towards a sideways travel, by a share that changes with it.)
+   */
+  pivotTurn?: number;
   /** True when the clip has a left/right twin (…_left / …_right); the right one is dropped with mirrorSafe. */
   rightTwin?: boolean;
 }
@@ -73,6 +78,35 @@ function sharpTurn(name: string, tags: string[], side: 'left' | 'right', angleDe
     name, tags, rightTwin: true,
     motion: { duration, speed: speedKeys, travel: hold(0), yawRate },
     expectedTurn: keysIntegral(yawRate, duration),
+  };
+}
+
+/**
+ * The direction of travel a pivot starts from, relative to the facing (degrees, + = towards the
+ * side it turns to: mirrored twins share the name), as clip names say it.
+ */
+const PIVOT_FROM_NAMES: Record<number, string> = {
+  0: 'forward', 45: 'forward_inside', 90: 'inside', 135: 'backward_inside',
+  180: 'backward', [-135]: 'backward_outside', [-90]: 'outside', [-45]: 'forward_outside',
+};
+
+/**
+ * A pivot: walking on in one direction of the world while the body turns `angleDeg` to `side`, so
+ * that the travel relative to the facing goes from `fromDeg` (towards the turning side) round by
+ * the turn (a forward walk turning into a sidestep or a backward walk, and back). What a strafing
+ * character plays when its facing changes while it keeps moving; without it the nearest motion was
+ * a turn on the spot, and the character was pulled along at the requested speed while its feet
+ * turned in place (a third of the built-in strafe's skate).
+ */
+function pivot(side: 'left' | 'right', angleDeg: number, fromDeg: number, speed: number): BuiltinClipSpec {
+  const sgn = side === 'left' ? 1 : -1, turnTime = angleDeg === 90 ? 1.0 : 1.6, t0 = 0.8, duration = t0 + turnTime + 0.8;
+  const yawRate = keys([t0, 0], [t0 + 0.5 * turnTime, (2 * sgn * angleDeg * DEG) / turnTime], [t0 + turnTime, 0]);
+  // The travel turns back by the body's turn (eased over the same time), so that the path keeps its direction.
+  const from = sgn * fromDeg, to = from - sgn * angleDeg;
+  return {
+    name: `walk_pivot_${side}_${angleDeg}_${PIVOT_FROM_NAMES[fromDeg]}`, tags: ['walk', 'turn'], speed, rightTwin: true,
+    motion: { duration, speed: hold(speed), travel: keys([t0, from * DEG], [t0 + turnTime, to * DEG]), yawRate },
+    pivotTurn: keysIntegral(yawRate, duration),
   };
 }
 
@@ -143,6 +177,9 @@ export function builtinClipSpecs(): BuiltinClipSpec[] {
         expectedTurn: keysIntegral(yawRate, 1.8 + turnTime),
       });
     }
+  }
+  for (const side of ['left', 'right'] as const) {
+    for (const angle of [90, 180]) for (const from of [0, 45, 90, 135, 180, -135, -90, -45]) specs.push(pivot(side, angle, from, 1.0));
   }
   specs.push({
     name: 'walk_to_run', tags: ['walk', 'run', 'transition'],

@@ -251,6 +251,28 @@ describe('built-in clips', () => {
     expect(checked).toBeGreaterThanOrEqual(20);
   });
 
+  it('pivot: the body turns by the declared amount while the path keeps its direction', () => {
+    let checked = 0;
+    for (let c = 0; c < data.clips.length; c++) {
+      const spec = specs[c];
+      if (spec.pivotTurn === undefined) continue;
+      const F = data.clips[c].frameCount, n = Math.round(0.4 * data.clips[c].fps), p = world[c].pos;
+      const yaw = pelvisYaw(world[c], F);
+      let y0 = 0, y1 = 0;
+      for (let k = 0; k < n; k++) { y0 += yaw[k] / n; y1 += yaw[F - 1 - k] / n; }
+      // The pelvis also turns towards a sideways travel (by less than a fifth of the travel's change).
+      const turned = y1 - y0, ratio = turned / spec.pivotTurn;
+      expect(ratio, `${spec.name}: turned ${(turned * DEG).toFixed(1)} deg of ${(spec.pivotTurn * DEG).toFixed(1)}`).toBeGreaterThan(0.75);
+      expect(ratio, spec.name).toBeLessThan(1.25);
+      // The pelvis' path over the first and the last n frames: the same direction within 12 degrees.
+      const dir = (a: number, b: number) => Math.atan2(p[(b * J) * 3] - p[(a * J) * 3], p[(b * J) * 3 + 2] - p[(a * J) * 3 + 2]);
+      const d0 = dir(0, n), d1 = dir(F - 1 - n, F - 1);
+      expect(Math.abs(Math.atan2(Math.sin(d1 - d0), Math.cos(d1 - d0))) * DEG, `${spec.name}: path turned`).toBeLessThan(12);
+      checked++;
+    }
+    expect(checked).toBe(32);
+  });
+
   it('do not slide planted feet: foot joint horizontal speed < 1 cm/s (mean and max) during contact labels', () => {
     const feet = [joint('foot_l'), joint('foot_r')];
     for (let c = 0; c < data.clips.length; c++) {
