@@ -8,11 +8,14 @@
  *              controller (playback, inertialization, root motion, foot IK), as sim/agents.ts does;
  *   retarget — ThreeRetargeter.apply for every character, then what three does before drawing a
  *              skinned mesh: the world matrices (updateMatrixWorld) and the bone matrices
- *              (skeleton.update).
+ *              (skeleton.update), with the retargeter's output 'matrices' (the crowd path: the
+ *              skinning matrices written from the retargeted pose inside skeleton.update) and, with
+ *              --output both (or bones), 'bones' (three's own path) on a second crowd in the same frames.
  * The target of issue 26: retarget + bone matrices at most a quarter of the engine's step.
  * Also reported: heap bytes per extra character (a clone and its retargeter; with --expose-gc).
  *
- *   node --expose-gc dist/bench/three-retarget.js [--agents 1000] [--frames 300] [--rounds 3] [--json]
+ *   node --expose-gc dist/bench/three-retarget.js [--agents 1000] [--frames 300] [--rounds 3]
+ *        [--output matrices|bones|both] [--json]
  */
 import { parseArgs } from 'node:util';
 import { Bone, BufferGeometry, Float32BufferAttribute, Group, MeshBasicMaterial, Skeleton, SkinnedMesh, Uint16BufferAttribute, type Object3D } from 'three';
@@ -24,7 +27,7 @@ import { Matcher } from '../src/search/matcher.js';
 import { MotionMatchingController, createInput, type ControllerInput } from '../src/runtime/controller/controller.js';
 import { CrowdSearchBatch } from '../src/runtime/crowd/batch.js';
 import { ScriptedDriver } from '../src/sim/scenarios.js';
-import { ThreeRetargeter } from '../src/three/retargeter.js';
+import { ThreeRetargeter, type ThreeRetargeterOptions } from '../src/three/retargeter.js';
 
 /** The built-in skeleton's joints under Mixamo's names (as three's loader spells them: no colon). */
 const MIXAMO_NAMES: Record<string, string> = {
@@ -102,29 +105,75 @@ function median(values: number[]): number {
   return s.length ? s[s.length >> 1] : Number.NaN;
 }
 
+type Output = NonNullable<ThreeRetargeterOptions['output']>;
+
+/** N clones of one character, each with its retargeter, and the time spent on them. */
+interface Crowd {
+  readonly output: Output;
+  readonly clones: Group[];
+  readonly meshes: SkinnedMesh[];
+  readonly rigs: ThreeRetargeter[];
+  /** Heap per extra character: the whole, the three.js clone, the retargeter (NaN without --expose-gc). */
+  readonly bytesPerCharacter: number;
+  readonly bytesPerClone: number;
+  readonly bytesPerRetargeter: number;
+  /** Per frame: the whole of it (ms), and totals of its parts: apply, updateMatrixWorld, skeleton.update. */
+  readonly frameMs: number[];
+  readonly phaseMs: number[];
+}
+
+/** Clones `original` N times (geometry shared) with a retargeter each; heap per clone measured with gc. */
+function makeCrowd(original: Group, db: Database, N: number, output: Output, heap: (() => number) | null): Crowd {
+  const before = heap?.() ?? 0;
+  const clones: Group[] = [], rigs: ThreeRetargeter[] = [], meshes: SkinnedMesh[] = [];
+  for (let i = 0; i < N; i++) {
+    const c = cloneSkinned(original) as Group;
+    clones.push(c);
+    meshes.push(skinnedMeshOf(c));
+  }
+  const cloned = heap?.() ?? 0;
+  for (let i = 0; i < N; i++) rigs.push(new ThreeRetargeter(db, clones[i], { output }));
+  const after = heap?.() ?? 0;
+  const per = (bytes: number): number => (heap ? bytes / N : Number.NaN);
+  // Clones share the geometry (with output 'matrices', a merged one whose attributes but skinIndex are the original's).
+  const position = skinnedMeshOf(original).geometry.getAttribute('position');
+  if (meshes.some((m) => m.geometry !== meshes[0].geometry || m.geometry.getAttribute('position') !== position)) throw new Error('three-retarget: clones do not share the geometry');
+  return {
+    output, clones, meshes, rigs, bytesPerCharacter: per(after - before), bytesPerClone: per(cloned - before), bytesPerRetargeter: per(after - cloned),
+    frameMs: [], phaseMs: [0, 0, 0],
+  };
+}
+
+/** One frame of a crowd: the adapter's work, then what three does before drawing (world matrices, bone matrices). */
+function retargetStep(crowd: Crowd, controllers: readonly MotionMatchingController[]): number {
+  const { clones, meshes, rigs, phaseMs } = crowd, N = rigs.length;
+  const t0 = performance.now();
+  for (let i = 0; i < N; i++) rigs[i].apply(controllers[i]);
+  const t1 = performance.now();
+  for (let i = 0; i < N; i++) clones[i].updateMatrixWorld(true);
+  const t2 = performance.now();
+  for (let i = 0; i < N; i++) meshes[i].skeleton.update();
+  const t3 = performance.now();
+  phaseMs[0] += t1 - t0; phaseMs[1] += t2 - t1; phaseMs[2] += t3 - t2;
+  return t3 - t0;
+}
+
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { agents: { type: 'string', default: '1000' }, frames: { type: 'string', default: '300' }, rounds: { type: 'string', default: '3' }, json: { type: 'boolean', default: false } } });
+  const { values } = parseArgs({ options: { agents: { type: 'string', default: '1000' }, frames: { type: 'string', default: '300' }, rounds: { type: 'string', default: '3' }, output: { type: 'string', default: 'matrices' }, json: { type: 'boolean', default: false } } });
   const N = Number(values.agents), frames = Number(values.frames), rounds = Number(values.rounds);
   if (!(Number.isInteger(N) && N >= 1 && N <= 100_000)) throw new RangeError(`--agents must be an integer in [1, 100000], got ${values.agents}`);
   if (!(Number.isInteger(frames) && frames >= 10)) throw new RangeError(`--frames must be an integer >= 10, got ${values.frames}`);
   if (!(Number.isInteger(rounds) && rounds >= 1)) throw new RangeError(`--rounds must be an integer >= 1, got ${values.rounds}`);
+  const outputs: Output[] = values.output === 'both' ? ['matrices', 'bones'] : values.output === 'matrices' || values.output === 'bones' ? [values.output] : [];
+  if (outputs.length === 0) throw new RangeError(`--output must be matrices, bones or both, got ${values.output}`);
   const gc = (globalThis as { gc?: () => void }).gc;
   const db = buildDatabase(builtinSources());
   const matcher = await Matcher.create(db);
   const { scene: original, bones } = mixamoCharacter(db);
 
   // Memory per extra character: a clone sharing geometry and material, and its retargeter.
-  const heap = (): number => { gc?.(); gc?.(); return process.memoryUsage().heapUsed; };
-  const before = heap();
-  const clones: Group[] = [], rigs: ThreeRetargeter[] = [], meshes: SkinnedMesh[] = [];
-  for (let i = 0; i < N; i++) {
-    const c = cloneSkinned(original) as Group;
-    clones.push(c);
-    meshes.push(skinnedMeshOf(c));
-    rigs.push(new ThreeRetargeter(db, c));
-  }
-  const bytesPerCharacter = gc ? (heap() - before) / N : Number.NaN;
-  if (meshes[0].geometry !== skinnedMeshOf(original).geometry) throw new Error('three-retarget: clones do not share the geometry');
+  const heap = gc ? (): number => { gc(); gc(); return process.memoryUsage().heapUsed; } : null;
+  const crowds = outputs.map((o) => makeCrowd(original, db, N, o, heap));
 
   const controllers: MotionMatchingController[] = [], drivers: ScriptedDriver[] = [], inputs: ControllerInput[] = [];
   const dt = 1 / 60;
@@ -145,53 +194,49 @@ async function main(): Promise<void> {
     batch.search(matcher);
     for (let i = 0; i < N; i++) batch.finish(controllers[i], i);
   };
-  // Three passes over the crowd, timed apart: what the adapter does, then what three does.
-  const phaseMs = [0, 0, 0];
-  const retargetStep = (): void => {
-    const t0 = performance.now();
-    for (let i = 0; i < N; i++) rigs[i].apply(controllers[i]);
-    const t1 = performance.now();
-    for (let i = 0; i < N; i++) clones[i].updateMatrixWorld(true);
-    const t2 = performance.now();
-    for (let i = 0; i < N; i++) meshes[i].skeleton.update();
-    const t3 = performance.now();
-    phaseMs[0] += t1 - t0; phaseMs[1] += t2 - t1; phaseMs[2] += t3 - t2;
-  };
-  // Warm-up: the JIT sees both paths before anything is timed.
-  for (let f = 0; f < 60; f++) { engineStep(); retargetStep(); }
-  phaseMs.fill(0);
-  const engineMs: number[] = [], retargetMs: number[] = [];
+  // Warm-up: the JIT sees every path before anything is timed.
+  for (let f = 0; f < 60; f++) { engineStep(); for (const crowd of crowds) retargetStep(crowd, controllers); }
+  for (const crowd of crowds) crowd.phaseMs.fill(0);
+  const engineMs: number[] = [];
   for (let r = 0; r < rounds; r++) {
     for (let f = 0; f < frames; f++) {
       const t0 = performance.now();
       engineStep();
-      const t1 = performance.now();
-      retargetStep();
-      const t2 = performance.now();
-      engineMs.push(t1 - t0);
-      retargetMs.push(t2 - t1);
+      engineMs.push(performance.now() - t0);
+      for (const crowd of crowds) crowd.frameMs.push(retargetStep(crowd, controllers));
     }
   }
-  for (const m of meshes) for (let k = 0; k < m.skeleton.boneMatrices!.length; k++) {
+  for (const crowd of crowds) for (const m of crowd.meshes) for (let k = 0; k < m.skeleton.boneMatrices!.length; k++) {
     if (!Number.isFinite(m.skeleton.boneMatrices![k])) throw new Error('three-retarget: a bone matrix is not finite');
   }
-  const engine = median(engineMs), retarget = median(retargetMs);
-  const report = {
-    agents: N, bones, frames: frames * rounds, hz: 60,
-    engineMsPerFrame: engine, retargetMsPerFrame: retarget, ratio: retarget / engine,
-    target: 0.25, met: retarget / engine <= 0.25,
-    bytesPerCharacter: Number.isFinite(bytesPerCharacter) ? Math.round(bytesPerCharacter) : null,
-    // Mean per frame of each part: ThreeRetargeter.apply, three's world matrices, three's bone matrices.
-    applyMsPerFrame: phaseMs[0] / (frames * rounds), matrixWorldMsPerFrame: phaseMs[1] / (frames * rounds), boneMatricesMsPerFrame: phaseMs[2] / (frames * rounds),
-  };
+  const engine = median(engineMs), total = frames * rounds;
+  const rows = crowds.map((crowd) => {
+    const ms = median(crowd.frameMs);
+    return {
+      output: crowd.output, retargetMsPerFrame: ms, ratio: ms / engine, met: ms / engine <= 0.25,
+      bytesPerCharacter: Number.isFinite(crowd.bytesPerCharacter) ? Math.round(crowd.bytesPerCharacter) : null,
+      bytesPerClone: Number.isFinite(crowd.bytesPerClone) ? Math.round(crowd.bytesPerClone) : null,
+      bytesPerRetargeter: Number.isFinite(crowd.bytesPerRetargeter) ? Math.round(crowd.bytesPerRetargeter) : null,
+      // Mean per frame of each part: ThreeRetargeter.apply, three's world matrices, the bone matrices.
+      applyMsPerFrame: crowd.phaseMs[0] / total, matrixWorldMsPerFrame: crowd.phaseMs[1] / total, boneMatricesMsPerFrame: crowd.phaseMs[2] / total,
+      // Per-round medians (the spread over the run).
+      roundRatios: Array.from({ length: rounds }, (_, r) => median(crowd.frameMs.slice(r * frames, (r + 1) * frames)) / median(engineMs.slice(r * frames, (r + 1) * frames))),
+    };
+  });
+  const report = { agents: N, bones, frames: total, hz: 60, engineMsPerFrame: engine, target: 0.25, crowds: rows };
   if (values.json) { process.stdout.write(JSON.stringify(report) + '\n'); return; }
-  process.stdout.write([
-    `three.js characters: ${N} clones of a ${bones}-bone Mixamo-style rig, ${frames * rounds} frames at 60 Hz (median per frame)`,
-    `  engine step (prepare, batched search, complete)   ${engine.toFixed(2)} ms`,
-    `  retarget + world and bone matrices                ${retarget.toFixed(2)} ms  (${(100 * retarget / engine).toFixed(0)}% of the engine's step; target <= 25%)`,
-    `    of which ThreeRetargeter.apply ${report.applyMsPerFrame.toFixed(2)} ms, updateMatrixWorld ${report.matrixWorldMsPerFrame.toFixed(2)} ms, skeleton.update ${report.boneMatricesMsPerFrame.toFixed(2)} ms (means)`,
-    `  heap per extra character (clone + retargeter)     ${report.bytesPerCharacter === null ? 'n/a (run node with --expose-gc)' : `${(report.bytesPerCharacter / 1024).toFixed(1)} KB`}`,
-  ].join('\n') + '\n');
+  const lines = [
+    `three.js characters: ${N} clones of a ${bones}-bone Mixamo-style rig, ${total} frames at 60 Hz (median per frame)`,
+    `  engine step (prepare, batched search, complete)      ${engine.toFixed(2)} ms`,
+  ];
+  for (const r of rows) {
+    lines.push(
+      `  output '${r.output}': retarget + world and bone matrices ${r.retargetMsPerFrame.toFixed(2)} ms  (${(100 * r.ratio).toFixed(0)}% of the engine's step; target <= 25%; rounds ${r.roundRatios.map((x) => `${(100 * x).toFixed(0)}%`).join(', ')})`,
+      `    of which ThreeRetargeter.apply ${r.applyMsPerFrame.toFixed(2)} ms, updateMatrixWorld ${r.matrixWorldMsPerFrame.toFixed(2)} ms, skeleton.update ${r.boneMatricesMsPerFrame.toFixed(2)} ms (means)`,
+      `    heap per extra character ${r.bytesPerCharacter === null || r.bytesPerClone === null || r.bytesPerRetargeter === null ? 'n/a (run node with --expose-gc)' : `${(r.bytesPerCharacter / 1024).toFixed(1)} KB: the three.js clone ${(r.bytesPerClone / 1024).toFixed(1)} KB, its retargeter ${(r.bytesPerRetargeter / 1024).toFixed(1)} KB`}`,
+    );
+  }
+  process.stdout.write(lines.join('\n') + '\n');
 }
 
 main().catch((e: Error) => { process.stderr.write(`three-retarget: ${e.message}\n`); process.exit(1); });

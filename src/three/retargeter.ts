@@ -10,10 +10,13 @@
  *   3. plants the feet with two-bone IK on the character's own legs where the engine's feet are
  *      (scaled about the root, on the controller's ground when it has one), knees bending the way
  *      the engine's knees point; the feet keep the engine's orientation;
- *   4. writes the driven bones' quaternions, the hips' position and the root's placement.
+ *   4. writes the root's placement and, with output 'bones' (the default), the driven bones'
+ *      quaternions and the hips' position, for three to turn into matrices; with output 'matrices'
+ *      (crowds) the skinning matrices are written from the flat pose when three asks for them
+ *      (skinning.ts) and the bone objects are left alone (updateBoneObjects() writes them on demand).
  * Everything per step works on arrays allocated in the constructor: apply() allocates nothing.
  */
-import type { Object3D, Skeleton, SkinnedMesh } from 'three';
+import { Matrix4, Quaternion, Vector3, type Object3D, type Skeleton, type SkinnedMesh } from 'three';
 import type { Database } from '../database/database.js';
 import type { Ground } from '../runtime/ground/ground.js';
 import { quatInvMultiply, quatInvRotateVec3, quatMultiply, quatRotateVec3 } from '../math/quat.js';
@@ -25,6 +28,8 @@ import { sourceRig, type SourceRig } from './source-rig.js';
 import { pairBones, type BonePairs } from './bone-pairs.js';
 import type { HumanoidRole } from './find-bones.js';
 import { ThreeRigError } from './errors.js';
+import { sharedTable, type Table } from './shared-tables.js';
+import { affineFromMatrix4, affineMultiply, geometryWithoutCopies, planSkinning, posedJoints, withoutCopies, writeSkinning, type SkinningPlan } from './skinning.js';
 
 /** What apply() reads from a controller (MotionMatchingController has all of it). */
 export interface RetargetSource {
@@ -62,6 +67,34 @@ export interface ThreeRetargeterOptions {
    * directions up with the capture's rest (an A-pose character then keeps its A-pose offsets).
    */
   restAlignment?: boolean;
+  /**
+   * What apply() produces (default 'bones'):
+   * - 'bones': the bone objects' quaternions and the hips' position; three makes the matrices
+   *   (updateMatrixWorld, skeleton.update), and everything that reads bones (attachments,
+   *   SkeletonHelper, raycasts) sees the pose.
+   * - 'matrices': for crowds. The skinning matrices of the character's skinned meshes are written
+   *   straight from the retargeted pose when three draws them (each skeleton's update() is taken
+   *   over); the bone objects are not touched per step and three no longer recomputes their
+   *   matrices. Call updateBoneObjects() after apply() when something needs to read the bones.
+   */
+  output?: 'bones' | 'matrices';
+  /**
+   * Output 'matrices' only (default false): keep the bones in the scene graph. By default they are
+   * taken out of it (the hips are removed from their parent's children; their `parent` link stays,
+   * so world queries and updateBoneObjects() work): three would otherwise walk every bone of every
+   * character each frame (updateMatrixWorld, the renderer's culling pass) only to skip it. Keep them
+   * when objects hang on bones (they are drawn only while in the scene graph) or to find bones with
+   * getObjectByName (rig.objects lists them either way).
+   */
+  keepBonesInScene?: boolean;
+  /**
+   * Output 'matrices' only (default true): bones that only follow their parent (fingers and twist
+   * bones nothing drives, end bones) have their parent's skinning matrix; each skinned mesh gets a
+   * geometry that says so — its skinIndex attribute remapped, every other attribute shared with the
+   * original, one per original for all clones — and those matrices are never written. false: the
+   * meshes keep their geometry and the matrices are copied each frame.
+   */
+  mergeStillBones?: boolean;
 }
 
 /** One line of the bone map: which role, which of the character's bones, which database joint. */
@@ -71,6 +104,24 @@ export interface BoneMapEntry {
   readonly source: string;
   /** How the character's bone was found. */
   readonly how: 'given' | 'name' | 'shape';
+}
+
+/**
+ * Scratch for apply() and the skinning updates, shared by every retargeter (they run one at a time):
+ * one copy stays in the caches across a crowd.
+ */
+const SCRATCH = {
+  invRoot: new Float64Array(4), q: new Float64Array(8), v: new Float64Array(12), target: new Float64Array(3),
+  pole: new Float64Array(3), footRot: new Float64Array(4), groundAt: new Float64Array(3), groundOut: new Float64Array(4),
+  ik: createTwoBoneIkScratch(), rootFrame: new Float64Array(12), skin: new Float64Array(24), world: new Matrix4(),
+};
+
+/** The database's side, made once per database. */
+const SOURCE_RIGS = new WeakMap<Database, SourceRig>();
+function sourceRigOf(db: Database): SourceRig {
+  let s = SOURCE_RIGS.get(db);
+  if (!s) { s = sourceRig(db); SOURCE_RIGS.set(db, s); }
+  return s;
 }
 
 export class ThreeRetargeter {
@@ -86,11 +137,12 @@ export class ThreeRetargeter {
   /** Character leg length over the database's (hip to knee plus knee to ankle, bind pose against rest pose). */
   readonly naturalLegRatio: number;
   /** Where the character stands (world), after the last apply(). */
-  readonly position = new Float64Array(3);
+  readonly position: Float64Array;
   /** The character rig's pose after the last apply, in the root frame (R): world rotations J*4, positions J*3, locals J*4. */
   readonly rotations: Float64Array;
   readonly positions: Float64Array;
   readonly locals: Float64Array;
+  readonly output: 'bones' | 'matrices';
 
   private readonly src: SourceRig;
   private readonly footIK: boolean;
@@ -98,20 +150,39 @@ export class ThreeRetargeter {
   /** Height added to the hips and feet: the character's ankle height over the scaled database one (m). */
   private readonly lift: number;
   private readonly legs: Int32Array; // per leg: hip, knee, foot (rig), hip, knee, foot (database)
-  private readonly prevRoot = new Float64Array(3);
+  private readonly prevRoot: Float64Array;
   private started = false;
   // Scratch (never reallocated).
-  private readonly invRoot = new Float64Array(4);
-  private readonly q = new Float64Array(8);
-  private readonly v = new Float64Array(12);
-  private readonly target = new Float64Array(3);
-  private readonly pole = new Float64Array(3);
-  private readonly footRot = new Float64Array(4);
-  private readonly groundAt = new Float64Array(3);
-  private readonly groundOut = new Float64Array(4);
-  private readonly ik: TwoBoneIkScratch = createTwoBoneIkScratch();
+  private readonly invRoot = SCRATCH.invRoot;
+  private readonly q = SCRATCH.q;
+  private readonly v = SCRATCH.v;
+  private readonly target = SCRATCH.target;
+  private readonly pole = SCRATCH.pole;
+  private readonly footRot = SCRATCH.footRot;
+  private readonly groundAt = SCRATCH.groundAt;
+  private readonly groundOut = SCRATCH.groundOut;
+  private readonly ik: TwoBoneIkScratch = SCRATCH.ik;
   /** Rig joints apply() writes to three (the paired ones, hips first). */
   private readonly written: Int32Array;
+  /**
+   * Rig joints whose pose apply() computes, parents first: all of them with output 'bones'; with
+   * 'matrices', the driven ones, those a skinning matrix is computed from, and the joints above them
+   * (a finger that keeps its bind pose and whose skinning matrix is its hand's is never computed).
+   */
+  private readonly active: Int32Array;
+  /** Per leg, the active joints below the thigh (parents first): what foot IK moves. */
+  private readonly legTails: readonly [Int32Array, Int32Array];
+  // Output 'matrices': one plan per skeleton, the map from R to the root's frame, scratch.
+  private readonly plans: readonly SkinningPlan[];
+  private rootToR = new Float64Array(12); // inverse(Yaw × rootScale): R -> the root's local frame
+  private readonly rootFrame = SCRATCH.rootFrame; // root.matrixWorld × rootToR: R -> world
+  private readonly skinScratch = SCRATCH.skin;
+  private readonly skinWorld = SCRATCH.world;
+  private readonly rigObjects: ReadonlySet<Object3D>;
+  /** Output 'matrices' with mergeStillBones: each mesh given a merged geometry, and its own. */
+  private readonly geometries: Array<[SkinnedMesh, SkinnedMesh['geometry']]> = [];
+  /** Output 'matrices' without keepBonesInScene: the object the hips were taken out of. */
+  private detachedFrom: Object3D | null = null;
 
   /** The adapter for a loaded glTF scene (gltf.scene), a VRM's scene, or any object holding the character. */
   static fromGltf(scene: Object3D, db: Database, options: ThreeRetargeterOptions = {}): ThreeRetargeter {
@@ -122,27 +193,40 @@ export class ThreeRetargeter {
     this.db = db;
     const sel = selectSkeleton(character, options.skeleton, options.root);
     this.root = sel.root;
-    this.src = sourceRig(db);
-    this.rig = buildTargetRig(sel, options.boneMap ?? {}, this.src.facing);
-    this.pairs = pairBones(this.src, this.rig, options.restAlignment !== false);
+    this.src = sourceRigOf(db);
+    // Clones of one character share their constant tables (shared-tables.ts).
+    const family = sel.skeletons.length > 0 ? sel.skeletons[0].boneInverses : null;
+    const share = <T extends Table>(t: T): T => sharedTable(family, t);
+    const rig = buildTargetRig(sel, options.boneMap ?? {}, this.src.facing);
+    const pairs = pairBones(this.src, rig, options.restAlignment !== false);
     if (options.bindPoseCorrection === false) {
       // (testing aid) identity corrections: the capture's world rotations as they are.
-      for (let j = 0; j < this.rig.names.length; j++) this.pairs.correction.set([0, 0, 0, 1], 4 * j);
+      for (let j = 0; j < rig.names.length; j++) pairs.correction.set([0, 0, 0, 1], 4 * j);
     }
+    this.rig = {
+      ...rig, parents: share(rig.parents), offsets: share(rig.offsets), restLocal: share(rig.restLocal), restRot: share(rig.restRot),
+      restPos: share(rig.restPos), frameRot: share(rig.frameRot), framePos: share(rig.framePos), facingTurn: share(rig.facingTurn),
+    };
+    this.pairs = { ...pairs, source: share(pairs.source), correction: share(pairs.correction) };
     this.naturalLegRatio = this.rig.legLength / this.src.legLength;
     this.legRatio = options.scaleByLegLength === false ? 1 : this.naturalLegRatio;
     this.lift = this.rig.ankleHeight - this.legRatio * this.src.ankleHeight;
     this.footIK = options.footIK !== false;
     this.teleport = options.teleportDistance ?? 1;
     const J = this.rig.names.length;
-    this.rotations = new Float64Array(4 * J);
-    this.positions = new Float64Array(3 * J);
-    this.locals = Float64Array.from(this.rig.restLocal);
+    // The character's own state, in one buffer (one place in memory per character).
+    const state = new Float64Array(11 * J + 6);
+    this.rotations = state.subarray(0, 4 * J);
+    this.positions = state.subarray(4 * J, 7 * J);
+    this.locals = state.subarray(7 * J, 11 * J);
+    this.locals.set(this.rig.restLocal);
+    this.position = state.subarray(11 * J, 11 * J + 3);
+    this.prevRoot = state.subarray(11 * J + 3, 11 * J + 6);
     const tr = this.rig.bones.roles, sr = this.src.bones.roles;
-    this.legs = Int32Array.from([
+    this.legs = share(Int32Array.from([
       tr.leftUpperLeg, tr.leftLowerLeg, tr.leftFoot, sr.leftUpperLeg, sr.leftLowerLeg, sr.leftFoot,
       tr.rightUpperLeg, tr.rightLowerLeg, tr.rightFoot, sr.rightUpperLeg, sr.rightLowerLeg, sr.rightFoot,
-    ]);
+    ]));
     if (this.footIK) {
       for (let k = 0; k < 2; k++) {
         const [h, kn, f] = [this.legs[6 * k], this.legs[6 * k + 1], this.legs[6 * k + 2]];
@@ -152,12 +236,133 @@ export class ThreeRetargeter {
         }
       }
     }
-    this.written = Int32Array.from([...this.pairs.source.keys()].filter((j) => this.pairs.source[j] >= 0));
+    this.written = share(Int32Array.from([...this.pairs.source.keys()].filter((j) => this.pairs.source[j] >= 0)));
+    this.output = options.output ?? 'bones';
+    if (this.output !== 'bones' && this.output !== 'matrices') throw new RangeError(`ThreeRetargeter: output must be 'bones' or 'matrices', got ${String(this.output)}`);
+    this.rigObjects = new Set(this.rig.objects);
+    this.plans = this.output === 'matrices' ? this.takeOverSkinning(sel.skeletons, sel.meshes, options.mergeStillBones !== false, share) : [];
+    this.rootToR = share(this.rootToR);
+    if (this.output === 'matrices' && options.keepBonesInScene !== true) this.detachBones(sel.meshes);
+    this.active = share(this.activeJoints());
+    this.legTails = [share(this.legTail(this.legs[0])), share(this.legTail(this.legs[6]))];
     const how = this.rig.bones.how;
     this.boneMap = [...this.written].map((j) => {
       const role = this.pairs.role[j] ?? '';
       return { role, target: this.rig.names[j], source: this.src.names[this.pairs.source[j]], how: how[role as HumanoidRole] ?? 'shape' };
     });
+  }
+
+  /**
+   * Output 'matrices': a skinning plan per skeleton, each skeleton's update() replaced by one that
+   * writes its matrices from this retargeter's pose, and three's per-bone matrix updates switched off
+   * (the bone objects would only be recomputed to be ignored).
+   */
+  private takeOverSkinning(skeletons: readonly Skeleton[], meshes: readonly SkinnedMesh[], merge: boolean, share: <T extends Table>(t: T) => T): SkinningPlan[] {
+    if (skeletons.length === 0) throw new ThreeRigError('no-skin', "output 'matrices' writes the skinning matrices of skinned meshes, and the character has none");
+    const root = this.root, rig = this.rig;
+    root.updateWorldMatrix(true, true);
+    // R = Yaw × rootScale × inverse(root.matrixWorld) (target-rig.ts); rootToR is the inverse of Yaw × rootScale.
+    const yawScale = new Matrix4().compose(new Vector3(), new Quaternion(rig.facingTurn[0], rig.facingTurn[1], rig.facingTurn[2], rig.facingTurn[3]), root.scale.clone());
+    const toR = yawScale.clone().multiply(root.matrixWorld.clone().invert());
+    affineFromMatrix4(this.rootToR, 0, yawScale.invert());
+    const source = this.pairs.source;
+    const moves = (j: number): boolean => j === 0 || source[j] >= 0;
+    const plans = skeletons.map((sk): SkinningPlan => {
+      let p = planSkinning(sk, { objects: rig.objects, parents: rig.parents, moves }, root, toR);
+      // Still bones merged into their sources when every mesh of this skeleton can take the merged geometry.
+      const own = meshes.filter((m) => m.skeleton === sk);
+      const merged = merge && own.length > 0 ? own.map((m) => geometryWithoutCopies(m.geometry, p)) : [];
+      if (merged.length > 0 && merged.every((g) => g !== null)) {
+        own.forEach((m, k) => { this.geometries.push([m, m.geometry]); m.geometry = merged[k]!; });
+        p = withoutCopies(p);
+      }
+      return { ...p, order: share(p.order), kind: share(p.kind), ref: share(p.ref), affine: share(p.affine) };
+    });
+    for (const plan of plans) {
+      const sk = plan.skeleton;
+      if (Object.prototype.hasOwnProperty.call(sk, 'update')) throw new ThreeRigError('rig', "this skeleton's matrices are already written by another ThreeRetargeter (output 'matrices'): dispose() that one first, or clone the character");
+      sk.update = (): void => this.updateSkinning(plan);
+    }
+    // three computes a skinned mesh's bounding sphere (frustum culling) from its bones' world matrices
+    // the first time it draws it; those will not move any more, so it is computed now, in the bind pose.
+    for (const m of meshes) if (m.boundingSphere === null) m.computeBoundingSphere();
+    for (const o of rig.objects) { o.matrixAutoUpdate = false; o.matrixWorldAutoUpdate = false; }
+    return plans;
+  }
+
+  /**
+   * Takes the hips (and every bone below) out of their parent's children, keeping their `parent`
+   * link; not when a skinned mesh hangs below the hips (it would leave the scene with them).
+   */
+  private detachBones(meshes: readonly SkinnedMesh[]): void {
+    const hips = this.rig.objects[0], parent = hips.parent;
+    if (parent === null) return;
+    for (const m of meshes) for (let o: Object3D | null = m; o; o = o.parent) if (o === hips) return;
+    const at = parent.children.indexOf(hips);
+    if (at < 0) return;
+    parent.children.splice(at, 1);
+    this.detachedFrom = parent;
+  }
+
+  /** The joints apply() computes (see `active`). */
+  private activeJoints(): Int32Array {
+    const J = this.rig.names.length, parents = this.rig.parents;
+    if (this.output === 'bones') return Int32Array.from({ length: J }, (_, j) => j);
+    const need = new Uint8Array(J);
+    need[0] = 1;
+    for (let j = 0; j < J; j++) if (this.pairs.source[j] >= 0) need[j] = 1;
+    for (const plan of this.plans) for (const j of posedJoints(plan)) need[j] = 1;
+    for (let j = J - 1; j > 0; j--) if (need[j]) need[parents[j]] = 1; // parents first: one backward pass
+    return Int32Array.from([...need.keys()].filter((j) => need[j]));
+  }
+
+  /** The active joints below a thigh, parents first. */
+  private legTail(thigh: number): Int32Array {
+    const parents = this.rig.parents, below = new Uint8Array(parents.length);
+    below[thigh] = 1;
+    const out: number[] = [];
+    for (const j of this.active) if (j !== thigh && parents[j] >= 0 && below[parents[j]]) { below[j] = 1; out.push(j); }
+    return Int32Array.from(out);
+  }
+
+  /** A skeleton's update() under output 'matrices': its skinning matrices from the last apply(). */
+  private updateSkinning(plan: SkinningPlan): void {
+    affineFromMatrix4(this.skinScratch, 0, this.root.matrixWorld);
+    affineMultiply(this.rootFrame, 0, this.skinScratch, 0, this.rootToR, 0);
+    writeSkinning(plan, this.rotations, this.positions, this.rootFrame, this.skinScratch, this.skinWorld);
+  }
+
+  /**
+   * Output 'matrices': writes the last apply()'s pose to the bone objects (quaternions, the hips'
+   * position, their matrix and matrixWorld) and updates the world matrices of objects attached to
+   * them, for code that reads bones (attachments, SkeletonHelper, raycasts). Bones nothing drives
+   * keep their bind local transform. With output 'bones' apply() already does this (three updates
+   * the matrices).
+   */
+  updateBoneObjects(): void {
+    if (this.output === 'bones') return;
+    this.writeBones();
+    const objects = this.rig.objects;
+    objects[0].parent?.updateWorldMatrix(true, false);
+    for (const o of objects) {
+      o.updateMatrix();
+      if (o.parent) o.matrixWorld.multiplyMatrices(o.parent.matrixWorld, o.matrix); else o.matrixWorld.copy(o.matrix);
+      for (const c of o.children) if (!this.rigObjects.has(c)) c.updateMatrixWorld(true);
+    }
+  }
+
+  /**
+   * Output 'matrices': gives the skeletons and bones back to three (their own update() and matrix
+   * updates). The retargeter must not be used afterwards.
+   */
+  dispose(): void {
+    for (const plan of this.plans) delete (plan.skeleton as { update?: unknown }).update;
+    for (const [m, g] of this.geometries) m.geometry = g;
+    this.geometries.length = 0;
+    const hips = this.rig.objects[0];
+    if (this.detachedFrom !== null && hips.parent === this.detachedFrom && !this.detachedFrom.children.includes(hips)) this.detachedFrom.children.push(hips);
+    this.detachedFrom = null;
+    if (this.plans.length > 0) for (const o of this.rig.objects) { o.matrixAutoUpdate = true; o.matrixWorldAutoUpdate = true; }
   }
 
   /** Forget the character's placement: the next apply() puts it at the controller's root. */
@@ -170,8 +375,12 @@ export class ThreeRetargeter {
     if (c.db !== this.db) throw new RangeError('ThreeRetargeter.apply: the controller plays another database than this retargeter was made for');
     this.place(c);
     this.retarget(c);
-    if (this.footIK) { this.plantFoot(c, 0); this.plantFoot(c, 1); this.forwardKinematics(true); }
-    this.write(c);
+    if (this.footIK) {
+      this.plantFoot(c, 0); this.plantFoot(c, 1);
+      this.forwardKinematicsFromLocals(this.legTails[0]); this.forwardKinematicsFromLocals(this.legTails[1]);
+    }
+    if (this.output === 'bones') this.writeBones();
+    this.writeRoot(c);
   }
 
   /** The character's world position: the controller's root motion scaled by the leg ratio. */
@@ -201,11 +410,11 @@ export class ThreeRetargeter {
 
   /** Step 2: world rotations of the paired joints from the database's, the rest from the bind pose. */
   private retarget(c: RetargetSource): void {
-    const rig = this.rig, J = rig.names.length, W = this.rotations, src = this.pairs.source, corr = this.pairs.correction;
-    const inv = this.invRoot, v = this.v;
+    const rig = this.rig, W = this.rotations, src = this.pairs.source, corr = this.pairs.correction;
+    const inv = this.invRoot, v = this.v, active = this.active;
     inv[0] = -c.rootRotation[0]; inv[1] = -c.rootRotation[1]; inv[2] = -c.rootRotation[2]; inv[3] = c.rootRotation[3];
-    for (let j = 0; j < J; j++) {
-      const s = src[j], p = rig.parents[j];
+    for (let a = 0; a < active.length; a++) {
+      const j = active[a], s = src[j], p = rig.parents[j];
       if (s >= 0) {
         quatMultiply(this.q, 0, inv, 0, c.worldRotations, 4 * s);
         quatMultiply(W, 4 * j, this.q, 0, corr, 4 * j);
@@ -220,24 +429,26 @@ export class ThreeRetargeter {
     for (let d = 0; d < 3; d++) v[d] = c.worldPositions[3 * hs + d] - c.rootPosition[d];
     quatRotateVec3(v, 3, inv, 0, v, 0);
     this.positions[0] = k * v[3]; this.positions[1] = k * v[4] + this.lift; this.positions[2] = k * v[5];
-    this.forwardKinematics(false);
+    this.forwardKinematicsFromRotations();
   }
 
-  /**
-   * Positions from the rotations (fromLocals false: world rotations given, locals derived) or
-   * world transforms from the locals (fromLocals true; the hips' world transform is kept).
-   */
-  private forwardKinematics(fromLocals: boolean): void {
-    const rig = this.rig, J = rig.names.length, W = this.rotations, P = this.positions, L = this.locals;
-    for (let j = 1; j < J; j++) {
-      const p = rig.parents[j];
-      if (fromLocals) {
-        composeJoint(P, W, j, P, 3 * p, W, 4 * p, rig.offsets, 3 * j, L, 4 * j);
-      } else {
-        quatInvMultiply(L, 4 * j, W, 4 * p, W, 4 * j);
-        quatRotateVec3(this.v, 0, W, 4 * p, rig.offsets, 3 * j);
-        P[3 * j] = P[3 * p] + this.v[0]; P[3 * j + 1] = P[3 * p + 1] + this.v[1]; P[3 * j + 2] = P[3 * p + 2] + this.v[2];
-      }
+  /** Positions and locals of the active joints from their world rotations (the hips' position given). */
+  private forwardKinematicsFromRotations(): void {
+    const rig = this.rig, W = this.rotations, P = this.positions, L = this.locals, active = this.active;
+    for (let a = 1; a < active.length; a++) {
+      const j = active[a], p = rig.parents[j];
+      quatInvMultiply(L, 4 * j, W, 4 * p, W, 4 * j);
+      quatRotateVec3(this.v, 0, W, 4 * p, rig.offsets, 3 * j);
+      P[3 * j] = P[3 * p] + this.v[0]; P[3 * j + 1] = P[3 * p + 1] + this.v[1]; P[3 * j + 2] = P[3 * p + 2] + this.v[2];
+    }
+  }
+
+  /** World transforms of `joints` (parents first) from their locals and their parents' world transforms. */
+  private forwardKinematicsFromLocals(joints: Int32Array): void {
+    const rig = this.rig, W = this.rotations, P = this.positions, L = this.locals;
+    for (let a = 0; a < joints.length; a++) {
+      const j = joints[a], p = rig.parents[j];
+      composeJoint(P, W, j, P, 3 * p, W, 4 * p, rig.offsets, 3 * j, L, 4 * j);
     }
   }
 
@@ -273,8 +484,8 @@ export class ThreeRetargeter {
     quatInvMultiply(this.locals, 4 * foot, this.rotations, 4 * knee, this.footRot, 0);
   }
 
-  /** Step 4: the driven bones' rotations, the hips' position, the root's placement. */
-  private write(c: RetargetSource): void {
+  /** Step 4 (output 'bones'): the driven bones' rotations and the hips' position. */
+  private writeBones(): void {
     const rig = this.rig, W = this.rotations, L = this.locals, q = this.q, v = this.v;
     const written = this.written;
     for (let i = 0; i < written.length; i++) {
@@ -293,8 +504,12 @@ export class ThreeRetargeter {
     const s = 1 / rig.frameScale;
     v[3] *= s; v[4] *= s; v[5] *= s;
     hips.position.fromArray(v, 3);
-    // The root: the character's position, the controller's facing turned by the rig's own.
-    quatMultiply(q, 4, c.rootRotation, 0, rig.facingTurn, 0);
+  }
+
+  /** Step 4: the root's placement: the character's position, the controller's facing turned by the rig's own. */
+  private writeRoot(c: RetargetSource): void {
+    const q = this.q;
+    quatMultiply(q, 4, c.rootRotation, 0, this.rig.facingTurn, 0);
     this.root.position.fromArray(this.position, 0);
     this.root.quaternion.fromArray(q, 4);
   }

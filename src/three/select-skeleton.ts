@@ -19,6 +19,8 @@ export interface SelectedSkeleton {
   readonly root: Object3D;
   /** The skinned meshes bound to it (for the caller's information). */
   readonly meshes: SkinnedMesh[];
+  /** Their skeletons, each once (meshes may share one): what the 'matrices' output writes. */
+  readonly skeletons: Skeleton[];
 }
 
 function isSkeleton(x: unknown): x is Skeleton {
@@ -98,5 +100,5 @@ function fromGroup(skeletons: Skeleton[], meshes: SkinnedMesh[], root: Object3D)
   for (const s of skeletons) for (const b of s.bones) if (b) set.add(b);
   const top = topBone([...set][0]);
   top.traverse((o) => { if ((o as Bone).isBone) set.add(o); });
-  return { bones: [...set], top, root, meshes };
+  return { bones: [...set], top, root, meshes, skeletons: [...new Set(skeletons)] };
 }

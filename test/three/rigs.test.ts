@@ -9,7 +9,7 @@ import { buildDatabase, builtinSources, Matcher, MatcherSearchPort, MotionMatchi
 import type { Database } from '../../src/database/database.js';
 import { ThreeRetargeter, parseGlb, type ThreeRetargeterOptions } from '../../src/three/index.js';
 import { buildGlb, databaseRig, type RigSpec } from './fixtures.js';
-import { mixamoRig, unrealRig, vrmRig } from './rigs.js';
+import { mixamo65Rig, mixamoRig, unrealRig, vroidRig, vrmRig } from './rigs.js';
 import { Recorder, jointSets, type Measures } from './measure.js';
 
 const DT = 1 / 60, STEPS = 600;
@@ -19,6 +19,10 @@ const CASES: Case[] = [
   { name: 'mixamo', spec: (db) => ({ bones: mixamoRig(databaseRig(db)), armatureScale: 0.01 }) },
   { name: 'unreal', spec: (db) => ({ bones: unrealRig(databaseRig(db)) }) },
   { name: 'vrm', spec: (db) => ({ bones: vrmRig(databaseRig(db)) }) },
+  { name: 'mixamo 65 bones', spec: (db) => ({ bones: mixamo65Rig(databaseRig(db)), armatureScale: 0.01 }) },
+  { name: 'vroid', spec: (db) => ({ bones: vroidRig(databaseRig(db)) }) },
+  // The crowd path (skinning matrices written directly), measured on its bones after updateBoneObjects().
+  { name: 'unreal, output matrices', spec: (db) => ({ bones: unrealRig(databaseRig(db)) }), options: { output: 'matrices', keepBonesInScene: true } },
   // Diagnostics: each switches one part off and must fail a check.
   { name: 'unreal without bind-pose correction', spec: (db) => ({ bones: unrealRig(databaseRig(db)) }), options: { bindPoseCorrection: false } },
   { name: 'unreal without rest alignment', spec: (db) => ({ bones: unrealRig(databaseRig(db)) }), options: { restAlignment: false } },
@@ -55,6 +59,7 @@ beforeAll(async () => {
     c.update(DT, input, search);
     for (const ch of chars) {
       ch.r.apply(c);
+      ch.r.updateBoneObjects();
       ch.gltf.scene.updateMatrixWorld(true);
       const engineDirs = ch.eRec.record(c, c.worldPositions[3 * hips + 1], null);
       ch.tRec.record(c, ch.r.naturalLegRatio * c.worldPositions[3 * hips + 1], engineDirs);
@@ -91,9 +96,14 @@ describe('three adapter: rigs unlike the capture', () => {
     expect(results.get('unreal')!.boneMap).not.toContain('twist');
     expect(results.get('vrm')!.boneMap).toContain('chest=chest');
     expect(results.get('vrm')!.boneMap).not.toContain('Toes');
+    expect(results.get('mixamo 65 bones')!.boneMap).toContain('leftHand=mixamorigLeftHand');
+    expect(results.get('mixamo 65 bones')!.boneMap).not.toMatch(/Thumb|Index|_End/);
+    expect(results.get('vroid')!.boneMap).toContain('upperChest=J_Bip_C_UpperChest');
+    expect(results.get('vroid')!.boneMap).toContain('leftToes=J_Bip_L_ToeBase');
+    expect(results.get('vroid')!.boneMap).not.toMatch(/J_Sec|Thumb|Index/);
   });
 
-  for (const name of ['mixamo', 'unreal', 'vrm']) {
+  for (const name of ['mixamo', 'unreal', 'vrm', 'mixamo 65 bones', 'vroid', 'unreal, output matrices']) {
     it(`${name}: skate, floor, knees, hips and limbs within bounds`, () => {
       expect(failures(results.get(name)!)).toEqual([]);
     });

@@ -147,3 +147,75 @@ export function vrmRig(base: RigBone[]): RigBone[] {
   };
   return variantRig(base, { names, axes: 'identity', yaw: Math.PI, scale: (n) => (LEG.has(n) ? 0.8 : 0.9) });
 }
+
+const FINGERS = ['Thumb', 'Index', 'Middle', 'Ring', 'Pinky'];
+
+/** Four bones per finger on each hand, spread across the hand (bind positions from the hand's). */
+function fingerExtras(hand: (side: 'Left' | 'Right') => string, name: (side: 'Left' | 'Right', finger: string, k: number) => string, bones = 4): NonNullable<VariantOptions['extras']> {
+  const out: NonNullable<VariantOptions['extras']> = [];
+  for (const side of ['Left', 'Right'] as const) {
+    const sign = side === 'Left' ? 1 : -1;
+    FINGERS.forEach((f, i) => {
+      for (let k = 1; k <= bones; k++) {
+        const parent = k === 1 ? hand(side) : name(side, f, k - 1);
+        out.push({ name: name(side, f, k), parent, pos: (p) => plus(p(parent), k === 1 ? [sign * 0.08, 0, (i - 2) * 0.018] : [sign * 0.025, 0, 0]) });
+      }
+    });
+  }
+  return out;
+}
+
+/**
+ * Mixamo as Mixamo ships it: 65 bones (the 22 body bones, four per finger with the _End-like
+ * fourth, HeadTop_End and two Toe_End), Y along the bones, T-pose, cm under a 0.01 armature, legs 1.1x.
+ */
+export function mixamo65Rig(base: RigBone[]): RigBone[] {
+  const m = (n: string): string => `mixamorig:${n}`;
+  const names: Record<string, string> = {
+    pelvis: m('Hips'), spine_01: m('Spine'), spine_02: m('Spine1'), spine_03: m('Spine2'), neck: m('Neck'), head: m('Head'),
+    clavicle_l: m('LeftShoulder'), upperarm_l: m('LeftArm'), lowerarm_l: m('LeftForeArm'), hand_l: m('LeftHand'),
+    clavicle_r: m('RightShoulder'), upperarm_r: m('RightArm'), lowerarm_r: m('RightForeArm'), hand_r: m('RightHand'),
+    thigh_l: m('LeftUpLeg'), calf_l: m('LeftLeg'), foot_l: m('LeftFoot'), toe_l: m('LeftToeBase'),
+    thigh_r: m('RightUpLeg'), calf_r: m('RightLeg'), foot_r: m('RightFoot'), toe_r: m('RightToeBase'),
+  };
+  return variantRig(base, {
+    names, axes: 'y',
+    scale: (n) => (LEG.has(n) ? 1.1 : 1),
+    extras: [
+      { name: m('HeadTop_End'), parent: m('Head'), pos: (p) => plus(p(m('Head')), [0, 0.18, 0]) },
+      { name: m('LeftToe_End'), parent: m('LeftToeBase'), pos: (p) => plus(p(m('LeftToeBase')), [0, 0, 0.07]) },
+      { name: m('RightToe_End'), parent: m('RightToeBase'), pos: (p) => plus(p(m('RightToeBase')), [0, 0, 0.07]) },
+      ...fingerExtras((s) => m(`${s}Hand`), (s, f, k) => m(`${s}Hand${f}${k}`)),
+    ],
+  });
+}
+
+/**
+ * VRoid Studio's export (a VRM's skeleton as three's loader gives it): J_Bip_* humanoid bones with an
+ * upper chest, three bones per finger, J_Sec_* hair and skirt chains (secondary bones the spring
+ * bones move, nothing the adapter drives), arms 10 degrees below horizontal, legs 0.95x, facing -Z.
+ */
+export function vroidRig(base: RigBone[]): RigBone[] {
+  const j = (side: 'C' | 'L' | 'R', n: string): string => `J_Bip_${side}_${n}`;
+  const names: Record<string, string> = {
+    pelvis: j('C', 'Hips'), spine_01: j('C', 'Spine'), spine_02: j('C', 'Chest'), spine_03: j('C', 'UpperChest'), neck: j('C', 'Neck'), head: j('C', 'Head'),
+    clavicle_l: j('L', 'Shoulder'), upperarm_l: j('L', 'UpperArm'), lowerarm_l: j('L', 'LowerArm'), hand_l: j('L', 'Hand'),
+    clavicle_r: j('R', 'Shoulder'), upperarm_r: j('R', 'UpperArm'), lowerarm_r: j('R', 'LowerArm'), hand_r: j('R', 'Hand'),
+    thigh_l: j('L', 'UpperLeg'), calf_l: j('L', 'LowerLeg'), foot_l: j('L', 'Foot'), toe_l: j('L', 'ToeBase'),
+    thigh_r: j('R', 'UpperLeg'), calf_r: j('R', 'LowerLeg'), foot_r: j('R', 'Foot'), toe_r: j('R', 'ToeBase'),
+  };
+  const hair: NonNullable<VariantOptions['extras']> = [];
+  for (let k = 1; k <= 4; k++) {
+    const parent = k === 1 ? j('C', 'Head') : `J_Sec_Hair${k - 1}_01`;
+    hair.push({ name: `J_Sec_Hair${k}_01`, parent, pos: (p) => plus(p(parent), k === 1 ? [0, 0.12, -0.08] : [0, -0.06, -0.02]) });
+  }
+  for (const [side, sign] of [['L', 1], ['R', -1]] as const) {
+    hair.push({ name: `J_Sec_${side}_Skirt_01`, parent: j('C', 'Hips'), pos: (p) => plus(p(j('C', 'Hips')), [sign * 0.12, -0.05, 0.05]) });
+    hair.push({ name: `J_Sec_${side}_Skirt_02`, parent: `J_Sec_${side}_Skirt_01`, pos: (p) => plus(p(`J_Sec_${side}_Skirt_01`), [sign * 0.02, -0.15, 0.01]) });
+  }
+  return variantRig(base, {
+    names, axes: 'identity', yaw: Math.PI, armDrop: (10 * Math.PI) / 180,
+    scale: (n) => (LEG.has(n) ? 0.95 : 0.92),
+    extras: [...hair, ...fingerExtras((s) => j(s === 'Left' ? 'L' : 'R', 'Hand'), (s, f, k) => j(s === 'Left' ? 'L' : 'R', `${f === 'Thumb' ? 'Thumb' : f}${k}`), 3)],
+  });
+}

@@ -275,7 +275,9 @@ export class CharacterView {
     for (let i = 0; i < this.clones.length; i++) if (this.clones[i].agent < 0) return i;
     if (this.clones.length >= this.maxClones) return -1;
     const root = CharacterView.copy(this.source);
-    const rig = new ThreeRetargeter(this.db, root);
+    // The crowd's path: skinning matrices written straight from the pose, bones out of the scene
+    // graph (nothing reads a clone's bones), geometry shared by every clone (docs/three.md).
+    const rig = new ThreeRetargeter(this.db, root, { output: 'matrices' });
     root.visible = false;
     this.scene.add(root);
     this.clones.push({ root, rig, agent: -1 });
