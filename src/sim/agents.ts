@@ -8,6 +8,7 @@ import { digestInit, digestWords, digestHex } from './hash.js';
 import { terrainGround, type TerrainSpec } from './terrain/terrain.js';
 import { OverlayAgents } from './overlay/agents.js';
 import type { OverlaySimulation } from './overlay/schedule.js';
+import { locomotionTags, type SearchTags } from './search-tags.js';
 import type { OverlayStats } from './overlay/metrics.js';
 import { CrowdLod, type LodCounts } from '../runtime/crowd/crowd-lod.js';
 import type { LodLevel } from '../runtime/lod/levels.js';
@@ -41,6 +42,11 @@ export interface SimulationConfig {
   terrain?: TerrainSpec | null;
   /** Overlays the agents play on a seeded schedule (`simulate --overlay TAG`; src/sim/overlay/agents.ts). */
   overlay?: OverlaySimulation;
+  /**
+   * Tags the locomotion searches keep to (`--require-tag`, `--exclude-tag`; search-tags.ts). With
+   * overlays, the overlay's tag is left out of locomotion unless required.
+   */
+  tags?: SearchTags | null;
   /** Levels of detail by distance to a seeded camera (lod/camera.ts) and a search budget; absent: full detail. */
   lod?: SimulationLod | null;
 }
@@ -182,13 +188,16 @@ export class AgentGroup {
     // most steps: fetching its pose buffers too (7 KB) spends memory bandwidth. Measured, 20,000
     // agents x 3 s on one thread, three alternating pairs: 359-369k agent-steps/s against 327-340k.
     this.lodPrefetch = Int32Array.from(this.lod?.levels ?? [], (l) => (l.poseEvery > 1 ? driverSize + STATE_SIZE : this.hotSize));
+    const tags = locomotionTags(db, cfg.tags, cfg.overlay?.tag ?? null);
     for (let i = 0; i < count; i++) {
       const a = ids[i], block = i * agentSize, at = block + driverSize;
       const c = new MotionMatchingController(db, options, storage.subarray(at, at + controllerSize));
       // Spread agents on a grid so that their positions (and digests) differ from the start.
       c.reset(c.frame, 3 * (a % 64), 3 * Math.floor(a / 64), 0);
       this.controllers.push(c);
-      this.drivers.push(new ScriptedDriver(cfg.scenario, cfg.seed, a, this.dt, storage.subarray(block, block + driverSize)));
+      const driver = new ScriptedDriver(cfg.scenario, cfg.seed, a, this.dt, storage.subarray(block, block + driverSize));
+      driver.searchTags(tags.require, tags.exclude);
+      this.drivers.push(driver);
       this.inputs.push(createInput());
       // Trajectory predictions are sampled at the search cadence (0.1 s), as the controller makes them.
       this.meters.push(new QualityMeter(c, this.lod ? this.lod.levelStats[0] : this.stats, this.dt, predictEvery, storage.subarray(at + controllerSize, block + agentSize)));

@@ -36,6 +36,9 @@ export class ScriptedDriver {
   static readonly storageSize = D_RADIUS + 1;
   readonly kind: Exclude<ScenarioName, 'mixed'>;
   private readonly S: Float64Array;
+  /** Tag filters the driven character's locomotion searches keep to (null: none; see searchTags). */
+  private requireTags: readonly string[] | null = null;
+  private excludeTags: readonly string[] | null = null;
 
   /**
    * `dt`: seconds per step (every drive() call advances the script by it). `storage` (optional, at
@@ -76,6 +79,16 @@ export class ScriptedDriver {
     this.S[D_RADIUS] = r;
   }
 
+  /**
+   * The tags every input asks the search for: only frames with all of `require`, none with any of
+   * `exclude` (empty or null: no filter). E.g. exclude the gestures a crowd plays as overlays, so
+   * that a standing character does not idle on a bow.
+   */
+  searchTags(require: readonly string[] | null, exclude: readonly string[] | null): void {
+    this.requireTags = require !== null && require.length > 0 ? [...require] : null;
+    this.excludeTags = exclude !== null && exclude.length > 0 ? [...exclude] : null;
+  }
+
   /** Starts the script over (e.g. after the agent was placed somewhere new) heading along `yaw`. */
   restart(yaw: number): void {
     const S = this.S;
@@ -103,8 +116,8 @@ export class ScriptedDriver {
     input.velocityX = S[D_SIN] * speed;
     input.velocityZ = S[D_COS] * speed;
     input.facing = S[D_FACE_EXPLICITLY] !== 0 ? heading + S[D_FACING_OFFSET] : Number.NaN;
-    input.requireTags = null;
-    input.excludeTags = null;
+    input.requireTags = this.requireTags;
+    input.excludeTags = this.excludeTags;
     S[D_TIME] += S[D_DT];
   }
 

@@ -9,6 +9,7 @@ import { shareDatabase } from './shared-arrays.js';
 import { estimateSimulationMemory, requireSimulationFits } from './memory-node.js';
 import { workerExecArgv } from '../util/worker-node.js';
 import { OverlayStats } from './overlay/metrics.js';
+import { checkSearchTags } from './search-tags.js';
 import { parseBoneMaskSpec } from '../runtime/overlay/bone-mask.js';
 import { overlayIndex } from '../runtime/overlay/search.js';
 import { shareTerrain } from './terrain/terrain.js';
@@ -129,6 +130,7 @@ async function runInWorkers(db: Database, matcher: Matcher, o: SimulationOptions
   if (script.protocol === 'file:' && !existsSync(script)) throw new Error(`simulate: ${script.pathname} not found; run \`npm run build\` (workers run the compiled JavaScript)`);
   // Overlay settings that do not fit the database fail here, once, not in every worker.
   if (o.overlay) overlayIndex(db, o.overlay.tag, parseBoneMaskSpec(o.overlay.mask, db));
+  checkSearchTags(db, o.tags);
   const shared = shareDatabase(db, databaseRuntime(db));
   // Blocks of agents dealt round robin (worker-split.ts): the costly agents near the camera spread
   // over every thread, and budget blocks stay whole.
@@ -140,7 +142,7 @@ async function runInWorkers(db: Database, matcher: Matcher, o: SimulationOptions
     // layers from them (a height field's heights are shared, not copied per worker).
     const cfg: SimulationConfig = {
       agents: o.agents, seconds: o.seconds, hz: o.hz, seed: o.seed, scenario: o.scenario, method: o.method, footIK: o.footIK, recordAgent: o.recordAgent, controller: o.controller,
-      terrain: o.terrain ? shareTerrain(o.terrain) : null, ...(o.overlay ? { overlay: o.overlay } : {}), lod: o.lod,
+      terrain: o.terrain ? shareTerrain(o.terrain) : null, ...(o.overlay ? { overlay: o.overlay } : {}), lod: o.lod, tags: o.tags ?? null,
     };
     const ready = await Promise.all(workers.map((w, i) => request(w, {
       type: 'init', db: shared.db, rt: shared.rt, handle: matcher.shareSlot(ranges[i].reduce((n, r) => n + r[1], 0)), ranges: ranges[i], cfg, warmup: o.warmup !== false,

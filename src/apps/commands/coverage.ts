@@ -4,6 +4,7 @@
  */
 import { basename } from 'node:path';
 import { parseCommandArgs, integerOption, numberOption, UsageError } from '../args.js';
+import { MAX_TAG_OPTIONS, TAG_OPTIONS, searchTagsOption } from '../tag-options.js';
 import { readDatabaseArgument } from '../database-file.js';
 import { createProgress } from '../../util/progress.js';
 import { writeFileAtomic } from '../../util/files-node.js';
@@ -14,8 +15,6 @@ import { computeCoverage, type CoverageReport } from '../../tools/coverage/cover
 import { coverageHtml } from '../../tools/coverage/html.js';
 import { DEFAULT_DIRECTIONS, DEFAULT_SPEED_BANDS, DEFAULT_TURN_RATES, MAX_COVERAGE_SPEEDS, MAX_COVERAGE_TURN_RATES } from '../../tools/coverage/grid.js';
 
-/** Most --require-tag and most --exclude-tag options (a database has at most 32 tags). */
-const MAX_TAG_OPTIONS = 64;
 import { DEFAULT_CELL_RUN } from '../../tools/coverage/run.js';
 import { readSettingsFile } from '../../sim/settings/options-file-node.js';
 import { applySchemaWeights } from '../../sim/settings/options-file.js';
@@ -86,8 +85,7 @@ export async function coverageCommand(argv: string[]): Promise<number> {
     directions: { type: 'string' },
     'turn-rates': { type: 'string' },
     seconds: { type: 'string' },
-    'require-tag': { type: 'string', multiple: true },
-    'exclude-tag': { type: 'string', multiple: true },
+    ...TAG_OPTIONS,
     options: { type: 'string' },
     'cost-only': { type: 'boolean' },
     requests: { type: 'string' },
@@ -100,10 +98,7 @@ export async function coverageCommand(argv: string[]): Promise<number> {
   if (dbPath === undefined || dbPath === '') throw new UsageError('name the database to measure (a .mmdb file from `motionmatch build`)', COVERAGE_USAGE);
   if (values.options === '') throw new UsageError('--options needs a file name', COVERAGE_USAGE);
   if (values.speeds !== undefined && values['speed-bands'] !== undefined) throw new UsageError('give --speeds or --speed-bands, not both', COVERAGE_USAGE);
-  for (const option of ['require-tag', 'exclude-tag'] as const) {
-    const n = values[option]?.length ?? 0;
-    if (n > MAX_TAG_OPTIONS) throw new UsageError(`--${option} is given ${n} times; at most ${MAX_TAG_OPTIONS} (a database has at most 32 tags)`, COVERAGE_USAGE);
-  }
+  searchTagsOption(values, COVERAGE_USAGE); // counts and empty names
   const speeds = numberList(values.speeds, 'speeds', MAX_COVERAGE_SPEEDS, 'like --speed-bands: every speed adds a ring of requests, each a controller run');
   if (speeds?.some((s) => !(s > 0 && s <= 20))) throw new UsageError(`--speeds must be moving speeds in (0, 20] m/s (standing is always measured), got "${values.speeds}"`, COVERAGE_USAGE);
   const turnRates = numberList(values['turn-rates'], 'turn-rates', MAX_COVERAGE_TURN_RATES, 'each is measured both ways at every speed and direction, each request a controller run');

@@ -19,6 +19,8 @@ import { QUALITY_SCENARIOS, dataLevel, runQualityScenarios, type ScenarioQuality
 import { formatQualityTable, qualityVerdictLines } from '../../tools/quality/table.js';
 import { qualitySvg } from '../../tools/quality/svg.js';
 import { parseCommandArgs, integerOption, numberOption, UsageError } from '../args.js';
+import { TAG_OPTIONS, searchTagsOption, tagOptionsUsage } from '../tag-options.js';
+import { checkSearchTags, searchTagsText } from '../../sim/search-tags.js';
 import { readDatabaseArgument } from '../database-file.js';
 import { checkOutputFile } from '../output-file.js';
 import { oneLineWorkerErrors } from '../worker-error.js';
@@ -32,6 +34,7 @@ const MIN_SECONDS = 2;
 
 export const QUALITY_USAGE = `usage: motionmatch quality [DB] [--db FILE] [--agents N] [--seconds S] [--hz H] [--seed K] [--workers W]
                            [--options FILE] [--terrain hills|steps|FILE] [--json] [--svg FILE]
+                           [--require-tag TAG ...] [--exclude-tag TAG ...]
 
   Measures the animation quality on a database from what a viewer sees: one deterministic
   simulation per scripted scenario (${QUALITY_SCENARIOS.join(', ')}), the same crowd, length and seed for
@@ -57,7 +60,9 @@ export const QUALITY_USAGE = `usage: motionmatch quality [DB] [--db FILE] [--age
   --json           print one JSON object: settings, targets, the data's level, and each scenario's
                    full quality report with its verdicts and ratios to the data
   --svg FILE       also draw the figures as an SVG chart: one bar per scenario for each measure,
-                   the targets and the data's level marked`;
+                   the targets and the data's level marked
+${tagOptionsUsage('the searches')}
+                   (the data's level is still the whole database played plainly)`;
 
 /** The joint's name, or '–' for none (-1). */
 function jointName(db: Database, joint: number): string {
@@ -80,6 +85,7 @@ export async function qualityCommand(argv: string[]): Promise<number> {
     terrain: { type: 'string' },
     json: { type: 'boolean' },
     svg: { type: 'string' },
+    ...TAG_OPTIONS,
     help: { type: 'boolean', short: 'h' },
   }, QUALITY_USAGE);
   if (values.help) { process.stdout.write(QUALITY_USAGE + '\n'); return 0; }
@@ -95,6 +101,7 @@ export async function qualityCommand(argv: string[]): Promise<number> {
   const workers = integerOption(values.workers, 'workers', QUALITY_USAGE, 1, 64) ?? 1;
   const hz = integerOption(values.hz, 'hz', QUALITY_USAGE, 10, 240) ?? QUALITY_DEFAULTS.hz;
   const json = !!values.json;
+  const tags = searchTagsOption(values, QUALITY_USAGE);
   if (values.terrain === '') throw new UsageError(`--terrain needs ${TERRAIN_KINDS.join(', ')} or a height field file`, QUALITY_USAGE);
   // Before the run, not after it: the chart may not replace the database, settings or terrain file.
   checkOutputFile(values.svg, '--svg', 'SVG chart', QUALITY_USAGE, [
@@ -110,11 +117,12 @@ export async function qualityCommand(argv: string[]): Promise<number> {
   const t0 = performance.now();
   const loaded: Database = dbPath !== undefined ? readDatabaseArgument(dbPath) : buildDatabase(builtinSources());
   const db = engineSettings ? applySchemaWeights(loaded, engineSettings, values.options) : loaded;
+  try { checkSearchTags(db, tags); } catch (e) { throw new UsageError((e as Error).message, QUALITY_USAGE); }
   const source = dbPath ?? 'builtin';
   const bar = createProgress('quality', !json && !!process.stderr.isTTY);
   let rows: ScenarioQuality[];
   try {
-    const run = { agents, seconds, hz, seed, workers, controller: engineSettings?.controller };
+    const run = { agents, seconds, hz, seed, workers, controller: engineSettings?.controller, tags };
     rows = await oneLineWorkerErrors(() => terrain
       ? runTerrainQuality(db, {
         ...run, onProgress: (i, n, done, total) => bar.update(i * total + done, n * total, `${QUALITY_SCENARIOS[i % 4]}${i >= 4 ? ` on ${terrainName(terrain)}` : ''} (${i + 1}/${n})`),
@@ -139,7 +147,7 @@ export async function qualityCommand(argv: string[]): Promise<number> {
   if (json) {
     process.stdout.write(JSON.stringify({
       db: { source, frames: db.frameCount, clips: db.clips.length },
-      settings: { ...settings, workers, method: 'kdtree', options: values.options ?? null },
+      settings: { ...settings, workers, method: 'kdtree', options: values.options ?? null, tags },
       targets: terrain ? { ...QUALITY_TARGETS, ...TERRAIN_QUALITY_TARGETS } : QUALITY_TARGETS,
       ...(terrain ? { terrain: terrainReport(terrain) } : {}),
       columns: columns.map((c) => ({ key: c.key, label: c.label, unit: c.unit, target: c.target ?? null, diagnostic: c.diagnostic ?? false, data: c.data ? columnDataValue(c, data) : null })),
@@ -156,7 +164,7 @@ export async function qualityCommand(argv: string[]): Promise<number> {
     return 0;
   }
   process.stdout.write([
-    `quality on ${dbText}: ${describeSettings(settings)}${values.options !== undefined ? `, settings ${values.options}` : ''}`,
+    `quality on ${dbText}: ${describeSettings(settings)}${values.options !== undefined ? `, settings ${values.options}` : ''}${tags ? `, searches ${searchTagsText(tags)}` : ''}`,
     ...(terrain ? [`each scenario on flat ground, then on ${describeTerrain(terrain)}`] : []),
     '',
     ...formatQualityTable(rows, data, columns),

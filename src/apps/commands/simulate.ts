@@ -30,6 +30,8 @@ import type { SimulationLod } from '../../sim/agents.js';
 import { lodText } from '../../sim/lod/report.js';
 import { readLodTableFile } from '../../sim/lod/file-node.js';
 import { BUDGET_BLOCK } from '../../runtime/lod/search-budget.js';
+import { TAG_OPTIONS, searchTagsOption, tagOptionsUsage } from '../tag-options.js';
+import { checkSearchTags, searchTagsText } from '../../sim/search-tags.js';
 
 export const SIMULATE_USAGE = `usage: motionmatch simulate [--db FILE] [--agents N] [--seconds S] [--hz H] [--seed K]
                             [--workers W] [--scenario wander|path|stop-go|strafe|mixed]
@@ -38,6 +40,7 @@ export const SIMULATE_USAGE = `usage: motionmatch simulate [--db FILE] [--agents
                             [--shard I/N | --shard auto/N] [--out FILE] [--json]
                             [--overlay TAG [--overlay-mask SPEC] [--overlay-mode override|additive]]
                             [--lod [--search-budget N] [--lod-levels FILE]]
+                            [--require-tag TAG ...] [--exclude-tag TAG ...]
 
   Runs N headless agents, each with its own motion matching controller, driven by seeded scripted
   inputs, stepped at H Hz with every step's searches answered in one batch. Deterministic: the same
@@ -72,7 +75,11 @@ export const SIMULATE_USAGE = `usage: motionmatch simulate [--db FILE] [--agents
   --search-budget N  with --lod: at most N searches per step for the whole crowd; the least urgent wait
                      (oldest query first, then the largest trajectory deviation)
   --lod-levels FILE  with --lod: the level table and hysteresis (JSON, docs/lod.md "Level tables")
-                     instead of the default four levels`;
+                     instead of the default four levels
+${tagOptionsUsage('locomotion searches')}
+                     With --overlay TAG, frames tagged TAG are left out of locomotion unless required:
+                     the overlay plays them over the walk (chosen by the walk, a standing agent idled
+                     on a bow); tag their standing first and last frames with another tag to keep them.`;
 
 const METHODS: readonly SearchMethod[] = ['kdtree', 'aabb', 'brute', 'early'];
 const BACKENDS: ReadonlyArray<Backend | 'auto'> = ['auto', 'wasm-simd', 'wasm-scalar', 'js'];
@@ -103,6 +110,7 @@ export async function simulateCommand(argv: string[]): Promise<number> {
     lod: { type: 'boolean' },
     'search-budget': { type: 'string' },
     'lod-levels': { type: 'string' },
+    ...TAG_OPTIONS,
     json: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   }, SIMULATE_USAGE);
@@ -155,9 +163,11 @@ export async function simulateCommand(argv: string[]): Promise<number> {
   const settings = values.options !== undefined ? readSettingsFile(values.options) : null;
   const terrain = terrainArgument(values.terrain, seed);
   const overlay = overlayOption(values);
+  const tags = searchTagsOption(values, SIMULATE_USAGE);
 
   const built = values.db !== undefined ? readDatabaseArgument(values.db) : buildDatabase(builtinSources());
   const db = settings ? applySchemaWeights(built, settings, values.options) : built;
+  try { checkSearchTags(db, tags); } catch (e) { throw new UsageError((e as Error).message, SIMULATE_USAGE); }
   const bar = createProgress('simulate', !json && !!process.stderr.isTTY);
   const label = range ? `${range.count} agents (shard ${shard!.index}/${shard!.count})` : `${agents} agents`;
   const options: SimulationOptions = {
@@ -167,6 +177,7 @@ export async function simulateCommand(argv: string[]): Promise<number> {
     onProgress: (d, t) => bar.update(d, t, label),
     ...(overlay ? { overlay } : {}),
     ...(lod ? { lod } : {}),
+    ...(tags ? { tags } : {}),
   };
   if (shard && range) {
     const startedAt = new Date();
@@ -202,7 +213,7 @@ export async function simulateCommand(argv: string[]): Promise<number> {
   const exported = exportRecording(db, result.recording, exportPath, hz);
   const { recording: _omit, overlayStats, ...report } = result;
   const overlayReport = overlay && overlayStats ? overlayFiguresOf(describeOverlay(db, overlay, hz), overlayStats) : undefined;
-  const out = { ...report, db: { source: values.db ?? 'builtin', frames: db.frameCount, clips: db.clips.length }, options: values.options ?? null, terrain: terrainReport(terrain), exported, ...(overlayReport ? { overlay: overlayReport } : {}) };
+  const out = { ...report, db: { source: values.db ?? 'builtin', frames: db.frameCount, clips: db.clips.length }, options: values.options ?? null, terrain: terrainReport(terrain), ...(tags ? { tags } : {}), exported, ...(overlayReport ? { overlay: overlayReport } : {}) };
   if (values.out !== undefined) writeFileAtomic(values.out, JSON.stringify(out) + '\n', 'simulation report');
   if (json) {
     process.stdout.write(JSON.stringify(out) + '\n');
@@ -211,6 +222,7 @@ export async function simulateCommand(argv: string[]): Promise<number> {
   process.stdout.write(formatSimulationText(report, `simulated ${agents} agents for ${seconds} s at ${hz} Hz (${report.steps} steps, scenario ${scenario}, seed ${seed}) on ${workers} thread(s), ${report.backend} ${method}`) +
     (terrain ? terrainText(describeTerrain(terrain), report.quality) : '') +
     (values.options !== undefined ? `  settings     ${values.options}\n` : '') +
+    (tags ? `  tags         ${searchTagsText(tags)}\n` : '') +
     (overlayReport ? overlayText(overlayReport) : '') +
     (report.lod ? lodText(report.lod) : '') +
     (exported ? `  exported     agent ${recordAgent} to ${exported.file} (${exported.frames} frames)\n` : ''));

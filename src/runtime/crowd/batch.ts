@@ -64,6 +64,7 @@ export class CrowdSearchBatch {
     const k = this.count;
     if (k === this.owners.length) this.ensureCapacity(2 * k);
     const r = c.request;
+    this.takeTags(r.requireTags, r.excludeTags, k);
     this.queries.set(r.query, k * this.stride);
     this.bestCosts[k] = r.bestCost;
     if (r.excludeEnd > r.excludeStart) {
@@ -87,6 +88,7 @@ export class CrowdSearchBatch {
     if (n > MAX_EXCLUDED) throw new RangeError(`addExcluding: at most ${MAX_EXCLUDED} ranges, got ${n}`);
     const k = this.count;
     if (k === this.owners.length) this.ensureCapacity(2 * k);
+    this.takeTags(c.request.requireTags, c.request.excludeTags, k);
     this.queries.set(c.request.query, k * this.stride);
     this.bestCosts[k] = c.request.bestCost;
     while (this.multi.length <= k) this.multi.push(Array.from({ length: MAX_EXCLUDED }, (): [number, number] => [0, 0]));
@@ -99,6 +101,23 @@ export class CrowdSearchBatch {
     this.perQuery[k] = list;
     this.owners[k] = owner;
     this.count = k + 1;
+  }
+
+  /**
+   * The batch's tag filters: the first request's; every other request of the batch must ask for the
+   * same (one search answers them all: a crowd whose agents share their filters, as a simulation's
+   * do). Compared by reference first: a crowd passes the same arrays to every agent.
+   */
+  private takeTags(require: readonly string[] | null, exclude: readonly string[] | null, k: number): void {
+    const o = this.options;
+    if (k === 0) {
+      o.requireTags = require ?? undefined;
+      o.excludeTags = exclude ?? undefined;
+      return;
+    }
+    if (!sameTags(o.requireTags, require) || !sameTags(o.excludeTags, exclude)) {
+      throw new RangeError('CrowdSearchBatch: the requests of one batch must ask for the same tags (requireTags, excludeTags); search the others in a batch of their own');
+    }
   }
 
   /** The frame ranges the next batches search in (method 'window' needs them); undefined: the whole database. */
@@ -162,4 +181,13 @@ export class CrowdSearchBatch {
       this.rangeLists.push([range]);
     }
   }
+}
+
+/** Whether two tag lists ask for the same (undefined, null and empty: no filter). */
+function sameTags(a: readonly string[] | undefined, b: readonly string[] | null): boolean {
+  if (a === b) return true;
+  const n = a?.length ?? 0, m = b?.length ?? 0;
+  if (n !== m) return false;
+  for (let i = 0; i < n; i++) if (a![i] !== b![i]) return false;
+  return true;
 }

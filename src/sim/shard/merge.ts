@@ -8,6 +8,7 @@ import { headlineFigures, type SimulationResult } from '../simulation.js';
 import { digestOfAgentHashes, PartialReportError, type ParsedPartial, type RunIdentity } from './report.js';
 import { addTimingHistograms, timingQuantile, type TimingHistogram } from './timing.js';
 import { OverlayStats } from '../overlay/metrics.js';
+import type { SearchTags } from '../search-tags.js';
 import { overlayFiguresOf, type OverlayDescription, type OverlayFigures } from '../overlay/report.js';
 import { lodReportOf, type LodReport } from '../lod/report.js';
 import { lodCamera } from '../lod/camera.js';
@@ -36,6 +37,8 @@ export type MergedReport = Omit<SimulationResult, 'recording' | 'overlayStats'> 
   db: { source: string; frames: number; clips: number; fingerprint: string };
   /** The terrain as `simulate --json` reports it (null on flat ground). */
   terrain: Record<string, unknown> | null;
+  /** `--require-tag`/`--exclude-tag` as given (absent without them), as `simulate --json` reports them. */
+  tags?: SearchTags;
   exported: null;
   /** With overlays: the figures of all shards' agents, as `simulate --json` reports them. */
   overlay?: OverlayFigures;
@@ -61,7 +64,7 @@ function firstDifference(a: unknown, b: unknown, path: string): { path: string; 
 const WHAT: Partial<Record<string, string>> = {
   'run.motionmatch': 'motionmatch versions', 'run.seed': 'seeds', 'run.agents': 'agent counts', 'run.shards': 'shard counts',
   'run.scenario': 'scenarios', 'run.seconds': 'durations', 'run.hz': 'step rates', 'run.db.fingerprint': 'databases',
-  'run.terrain': 'terrains', 'run.overlay': 'overlay settings', 'run.lod': 'level-of-detail settings',
+  'run.terrain': 'terrains', 'run.overlay': 'overlay settings', 'run.lod': 'level-of-detail settings', 'run.tags': 'tag filters',
 };
 
 /** A value for a one-line message: its JSON, cut at 80 characters (a level table is longer), controls escaped. */
@@ -215,6 +218,7 @@ export function mergePartialReports(parts: readonly ParsedPartial[], statsOf: (p
     searchShare: searchMs / Math.max(searchMs + controllerMs, 1e-9),
     db: { source: ordered[0].report.db.source, frames: run.db.frames, clips: run.db.clips, fingerprint: run.db.fingerprint },
     terrain: ordered[0].report.terrain,
+    ...(run.tags ? { tags: run.tags } : {}),
     exported: null,
     ...(overlayStats ? { overlay: overlayFiguresOf(fastestOverlayCost(ordered), overlayStats) } : {}),
     ...(run.lod && lodCounts ? { lod: mergedLodReport(run, lodCounts, levelStats) } : {}),

@@ -38,6 +38,7 @@ import { decodeOverlayStats, encodeOverlayStats } from './quality.js';
 import { OverlayStats } from '../overlay/metrics.js';
 import type { OverlayDescription } from '../overlay/report.js';
 import type { OverlaySimulation } from '../overlay/schedule.js';
+import type { SearchTags } from '../search-tags.js';
 import { TERRAIN_KINDS, terrainReport, type TerrainSpec } from '../terrain/terrain.js';
 import { heightFieldToBinary } from '../terrain/file.js';
 import { excerpt, jsonExcerpt, parseJsonInput } from '../../util/input-text.js';
@@ -49,8 +50,9 @@ export const PARTIAL_FORMAT = 'motionmatch-simulation-shard';
  * 2: the run identity records the terrain and the overlay settings; overlay figures travel.
  * 3: the run identity records the level-of-detail settings; the levels' counts and quality travel.
  * 4: the level-of-detail settings include the level table and the hysteresis (`--lod-levels`).
+ * 5: the run identity records the locomotion searches' tag filters (`--require-tag`, `--exclude-tag`).
  */
-export const PARTIAL_VERSION = 4;
+export const PARTIAL_VERSION = 5;
 
 /** The terrain as part of a run's identity: the procedural kind and seed, or what a height field holds. */
 export type TerrainIdentity =
@@ -82,6 +84,8 @@ export interface RunIdentity {
   overlay: OverlaySimulation | null;
   /** `--lod` settings (null without levels of detail); a budget also decides the shards' ranges (shard/plan.ts shardBlock). */
   lod: ({ budget: number } & LodTableJson) | null;
+  /** `--require-tag`/`--exclude-tag` as given (null without them; the overlay's own exclusion follows from `overlay`). */
+  tags: SearchTags | null;
   shards: number;
 }
 
@@ -175,6 +179,7 @@ export function runIdentity(db: Database, o: SimulationOptions, steps: number, s
     terrain: terrainIdentity(o.terrain),
     overlay: o.overlay ? { tag: o.overlay.tag, mask: o.overlay.mask, mode: o.overlay.mode, every: [...o.overlay.every], duration: [...o.overlay.duration] } : null,
     lod: o.lod ? { budget: o.lod.budget, ...lodTableJson({ levels: [...(o.lod.levels ?? DEFAULT_LOD_LEVELS)], hysteresis: o.lod.hysteresis ?? DEFAULT_LOD_HYSTERESIS }) } : null,
+    tags: o.tags ? { require: [...o.tags.require], exclude: [...o.tags.exclude] } : null,
     shards,
   };
 }
@@ -309,6 +314,8 @@ export function parsePartialReport(source: string, file: string): ParsedPartial 
   const time: Checker = (v, at) => { if (typeof v !== 'string' || v.length > 40 || !/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/.test(v) || Number.isNaN(Date.parse(v))) fail(`${at} must be a time as simulate writes it (e.g. 2026-01-31T12:00:00.000Z), got ${jsonExcerpt(v, 40)}`); };
   const any: Checker = () => {};
   const nullOr = (fields: Record<string, Checker>): Checker => (v, at) => { if (v !== null) expectFields(file, v, at, fields); };
+  /** Tag names as --require-tag/--exclude-tag give them (a database has at most 32 tags). */
+  const tagList: Checker = (v, at) => { if (!Array.isArray(v) || v.length > 64 || !v.every((t) => typeof t === 'string' && t.length > 0 && t.length <= 256)) fail(`${at} must be a list of at most 64 tag names, got ${jsonExcerpt(v, 40)}`); };
   const range2: Checker = (v, at) => { if (!Array.isArray(v) || v.length !== 2 || !v.every((x) => typeof x === 'number' && Number.isFinite(x) && x >= 0 && x <= 86_400) || v[0] > v[1]) fail(`${at} must be [min, max] seconds, got ${jsonExcerpt(v, 40)}`); };
   const controller: Checker = (v, at) => {
     if (v === null) return;
@@ -335,6 +342,7 @@ export function parsePartialReport(source: string, file: string): ParsedPartial 
       else expectFields(file, v, at, { kind, seed: int(-(2 ** 31), 2 ** 32 - 1) });
     },
     overlay: nullOr({ tag: text(256), mask: text(1024), mode: oneOf(['override', 'additive']), every: range2, duration: range2 }),
+    tags: nullOr({ require: tagList, exclude: tagList }),
     lod: (v, at) => {
       if (v === null) return;
       expectFields(file, v, at, { budget: int(0, 100_000_000), levels: any, hysteresis: any });

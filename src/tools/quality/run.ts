@@ -9,6 +9,7 @@ import type { Backend, SearchMethod } from '../../search/matcher.js';
 import { QUALITY_SCENARIOS, type ScenarioName } from '../../sim/scenarios.js';
 import { runSimulation } from '../../sim/simulation.js';
 import type { ControllerSettings } from '../../sim/settings/options-file.js';
+import type { SearchTags } from '../../sim/search-tags.js';
 import { targetVerdicts } from './columns.js';
 import { dataLevel } from './data-level.js';
 
@@ -29,6 +30,8 @@ export interface QualityRunOptions {
   controller?: ControllerSettings;
   /** Warm the JIT up before the first scenario (default true; a sweep warms up once). */
   warmup?: boolean;
+  /** Tags the locomotion searches keep to (`--require-tag`, `--exclude-tag`; sim/search-tags.ts). */
+  tags?: SearchTags | null;
 }
 
 export interface ScenarioQuality {
@@ -55,7 +58,7 @@ export async function runQualityScenarios(db: Database, o: QualityRunOptions): P
       agents: o.agents, seconds: o.seconds, hz: o.hz, seed: o.seed, scenario,
       workers: o.workers ?? 1, backend: o.backend ?? 'auto', method: o.method ?? 'kdtree',
       // A settings file may switch foot IK off; the quality run has it on otherwise.
-      footIK: controller.footIK ?? true, recordAgent: -1, controller,
+      footIK: controller.footIK ?? true, recordAgent: -1, controller, tags: o.tags ?? null,
       // The figures do not depend on timing: warming the JIT up once is enough (a sweep, not even that).
       warmup: i === 0 && o.warmup !== false,
       onProgress: (done, total) => o.onProgress?.(i, scenarios.length, done, total),

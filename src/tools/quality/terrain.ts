@@ -37,7 +37,7 @@ export async function runTerrainQuality(db: Database, o: QualityRunOptions, terr
     const r = await runSimulation(db, {
       agents: o.agents, seconds: o.seconds, hz: o.hz, seed: o.seed, scenario,
       workers: o.workers ?? 1, backend: o.backend ?? 'auto', method: o.method ?? 'kdtree',
-      footIK: controller.footIK ?? true, recordAgent: -1, controller, terrain, warmup: false,
+      footIK: controller.footIK ?? true, recordAgent: -1, controller, terrain, warmup: false, tags: o.tags ?? null,
       onProgress: (done, total) => o.onProgress?.(n + i, 2 * n, done, total),
     });
     const quality: QualityFigures = { ...r.quality, skateOverFlatCmPerSec: r.quality.skateCmPerSec - flat[i].quality.skateCmPerSec };
