@@ -9,8 +9,13 @@ import { type BvhFail, type BvhScanner, BVH_CHANNEL_NAMES, JOINT_KEYWORDS, STRUC
 import { BVH_MAX_ABS_VALUE, type BvhHierarchy } from './hierarchy.js';
 import type { BvhMotionHeader } from './motion.js';
 
-/** Upper bound on frames * joints of one clip (2^25: about 1.9 GB of pose arrays). */
-const MAX_JOINT_FRAMES = 1 << 25;
+/**
+ * Upper bound on frames * joints of one clip: 2^23, 53 minutes of a 22-joint skeleton at 120 fps.
+ * Not the pose arrays' size (470 MB at the limit) but what a database built from the clip needs:
+ * measured, 230 bytes per joint-frame at the build's peak (a 66 MB file of 3.6 M frames of 9 joints,
+ * within the former limit of 2^25, took 7.5 GB), about 1.9 GB at this limit.
+ */
+export const MAX_JOINT_FRAMES = 1 << 23;
 
 const DEG_TO_HALF_RAD = Math.PI / 360;
 
@@ -135,7 +140,7 @@ export function parseBvhFrames(
 /** Pose arrays for `frames` frames of J joints, refused (at the 'Frames:' line) beyond the importer's limit. */
 function allocatePoses(frames: number, J: number, framesLine: number, fail: BvhFail): BvhPoses {
   if (frames * J > MAX_JOINT_FRAMES) {
-    fail(framesLine, `file too large: ${frames} frames of ${J} joints exceed the importer's limit of ${MAX_JOINT_FRAMES} joint-frames`);
+    fail(framesLine, `file too large: ${frames} frames of ${J} joints exceed the importer's limit of ${MAX_JOINT_FRAMES} joint-frames (about 2 GB to build a database from; split the take into shorter files)`);
   }
   try {
     return { rotations: new Float64Array(frames * J * 4), translations: new Float64Array(frames * J * 3) };
