@@ -20,3 +20,11 @@ export interface Clip {
   tags: string[];
 }
 
+
+/**
+ * Upper bound on frames * joints of one clip, as imported or resampled: 2^23, 53 minutes of a
+ * 22-joint skeleton at 120 fps. Not the pose arrays' size (470 MB at the limit) but what a database
+ * built from the clip needs: measured, 230 bytes per joint-frame at the build's peak (a 66 MB BVH of
+ * 3.6 M frames of 9 joints, within the former limit of 2^25, took 7.5 GB), about 1.9 GB here.
+ */
+export const MAX_CLIP_JOINT_FRAMES = 1 << 23;

@@ -3,7 +3,7 @@
  * Looping clips keep their cycle: they are resampled over the whole period (the last frame flows
  * into the first), so the resampled loop still closes.
  */
-import type { Clip } from '../anim/clip.js';
+import { MAX_CLIP_JOINT_FRAMES, type Clip } from '../anim/clip.js';
 import { sampleClipPose } from '../anim/pose.js';
 import { quatSlerp } from '../math/quat.js';
 
@@ -26,6 +26,7 @@ export function sameRate(fps: number, target: number): boolean {
  */
 export function resampleClip(clip: Clip, fps: number, joints: number): Clip {
   if (sameRate(clip.fps, fps)) return clip;
+  checkResampledSize(clip, fps, joints);
   if (clip.loop) return resampleLoop(clip, fps, joints);
   const duration = (clip.frameCount - 1) / clip.fps;
   const frames = Math.max(1, Math.floor(duration * fps + 1e-9) + 1);
@@ -38,6 +39,14 @@ export function resampleClip(clip: Clip, fps: number, joints: number): Clip {
   return { ...clip, fps, frameCount: frames, rotations: rot, translations: pos };
 }
 
+/** Throws RangeError when `clip` at `fps` would pass MAX_CLIP_JOINT_FRAMES (a 1 fps take raised to 1000 fps). */
+function checkResampledSize(clip: Clip, fps: number, joints: number): void {
+  const frames = Math.ceil((clip.frameCount * fps) / clip.fps);
+  if (frames * joints > MAX_CLIP_JOINT_FRAMES) {
+    throw new RangeError(`clip '${clip.name}': ${clip.frameCount} frames at ${clip.fps} fps resampled to ${fps} fps make ${frames} frames of ${joints} joints, past the limit of ${MAX_CLIP_JOINT_FRAMES} joint-frames (about 2 GB to build a database from); build at a lower --fps or split the take`);
+  }
+}
+
 /**
  * Resamples a looping clip of F frames (period F / clip.fps: the last frame flows into the first)
  * to the whole number of frames at `fps` nearest that period, spread evenly over it so the loop
@@ -46,6 +55,7 @@ export function resampleClip(clip: Clip, fps: number, joints: number): Clip {
  * included (the same continuation feature extraction assumes).
  */
 export function resampleLoop(clip: Clip, fps: number, joints: number): Clip {
+  checkResampledSize(clip, fps, joints);
   const F = clip.frameCount;
   const frames = Math.max(1, Math.round(F * fps / clip.fps));
   const rot = new Float64Array(frames * joints * 4), pos = new Float64Array(frames * joints * 3);

@@ -6,6 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_JOINT_FRAMES } from '../../src/import/bvh/frames.js';
 import { expectBvhError } from './bvh-fixtures.js';
+import { resampleClip } from '../../src/database/resample.js';
+import type { Clip } from '../../src/anim/clip.js';
 
 /** A legged skeleton of 9 joints, only the root animated (6 values a frame: the cheapest file per frame); `lines` frames written. */
 function legs(frames: number, lines = frames): string {
@@ -22,5 +24,15 @@ describe('the BVH size limit', () => {
     const e = expectBvhError(legs(most + 1), framesLine, /file too large: \d+ frames of 9 joints exceed the importer's limit of 8388608 joint-frames .*split the take/);
     expect(e.message).toContain(String(most + 1));
     expect(performance.now() - t0).toBeLessThan(2000);
+  });
+});
+
+describe('the same limit when a clip is resampled', () => {
+  it('refuses a slow take raised to a high rate, naming the clip, the rates and what to do', () => {
+    const J = 9, F = 20_000;
+    const clip: Clip = { name: 'slow', source: 'slow.bvh', fps: 1, frameCount: F, rotations: new Float64Array(F * J * 4), translations: new Float64Array(F * J * 3), loop: false, tags: [] };
+    expect(() => resampleClip(clip, 1000, J)).toThrow(/clip 'slow': 20000 frames at 1 fps resampled to 1000 fps make \d+ frames of 9 joints, past the limit of 8388608 joint-frames .*lower --fps/);
+    expect(() => resampleClip({ ...clip, loop: true }, 1000, J)).toThrow(/past the limit/);
+    expect(resampleClip(clip, 30, J).frameCount).toBe(Math.floor((F - 1) * 30) + 1);
   });
 });

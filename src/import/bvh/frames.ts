@@ -8,14 +8,10 @@
 import { type BvhFail, type BvhScanner, BVH_CHANNEL_NAMES, JOINT_KEYWORDS, STRUCTURAL_KEYWORDS, isBvhSpace, parseBvhNumber, quoteToken as q } from './tokens.js';
 import { BVH_MAX_ABS_VALUE, type BvhHierarchy } from './hierarchy.js';
 import type { BvhMotionHeader } from './motion.js';
+import { MAX_CLIP_JOINT_FRAMES } from '../../anim/clip.js';
 
-/**
- * Upper bound on frames * joints of one clip: 2^23, 53 minutes of a 22-joint skeleton at 120 fps.
- * Not the pose arrays' size (470 MB at the limit) but what a database built from the clip needs:
- * measured, 230 bytes per joint-frame at the build's peak (a 66 MB file of 3.6 M frames of 9 joints,
- * within the former limit of 2^25, took 7.5 GB), about 1.9 GB at this limit.
- */
-export const MAX_JOINT_FRAMES = 1 << 23;
+/** Upper bound on frames * joints of one clip (anim/clip.ts MAX_CLIP_JOINT_FRAMES). */
+export const MAX_JOINT_FRAMES = MAX_CLIP_JOINT_FRAMES;
 
 const DEG_TO_HALF_RAD = Math.PI / 360;
 
