@@ -38,7 +38,8 @@ export { CONTACT_LEFT, CONTACT_RIGHT } from './features/contacts.js';
 export { buildDatabase, DatabaseBuildError, type BuildOptions, type SourceMotion } from './database/build.js';
 export {
   encodeDatabase, decodeDatabase, inspectDatabase, checkDatabaseConsistency, checkSearchableDatabase,
-  DatabaseFormatError, MMDB_FORMAT_VERSION, type MmdbInfo,
+  encodeCompactDatabase, DatabaseFormatError, MMDB_FORMAT_VERSION, MMDB_COMPACT_VERSION, type MmdbInfo,
+  type EncodeCompactOptions, type PoseErrorReport,
 } from './database/mmdb/mmdb.js';
 export { builtinSources } from './database/builtin-sources.js';
 export { alignToFirstSkeleton } from './database/skeleton-match.js';

@@ -11,7 +11,7 @@ export * from './api.js';
 // import: BVH files
 export { readBvhFile, listBvhFiles, BVH_MAX_FILE_BYTES, type SkippedBvhEntry, type ListBvhFilesOptions, type ReadBvhFileOptions } from './import/bvh/bvh-node.js';
 // database files
-export { readDatabaseFile, readDatabaseBytes, writeDatabaseFile, DatabaseFileError } from './database/mmdb/mmdb-node.js';
+export { readDatabaseFile, readDatabaseBytes, writeDatabaseFile, writeCompactDatabaseFile, DatabaseFileError } from './database/mmdb/mmdb-node.js';
 export { loadBvhSources } from './database/sources-node.js';
 // search over worker threads
 export { MatcherPool, type PoolOptions } from './search/pool/pool.js';

@@ -67,7 +67,8 @@ export function globToRegExp(glob: string): GlobMatcher {
   return globMatcher(glob);
 }
 
-interface WorkClip {
+/** A clip on its way into a database, with the world transforms of its frames. */
+export interface WorkClip {
   clip: Clip;
   mirrored: boolean;
   /** The source's own rate when it was resampled. */
@@ -114,6 +115,11 @@ export function buildDatabase(sources: readonly SourceMotion[], options: BuildOp
   if (!isSupportedFrameRate(fps)) throw new DatabaseBuildError(`invalid database rate ${fps} fps: supported rates are ${MIN_FPS} to ${MAX_FPS} fps`);
   const contactOpts = options.contacts ?? DEFAULT_CONTACT_OPTIONS;
   const progress = options.onProgress ?? (() => {});
+  const rules = (options.tagRules ?? []).map((r) => ({ ...r, re: globToRegExp(r.pattern), ranged: r.from !== undefined || r.to !== undefined }));
+  for (const r of rules) {
+    if (!/^[A-Za-z0-9_.-]+$/.test(r.tag)) throw new DatabaseBuildError(`tag "${r.tag}": use letters, digits, '_', '-' and '.'`);
+    if (r.ranged && !((r.from ?? 0) >= 0 && (r.to ?? Infinity) > (r.from ?? 0))) throw new DatabaseBuildError(`tag "${r.tag}": the range must satisfy 0 <= from < to (seconds)`);
+  }
 
   const resampled = clips.map((c) => resampleClip(c, fps, J));
   const sourceFps = clips.map((c) => (sameRate(c.fps, fps) ? undefined : c.fps));
@@ -122,7 +128,6 @@ export function buildDatabase(sources: readonly SourceMotion[], options: BuildOp
   const sym = options.mirror ? symmetrizeJointFrames(sources[0].skeleton, resampled) : null;
   const skeleton = sym ? sym.skeleton : sources[0].skeleton;
   const base = sym ? sym.clips : resampled;
-  const groupBones = schemaGroupBones(schema, skeleton, roles);
   const setup = options.mirror ? mirrorSetup(skeleton, base) : null;
   const all: Array<{ clip: Clip; mirrored: boolean; sourceFps: number | undefined }> = base.map((clip, i) => ({ clip, mirrored: false, sourceFps: sourceFps[i] }));
   if (setup) base.forEach((clip, i) => all.push({ clip: mirrorClip(skeleton, clip, setup), mirrored: true, sourceFps: sourceFps[i] }));
@@ -155,6 +160,64 @@ export function buildDatabase(sources: readonly SourceMotion[], options: BuildOp
     }
   }
 
+  const db = deriveDatabase({ skeleton, roles, fps, schema, contacts: contactOpts, work, onClip: (name) => progress(++done, total, name) });
+
+  // Tags: each clip's own, the whole-clip rules matching its name, and ranges of frames.
+  const rangeTags: Array<{ tag: string; start: number; end: number }> = [];
+  for (const range of db.clips) {
+    const F = range.count;
+    const matching = rules.filter((r) => r.re.test(range.name));
+    range.tags = [...new Set([...range.tags, ...matching.filter((r) => !r.ranged).map((r) => r.tag)])];
+    for (const r of matching.filter((m) => m.ranged)) {
+      const a = Math.max(0, Math.round((r.from ?? 0) * fps)), b = Math.min(F, Math.round((r.to ?? Infinity) * fps));
+      if (b > a) rangeTags.push({ tag: r.tag, start: range.start + a, end: range.start + b });
+    }
+  }
+
+  db.tagNames = [...new Set([...db.clips.flatMap((c) => c.tags), ...rangeTags.map((r) => r.tag)])].sort();
+  if (db.tagNames.length > 32) throw new DatabaseBuildError(`at most 32 distinct tags are supported, got ${db.tagNames.length}`);
+  for (const c of db.clips) {
+    let bits = 0;
+    for (const t of c.tags) bits |= 1 << db.tagNames.indexOf(t);
+    db.tagBits.fill(bits >>> 0, c.start, c.start + c.count);
+  }
+  for (const r of rangeTags) {
+    const bit = 1 << db.tagNames.indexOf(r.tag);
+    for (let f = r.start; f < r.end; f++) db.tagBits[f] = (db.tagBits[f] | bit) >>> 0;
+  }
+  return db;
+}
+
+/** What deriveDatabase needs: the clips' poses (and their world transforms) and how to measure them. */
+export interface DeriveInput {
+  skeleton: Skeleton;
+  roles: Record<BoneRole, number>;
+  fps: number;
+  schema: FeatureSchema;
+  contacts: ContactOptions;
+  /** Clips in database order, with their world transforms (forward kinematics of their poses). */
+  work: WorkClip[];
+  /**
+   * The clips' poses already laid out as the database stores them (float32, clips back to back, the
+   * same values as the work clips'): adopted instead of allocated and copied (the compact loader).
+   */
+  poses?: { rotations: Float32Array; translations: Float32Array };
+  /** Called after each clip is measured (progress). */
+  onClip?: (name: string) => void;
+}
+
+/**
+ * Everything a database derives from its poses: root track, features, contacts, candidate flags,
+ * normalisation. Shared by the build and by the compact loader (mmdb/decode-compact.ts), so a database
+ * rebuilt from decoded poses is exactly what a build of those poses stores. Clip ranges carry
+ * each clip's own tags; tagNames and tagBits are left empty for the caller.
+ */
+export function deriveDatabase(input: DeriveInput): Database {
+  const { skeleton, roles, fps, schema, work } = input;
+  const contactOpts = input.contacts;
+  const J = skeleton.names.length;
+  const groupBones = schemaGroupBones(schema, skeleton, roles);
+  const hasMirrored = work.some((w) => w.mirrored);
   // The hips' forward axis, estimated once per handedness over all frames so that every clip's
   // facing is measured the same way (mirrored clips have their own estimate).
   const hips = roles.hips;
@@ -172,14 +235,14 @@ export function buildDatabase(sources: readonly SourceMotion[], options: BuildOp
     const n = Math.hypot(acc[0], acc[1], acc[2]) || 1;
     return new Float64Array([acc[0] / n, acc[1] / n, acc[2] / n]);
   };
-  const axes = { false: forwardAxis(false), true: setup ? forwardAxis(true) : new Float64Array([0, 0, 1]) };
+  const axes = { false: forwardAxis(false), true: hasMirrored ? forwardAxis(true) : new Float64Array([0, 0, 1]) };
 
   const N = work.reduce((n, w) => n + w.clip.frameCount, 0);
   const dims = schemaDims(schema);
   const stride = paddedStride(dims);
   const db: Database = {
     skeleton, roles, fps, frameCount: N, clips: [],
-    rotations: new Float32Array(N * J * 4), translations: new Float32Array(N * J * 3),
+    rotations: input.poses?.rotations ?? new Float32Array(N * J * 4), translations: input.poses?.translations ?? new Float32Array(N * J * 3),
     rootPositions: new Float32Array(N * 3), rootRotations: new Float32Array(N * 4),
     contacts: new Uint8Array(N), candidates: new Uint8Array(N),
     tagNames: [], tagBits: new Uint32Array(N),
@@ -191,12 +254,6 @@ export function buildDatabase(sources: readonly SourceMotion[], options: BuildOp
   const positionSmoothFrames = Math.round((schema.positionSmoothingSeconds ?? schema.facingSmoothingSeconds) * fps);
   const margin = Math.round(schema.endMarginSeconds * fps);
   const [leftContactJoint, rightContactJoint] = contactJoints(roles);
-  const rules = (options.tagRules ?? []).map((r) => ({ ...r, re: globToRegExp(r.pattern), ranged: r.from !== undefined || r.to !== undefined }));
-  for (const r of rules) {
-    if (!/^[A-Za-z0-9_.-]+$/.test(r.tag)) throw new DatabaseBuildError(`tag "${r.tag}": use letters, digits, '_', '-' and '.'`);
-    if (r.ranged && !((r.from ?? 0) >= 0 && (r.to ?? Infinity) > (r.from ?? 0))) throw new DatabaseBuildError(`tag "${r.tag}": the range must satisfy 0 <= from < to (seconds)`);
-  }
-  const rangeTags: Array<{ tag: string; start: number; end: number }> = [];
 
   // Pass 2: root track, features, contacts, per clip.
   let start = 0;
@@ -208,37 +265,22 @@ export function buildDatabase(sources: readonly SourceMotion[], options: BuildOp
     computeRootTrack(w.worldRot, w.worldPos, J, F, hips, axes[`${w.mirrored}`], smoothFrames, rootPos, rootRot, positionSmoothFrames, w.clip.loop);
     extractClipFeatures({ frames: F, fps, joints: J, worldPos: w.worldPos, worldVel, rootPos, rootRot, loop: w.clip.loop }, schema, groupBones, stride, db.rawFeatures, start);
     footContacts(worldVel, J, F, fps, leftContactJoint, rightContactJoint, contactOpts, db.contacts, start);
-    db.rotations.set(w.clip.rotations, start * J * 4);
-    db.translations.set(w.clip.translations, start * J * 3);
+    if (!input.poses) {
+      db.rotations.set(w.clip.rotations, start * J * 4);
+      db.translations.set(w.clip.translations, start * J * 3);
+    }
     db.rootPositions.set(rootPos, start * 3);
     db.rootRotations.set(rootRot, start * 4);
     // A loop has no end to avoid: its last frames flow into its first.
     const endMargin = w.clip.loop ? 0 : margin;
     for (let f = 0; f < F; f++) db.candidates[start + f] = f < F - endMargin ? 1 : 0;
-    const matching = rules.filter((r) => r.re.test(w.clip.name));
-    const tags = [...new Set([...w.clip.tags, ...matching.filter((r) => !r.ranged).map((r) => r.tag)])];
-    for (const r of matching.filter((m) => m.ranged)) {
-      const a = Math.max(0, Math.round((r.from ?? 0) * fps)), b = Math.min(F, Math.round((r.to ?? Infinity) * fps));
-      if (b > a) rangeTags.push({ tag: r.tag, start: start + a, end: start + b });
-    }
-    const range: ClipRange = { name: w.clip.name, source: w.clip.source, start, count: F, loop: w.clip.loop, mirrored: w.mirrored, tags };
+    const range: ClipRange = { name: w.clip.name, source: w.clip.source, start, count: F, loop: w.clip.loop, mirrored: w.mirrored, tags: [...w.clip.tags] };
     if (w.sourceFps !== undefined) range.sourceFps = w.sourceFps;
     db.clips.push(range);
     start += F;
-    progress(++done, total, w.clip.name);
+    input.onClip?.(w.clip.name);
   }
 
-  db.tagNames = [...new Set([...db.clips.flatMap((c) => c.tags), ...rangeTags.map((r) => r.tag)])].sort();
-  if (db.tagNames.length > 32) throw new DatabaseBuildError(`at most 32 distinct tags are supported, got ${db.tagNames.length}`);
-  for (const c of db.clips) {
-    let bits = 0;
-    for (const t of c.tags) bits |= 1 << db.tagNames.indexOf(t);
-    db.tagBits.fill(bits >>> 0, c.start, c.start + c.count);
-  }
-  for (const r of rangeTags) {
-    const bit = 1 << db.tagNames.indexOf(r.tag);
-    for (let f = r.start; f < r.end; f++) db.tagBits[f] = (db.tagBits[f] | bit) >>> 0;
-  }
   computeNormalization(db.rawFeatures, N, stride, schema, db.mean, db.scale);
   normalizeRows(db.rawFeatures, N, stride, dims, db.mean, db.scale, db.features);
   return db;

@@ -50,7 +50,8 @@ async function handle(req: DbRequest): Promise<void> {
     progress(0.2, `reading ${f.name}`);
     const bytes = new Uint8Array(await f.arrayBuffer());
     progress(0.6, `decoding ${f.name}`);
-    const db = decodeDatabase(bytes, f.name);
+    // A compact file (docs/compact.md) is decoded and rebuilt here, off the page's thread: its steps move the bar.
+    const db = decodeDatabase(bytes, f.name, { onProgress: (done, total, label) => progress(0.6 + 0.4 * (done / total), `decoding ${f.name}${label ? `: ${label}` : ''}`) });
     scope.postMessage({ id: req.id, type: 'done', db, name: f.name, ms: performance.now() - t0 });
     return;
   }

@@ -4,7 +4,8 @@ import { checkOutputFile, sameFile } from '../output-file.js';
 import { buildDatabase, type TagRule } from '../../database/build.js';
 import { globMatcher, GlobError } from '../../util/glob.js';
 import { loadBvhSources, builtinSources, scaleMismatchText, type ScaleMismatch } from '../../database/sources-node.js';
-import { writeDatabaseFile } from '../../database/mmdb/mmdb-node.js';
+import { writeDatabaseFile, writeCompactDatabaseFile } from '../../database/mmdb/mmdb-node.js';
+import type { PoseErrorReport } from '../../database/compact/pose-error.js';
 import { parseSchemaJson } from '../../features/schema-validate.js';
 import { parseBoneOverrides } from '../../features/roles.js';
 import { createProgress } from '../../util/progress.js';
@@ -12,6 +13,7 @@ import { readRegularTextFile, FileAccessError } from '../../util/files-node.js';
 import { MAX_FPS, MIN_FPS } from '../../anim/frame-rate.js';
 import type { SkippedBvhEntry } from '../../import/bvh/bvh-node.js';
 import type { ClipRange } from '../../database/database.js';
+import { escapeControls } from '../../database/mmdb/format.js';
 
 /** Largest schema file read (a schema is a few hundred bytes of JSON). */
 const MAX_SCHEMA_BYTES = 1024 * 1024;
@@ -21,8 +23,8 @@ const MAX_SKIPPED_SHOWN = 10;
 
 export const BUILD_USAGE = `usage: motionmatch build <files or folders...> --out FILE [--mirror] [--schema FILE]
                          [--bones hips=NAME,leftFoot=NAME,...] [--scale S] [--fps F]
-                         [--tag TAG=GLOB ...] [--loop GLOB ...] [--json]
-       motionmatch build --builtin --out FILE [--mirror] [--schema FILE] [--json]
+                         [--tag TAG=GLOB ...] [--loop GLOB ...] [--compact [--error]] [--json]
+       motionmatch build --builtin --out FILE [--mirror] [--schema FILE] [--compact [--error]] [--json]
 
   Imports BVH clips (folders are searched recursively), extracts features and writes a .mmdb database.
   Bone roles are found by name and by the skeleton's shape; files that list the same joints in
@@ -30,6 +32,11 @@ export const BUILD_USAGE = `usage: motionmatch build <files or folders...> --out
   --out FILE       database file to write
   --builtin        use the built-in procedural locomotion clips instead of files
   --mirror         add a left/right mirrored copy of every clip
+  --compact        write a compact database (docs/compact.md): poses compressed with every joint
+                   within 0.01 cm (3 cm virtual points), mirrored copies and features rebuilt on load;
+                   the largest and 99.9th-percentile error are printed and kept in the file
+                   (\`motionmatch info --error\`)
+  --error          with --compact: also list each clip's error
   --schema FILE    feature schema (JSON); default: foot positions/velocities, hip velocity, trajectory
   --bones SPEC     bone roles by joint name, e.g. hips=Hips,leftFoot=Foot_L,rightFoot=Foot_R
   --scale S        metres per file unit (default: detected from the skeleton's height)
@@ -94,6 +101,22 @@ function parseTagRules(specs: string[]): TagRule[] {
   });
 }
 
+/** Metres as centimetres for a report line. */
+function cm(m: number): string {
+  return (m * 100).toFixed(5);
+}
+
+/** The error report for --json: centimetres, per clip and overall. */
+function errorSummary(e: PoseErrorReport, clips: readonly ClipRange[]): { unit: 'cm'; max: number; p999: number; clips: Array<{ name: string; max: number; p999: number }> } {
+  const r = (m: number): number => +(m * 100).toPrecision(4);
+  return { unit: 'cm', max: r(e.overall.max), p999: r(e.overall.p999), clips: e.clips.map((c, i) => ({ name: clips[i].name, max: r(c.max), p999: r(c.p999) })) };
+}
+
+/** One line per clip: its largest and 99.9th-percentile error. */
+function errorLines(e: PoseErrorReport, clips: readonly ClipRange[]): string {
+  return e.clips.map((c, i) => `  ${escapeControls(clips[i].name).padEnd(40)} max ${cm(c.max)} cm  p99.9 ${cm(c.p999)} cm\n`).join('');
+}
+
 export async function buildCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, {
     out: { type: 'string', short: 'o' },
@@ -106,10 +129,13 @@ export async function buildCommand(argv: string[]): Promise<number> {
     tag: { type: 'string', multiple: true },
     loop: { type: 'string', multiple: true },
     json: { type: 'boolean' },
+    compact: { type: 'boolean' },
+    error: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   }, BUILD_USAGE);
   if (values.help) { process.stdout.write(BUILD_USAGE + '\n'); return 0; }
   if (values.out === undefined) throw new UsageError('--out FILE is required', BUILD_USAGE);
+  if (values.error && !values.compact) throw new UsageError('--error reports the compression error: give it with --compact', BUILD_USAGE);
   if (values.schema !== undefined && values.schema.trim() === '') throw new UsageError('--schema needs a file name', BUILD_USAGE);
   if (values.builtin && positionals.length > 0) throw new UsageError('give either --builtin or files, not both', BUILD_USAGE);
   if (!values.builtin && positionals.length === 0) throw new UsageError('no input: give BVH files or folders, or --builtin', BUILD_USAGE);
@@ -160,7 +186,15 @@ export async function buildCommand(argv: string[]): Promise<number> {
   const buildBar = createProgress('features', !json && !!process.stderr.isTTY);
   const db = buildDatabase(sources, { schema, bones, fps, mirror: !!values.mirror, tagRules, loops, onProgress: (d, t, l) => buildBar.update(d, t, l) });
   buildBar.done();
-  const bytes = writeDatabaseFile(values.out, db);
+  let error: PoseErrorReport | undefined;
+  let bytes: number;
+  if (values.compact) {
+    const bar = createProgress('compress', !json && !!process.stderr.isTTY);
+    ({ bytes, error } = writeCompactDatabaseFile(values.out, db, { onProgress: (d, t, l) => bar.update(d, t, l) }));
+    bar.done();
+  } else {
+    bytes = writeDatabaseFile(values.out, db);
+  }
   const t1 = performance.now();
 
   const result = {
@@ -180,6 +214,8 @@ export async function buildCommand(argv: string[]): Promise<number> {
     skipped,
     scaleMismatch,
     bytes,
+    compact: !!values.compact,
+    ...(error ? { error: errorSummary(error, db.clips) } : {}),
     seconds: { import: +((tImport - t0) / 1000).toFixed(3), total: +((t1 - t0) / 1000).toFixed(3) },
   };
   if (json) {
@@ -190,7 +226,9 @@ export async function buildCommand(argv: string[]): Promise<number> {
       `${result.dims} feature dims (stride ${result.stride}), ${result.joints} joints, ${statSync(values.out).size} bytes ` +
       `in ${result.seconds.total.toFixed(2)} s\n` +
       (result.loops > 0 ? `${result.loops} looping clip${result.loops === 1 ? '' : 's'}\n` : '') +
-      result.resampled.map((r) => `resampled ${r.clips} clip${r.clips === 1 ? '' : 's'} from ${r.from} fps to ${r.to} fps\n`).join(''),
+      result.resampled.map((r) => `resampled ${r.clips} clip${r.clips === 1 ? '' : 's'} from ${r.from} fps to ${r.to} fps\n`).join('') +
+      (error ? `compact poses: largest error ${cm(error.overall.max)} cm, 99.9th percentile ${cm(error.overall.p999)} cm (virtual points 3 cm from each joint)\n` : '') +
+      (error && values.error ? errorLines(error, db.clips) : ''),
     );
   }
   return 0;

@@ -17,7 +17,10 @@ import {
   MMDB_MAX_JSON_DEPTH,
   MMDB_SECTION_HEADER_BYTES,
   NAME_OF,
-  SECTION_DEFS,
+  MMDB_READ_VERSIONS,
+  MMDB_COMPACT_VERSION,
+  requiredSectionDefs,
+  tagBelongsTo,
   align8,
   describeValue,
   fmt,
@@ -99,11 +102,12 @@ export function checkContainerHeader(head: Uint8Array, fileBytes: number, source
   if (storedHeaderCrc !== headerCrc) {
     err('crc-mismatch', `header CRC mismatch (stored ${formatCrc(storedHeaderCrc)}, computed ${formatCrc(headerCrc)}): the file is corrupted`);
   }
-  if (version !== MMDB_FORMAT_VERSION) {
-    const newer = version > MMDB_FORMAT_VERSION ? '; it was written by a newer motionmatch, rebuild the database or upgrade' : '';
-    err('unsupported-version', `format version ${version} is not supported (this build reads version ${MMDB_FORMAT_VERSION})${newer}`);
+  if (!MMDB_READ_VERSIONS.includes(version)) {
+    const newest = Math.max(...MMDB_READ_VERSIONS);
+    const newer = version > newest ? '; it was written by a newer motionmatch, rebuild the database or upgrade' : '';
+    err('unsupported-version', `format version ${version} is not supported (this build reads version ${MMDB_FORMAT_VERSION}, and version ${MMDB_COMPACT_VERSION} for compact databases)${newer}`);
   }
-  if (flags !== 0) err('unsupported-version', `header flags ${formatCrc(flags)} are not supported (version ${MMDB_FORMAT_VERSION} defines none)`);
+  if (flags !== 0) err('unsupported-version', `header flags ${formatCrc(flags)} are not supported (version ${version} defines none)`);
   return { version, count };
 }
 
@@ -142,13 +146,15 @@ export function readContainer(bytes: Uint8Array, source: string): Container {
       err('crc-mismatch', `${label} CRC mismatch (stored ${formatCrc(storedCrc)}, computed ${formatCrc(computed)}): the file is corrupted`, sectionName(tag));
     }
     if (reserved !== 0) err('bad-section', `${label} has a non-zero reserved header field (${formatCrc(reserved)})`, sectionName(tag));
-    if (secFlags !== 0) err('bad-section', `${label} has flags ${formatCrc(secFlags)}; version ${MMDB_FORMAT_VERSION} defines none`, sectionName(tag));
+    if (secFlags !== 0) err('bad-section', `${label} has flags ${formatCrc(secFlags)}; version ${version} defines none`, sectionName(tag));
     for (let p = start + length; p < start + padded; p++) {
       if (bytes[p] !== 0) err('bad-section', `${label} has non-zero padding after its payload (offset ${fmt(p)})`, sectionName(tag));
     }
     if (!/^[A-Za-z0-9_]{4}$/.test(tag)) err('bad-section', `section ${i + 1} of ${count} has an invalid tag '${tag}' (expected 4 ASCII letters/digits)`, tag);
     const raw: RawSection = { tag, index: i, headerOffset: pos, offset: start, length, crc: storedCrc };
-    if (isKnownTag(tag)) {
+    if (isKnownTag(tag) && !tagBelongsTo(tag, version)) {
+      err('bad-section', `${label} does not belong in a version ${version} file${version === MMDB_FORMAT_VERSION ? ' (it is a compact-database section)' : ''}`, NAME_OF[tag]);
+    } else if (isKnownTag(tag)) {
       if (known.has(tag)) err('duplicate-section', `${label} appears twice (sections ${known.get(tag)!.index + 1} and ${i + 1})`, NAME_OF[tag]);
       known.set(tag, raw);
     } else if (!(tag[0] >= 'a' && tag[0] <= 'z')) {
@@ -160,7 +166,7 @@ export function readContainer(bytes: Uint8Array, source: string): Container {
   if (pos !== len) {
     err('bad-section', `${fmt(len - pos)} bytes of unexpected data after the last of the ${count} sections (offset ${fmt(pos)}): the file has trailing garbage or a damaged section count`);
   }
-  const missing = SECTION_DEFS.filter((d) => !known.has(d.tag));
+  const missing = requiredSectionDefs(version).filter((d) => !known.has(d.tag));
   if (missing.length) {
     err('missing-section', `missing required section${missing.length > 1 ? 's' : ''} ${missing.map((d) => sectionLabel(d.tag)).join(', ').replace(/section /g, '')}`, missing[0].name);
   }

@@ -12,7 +12,8 @@ import { paddedStride } from '../../features/schema.js';
 import { checkDatabaseConsistency } from '../database-check.js';
 import { MAX_FPS, MAX_TAGS, MIN_FPS, isSupportedFps } from '../limits.js';
 import { FieldReader, readContainer, toBytes, type Container } from './container.js';
-import { BONE_ROLES, DEFAULT_SOURCE, describeNumber, describeValue, fmt, type SectionTag } from './format.js';
+import { BONE_ROLES, DEFAULT_SOURCE, MMDB_COMPACT_VERSION, describeNumber, describeValue, fmt, type SectionTag } from './format.js';
+import { decodeCompactDatabase } from './decode-compact.js';
 
 export interface Meta {
   fps: number;
@@ -44,7 +45,7 @@ export function readMeta(bytes: Uint8Array, c: Container, source: string): Meta 
 }
 
 /** The optional `rate` section: clip i's source rate, or 0 when the clip was not resampled. */
-function readSourceRates(bytes: Uint8Array, c: Container, source: string, clipCount: number): Float64Array | undefined {
+export function readSourceRates(bytes: Uint8Array, c: Container, source: string, clipCount: number): Float64Array | undefined {
   const sec = c.known.get('rate');
   if (!sec) return undefined;
   const r: FieldReader = new FieldReader(bytes, sec, source, 'rate');
@@ -58,7 +59,7 @@ function readSourceRates(bytes: Uint8Array, c: Container, source: string, clipCo
   return rates;
 }
 
-function readClips(r: FieldReader, meta: Meta, rates: Float64Array | undefined): ClipRange[] {
+export function readClips(r: FieldReader, meta: Meta, rates: Float64Array | undefined): ClipRange[] {
   const clipsJson = r.json('clips');
   r.done();
   if (!Array.isArray(clipsJson)) r.fail('bad-section', `the clip list is ${describeValue(clipsJson)}, expected an array`);
@@ -83,22 +84,8 @@ function readClips(r: FieldReader, meta: Meta, rates: Float64Array | undefined):
   });
 }
 
-/**
- * Parses a .mmdb file. Validates the magic, version, header CRC, every section's bounds and CRC,
- * the absence of trailing bytes, and the decoded database's consistency (checkDatabaseConsistency).
- * Arrays are copied into fresh (aligned) typed arrays; `bytes` is not retained.
- * @param source file name or description used in error messages.
- * @throws DatabaseFormatError for anything wrong with the bytes.
- */
-export function decodeDatabase(bytes: Uint8Array | ArrayBuffer, source: string = DEFAULT_SOURCE): Database {
-  const b = toBytes(bytes);
-  const c = readContainer(b, source);
-  const meta = readMeta(b, c, source);
-  const N = meta.frames, J = meta.joints, E = meta.endSites, S = meta.stride;
-  const reader = (tag: SectionTag): FieldReader => new FieldReader(b, c.known.get(tag)!, source, tag);
-
-  // SKEL
-  let r: FieldReader = reader('SKEL');
+/** SKEL: joint names, parents, rest offsets, end sites and the bone roles. */
+export function readSkeleton(r: FieldReader, J: number, E: number): { skeleton: Skeleton; roles: Record<BoneRole, number> } {
   const names = r.stringArray(r.json('names'), 'names', J);
   const parents = r.i32('parents', J, `one per joint, ${J} joints`);
   const offsets = r.f64('offsets', 3 * J, `3 per joint, ${J} joints`);
@@ -114,9 +101,44 @@ export function decodeDatabase(bytes: Uint8Array | ArrayBuffer, source: string =
   }
   const skeleton: Skeleton = { names, parents, offsets, endSiteParents, endSiteOffsets };
 
+  return { skeleton, roles };
+}
+
+/** SCHM: the feature schema (checked in full by checkDatabaseConsistency). */
+export function readSchema(r: FieldReader): FeatureSchema {
+  const schemaJson = r.json('schema');
+  r.done();
+  if (schemaJson === null || typeof schemaJson !== 'object' || Array.isArray(schemaJson)) r.fail('bad-section', `the schema is ${describeValue(schemaJson)}, expected an object`);
+  return schemaJson as FeatureSchema;
+}
+
+export interface DecodeOptions {
+  /** Compact files: called as the poses are decoded and the database rebuilt (done of total steps). */
+  onProgress?: (done: number, total: number, label: string) => void;
+}
+
+/**
+ * Parses a .mmdb file, float32 (version 1) or compact (version 2, rebuilt from its poses: see
+ * decode-compact.ts). Validates the magic, version, header CRC, every section's bounds and CRC,
+ * the absence of trailing bytes, and the decoded database's consistency (checkDatabaseConsistency).
+ * Arrays are copied into fresh (aligned) typed arrays; `bytes` is not retained.
+ * @param source file name or description used in error messages.
+ * @throws DatabaseFormatError for anything wrong with the bytes.
+ */
+export function decodeDatabase(bytes: Uint8Array | ArrayBuffer, source: string = DEFAULT_SOURCE, options: DecodeOptions = {}): Database {
+  const b = toBytes(bytes);
+  const c = readContainer(b, source);
+  const meta = readMeta(b, c, source);
+  if (c.version === MMDB_COMPACT_VERSION) return decodeCompactDatabase(b, c, meta, source, options.onProgress);
+  const N = meta.frames, J = meta.joints, E = meta.endSites, S = meta.stride;
+  const reader = (tag: SectionTag): FieldReader => new FieldReader(b, c.known.get(tag)!, source, tag);
+
+  const { skeleton, roles } = readSkeleton(reader('SKEL'), J, E);
+
   // CLIP (with the optional per-clip source rates)
   const clips = readClips(reader('CLIP'), meta, readSourceRates(b, c, source, meta.clips));
 
+  let r: FieldReader;
   // POSE, ROOT, CONT, CAND
   r = reader('POSE');
   const rotations = r.f32('rotations', N * J * 4, `${fmt(N)} frames x ${J} joints x 4`);
@@ -139,12 +161,7 @@ export function decodeDatabase(bytes: Uint8Array | ArrayBuffer, source: string =
   const tagBits = r.u32('bits', N, `one per frame, ${fmt(N)} frames`);
   r.done();
 
-  // SCHM
-  r = reader('SCHM');
-  const schemaJson = r.json('schema');
-  r.done();
-  if (schemaJson === null || typeof schemaJson !== 'object' || Array.isArray(schemaJson)) r.fail('bad-section', `the schema is ${describeValue(schemaJson)}, expected an object`);
-  const schema = schemaJson as FeatureSchema;
+  const schema = readSchema(reader('SCHM'));
 
   // NORM, FRAW, FEAT
   r = reader('NORM');

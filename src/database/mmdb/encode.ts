@@ -35,12 +35,12 @@ export interface EncodeDatabaseOptions {
   validate?: boolean;
 }
 
-interface Field {
+export interface Field {
   type: FieldType;
   data: Uint8Array;
 }
 
-interface SectionOut {
+export interface SectionOut {
   tag: SectionTag;
   fields: Field[];
 }
@@ -48,7 +48,7 @@ interface SectionOut {
 const utf8Encoder = new TextEncoder();
 
 /** JSON with object keys sorted, so that equal values always give identical bytes. */
-function canonicalJson(v: unknown): string {
+export function canonicalJson(v: unknown): string {
   if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'null';
   if (Array.isArray(v)) return '[' + v.map((x) => (x === undefined || typeof x === 'function' ? 'null' : canonicalJson(x))).join(',') + ']';
   if (ArrayBuffer.isView(v)) return canonicalJson(Array.from(v as unknown as ArrayLike<number>));
@@ -71,22 +71,22 @@ function bytesOf(a: Float32Array | Float64Array | Int32Array | Uint32Array): Uin
 }
 
 // Arrays of the wrong element type are converted (reachable only with validate: false or odd input).
-function f32(a: ArrayLike<number> | undefined): Field {
+export function f32(a: ArrayLike<number> | undefined): Field {
   return { type: 'f32', data: bytesOf(a instanceof Float32Array ? a : Float32Array.from(a ?? [])) };
 }
-function f64(a: ArrayLike<number> | undefined): Field {
+export function f64(a: ArrayLike<number> | undefined): Field {
   return { type: 'f64', data: bytesOf(a instanceof Float64Array ? a : Float64Array.from(a ?? [])) };
 }
-function i32(a: ArrayLike<number> | undefined): Field {
+export function i32(a: ArrayLike<number> | undefined): Field {
   return { type: 'i32', data: bytesOf(a instanceof Int32Array ? a : Int32Array.from(a ?? [])) };
 }
-function u32(a: ArrayLike<number> | undefined): Field {
+export function u32(a: ArrayLike<number> | undefined): Field {
   return { type: 'u32', data: bytesOf(a instanceof Uint32Array ? a : Uint32Array.from(a ?? [])) };
 }
-function u8(a: ArrayLike<number> | undefined): Field {
+export function u8(a: ArrayLike<number> | undefined): Field {
   return { type: 'u8', data: a instanceof Uint8Array ? a : Uint8Array.from(a ?? []) };
 }
-function utf8(text: string): Field {
+export function utf8(text: string): Field {
   return { type: 'utf8', data: utf8Encoder.encode(text) };
 }
 
@@ -94,19 +94,13 @@ function utf8(text: string): Field {
  * The optional `rate` section: each clip's source frame rate, 0 for clips stored at their own rate.
  * Absent when no clip was resampled, so such databases encode exactly as before the section existed.
  */
-function sourceRatesSection(db: Database): SectionOut[] {
+export function sourceRatesSection(db: Database): SectionOut[] {
   if (!db.clips.some((c) => c.sourceFps !== undefined)) return [];
   return [{ tag: 'rate', fields: [f64(db.clips.map((c) => c.sourceFps ?? 0))] }];
 }
 
-/**
- * Serialises `db` as a .mmdb file. Deterministic: the same database always gives the same bytes
- * (no timestamps; JSON with sorted keys; zero padding). Throws DatabaseFormatError when `db` is not
- * internally consistent (see checkDatabaseConsistency), so that a written file always decodes, and
- * when it would not fit the format's limits (4 GiB per field, MMDB_MAX_FILE_BYTES per file).
- */
-export function encodeDatabase(db: Database, options: EncodeDatabaseOptions = {}): Uint8Array {
-  if (options.validate !== false) checkDatabaseConsistency(db, 'encodeDatabase');
+/** META, SKEL and CLIP: the sections float32 and compact files share. */
+export function headSections(db: Database, generator: string): SectionOut[] {
   const sk = db.skeleton;
   const roles: Record<string, number> = {};
   for (const r of BONE_ROLES) roles[r] = db.roles[r];
@@ -122,13 +116,26 @@ export function encodeDatabase(db: Database, options: EncodeDatabaseOptions = {}
   }));
   const counts = [db.frameCount, sk.names.length, sk.endSiteParents.length, db.clips.length, db.tagNames.length, db.dims, db.stride];
 
-  const sections: SectionOut[] = [
-    { tag: 'META', fields: [f64([db.fps]), u32(counts), utf8(options.generator ?? '')] },
+  return [
+    { tag: 'META', fields: [f64([db.fps]), u32(counts), utf8(generator)] },
     {
       tag: 'SKEL',
       fields: [utf8(canonicalJson(sk.names)), i32(sk.parents), f64(sk.offsets), i32(sk.endSiteParents), f64(sk.endSiteOffsets), utf8(canonicalJson(roles))],
     },
     { tag: 'CLIP', fields: [utf8(canonicalJson(clips))] },
+  ];
+}
+
+/**
+ * Serialises `db` as a .mmdb file. Deterministic: the same database always gives the same bytes
+ * (no timestamps; JSON with sorted keys; zero padding). Throws DatabaseFormatError when `db` is not
+ * internally consistent (see checkDatabaseConsistency), so that a written file always decodes, and
+ * when it would not fit the format's limits (4 GiB per field, MMDB_MAX_FILE_BYTES per file).
+ */
+export function encodeDatabase(db: Database, options: EncodeDatabaseOptions = {}): Uint8Array {
+  if (options.validate !== false) checkDatabaseConsistency(db, 'encodeDatabase');
+  const sections: SectionOut[] = [
+    ...headSections(db, options.generator ?? ''),
     { tag: 'POSE', fields: [f32(db.rotations), f32(db.translations)] },
     { tag: 'ROOT', fields: [f32(db.rootPositions), f32(db.rootRotations)] },
     { tag: 'CONT', fields: [u8(db.contacts)] },
@@ -140,6 +147,12 @@ export function encodeDatabase(db: Database, options: EncodeDatabaseOptions = {}
     { tag: 'FEAT', fields: [f32(db.features)] },
     ...sourceRatesSection(db),
   ];
+  checkFieldSizes(sections);
+  return writeContainer(sections);
+}
+
+/** Every field fits its u32 length. */
+export function checkFieldSizes(sections: readonly SectionOut[]): void {
   for (const s of sections) {
     for (const f of s.fields) {
       if (f.data.length > 0xffffffff) {
@@ -147,14 +160,14 @@ export function encodeDatabase(db: Database, options: EncodeDatabaseOptions = {}
       }
     }
   }
-  return writeContainer(sections);
 }
 
 function sectionLength(s: SectionOut): number {
   return s.fields.reduce((n, f) => n + FIELD_HEADER_BYTES + align8(f.data.length), 0);
 }
 
-function writeContainer(sections: SectionOut[]): Uint8Array {
+/** Lays out the sections (CRCs, padding) as a file of `version`. */
+export function writeContainer(sections: SectionOut[], version: number = MMDB_FORMAT_VERSION): Uint8Array {
   const lengths = sections.map(sectionLength);
   const total = lengths.reduce((n, len) => n + MMDB_SECTION_HEADER_BYTES + align8(len), MMDB_HEADER_BYTES);
   if (total > MMDB_MAX_FILE_BYTES) {
@@ -164,7 +177,7 @@ function writeContainer(sections: SectionOut[]): Uint8Array {
   const dv = new DataView(out.buffer);
 
   out.set(MMDB_MAGIC, 0);
-  dv.setUint32(8, MMDB_FORMAT_VERSION, true);
+  dv.setUint32(8, version, true);
   dv.setUint32(12, sections.length, true);
   dv.setUint32(16, 0, true);
   dv.setUint32(20, crc32(out, 0, 20), true);

@@ -11,8 +11,15 @@ import type { BoneRole } from '../../features/schema.js';
 // Constants
 // ---------------------------------------------------------------------------------------------
 
-/** The format version this build writes and the only one it reads. */
+/** The format version of float32 databases (every pose and feature stored as it is used). */
 export const MMDB_FORMAT_VERSION = 1;
+/**
+ * The format version of compact databases (docs/compact.md): compressed poses, everything derivable
+ * rebuilt on load. A reader of version 1 only refuses these with its "newer motionmatch" message.
+ */
+export const MMDB_COMPACT_VERSION = 2;
+/** The versions this build reads. */
+export const MMDB_READ_VERSIONS: readonly number[] = Object.freeze([MMDB_FORMAT_VERSION, MMDB_COMPACT_VERSION]);
 
 /** "MMDB\r\n\x1a\n": the CR/LF pair catches text-mode conversions, 0x1a stops `type` on DOS. */
 export const MMDB_MAGIC: readonly number[] = Object.freeze([0x4d, 0x4d, 0x44, 0x42, 0x0d, 0x0a, 0x1a, 0x0a]);
@@ -53,6 +60,23 @@ export const SECTION_DEFS = [
   { tag: 'FEAT', name: 'features' },
 ] as const;
 
+/** Required sections of a compact (version 2) file, in the order the encoder writes them. */
+export const COMPACT_SECTION_DEFS = [
+  { tag: 'META', name: 'meta' },
+  { tag: 'SKEL', name: 'skeleton' },
+  { tag: 'CLIP', name: 'clips' },
+  { tag: 'SCHM', name: 'schema' },
+  { tag: 'CTAG', name: 'tagRuns' },
+  { tag: 'CCON', name: 'contactOptions' },
+  { tag: 'CMIR', name: 'mirrorLinks' },
+  { tag: 'CPOS', name: 'compactPoses' },
+] as const;
+
+/** The required sections of a file of `version` (a version this build reads). */
+export function requiredSectionDefs(version: number): ReadonlyArray<{ tag: SectionTag; name: SectionName }> {
+  return version === MMDB_COMPACT_VERSION ? COMPACT_SECTION_DEFS : SECTION_DEFS;
+}
+
 /**
  * Optional sections this build understands (lowercase tags: older readers skip them), written
  * after the required ones and only when they hold something.
@@ -61,13 +85,28 @@ export const OPTIONAL_SECTION_DEFS = [
   { tag: 'rate', name: 'sourceRates' },
 ] as const;
 
-export type RequiredSectionTag = (typeof SECTION_DEFS)[number]['tag'];
-export type SectionTag = RequiredSectionTag | (typeof OPTIONAL_SECTION_DEFS)[number]['tag'];
-export type SectionName = (typeof SECTION_DEFS)[number]['name'] | (typeof OPTIONAL_SECTION_DEFS)[number]['name'];
+/** Optional sections of compact files (docs/compact.md): the pose error measured when written. */
+export const COMPACT_OPTIONAL_SECTION_DEFS = [
+  { tag: 'cerr', name: 'poseError' },
+] as const;
+
+export type RequiredSectionTag = (typeof SECTION_DEFS)[number]['tag'] | (typeof COMPACT_SECTION_DEFS)[number]['tag'];
+export type SectionTag = RequiredSectionTag | (typeof OPTIONAL_SECTION_DEFS)[number]['tag'] | (typeof COMPACT_OPTIONAL_SECTION_DEFS)[number]['tag'];
+export type SectionName =
+  | (typeof SECTION_DEFS)[number]['name']
+  | (typeof COMPACT_SECTION_DEFS)[number]['name']
+  | (typeof OPTIONAL_SECTION_DEFS)[number]['name']
+  | (typeof COMPACT_OPTIONAL_SECTION_DEFS)[number]['name'];
 
 export const NAME_OF: Record<SectionTag, SectionName> = Object.fromEntries(
-  [...SECTION_DEFS, ...OPTIONAL_SECTION_DEFS].map((d) => [d.tag, d.name]),
+  [...SECTION_DEFS, ...COMPACT_SECTION_DEFS, ...OPTIONAL_SECTION_DEFS, ...COMPACT_OPTIONAL_SECTION_DEFS].map((d) => [d.tag, d.name]),
 ) as Record<SectionTag, SectionName>;
+
+/** True when a section with this (known) tag belongs in a file of `version`. */
+export function tagBelongsTo(tag: SectionTag, version: number): boolean {
+  if (tag[0] >= 'a' && tag[0] <= 'z') return true;
+  return requiredSectionDefs(version).some((d) => d.tag === tag);
+}
 
 /** Every BoneRole, in file order. The type assertion below fails to compile if BoneRole grows. */
 export const BONE_ROLES = ['hips', 'leftFoot', 'rightFoot', 'leftToe', 'rightToe'] as const satisfies readonly BoneRole[];

@@ -7,6 +7,8 @@
 import type { Database } from '../database.js';
 import { decodeDatabase } from './decode.js';
 import { encodeDatabase, type EncodeDatabaseOptions } from './encode.js';
+import { encodeCompactDatabase, type EncodeCompactOptions } from './encode-compact.js';
+import type { PoseErrorReport } from '../compact/pose-error.js';
 import { MMDB_HEADER_BYTES, MMDB_MAX_FILE_BYTES } from './format.js';
 import { checkContainerHeader } from './container.js';
 import { readRegularFileChecked } from '../../util/read-checked-node.js';
@@ -60,7 +62,16 @@ export function writeDatabaseFile(path: string, db: Database, options?: EncodeDa
 }
 
 /**
- * Reads and decodes a .mmdb file. Throws DatabaseFileError when the file cannot be read (missing,
+ * Encodes `db` as a compact file (docs/compact.md) and writes it atomically like writeDatabaseFile.
+ * Returns the bytes written and the decoded poses' error against `db`'s.
+ */
+export function writeCompactDatabaseFile(path: string, db: Database, options?: EncodeCompactOptions): { bytes: number; error: PoseErrorReport } {
+  const { bytes, error } = encodeCompactDatabase(db, options);
+  return { bytes: asDatabaseFileError(() => writeFileAtomic(path, bytes, WHAT)), error };
+}
+
+/**
+ * Reads and decodes a .mmdb file (float32 or compact). Throws DatabaseFileError when the file cannot be read (missing,
  * not a regular file, larger than a .mmdb file may be, no permission) and DatabaseFormatError
  * (mmdb/mmdb.ts) when its contents are invalid; messages start with what and `path`.
  */

@@ -7,7 +7,9 @@
  *   mmdb/encode.ts     encodeDatabase
  *   mmdb/container.ts  header, section table and field reader (bounds and CRC checks)
  *   mmdb/decode.ts     decodeDatabase
- *   mmdb/inspect.ts    inspectDatabase (container and META only)
+ *   mmdb/inspect.ts    inspectDatabase (container and META only), partSizes, readPoseErrorReport
+ *   mmdb/encode-compact.ts, decode-compact.ts, compact-clip-table.ts
+ *                      compact files (version 2, docs/compact.md); the codec is in ../compact/
  *   database-check.ts  checkDatabaseConsistency, checkSearchableDatabase
  *   limits.ts          MIN_FPS, MAX_FPS, MAX_TAGS
  *
@@ -15,6 +17,7 @@
  */
 export {
   MMDB_FORMAT_VERSION,
+  MMDB_COMPACT_VERSION,
   MMDB_MAGIC,
   MMDB_HEADER_BYTES,
   MMDB_SECTION_HEADER_BYTES,
@@ -27,7 +30,9 @@ export {
   type DatabaseFormatErrorCode,
 } from './format.js';
 export { encodeDatabase, type EncodeDatabaseOptions } from './encode.js';
-export { decodeDatabase } from './decode.js';
-export { inspectDatabase, type MmdbInfo, type MmdbSectionInfo } from './inspect.js';
+export { decodeDatabase, type DecodeOptions } from './decode.js';
+export { inspectDatabase, partSizes, readPoseErrorReport, type MmdbInfo, type MmdbSectionInfo } from './inspect.js';
+export { encodeCompactDatabase, type EncodeCompactOptions, type CompactEncoding } from './encode-compact.js';
+export type { PoseErrorReport, ErrorFigures } from '../compact/pose-error.js';
 export { checkDatabaseConsistency, checkSearchableDatabase } from '../database-check.js';
 export { MIN_FPS, MAX_FPS, MAX_TAGS } from '../limits.js';

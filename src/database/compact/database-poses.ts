@@ -1,0 +1,91 @@
+/**
+ * A whole database's poses in compact form: every stored clip compressed on its own (encode-clip.ts),
+ * mirrored copies left out (mirror-links.ts); and back: the stored clips decoded into one pair of
+ * float32 arrays, then the copies mirrored from them.
+ */
+import type { Skeleton } from '../../anim/skeleton.js';
+import type { Clip } from '../../anim/clip.js';
+import type { ClipRange, Database } from '../database.js';
+import { mirrorClip } from '../../features/mirror.js';
+import { encodeClip } from './encode-clip.js';
+import { decodeClip } from './decode-clip.js';
+import { clipOfRange, type MirrorLinks } from './mirror-links.js';
+import { CompactFormatError } from './clip-layout.js';
+import { ERROR_THRESHOLD } from './error-metric.js';
+
+/** The stored clips' blobs, concatenated, with offsets[i]..offsets[i+1] the i-th stored clip's bytes. */
+export interface PoseBlobs {
+  offsets: Uint32Array;
+  data: Uint8Array;
+}
+
+/**
+ * The share of the error bound each clip is encoded to: a mirrored copy's own poses (rounded to
+ * float32 after mirroring in float64) and the mirror of its decoded original differ by float32
+ * rounding, ~1e-7 m at the extremities; the 1% margin keeps the copies within the bound as well.
+ */
+export const ENCODER_MARGIN = 0.99;
+
+/** Compresses every clip not rebuilt by mirroring, in clip order, to `threshold` * ENCODER_MARGIN. */
+export function encodeDatabasePoses(db: Database, links: MirrorLinks, threshold: number = ERROR_THRESHOLD, onClip?: (done: number, total: number, name: string) => void): PoseBlobs {
+  const J = db.skeleton.names.length;
+  const stored = db.clips.filter((_, i) => links.mirrorOf[i] === -1);
+  const blobs = stored.map((c, i) => {
+    const blob = encodeClip({
+      parents: db.skeleton.parents, restOffsets: db.skeleton.offsets, frames: c.count,
+      rotations: db.rotations.subarray(c.start * J * 4, (c.start + c.count) * J * 4),
+      translations: db.translations.subarray(c.start * J * 3, (c.start + c.count) * J * 3),
+    }, threshold * ENCODER_MARGIN);
+    onClip?.(i + 1, stored.length, c.name);
+    return blob;
+  });
+  const offsets = new Uint32Array(blobs.length + 1);
+  blobs.forEach((b, i) => { offsets[i + 1] = offsets[i] + b.length; });
+  const data = new Uint8Array(offsets[blobs.length]);
+  blobs.forEach((b, i) => data.set(b, offsets[i]));
+  return { offsets, data };
+}
+
+/**
+ * Decodes the poses of all `clips` (frames 0..frames-1): stored clips from `blobs`, mirrored ones by
+ * mirroring their decoded originals. Returns the float32 arrays and every clip's poses as a Clip
+ * (float64 copies of the same values, which forward kinematics and the rebuild read). Throws
+ * CompactFormatError for blobs that do not fit the table.
+ */
+export function decodeDatabasePoses(
+  blobs: PoseBlobs, clips: readonly ClipRange[], frames: number, fps: number, skeleton: Skeleton, links: MirrorLinks,
+  onClip?: (done: number, total: number) => void,
+): { rotations: Float32Array; translations: Float32Array; clips: Clip[] } {
+  const J = skeleton.names.length;
+  const rotations = new Float32Array(frames * J * 4), translations = new Float32Array(frames * J * 3);
+  const storedCount = links.mirrorOf.reduce((n, o) => n + (o === -1 ? 1 : 0), 0);
+  if (blobs.offsets.length !== storedCount + 1) throw new CompactFormatError(`${blobs.offsets.length - 1} compressed clips, but the clip table stores ${storedCount}`);
+  const decoded: Clip[] = new Array(clips.length);
+  let k = 0, done = 0;
+  clips.forEach((c, i) => {
+    if (links.mirrorOf[i] !== -1) return;
+    const a = blobs.offsets[k], b = blobs.offsets[k + 1];
+    if (!(a <= b && b <= blobs.data.length)) throw new CompactFormatError(`compressed clip ${k + 1} lies outside the pose data (bytes ${a}..${b} of ${blobs.data.length})`);
+    try {
+      decodeClip(blobs.data.subarray(a, b), J, skeleton.offsets, c.count, rotations, translations, c.start);
+    } catch (e) {
+      if (e instanceof CompactFormatError) throw new CompactFormatError(`clip ${i} ('${c.name.slice(0, 60)}'): ${e.message}`);
+      throw e;
+    }
+    decoded[i] = clipOfRange({ skeleton, fps, rotations, translations }, c);
+    k++;
+    onClip?.(++done, clips.length);
+  });
+  if (blobs.offsets[k] !== blobs.data.length) throw new CompactFormatError(`${blobs.data.length - blobs.offsets[k]} bytes of pose data belong to no clip`);
+  clips.forEach((c, i) => {
+    const o = links.mirrorOf[i];
+    if (o === -1) return;
+    // Mirroring only negates and swaps values: the float64 result holds float32 values exactly.
+    const m = mirrorClip(skeleton, decoded[o], links.setup);
+    decoded[i] = { ...m, name: c.name, tags: c.tags };
+    rotations.set(m.rotations, c.start * J * 4);
+    translations.set(m.translations, c.start * J * 3);
+    onClip?.(++done, clips.length);
+  });
+  return { rotations, translations, clips: decoded };
+}

@@ -1,0 +1,117 @@
+/**
+ * Reading a compact `.mmdb` file (version 2, docs/compact.md) into a Database: the poses are
+ * decoded (compact/), the mirrored copies mirrored from their originals, and everything derived
+ * from poses (root track, features, contacts, candidates, normalisation) rebuilt by the build's own
+ * deriveDatabase, so the result is what a float32 database of the decoded poses holds. Every
+ * problem is a DatabaseFormatError naming the source and the section. Pure and browser-safe.
+ */
+import type { Database } from '../database.js';
+import { worldTransformsOfFrames } from '../../anim/pose.js';
+import { deriveDatabase, type WorkClip } from '../build.js';
+import { checkDatabaseConsistency, checkSearchableDatabase } from '../database-check.js';
+import { paddedStride } from '../../features/schema.js';
+import type { ContactOptions } from '../../features/contacts.js';
+import { CompactFormatError } from '../compact/clip-layout.js';
+import { checkMirrorLinks, type MirrorLinks } from '../compact/mirror-links.js';
+import { decodeDatabasePoses } from '../compact/database-poses.js';
+import { bitsFromTagRuns } from '../compact/tag-runs.js';
+import { FieldReader, type Container } from './container.js';
+import { readCompactClipTable } from './compact-clip-table.js';
+import { readSchema, readSkeleton, readSourceRates, type Meta } from './decode.js';
+import { DatabaseFormatError, describeValue, fmt, type SectionTag } from './format.js';
+
+/**
+ * A compact file may decode to at most this many times its own size (poses alone), or
+ * MIN_DECODED_CAP bytes, whichever is larger: a clip of constant tracks costs no bytes per frame,
+ * so without a cap a few hostile bytes could ask for gigabytes. Real captures decode to ~20x.
+ */
+export const MAX_DECODED_RATIO = 1024;
+export const MIN_DECODED_CAP = 64 * 1024 * 1024;
+
+function readContacts(r: FieldReader): ContactOptions {
+  const o = r.object(r.json('contactOptions'), 'contact options', ['filterSeconds', 'speedThreshold']);
+  r.done();
+  const speed = o.speedThreshold, filter = o.filterSeconds;
+  if (typeof speed !== 'number' || !(speed > 0 && speed <= 100)) r.fail('inconsistent', `contact speed threshold is ${describeValue(speed)}, expected a speed in (0, 100] m/s`);
+  if (typeof filter !== 'number' || !(filter >= 0 && filter <= 10)) r.fail('inconsistent', `contact filter is ${describeValue(filter)}, expected [0, 10] seconds`);
+  return { speedThreshold: speed, filterSeconds: filter };
+}
+
+/** Decodes a compact file whose container and META have been read (decodeDatabase's version-2 path). */
+export function decodeCompactDatabase(b: Uint8Array, c: Container, meta: Meta, source: string, onProgress?: (done: number, total: number, label: string) => void): Database {
+  const N = meta.frames, J = meta.joints;
+  const reader = (tag: SectionTag): FieldReader => new FieldReader(b, c.known.get(tag)!, source, tag);
+  const { skeleton, roles } = readSkeleton(reader('SKEL'), J, meta.endSites);
+  const schema = readSchema(reader('SCHM'));
+
+  let r = reader('CTAG');
+  const tagNames = r.stringArray(r.json('names'), 'names', meta.tags);
+  const runCount = r.u32('runCount', 1, 'one count')[0];
+  const runs = r.u32('runs', 3 * runCount, `3 per run, ${fmt(runCount)} runs`);
+  r.done();
+  const contacts = readContacts(reader('CCON'));
+  r = reader('CMIR');
+  const links: MirrorLinks = {
+    mirrorOf: r.i32('mirrorOf', meta.clips, `one per clip, ${fmt(meta.clips)} clips`),
+    setup: { partner: r.i32('partner', J, `one per joint, ${J} joints`), axes: Int8Array.from(r.u8('axes', J, `one per joint, ${J} joints`)) },
+  };
+  r.done();
+  const clips = readCompactClipTable(reader('CLIP'), meta.clips, links.mirrorOf, readSourceRates(b, c, source, meta.clips));
+  r = reader('CPOS');
+  const [stored, dataBytes] = r.u32('counts', 2, 'stored clips, data bytes');
+  const offsets = r.u32('offsets', stored + 1, `one more than the ${fmt(stored)} stored clips`);
+  const data = r.u8('data', dataBytes, `${fmt(dataBytes)} bytes`);
+  r.done();
+
+  const fail = (section: SectionTag, detail: string): never => {
+    throw new DatabaseFormatError('inconsistent', source, detail, section);
+  };
+  const decodedBytes = N * J * 28;
+  const cap = Math.max(MIN_DECODED_CAP, MAX_DECODED_RATIO * b.length);
+  if (decodedBytes > cap) fail('META', `${fmt(N)} frames of ${J} joints would decode to ${fmt(decodedBytes)} bytes of poses, more than ${MAX_DECODED_RATIO} times the file's ${fmt(b.length)} bytes`);
+  let next = 0;
+  clips.forEach((clip, i) => {
+    if (clip.start !== next || !Number.isInteger(clip.count) || clip.count < 1 || clip.start + clip.count > N) fail('CLIP', `clip ${i} covers frames ${clip.start}..${clip.start + clip.count - 1}, expected it to start at ${next} within ${fmt(N)} frames`);
+    next += clip.count;
+  });
+  if (next !== N) fail('CLIP', `the clips cover ${fmt(next)} frames but META declares ${fmt(N)}`);
+  if (offsets[0] !== 0) fail('CPOS', `the first clip's data starts at byte ${offsets[0]}, expected 0`);
+
+  let poses: ReturnType<typeof decodeDatabasePoses>;
+  let tagBits: Uint32Array;
+  try {
+    checkMirrorLinks(links, clips, skeleton);
+    tagBits = bitsFromTagRuns(runs, N);
+    poses = decodeDatabasePoses({ offsets, data }, clips, N, meta.fps, skeleton, links, (d, t) => onProgress?.(d, 2 * t, 'decode'));
+  } catch (e) {
+    if (e instanceof CompactFormatError) throw new DatabaseFormatError('bad-section', source, `compact poses: ${e.message}`, 'compactPoses');
+    throw e;
+  }
+
+  // Everything derive reads (skeleton, roles, clips, tags, poses, schema) is checked before it runs,
+  // on a database whose derived parts are neutral placeholders.
+  const S = paddedStride(meta.dims);
+  const scale = new Float32Array(S).fill(1);
+  const rootRotations = new Float32Array(N * 4);
+  for (let f = 0; f < N; f++) rootRotations[4 * f + 3] = 1;
+  checkDatabaseConsistency({
+    skeleton, roles, fps: meta.fps, frameCount: N, clips, rotations: poses.rotations, translations: poses.translations,
+    rootPositions: new Float32Array(N * 3), rootRotations, contacts: new Uint8Array(N), candidates: new Uint8Array(N),
+    tagNames, tagBits, schema, dims: meta.dims, stride: meta.stride,
+    rawFeatures: new Float32Array(N * S), features: new Float32Array(N * S), mean: new Float32Array(S), scale,
+  }, source);
+
+  let done = clips.length;
+  const work: WorkClip[] = clips.map((range, i) => {
+    const clip = poses.clips[i];
+    const worldRot = new Float64Array(range.count * J * 4), worldPos = new Float64Array(range.count * J * 3);
+    worldTransformsOfFrames(skeleton.parents, clip.rotations, clip.translations, range.count, worldRot, worldPos);
+    return { clip, mirrored: range.mirrored, sourceFps: range.sourceFps, worldRot, worldPos };
+  });
+  const db = deriveDatabase({ skeleton, roles, fps: meta.fps, schema, contacts, work, poses, onClip: (name) => onProgress?.(++done, 2 * clips.length, name) });
+  db.clips = clips;
+  db.tagNames = tagNames;
+  db.tagBits = tagBits;
+  checkSearchableDatabase(db, source);
+  return db;
+}

@@ -1,0 +1,149 @@
+/**
+ * Compact databases (docs/compact.md): the error bound holds where ACL measures it, mirrored copies
+ * are rebuilt from their originals, everything derived is rebuilt so that search answers equal
+ * those of a float32 file of the decoded poses, and the file is far smaller.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildDatabase } from '../../src/database/build.js';
+import { builtinSources, loadBvhSources } from '../../src/database/sources-node.js';
+import type { Database } from '../../src/database/database.js';
+import { decodeDatabase, encodeDatabase, inspectDatabase } from '../../src/database/mmdb/mmdb.js';
+import { encodeCompactDatabase } from '../../src/database/mmdb/encode-compact.js';
+import { readPoseErrorReport } from '../../src/database/mmdb/inspect.js';
+import { measurePoseError } from '../../src/database/compact/pose-error.js';
+import { ERROR_THRESHOLD } from '../../src/database/compact/error-metric.js';
+import { encodeClip } from '../../src/database/compact/encode-clip.js';
+import { decodeClip } from '../../src/database/compact/decode-clip.js';
+import { clipOfRange } from '../../src/database/compact/mirror-links.js';
+import { mirrorClip, mirrorSetup } from '../../src/features/mirror.js';
+import { Matcher } from '../../src/search/matcher.js';
+import { HAS_MOCAP, MOCAP_DIR, MOCAP_SKIP_REASON } from '../helpers/cli.js';
+import { join } from 'node:path';
+
+/** A few built-in clips, mirrored: small enough to compress in about a second. */
+function smallBuiltin(): Database {
+  return buildDatabase(builtinSources().slice(0, 5), { mirror: true, tagRules: [{ tag: 'early', pattern: '*', from: 0, to: 0.5 }] });
+}
+
+describe('compact database: built-in clips', () => {
+  let db: Database;
+  let bytes: Uint8Array;
+  let loaded: Database;
+  let reported: ReturnType<typeof encodeCompactDatabase>['error'];
+  beforeAll(() => {
+    db = smallBuiltin();
+    const enc = encodeCompactDatabase(db);
+    bytes = enc.bytes;
+    reported = enc.error;
+    loaded = decodeDatabase(bytes, 'small.mmdb');
+  });
+
+  it('is a version-2 compact file, far smaller than the float32 one', () => {
+    const info = inspectDatabase(bytes);
+    expect(info.kind).toBe('compact');
+    expect(info.version).toBe(2);
+    expect(info.sections.map((s) => s.tag)).not.toContain('FEAT');
+    expect(bytes.length * 8).toBeLessThan(encodeDatabase(db).length);
+  });
+
+  it('keeps every joint of every clip (mirrored copies too) within 0.01 cm at 3 cm virtual points', () => {
+    const e = measurePoseError(db.skeleton.parents, db.clips, db, loaded);
+    expect(e.overall.max).toBeLessThanOrEqual(ERROR_THRESHOLD);
+    expect(e.overall.max).toBeGreaterThan(0); // lossy: it does compress
+    // The report stored in the file is this measurement.
+    const stored = readPoseErrorReport(bytes)!;
+    expect(stored.overall.max).toBeCloseTo(e.overall.max, 9);
+    expect(reported.clips.length).toBe(db.clips.length);
+    for (let i = 0; i < db.clips.length; i++) expect(stored.clips[i].max).toBeCloseTo(e.clips[i].max, 9);
+  });
+
+  it('rebuilds mirrored clips by mirroring their decoded originals', () => {
+    const J = db.skeleton.names.length;
+    const originals = loaded.clips.filter((c) => !c.mirrored);
+    const setup = mirrorSetup(db.skeleton, originals.map((c) => clipOfRange(db, c)));
+    for (const c of loaded.clips.filter((x) => x.mirrored)) {
+      const o = loaded.clips.find((x) => x.name === c.name.replace(/_mirror$/, ''))!;
+      const m = mirrorClip(loaded.skeleton, clipOfRange(loaded, o), setup);
+      expect(Array.from(loaded.rotations.subarray(c.start * J * 4, (c.start + c.count) * J * 4))).toEqual(Array.from(Float32Array.from(m.rotations)));
+    }
+  });
+
+  it('keeps clips, tags and the schema', () => {
+    expect(loaded.clips).toEqual(db.clips);
+    expect(loaded.tagNames).toEqual(db.tagNames);
+    expect(Array.from(loaded.tagBits)).toEqual(Array.from(db.tagBits));
+    expect(loaded.schema).toEqual(db.schema);
+    expect(Array.from(loaded.candidates)).toEqual(Array.from(db.candidates));
+  });
+
+  it('searches exactly like a float32 file of the decoded poses (bit-identical features)', async () => {
+    const f32 = decodeDatabase(encodeDatabase(loaded), 'decoded-poses.mmdb');
+    expect(Buffer.from(f32.features.buffer).equals(Buffer.from(loaded.features.buffer))).toBe(true);
+    const a = await Matcher.create(loaded), b = await Matcher.create(f32);
+    const S = db.stride;
+    // Queries: the original database's rows (near, not equal, to the rebuilt ones).
+    for (let f = 0; f < db.frameCount; f += 37) {
+      const q = db.features.subarray(f * S, (f + 1) * S);
+      for (const method of ['brute', 'kdtree'] as const) {
+        const ra = a.search(q, { normalized: true, method }), rb = b.search(q, { normalized: true, method });
+        expect([ra.frame, ra.cost]).toEqual([rb.frame, rb.cost]);
+      }
+    }
+  });
+
+  it('features stay close to the original build', () => {
+    let d = 0;
+    for (let i = 0; i < db.features.length; i++) d = Math.max(d, Math.abs(db.features[i] - loaded.features[i]));
+    expect(d).toBeLessThan(0.05);
+  });
+
+  it('is deterministic', () => {
+    expect(Buffer.from(encodeCompactDatabase(db).bytes).equals(Buffer.from(bytes))).toBe(true);
+  });
+});
+
+describe('compact clip codec', () => {
+  it('the error metric sees a hips tilt at the feet: 0.2 mrad breaks the bound, 0.02 mrad does not', () => {
+    const db = smallBuiltin();
+    const J = db.skeleton.names.length, hips = db.roles.hips;
+    const tilted = (angle: number): { rotations: Float32Array; translations: Float32Array } => {
+      const rotations = Float32Array.from(db.rotations);
+      const o = (10 * J + hips) * 4;
+      // q * (sin(a/2), 0, 0, cos(a/2)): a tilt about the hips' x axis, which swings the feet ~1 m below.
+      const s = Math.sin(angle / 2), c = Math.cos(angle / 2);
+      const [x, y, z, w] = rotations.subarray(o, o + 4);
+      rotations.set([w * s + x * c, y * c + z * s, z * c - y * s, w * c - x * s], o);
+      return { rotations, translations: db.translations };
+    };
+    expect(measurePoseError(db.skeleton.parents, db.clips, db, tilted(2e-4)).overall.max).toBeGreaterThan(ERROR_THRESHOLD);
+    expect(measurePoseError(db.skeleton.parents, db.clips, db, tilted(2e-5)).overall.max).toBeLessThan(ERROR_THRESHOLD);
+  });
+
+  it('a tighter bound costs more bytes and holds', () => {
+    const db = smallBuiltin();
+    const J = db.skeleton.names.length, c = db.clips[0];
+    const poses = {
+      parents: db.skeleton.parents, restOffsets: db.skeleton.offsets, frames: c.count,
+      rotations: db.rotations.subarray(c.start * J * 4, (c.start + c.count) * J * 4),
+      translations: db.translations.subarray(c.start * J * 3, (c.start + c.count) * J * 3),
+    };
+    const loose = encodeClip(poses, 1e-3), tight = encodeClip(poses, 1e-5);
+    expect(tight.length).toBeGreaterThan(loose.length);
+    const rot = new Float32Array(poses.rotations.length), pos = new Float32Array(poses.translations.length);
+    decodeClip(tight, J, db.skeleton.offsets, c.count, rot, pos, 0);
+    const e = measurePoseError(db.skeleton.parents, [{ start: 0, count: c.count }], poses, { rotations: rot, translations: pos });
+    expect(e.overall.max).toBeLessThanOrEqual(1e-5);
+  });
+});
+
+describe.skipIf(!HAS_MOCAP)('compact database: real captures (core)', () => {
+  it('holds the bound on real mocap with mirroring, about 20x smaller', () => {
+    if (!HAS_MOCAP) { console.log(MOCAP_SKIP_REASON); return; }
+    const db = buildDatabase(loadBvhSources([join(MOCAP_DIR, 'core')]), { mirror: true });
+    const { bytes, error } = encodeCompactDatabase(db);
+    expect(error.overall.max).toBeLessThanOrEqual(ERROR_THRESHOLD);
+    const loaded = decodeDatabase(bytes, 'core.mmdb');
+    expect(measurePoseError(db.skeleton.parents, db.clips, db, loaded).overall.max).toBeLessThanOrEqual(ERROR_THRESHOLD);
+    expect(bytes.length * 15).toBeLessThan(encodeDatabase(db).length);
+  }, 60_000);
+});
