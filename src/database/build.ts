@@ -67,9 +67,15 @@ export function globToRegExp(glob: string): GlobMatcher {
   return globMatcher(glob);
 }
 
+/**
+ * A clip's poses as deriveDatabase reads them: the build's float64 clips, or float32 views into the
+ * database's own pose arrays (the compact loader; the same values, without a float64 copy).
+ */
+export type WorkClipPoses = Omit<Clip, 'rotations' | 'translations'> & { rotations: Float64Array | Float32Array; translations: Float64Array | Float32Array };
+
 /** A clip on its way into a database, with the world transforms of its frames. */
 export interface WorkClip {
-  clip: Clip;
+  clip: WorkClipPoses;
   mirrored: boolean;
   /** The source's own rate when it was resampled. */
   sourceFps: number | undefined;

@@ -109,7 +109,7 @@ export function mirrorSetup(s: Skeleton, clips: readonly Clip[] = []): MirrorSet
 }
 
 /** out = T_a q T_b for reflections of axes a and b (a rotation). */
-function reflectRotation(out: Float64Array, oo: number, q: ArrayLike<number>, qo: number, a: number, b: number): void {
+function reflectRotation(out: Float64Array | Float32Array, oo: number, q: ArrayLike<number>, qo: number, a: number, b: number): void {
   // T_a q T_a negates the two components other than a; then multiply by T_a T_b, a half turn
   // about the third axis when a != b.
   let x = q[qo], y = q[qo + 1], z = q[qo + 2], w = q[qo + 3];
@@ -125,6 +125,26 @@ function reflectRotation(out: Float64Array, oo: number, q: ArrayLike<number>, qo
     x = nx; y = ny; z = nz; w = nw;
   }
   out[oo] = x; out[oo + 1] = y; out[oo + 2] = z; out[oo + 3] = w;
+}
+
+/**
+ * mirrorClip's poses written straight into float32 arrays: `frames` frames from frame `srcFrame` of
+ * rot/pos to frame `dstFrame` of the same arrays (the compact loader, which keeps a database's
+ * poses in one pair of float32 arrays). Mirroring only negates and swaps values, so every value is
+ * the one mirrorClip computes, and float32 inputs give float32 values exactly.
+ */
+export function mirrorFramesInto(s: Skeleton, setup: MirrorSetup, rot: Float32Array, pos: Float32Array, srcFrame: number, dstFrame: number, frames: number): void {
+  const J = s.names.length;
+  for (let f = 0; f < frames; f++) {
+    const sf = (srcFrame + f) * J, df = (dstFrame + f) * J;
+    for (let j = 0; j < J; j++) {
+      const src = setup.partner[j];
+      const p = s.parents[j];
+      const parentAxis = p < 0 ? WORLD_AXIS : setup.axes[p];
+      reflectRotation(rot, (df + j) * 4, rot, (sf + src) * 4, parentAxis, setup.axes[j]);
+      for (let k = 0; k < 3; k++) pos[(df + j) * 3 + k] = (k === parentAxis ? -1 : 1) * pos[(sf + src) * 3 + k];
+    }
+  }
 }
 
 /** The left/right mirrored copy of a clip (same skeleton, same joint order). */

@@ -12,6 +12,7 @@ import { quatYaw } from '../../src/math/quat.js';
 import { UNSEEN_STEP_EVERY, checkUnseenStepEvery, isUnseenStepEvery, viewCosHalfAngle } from '../../src/runtime/lod/view.js';
 import { CrowdMesh, PlayerMesh, boneSegments, type CrowdView } from './characters.js';
 import { servedDatabaseRef, type ServedDatabaseRef } from '../../src/web/served-database.js';
+import { databaseChecksums } from '../../src/web/database-checksums.js';
 import { DatabaseLoader, describeDatabase, type LoadedDatabase } from './load-database.js';
 import { CostBars, DatabaseTimeline, SearchHistogram, describePlayback } from './debug-panels.js';
 import { DebugScene } from './debug-scene.js';
@@ -689,6 +690,7 @@ export class App {
       get ready() { return app.ready; },
       get error() { return app.error; },
       get agents() { return app.world?.engine.agentCount ?? 0; },
+      databaseChecksums: () => (app.world ? databaseChecksums(app.world.db) : null),
       get database() {
         const w = app.world;
         return { name: w?.name ?? '', frames: w?.db.frameCount ?? 0, clips: w?.db.clips.length ?? 0 };

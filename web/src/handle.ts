@@ -6,6 +6,7 @@
  *   window.motionmatch.stats.updateMsMedian   // engine CPU ms per frame, median of the last 60
  *   window.motionmatch.player.position        // [x, y, z] metres, live
  */
+import type { DatabaseChecksums } from '../../src/web/database-checksums.js';
 import type { Backend, SearchMethod } from '../../src/search/matcher.js';
 import type { WorkerPolicy } from './search-backend.js';
 import type { EngineMode } from './engines.js';
@@ -129,6 +130,8 @@ export interface MotionmatchHandle {
   readonly error: string | null;
   readonly agents: number;
   readonly database: { name: string; frames: number; clips: number };
+  /** CRC-32s of the loaded database's arrays (src/web/database-checksums.ts); null before one is loaded. */
+  databaseChecksums(): DatabaseChecksums | null;
   readonly player: MotionmatchPlayer;
   readonly stats: MotionmatchStats;
   whenReady(): Promise<void>;

@@ -17,7 +17,11 @@ export const START_LEVEL = LEVEL_BITS.indexOf(16);
 /** Frames per segment: ACL's default, short enough that ranges stay tight, long enough to amortise the headers. */
 export const SEGMENT_FRAMES = 16;
 
+/** maxQuantised of 0..32 bits, looked up (the decoder asks once per segment and component). */
+const MAX_QUANTISED: readonly number[] = Array.from({ length: 33 }, (_, b) => (b === 0 ? 0 : 2 ** b - 1));
+
 /** The largest quantised sample at `bits` (2^bits - 1; 0 for no bits). */
 export function maxQuantised(bits: number): number {
-  return bits === 0 ? 0 : 2 ** bits - 1;
+  return MAX_QUANTISED[bits] ?? (bits === 0 ? 0 : 2 ** bits - 1);
 }
+

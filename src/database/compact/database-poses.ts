@@ -4,12 +4,11 @@
  * float32 arrays, then the copies mirrored from them.
  */
 import type { Skeleton } from '../../anim/skeleton.js';
-import type { Clip } from '../../anim/clip.js';
 import type { ClipRange, Database } from '../database.js';
-import { mirrorClip } from '../../features/mirror.js';
+import { mirrorFramesInto } from '../../features/mirror.js';
 import { encodeClip } from './encode-clip.js';
 import { decodeClip } from './decode-clip.js';
-import { clipOfRange, type MirrorLinks } from './mirror-links.js';
+import type { MirrorLinks } from './mirror-links.js';
 import { CompactFormatError } from './clip-layout.js';
 import { ERROR_THRESHOLD } from './error-metric.js';
 
@@ -46,21 +45,38 @@ export function encodeDatabasePoses(db: Database, links: MirrorLinks, threshold:
   return { offsets, data };
 }
 
+/** A decoded clip: its range's metadata and float32 views of its poses in the database arrays. */
+export interface DecodedClip {
+  name: string;
+  source: string;
+  fps: number;
+  frameCount: number;
+  loop: boolean;
+  tags: string[];
+  rotations: Float32Array;
+  translations: Float32Array;
+}
+
 /**
  * Decodes the poses of all `clips` (frames 0..frames-1): stored clips from `blobs`, mirrored ones by
- * mirroring their decoded originals. Returns the float32 arrays and every clip's poses as a Clip
- * (float64 copies of the same values, which forward kinematics and the rebuild read). Throws
- * CompactFormatError for blobs that do not fit the table.
+ * mirroring their decoded originals. Returns the float32 arrays and every clip's poses as views into
+ * them (forward kinematics and the rebuild read those; float32 values read the same as the float64
+ * copies a Clip would hold). Throws CompactFormatError for blobs that do not fit the table.
  */
 export function decodeDatabasePoses(
   blobs: PoseBlobs, clips: readonly ClipRange[], frames: number, fps: number, skeleton: Skeleton, links: MirrorLinks,
   onClip?: (done: number, total: number) => void,
-): { rotations: Float32Array; translations: Float32Array; clips: Clip[] } {
+): { rotations: Float32Array; translations: Float32Array; clips: DecodedClip[] } {
   const J = skeleton.names.length;
   const rotations = new Float32Array(frames * J * 4), translations = new Float32Array(frames * J * 3);
   const storedCount = links.mirrorOf.reduce((n, o) => n + (o === -1 ? 1 : 0), 0);
   if (blobs.offsets.length !== storedCount + 1) throw new CompactFormatError(`${blobs.offsets.length - 1} compressed clips, but the clip table stores ${storedCount}`);
-  const decoded: Clip[] = new Array(clips.length);
+  const view = (c: ClipRange): DecodedClip => ({
+    name: c.name, source: c.source, fps, frameCount: c.count, loop: c.loop, tags: c.tags,
+    rotations: rotations.subarray(c.start * J * 4, (c.start + c.count) * J * 4),
+    translations: translations.subarray(c.start * J * 3, (c.start + c.count) * J * 3),
+  });
+  const decoded: DecodedClip[] = new Array(clips.length);
   let k = 0, done = 0;
   clips.forEach((c, i) => {
     if (links.mirrorOf[i] !== -1) return;
@@ -72,7 +88,7 @@ export function decodeDatabasePoses(
       if (e instanceof CompactFormatError) throw new CompactFormatError(`clip ${i} ('${c.name.slice(0, 60)}'): ${e.message}`);
       throw e;
     }
-    decoded[i] = clipOfRange({ skeleton, fps, rotations, translations }, c);
+    decoded[i] = view(c);
     k++;
     onClip?.(++done, clips.length);
   });
@@ -80,11 +96,9 @@ export function decodeDatabasePoses(
   clips.forEach((c, i) => {
     const o = links.mirrorOf[i];
     if (o === -1) return;
-    // Mirroring only negates and swaps values: the float64 result holds float32 values exactly.
-    const m = mirrorClip(skeleton, decoded[o], links.setup);
-    decoded[i] = { ...m, name: c.name, tags: c.tags };
-    rotations.set(m.rotations, c.start * J * 4);
-    translations.set(m.translations, c.start * J * 3);
+    // Mirroring only negates and swaps values: float32 in, the same float32 values out.
+    mirrorFramesInto(skeleton, links.setup, rotations, translations, clips[o].start, c.start, c.count);
+    decoded[i] = view(c);
     onClip?.(++done, clips.length);
   });
   return { rotations, translations, clips: decoded };

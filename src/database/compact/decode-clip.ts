@@ -49,9 +49,12 @@ function fillStaticTracks(blob: Uint8Array, h: ClipHeader, J: number, rest: Arra
     const rz = ra >= 0 ? dv.getFloat32(ra + 8, true) : 0, rw = ra >= 0 ? dv.getFloat32(ra + 12, true) : 1;
     const px = pa >= 0 ? dv.getFloat32(pa, true) : rest[3 * j], py = pa >= 0 ? dv.getFloat32(pa + 4, true) : rest[3 * j + 1];
     const pz = pa >= 0 ? dv.getFloat32(pa + 8, true) : rest[3 * j + 2];
-    for (let f = start; f < start + h.frames; f++) {
-      if (rk === TRACK_DEFAULT || ra >= 0) { const o = (f * J + j) * 4; rot[o] = rx; rot[o + 1] = ry; rot[o + 2] = rz; rot[o + 3] = rw; }
-      if (pk === TRACK_DEFAULT || pa >= 0) { const o = (f * J + j) * 3; pos[o] = px; pos[o + 1] = py; pos[o + 2] = pz; }
+    const end = start + h.frames;
+    if (rk === TRACK_DEFAULT || ra >= 0) {
+      for (let f = start, o = (start * J + j) * 4; f < end; f++, o += 4 * J) { rot[o] = rx; rot[o + 1] = ry; rot[o + 2] = rz; rot[o + 3] = rw; }
+    }
+    if (pk === TRACK_DEFAULT || pa >= 0) {
+      for (let f = start, o = (start * J + j) * 3; f < end; f++, o += 3 * J) { pos[o] = px; pos[o + 1] = py; pos[o + 2] = pz; }
     }
   }
 }

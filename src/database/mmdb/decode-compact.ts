@@ -6,7 +6,11 @@
  * problem is a DatabaseFormatError naming the source and the section. Pure and browser-safe.
  */
 import type { Database } from '../database.js';
-import { worldTransformsOfFrames } from '../../anim/pose.js';
+import type { Skeleton } from '../../anim/skeleton.js';
+import { legRootJoint } from '../../features/root.js';
+import { contactJoints } from '../../features/contacts.js';
+import { schemaGroupBones, type BoneRole, type FeatureSchema } from '../../features/schema.js';
+import { composeJoint } from '../../anim/forward-kinematics.js';
 import { deriveDatabase, type WorkClip } from '../build.js';
 import { checkDatabaseConsistency, checkSearchableDatabase } from '../database-check.js';
 import { paddedStride } from '../../features/schema.js';
@@ -35,6 +39,52 @@ function readContacts(r: FieldReader): ContactOptions {
   if (typeof speed !== 'number' || !(speed > 0 && speed <= 100)) r.fail('inconsistent', `contact speed threshold is ${describeValue(speed)}, expected a speed in (0, 100] m/s`);
   if (typeof filter !== 'number' || !(filter >= 0 && filter <= 10)) r.fail('inconsistent', `contact filter is ${describeValue(filter)}, expected [0, 10] seconds`);
   return { speedThreshold: speed, filterSeconds: filter };
+}
+
+/**
+ * The joints whose world transforms deriveDatabase reads (the hips, the legs' roots, the contact
+ * joints, the schema's bones) and their ancestors, parents first: the loader leaves the others'
+ * world transforms at 0, which nothing derived looks at.
+ */
+function derivedJoints(skeleton: Skeleton, roles: Record<BoneRole, number>, schema: FeatureSchema): Int32Array {
+  const J = skeleton.names.length, need = new Uint8Array(J);
+  const mark = (j: number): void => {
+    for (let k = j; k >= 0 && k < J && !need[k]; k = skeleton.parents[k]) need[k] = 1;
+  };
+  mark(roles.hips);
+  mark(legRootJoint(skeleton, roles.hips, roles.leftFoot));
+  mark(legRootJoint(skeleton, roles.hips, roles.rightFoot));
+  for (const j of contactJoints(roles)) mark(j);
+  for (const bones of schemaGroupBones(schema, skeleton, roles)) for (const j of bones) mark(j);
+  const list: number[] = [];
+  for (let j = 0; j < J; j++) if (need[j]) list.push(j);
+  return Int32Array.from(list);
+}
+
+/**
+ * worldTransformsOfFrames of float32 poses for the joints `joints` (parents first, each with its
+ * parent), written straight into the clip's output: each frame's local poses are widened into a
+ * float64 scratch (exactly) and composed by the same composeJoint, in the same order, so each
+ * joint's results are those of forwardKinematics on float64 copies of the poses. The skeleton has
+ * been checked (parents first).
+ */
+function worldTransformsOfFloat32Frames(parents: Int32Array, joints: Int32Array, rot: Float32Array, pos: Float32Array, frames: number, outRot: Float64Array, outPos: Float64Array): void {
+  const J = parents.length, R = 4 * J, P = 3 * J;
+  const lr = new Float64Array(R), lp = new Float64Array(P);
+  for (let f = 0; f < frames; f++) {
+    const fj = f * J;
+    for (let i = 0; i < joints.length; i++) {
+      const j = joints[i], p = parents[j], r = 4 * (fj + j), t = 3 * (fj + j);
+      lr[4 * j] = rot[r]; lr[4 * j + 1] = rot[r + 1]; lr[4 * j + 2] = rot[r + 2]; lr[4 * j + 3] = rot[r + 3];
+      lp[3 * j] = pos[t]; lp[3 * j + 1] = pos[t + 1]; lp[3 * j + 2] = pos[t + 2];
+      if (p < 0) {
+        outRot[r] = lr[4 * j]; outRot[r + 1] = lr[4 * j + 1]; outRot[r + 2] = lr[4 * j + 2]; outRot[r + 3] = lr[4 * j + 3];
+        outPos[t] = lp[3 * j]; outPos[t + 1] = lp[3 * j + 1]; outPos[t + 2] = lp[3 * j + 2];
+      } else {
+        composeJoint(outPos, outRot, fj + j, outPos, 3 * (fj + p), outRot, 4 * (fj + p), lp, 3 * j, lr, 4 * j);
+      }
+    }
+  }
 }
 
 /** Decodes a compact file whose container and META have been read (decodeDatabase's version-2 path). */
@@ -102,10 +152,11 @@ export function decodeCompactDatabase(b: Uint8Array, c: Container, meta: Meta, s
   }, source);
 
   let done = clips.length;
+  const joints = derivedJoints(skeleton, roles, schema);
   const work: WorkClip[] = clips.map((range, i) => {
     const clip = poses.clips[i];
     const worldRot = new Float64Array(range.count * J * 4), worldPos = new Float64Array(range.count * J * 3);
-    worldTransformsOfFrames(skeleton.parents, clip.rotations, clip.translations, range.count, worldRot, worldPos);
+    worldTransformsOfFloat32Frames(skeleton.parents, joints, clip.rotations, clip.translations, range.count, worldRot, worldPos);
     return { clip, mirrored: range.mirrored, sourceFps: range.sourceFps, worldRot, worldPos };
   });
   const db = deriveDatabase({ skeleton, roles, fps: meta.fps, schema, contacts, work, poses, onClip: (name) => onProgress?.(++done, 2 * clips.length, name) });
