@@ -113,29 +113,45 @@ export function requireWritableRegularPath(path: string, what: string): void {
   }
 }
 
-/** Temporary files being written now: removed if the process is interrupted (SIGINT, SIGTERM). */
+/** Temporary files being written now: removed if the process is interrupted (SIGINT, SIGTERM, SIGHUP). */
 const pendingTemporaries = new Set<string>();
-let signalHandlersInstalled = false;
+const CLEANUP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+type CleanupSignal = (typeof CLEANUP_SIGNALS)[number];
 
 function removePendingTemporaries(): void {
   for (const tmp of pendingTemporaries) {
     try { unlinkSync(tmp); } catch { /* already gone */ }
   }
   pendingTemporaries.clear();
+  uninstallSignalCleanup();
 }
+
+/**
+ * The temporaries go, then the signal does what it would have done without us: when the program
+ * handles it itself (the demo and tune stop gracefully on Ctrl-C) that handler runs as usual;
+ * otherwise it is raised again with the default action, so the exit status says which signal
+ * ended the process. Listening only while a temporary exists: a handler left installed for good
+ * re-raised every later Ctrl-C and killed the demo before its own clean stop (exit 130, not 0).
+ */
+function onCleanupSignal(signal: CleanupSignal): void {
+  removePendingTemporaries();
+  if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+}
+
+let signalHandlersInstalled = false;
 
 function installSignalCleanup(): void {
   if (signalHandlersInstalled) return;
   signalHandlersInstalled = true;
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-    process.on(signal, () => {
-      removePendingTemporaries();
-      // Restore the default action and re-raise, so the exit status says which signal ended us.
-      process.removeAllListeners(signal);
-      process.kill(process.pid, signal);
-    });
-  }
+  for (const signal of CLEANUP_SIGNALS) process.on(signal, onCleanupSignal);
   process.on('exit', removePendingTemporaries);
+}
+
+function uninstallSignalCleanup(): void {
+  if (!signalHandlersInstalled) return;
+  signalHandlersInstalled = false;
+  for (const signal of CLEANUP_SIGNALS) process.off(signal, onCleanupSignal);
+  process.off('exit', removePendingTemporaries);
 }
 
 /**
@@ -145,7 +161,10 @@ function installSignalCleanup(): void {
 export function trackTemporaryFile(tmp: string): () => void {
   installSignalCleanup();
   pendingTemporaries.add(tmp);
-  return () => { pendingTemporaries.delete(tmp); };
+  return () => {
+    pendingTemporaries.delete(tmp);
+    if (pendingTemporaries.size === 0) uninstallSignalCleanup();
+  };
 }
 
 /**
