@@ -53,6 +53,12 @@ export interface ServedDatabase {
   file: string;
   /** What the page calls it (the file's name). */
   name: string;
+  /**
+   * When `file` is a compact encoding of the user's file (demo --db): that file, with its size and
+   * modification time when encoded. Once it differs, the server serves the user's file as it now
+   * is (the page reads either kind, and reports a broken one) instead of the stale encoding.
+   */
+  encodedFrom?: { file: string; size: number; mtimeMs: number; onChanged?: () => void };
 }
 
 export interface DemoServerOptions {
@@ -189,12 +195,21 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
     const notFound = (): void => send(res, 404, `not found: ${shownPath(pathname)}\n`, base);
 
     if (database && pathname === SERVED_DATABASE_PATH) {
-      const st = await stat(database.file).catch(() => null);
+      let file = database.file;
+      const from = database.encodedFrom;
+      if (from) {
+        const now = await stat(from.file).catch(() => null);
+        if (!now || now.size !== from.size || now.mtimeMs !== from.mtimeMs) {
+          file = from.file;
+          from.onChanged?.();
+        }
+      }
+      const st = await stat(file).catch(() => null);
       if (!st?.isFile()) {
-        send(res, 404, `the database file ${database.file} is no longer there\n`, base);
+        send(res, 404, `the database file ${file} is no longer there\n`, base);
         return;
       }
-      sendFile(req, res, database.file, st.size, MIME_TYPES['.mmdb'], base);
+      sendFile(req, res, file, st.size, MIME_TYPES['.mmdb'], base);
       return;
     }
 

@@ -4,7 +4,7 @@
  * database (--db FILE) and with the user's own skinned character (--character FILE), both checked
  * before anything is built or served.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { basename, isAbsolute, join, resolve } from 'node:path';
 import { parseCommandArgs, integerOption, UsageError } from '../args.js';
 import { readDatabaseArgument } from '../database-file.js';
@@ -12,16 +12,22 @@ import { nodePackageRoot } from '../../search/wasm/load.js';
 import { buildWebBundle } from '../../web/bundle-node.js';
 import { startDemoServer, type ServedCharacter, type ServedDatabase } from '../../web/serve-node.js';
 import { checkCharacterFile } from '../../web/character-file-node.js';
+import { compactCacheDir, compactCopyOf, type CompactCopy } from '../../web/compact-cache-node.js';
+import { createProgress } from '../../util/progress.js';
 import { readSettingsFile } from '../../sim/settings/options-file-node.js';
 import { settingsFragment, type EngineSettings } from '../../sim/settings/options-file.js';
 
-export const DEMO_USAGE = `usage: motionmatch demo [--db FILE] [--character FILE] [--options FILE] [--port N] [--host H]
+export const DEMO_USAGE = `usage: motionmatch demo [--db FILE [--serve-float32]] [--character FILE] [--options FILE] [--port N] [--host H]
                         [--no-build] [--rebuild] [--build-only] [--no-isolation] [--json]
 
   Serves the browser demo: a crowd of motion-matched characters (three.js), built with vite into
   web-dist/ first when that is missing or older than its sources.
   --db FILE        start the page on this .mmdb database (from \`motionmatch build\`) instead of
-                   the built-in one; checked before serving (a bad file exits with code 1)
+                   the built-in one; checked before serving (a bad file exits with code 1).
+                   Float32 or compact (\`build --compact\`): a float32 file is served as a
+                   compact encoding of it (docs/compact.md; ~20x smaller, the page rebuilds
+                   features on load), encoded once and cached by the file's CRC and size
+  --serve-float32  with --db: serve a float32 file as it is (every raw float, no encoding)
   --character FILE draw the player and the crowd as this skinned character (.glb, .gltf with
                    embedded buffers, or .vrm) instead of box figures; its container is checked
                    before serving (a bad file exits with code 1), its rig by the page
@@ -51,6 +57,7 @@ export function userPath(path: string, env: NodeJS.ProcessEnv = process.env): st
 export async function demoCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, {
     db: { type: 'string' },
+    'serve-float32': { type: 'boolean' },
     character: { type: 'string' },
     options: { type: 'string' },
     port: { type: 'string', short: 'p' },
@@ -67,6 +74,7 @@ export async function demoCommand(argv: string[]): Promise<number> {
   if (values['no-build'] && (values.rebuild || values['build-only'])) throw new UsageError('--no-build cannot be combined with --rebuild or --build-only', DEMO_USAGE);
   if (values.db !== undefined && values['build-only']) throw new UsageError('--db serves a database: it cannot be combined with --build-only', DEMO_USAGE);
   if (values.db === '') throw new UsageError('--db needs a file name', DEMO_USAGE);
+  if (values['serve-float32'] && values.db === undefined) throw new UsageError('--serve-float32 says how to serve a --db FILE: give it with --db', DEMO_USAGE);
   if (values.character === '') throw new UsageError('--character needs a file name', DEMO_USAGE);
   if (values.character !== undefined && values['build-only']) throw new UsageError('--character goes to the served page: it cannot be combined with --build-only', DEMO_USAGE);
   if (values.options === '') throw new UsageError('--options needs a file name', DEMO_USAGE);
@@ -80,11 +88,30 @@ export async function demoCommand(argv: string[]): Promise<number> {
 
   // A bad database or settings file is the user's to fix: say so before building or serving anything.
   const settings: EngineSettings | null = values.options !== undefined ? readSettingsFile(userPath(values.options)) : null;
-  let database: (ServedDatabase & { frames: number; clips: number }) | undefined;
+  let database: (ServedDatabase & { frames: number; clips: number; source: string; compact: CompactCopy | null }) | undefined;
   if (values.db !== undefined) {
     const file = userPath(values.db);
     const db = readDatabaseArgument(file);
-    database = { file, name: basename(file), frames: db.frameCount, clips: db.clips.length };
+    let compact: CompactCopy | null = null;
+    let encodedFrom: ServedDatabase['encodedFrom'];
+    if (!values['serve-float32']) {
+      const st = statSync(file);
+      const bar = createProgress('compact encoding for the page', !json && !!process.stderr.isTTY);
+      compact = compactCopyOf(file, db, compactCacheDir(root), (d, t, l) => bar.update(d, t, l));
+      bar.done();
+      let told = false;
+      if (!compact.wasCompact) {
+        encodedFrom = {
+          file, size: st.size, mtimeMs: st.mtimeMs,
+          onChanged: () => {
+            if (told || json) return;
+            told = true;
+            process.stderr.write(`motionmatch demo: ${file} changed since it was encoded: serving it as it is now (restart the demo to serve it compact)\n`);
+          },
+        };
+      }
+    }
+    database = { file: compact?.file ?? file, name: basename(file), frames: db.frameCount, clips: db.clips.length, source: file, compact, encodedFrom };
   }
   let character: ServedCharacter | undefined;
   if (values.character !== undefined) {
@@ -105,13 +132,18 @@ export async function demoCommand(argv: string[]): Promise<number> {
   // The page reads the settings from its own address: nothing for the server to serve.
   const url = settings ? `${demo.url}${settingsFragment(settings)}` : demo.url;
   if (json) {
-    const shown = database ? { file: database.file, name: database.name, frames: database.frames, clips: database.clips } : null;
+    const shown = database ? { file: database.source, served: database.file, kind: database.compact ? 'compact' : 'float32', name: database.name, frames: database.frames, clips: database.clips } : null;
     process.stdout.write(JSON.stringify({ url, database: shown, ...(character ? { character: character.file } : {}), ...(settings ? { options: userPath(values.options!) } : {}) }) + '\n');
   } else {
     process.stdout.write(`motionmatch demo: serving ${url}\n`);
     if (settings) process.stdout.write(`motionmatch demo: settings from ${userPath(values.options!)} (open the address above: it carries them)\n`);
     if (database) {
-      process.stdout.write(`motionmatch demo: database ${database.file} (${database.clips} clips, ${database.frames.toLocaleString('en-US')} frames; re-read at every page load)\n`);
+      const c = database.compact;
+      const reread = c && !c.wasCompact ? 'its compact encoding' : 'the file';
+      process.stdout.write(`motionmatch demo: database ${database.source} (${database.clips} clips, ${database.frames.toLocaleString('en-US')} frames; ${reread} re-read at every page load)\n`);
+      if (c && !c.wasCompact) {
+        process.stdout.write(`motionmatch demo: served as a compact encoding, ${c.bytes.toLocaleString('en-US')} bytes (${c.encoded ? 'encoded now' : 'cached'}: ${c.file}; --serve-float32 serves the file as it is)\n`);
+      }
     }
     if (character) process.stdout.write(`motionmatch demo: character ${character.file} (re-read at every page load)\n`);
     if (values['no-isolation']) process.stdout.write('motionmatch demo: without cross-origin isolation headers (single-threaded search)\n');
