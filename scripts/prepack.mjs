@@ -13,9 +13,12 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { PACKED_SCRIPTS, restoreManifest, writePackedManifest } from './packed-manifest.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const prebuilt = process.env.MOTIONMATCH_PACK_PREBUILT === '1';
+// A pack that died after this script last ran left the shipped manifest in place: the original first.
+restoreManifest(root);
 
 /** Files under `dir` (recursively) whose names end with `suffix`; none when `dir` is absent. */
 function filesUnder(dir, suffix) {
@@ -112,3 +115,6 @@ if (problems.length) {
   process.exit(1);
 }
 process.stderr.write(`prepack: dist/src/, ${wasmOutputs().length} WASM builds and web-dist/ are ${prebuilt ? 'up to date (MOTIONMATCH_PACK_PREBUILT=1: not rebuilt)' : 'built'}\n`);
+// Last, once nothing can fail any more: the shipped package.json (postpack restores this one).
+writePackedManifest(root);
+process.stderr.write(`prepack: package.json ships with the scripts ${PACKED_SCRIPTS.join(', ')} only (postpack restores it)\n`);

@@ -4,6 +4,15 @@
 // after `prepack`, which has just built everything: building again would only rewrite the same
 // files and leave web-dist/ looking older than its inputs.
 import { spawnSync } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { restoreManifest } from './packed-manifest.mjs';
+
+// A pack that died between prepack and postpack left the shipped package.json in place: put the
+// repository's back (scripts/packed-manifest.mjs).
+if (restoreManifest(join(dirname(fileURLToPath(import.meta.url)), '..'))) {
+  process.stderr.write('prepare: restored package.json left by an interrupted npm pack\n');
+}
 
 const command = process.env.npm_command;
 if (command === 'pack' || command === 'publish') {

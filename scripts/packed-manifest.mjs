@@ -1,0 +1,46 @@
+// The package.json that ships: the repository's, with only the scripts an installed package can
+// run. `prepare`, `prepack`, `pretest`, the builds and the checks call files that are not shipped
+// (scripts/, web/, assembly/, test/); left in, they are scripts that fail for whoever runs them.
+// prepack writes the shipped manifest in place (npm packs the package.json it finds on disk) and
+// keeps the original beside it; postpack puts the original back with its modification time (the
+// demo bundle's freshness check compares against it). A pack that died between the two leaves the
+// backup, and the next prepack or postpack restores it first.
+import { existsSync, readFileSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** Scripts kept in the packed package.json: they need only what ships (bin/, dist/src/, web-dist/). */
+export const PACKED_SCRIPTS = ['start', 'bench'];
+
+/** The original package.json while a pack runs: { text, atimeMs, mtimeMs }. Not in `files`: never shipped. */
+export const MANIFEST_BACKUP = '.package.json.prepack';
+
+/** The repository's package.json text as shipped: the same fields, scripts cut to PACKED_SCRIPTS. */
+export function packedManifest(text) {
+  const pkg = JSON.parse(text);
+  const scripts = {};
+  for (const name of PACKED_SCRIPTS) if (pkg.scripts?.[name] !== undefined) scripts[name] = pkg.scripts[name];
+  pkg.scripts = scripts;
+  return JSON.stringify(pkg, null, 2) + '\n';
+}
+
+/** Puts the original package.json back if a backup is there; returns whether it did. */
+export function restoreManifest(root) {
+  const backup = join(root, MANIFEST_BACKUP);
+  if (!existsSync(backup)) return false;
+  const { text, atimeMs, mtimeMs } = JSON.parse(readFileSync(backup, 'utf8'));
+  const file = join(root, 'package.json');
+  writeFileSync(file, text);
+  utimesSync(file, new Date(atimeMs), new Date(mtimeMs));
+  unlinkSync(backup);
+  return true;
+}
+
+/** Writes the shipped package.json in place of the repository's, which is kept for restoreManifest. */
+export function writePackedManifest(root) {
+  restoreManifest(root);
+  const file = join(root, 'package.json');
+  const text = readFileSync(file, 'utf8');
+  const st = statSync(file);
+  writeFileSync(join(root, MANIFEST_BACKUP), JSON.stringify({ text, atimeMs: st.atimeMs, mtimeMs: st.mtimeMs }));
+  writeFileSync(file, packedManifest(text));
+}
