@@ -10,7 +10,9 @@
  *   frame's root frame: what the captured foot does, which a free foot near the ground follows
  *   (foot-ik.ts) instead of what transitions and root corrections add to it;
  * - the hips' height in every frame: what the body's height is, as captured, at the frame the
- *   engine plays (the quality measures compare the output's with it).
+ *   engine plays (the quality measures compare the output's with it);
+ * - where each contact ends: the frames whose contact label the next frame of the clip does not
+ *   carry (a foot that lands there is lifting off; foot IK plants no lock there).
  */
 import type { Database } from '../database/database.js';
 import { forwardKinematics } from '../anim/pose.js';
@@ -32,6 +34,12 @@ export interface CapturedData {
   readonly contactHeight: Float32Array;
   /** Per frame: the hips joint's height above the floor (m). */
   readonly hipsHeight: Float32Array;
+  /**
+   * Per frame: the contact bits (CONTACT_LEFT, CONTACT_RIGHT) of the frame that its clip's next
+   * frame does not carry: the contact's last frame. A looping clip's last frame continues into its
+   * first; another clip's last frame ends nothing (what follows is not known).
+   */
+  readonly contactEnds: Uint8Array;
 }
 
 const cache = new WeakMap<Database, CapturedData>();
@@ -78,7 +86,20 @@ export function computeCapturedData(db: Database): CapturedData {
   const planted = [cl === r.leftToe ? restHeights[0] : restHeights[2], cr === r.rightToe ? restHeights[1] : restHeights[3]];
   const contactHeight = new Float32Array(N * 2);
   for (let f = 0; f < N; f++) for (let leg = 0; leg < 2; leg++) contactHeight[2 * f + leg] = contact[6 * f + 3 * leg + 1] - planted[leg];
-  return { restHeights, contactMotion, contactHeight, hipsHeight };
+  return { restHeights, contactMotion, contactHeight, hipsHeight, contactEnds: contactEndsOf(db) };
+}
+
+/** CapturedData.contactEnds of `db`. */
+export function contactEndsOf(db: Database): Uint8Array {
+  const ends = new Uint8Array(db.frameCount), labels = db.contacts;
+  for (const clip of db.clips) {
+    const last = clip.start + clip.count - 1;
+    for (let f = clip.start; f <= last; f++) {
+      const next = f < last ? f + 1 : clip.loop ? clip.start : -1;
+      if (next >= 0) ends[f] = labels[f] & ~labels[next];
+    }
+  }
+  return ends;
 }
 
 /** The q-quantile of `values` (sorted in place; the lower of the two neighbours). */

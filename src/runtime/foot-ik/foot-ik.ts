@@ -104,6 +104,8 @@ export class FootIK {
   /** capturedData(db).contactMotion: each leg's captured contact point motion per frame. */
   private readonly contactMotion: Float32Array;
   private readonly contactHeight: Float32Array;
+  /** capturedData(db).contactEnds: per frame, the legs whose contact ends there. */
+  private readonly contactEnds: Uint8Array;
 
   /** `storage` (optional, >= FOOT_IK_STATE_SIZE values) holds the state; see the layout above. */
   constructor(private readonly db: Database, options: FootIKOptions, storage?: Float64Array) {
@@ -119,6 +121,7 @@ export class FootIK {
     this.rig = footRig(db);
     this.contactMotion = capturedData(db).contactMotion;
     this.contactHeight = capturedData(db).contactHeight;
+    this.contactEnds = capturedData(db).contactEnds;
     this.legs = this.rig.legs.map((joints, i) => new LegView(joints, S, i * LEG_SIZE));
   }
 
@@ -208,7 +211,11 @@ export class FootIK {
     // A foot still coming down from a release (displayed well above where the animation has it)
     // is not planted yet: locking it in the air and stopping its fall at once would pop the leg.
     const landed = S[at + SHOWN + 1] - wp[c + 1] < LANDED_LEG_LENGTHS * leg.length;
-    if (contact && S[at + LOCKED] === 0 && landed && this.slowEnoughToPlant(leg, at, wp)) {
+    // A contact on its last frame is a foot lifting off: planted there, a foot that came down late
+    // (still blending out a transition's offset) was held one step and released the next, stopped
+    // dead and set going again (6.6 m/s at the ankle on the real captures).
+    const lands = contact && (this.contactEnds[host.frame] & leg.bit) === 0;
+    if (lands && S[at + LOCKED] === 0 && landed && this.slowEnoughToPlant(leg, at, wp)) {
       // Plant the contact point where it is displayed horizontally (animation plus any offset still
       // blending out), so that nothing slides once it is down, at the height the animation has it
       // (the ground). A vertical offset still blending out goes on doing so, from where it is: the
@@ -372,10 +379,11 @@ export class FootIK {
         }
       } else {
         followGroundUnderFoot(S, at, leg, wp, root, ground, go, false);
-        if (contact && S[at + LOCKED] === 0) {
+        if (contact && S[at + LOCKED] === 0 && (this.contactEnds[host.frame] & leg.bit) === 0) {
           // Plant it on the ground under it (GROUND_UNDER_FOOT, where it is horizontally), at its
           // animated height above the ground along the normal, once it has come down that far; it
-          // settles from its free target onto the lock through the offset.
+          // settles from its free target onto the lock through the offset. Not on a contact's last
+          // frame (see updateLock).
           // (Where the ground is steeper than a foot tilts, e.g. a step's riser, as on a maxFootTilt slope.)
           const lockY = GROUND_UNDER_FOOT[0] + S[at + ANIM_HEIGHT] / Math.max(GROUND_UNDER_FOOT[2], Math.cos(go.maxFootTilt));
           if (S[at + SHOWN + 1] - lockY < LANDED_LEG_LENGTHS * leg.length && this.slowEnoughToPlant(leg, at, wp)) {
