@@ -12,7 +12,7 @@
  * take none (both rigs stand upright, facing the same way once the character is turned).
  *
  * Torsos of different lengths (three spine bones against two) are paired bottom and top first,
- * the rest spread evenly; unpaired bones keep their bind pose relative to their parent.
+ * the rest spread evenly; unpaired bones keep the pose they had when the rig was made, relative to their parent (TargetRig.restLocal).
  */
 import { quatFromTo, quatInvMultiply, quatMultiply } from '../math/quat.js';
 import type { HumanoidRole } from './find-bones.js';

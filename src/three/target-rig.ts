@@ -22,7 +22,11 @@ export interface TargetRig {
   readonly parents: Int32Array;
   /** Bind offset of each joint from its parent, in the parent's bind frame (R units: metres). */
   readonly offsets: Float64Array;
-  /** Bind local rotations (J*4): parent's bind world rotation inverse times the joint's. */
+  /**
+   * Local rotations (J*4) of the joints as they stood when the rig was made, relative to their
+   * parents (the node pose): what a bone nothing drives keeps (a file's curled fingers stay curled,
+   * even when the skin was bound with them straight).
+   */
   readonly restLocal: Float64Array;
   /** Bind world rotations and positions in R (J*4, J*3). */
   readonly restRot: Float64Array;
@@ -50,9 +54,10 @@ const SCALE_TOLERANCE = 1e-3;
 export function buildTargetRig(sel: SelectedSkeleton, boneMap: Partial<Record<string, string>>, sourceFacing: number): TargetRig {
   const root = sel.root;
   root.updateWorldMatrix(true, true);
-  // C-space matrices: root scale * inverse(root world) * object world.
+  // C-space matrices of the bind pose: root scale * inverse(root world) * object's bind world.
   const toC = new Matrix4().makeScale(root.scale.x, root.scale.y, root.scale.z).multiply(new Matrix4().copy(root.matrixWorld).invert());
-  const matC = (o: Object3D): Matrix4 => new Matrix4().multiplyMatrices(toC, o.matrixWorld);
+  const bindWorld = bindWorldMatrices(sel);
+  const matC = (o: Object3D): Matrix4 => new Matrix4().multiplyMatrices(toC, bindWorldOf(o, bindWorld));
 
   // The finder's view of every candidate bone.
   const cand = sel.bones;
@@ -101,6 +106,8 @@ export function buildTargetRig(sel: SelectedSkeleton, boneMap: Partial<Record<st
   const J = objects.length;
   const posC = new Float64Array(3 * J), rotC = new Float64Array(4 * J);
   const q = new Quaternion(), s = new Vector3();
+  // The node pose's local rotations (restLocal): each node's world rotation against its parent's, in C.
+  const nodeRot = objects.map((o) => { new Matrix4().multiplyMatrices(toC, o.matrixWorld).decompose(v, q, s); return q.clone(); });
   objects.forEach((o, j) => {
     matC(o).decompose(v, q, s);
     if (Math.abs(s.x - s.y) > SCALE_TOLERANCE * Math.abs(s.x) || Math.abs(s.x - s.z) > SCALE_TOLERANCE * Math.abs(s.x)) {
@@ -132,15 +139,17 @@ export function buildTargetRig(sel: SelectedSkeleton, boneMap: Partial<Record<st
   // Offsets and bind locals relative to the parent's bind frame.
   const offsets = new Float64Array(3 * J), restLocal = new Float64Array(4 * J);
   const pq = new Quaternion();
+  const frameNode = new Quaternion();
+  (hips.parent && hips.parent !== root ? new Matrix4().multiplyMatrices(toC, hips.parent.matrixWorld) : new Matrix4()).decompose(v, frameNode, s);
   for (let j = 0; j < J; j++) {
     const p = parents[j];
-    q.set(restRot[4 * j], restRot[4 * j + 1], restRot[4 * j + 2], restRot[4 * j + 3]);
     if (p < 0) { pq.set(frameRot[0], frameRot[1], frameRot[2], frameRot[3]); v.set(restPos[0] - framePos[0], restPos[1] - framePos[1], restPos[2] - framePos[2]); }
     else { pq.set(restRot[4 * p], restRot[4 * p + 1], restRot[4 * p + 2], restRot[4 * p + 3]); v.set(restPos[3 * j] - restPos[3 * p], restPos[3 * j + 1] - restPos[3 * p + 1], restPos[3 * j + 2] - restPos[3 * p + 2]); }
     pq.invert();
     v.applyQuaternion(pq);
     offsets.set([v.x, v.y, v.z], 3 * j);
-    q.premultiply(pq);
+    // (in C: the turn to R is the same on both sides)
+    q.copy(p < 0 ? frameNode : nodeRot[p]).invert().multiply(nodeRot[j]);
     restLocal.set([q.x, q.y, q.z, q.w], 4 * j);
   }
   const legLength = 0.5 * (legOf(restPos, roles.leftUpperLeg, roles.leftLowerLeg, roles.leftFoot) + legOf(restPos, roles.rightUpperLeg, roles.rightLowerLeg, roles.rightFoot));
@@ -154,6 +163,58 @@ export function buildTargetRig(sel: SelectedSkeleton, boneMap: Partial<Record<st
     objects, names: objects.map((o) => o.name), parents: Int32Array.from(parents), offsets, restLocal, restRot, restPos,
     frameRot, framePos, frameScale, facingTurn, bones, legLength, ankleHeight,
   };
+}
+
+/**
+ * World matrices of the skinned bones in the pose the skins were bound in, from the inverse bind
+ * matrices, at the meshes' current placement: mesh world * inverse(bindMatrix) * inverse(boneInverse)
+ * (what three's skinning draws as the undeformed mesh). A file saved while posed has node transforms
+ * that are not its bind pose; taken as the bind pose, they were retargeted onto as if the capture's
+ * rest looked like that pose (a character saved with bent knees walked with its knees straight).
+ * A bone whose inverse bind matrix cannot be inverted is left out (its node pose is used).
+ */
+export function bindWorldMatrices(sel: SelectedSkeleton): Map<Object3D, Matrix4> {
+  const out = new Map<Object3D, Matrix4>();
+  for (const mesh of sel.meshes) {
+    const skeleton = mesh.skeleton;
+    if (!skeleton) continue;
+    mesh.updateWorldMatrix(true, false);
+    const base = new Matrix4().copy(mesh.bindMatrix).invert().premultiply(mesh.matrixWorld);
+    skeleton.bones.forEach((bone, i) => {
+      const inverse = skeleton.boneInverses[i];
+      if (out.has(bone) || !inverse || Math.abs(inverse.determinant()) < 1e-12) return;
+      const bind = new Matrix4().copy(inverse).invert().premultiply(base);
+      // In the bind pose (most files) the node transform is kept: exact, where the float32 inverse
+      // bind matrix inverted again is only close (1e-7).
+      bone.updateWorldMatrix(true, false);
+      if (!sameTransform(bind, bone.matrixWorld)) out.set(bone, bind);
+    });
+  }
+  return out;
+}
+
+/** Whether two affine matrices agree within BIND_TOLERANCE, relative to their size. */
+function sameTransform(a: Matrix4, b: Matrix4): boolean {
+  let size = 0, diff = 0;
+  for (let k = 0; k < 16; k++) { size = Math.max(size, Math.abs(a.elements[k])); diff = Math.max(diff, Math.abs(a.elements[k] - b.elements[k])); }
+  return diff <= BIND_TOLERANCE * Math.max(size, 1e-9);
+}
+
+/** Relative difference under which a node transform is the bind pose (inverse bind matrices are float32). */
+const BIND_TOLERANCE = 1e-5;
+
+/**
+ * An object's bind world matrix: the skins' (bindWorldMatrices), else, for a node between bones that
+ * no skin binds, its parent's bind world times its own local transform, else its world matrix.
+ */
+function bindWorldOf(o: Object3D, bound: Map<Object3D, Matrix4>): Matrix4 {
+  const known = bound.get(o);
+  if (known) return known;
+  const parent = o.parent ? bound.get(o.parent) : undefined;
+  if (!parent) return o.matrixWorld;
+  const m = new Matrix4().multiplyMatrices(parent, o.matrix);
+  bound.set(o, m);
+  return m;
 }
 
 function wrap(a: number): number {
