@@ -13,11 +13,21 @@ export interface PoseSearchRequest {
   excludeEnd: number;
   requireTags: readonly string[] | null;
   excludeTags: readonly string[] | null;
+  /**
+   * A local search (ControllerOptions.fullSearchInterval, levels of detail): the playing frame whose
+   * window (±localHalfFrames frames, and the neighbouring clips: runtime/lod/local-search.ts) is
+   * searched; -1: a full search. A port may always answer with a full search instead (the answer is
+   * then as good or better) and says which it did in PoseSearchResult.local.
+   */
+  localFrame: number;
+  localHalfFrames: number;
 }
 
 export interface PoseSearchResult {
   frame: number;
   cost: number;
+  /** Whether the answer came from a local search (the controller sets false before asking). */
+  local: boolean;
 }
 
 export interface PoseSearchPort {

@@ -54,6 +54,11 @@ export interface SimulationResult {
   warmupSeconds: number;
   agentStepsPerSec: number;
   searches: number;
+  /**
+   * Of `searches`, the local ones (ControllerOptions.fullSearchInterval, levels of detail): windowed
+   * scans around the playing frame. (Absent from a merge of partial reports, which do not record it.)
+   */
+  localSearches?: number;
   searchesPerSec: number;
   /** Search time per query: median and 99th percentile over steps of the step's batch average (µs). */
   searchUsMedian: number;
@@ -187,7 +192,7 @@ function request(w: import('node:worker_threads').Worker, msg: unknown, until: s
 
 function summarize(o: SimulationOptions, groups: GroupResult[], steps: number, wallSeconds: number, setupSeconds: number, warmupSeconds: number, backend: string): SimulationResult {
   const stats = new QualityStats();
-  let searches = 0, controllerMs = 0, searchMs = 0;
+  let searches = 0, localSearches = 0, controllerMs = 0, searchMs = 0;
   let recording: Recording | null = null;
   // Overlay counts and jump histograms add up exactly: the same figures for any number of workers.
   const overlayStats = o.overlay ? new OverlayStats() : null;
@@ -195,6 +200,7 @@ function summarize(o: SimulationOptions, groups: GroupResult[], steps: number, w
     stats.merge(QualityStats.from(g.stats));
     if (overlayStats && g.overlay) overlayStats.merge(g.overlay);
     searches += g.searches;
+    localSearches += g.localSearches;
     controllerMs += g.controllerMs;
     searchMs += g.searchMs;
     recording ??= g.recording;
@@ -207,6 +213,7 @@ function summarize(o: SimulationOptions, groups: GroupResult[], steps: number, w
     wallSeconds, setupSeconds, warmupSeconds,
     agentStepsPerSec: (groups.reduce((n, g) => n + g.count, 0) * steps) / Math.max(wallSeconds, 1e-9),
     searches,
+    localSearches,
     searchesPerSec: searches / Math.max(wallSeconds, 1e-9),
     searchUsMedian: quantile(0.5),
     searchUsP99: quantile(0.99),

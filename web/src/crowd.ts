@@ -11,6 +11,7 @@ import { MotionMatchingController, createInput, type ControllerInput } from '../
 import { MatcherSearchPort } from '../../src/runtime/matcher-port.js';
 import type { Matcher, SearchMethod } from '../../src/search/matcher.js';
 import { CrowdSearchBatch, type BatchSearcher as BatchAnswerer } from '../../src/runtime/crowd/batch.js';
+import { LocalSearchBatch } from '../../src/runtime/crowd/local-batch.js';
 import { ScriptedDriver } from '../../src/sim/scenarios.js';
 import type { ControllerSettings } from '../../src/sim/settings/options-file.js';
 import type { StepTiming } from './stats.js';
@@ -87,6 +88,7 @@ export class Crowd {
 
   /** Batch staging, grown with the crowd and reused every frame. */
   private readonly batch: CrowdSearchBatch;
+  private readonly localBatch: LocalSearchBatch;
   /** Every frame a search may return (new agents start on a random one). */
   private readonly candidateFrames: Int32Array;
   /** Index of the first agent in `characters` (1 with a player, else 0). */
@@ -124,6 +126,7 @@ export class Crowd {
     this.options = { ...options };
     this.seed = seed;
     this.batch = new CrowdSearchBatch(db.stride, 'kdtree');
+    this.localBatch = new LocalSearchBatch(db);
     const candidates: number[] = [];
     for (let f = 0; f < db.frameCount; f++) if (db.candidates[f]) candidates.push(f);
     if (candidates.length === 0) throw new Error('the database has no search candidates (every clip is shorter than the end margin)');
@@ -273,25 +276,28 @@ export class Crowd {
     this.stepIndex++;
     if (this.resting.length < this.characters.length) this.growRest(this.characters.length);
     if (this.lod) return this.stepLod(this.lod, dt, search, method);
-    const chars = this.characters, inputs = this.inputs, n = chars.length, batch = this.batch;
+    const chars = this.characters, inputs = this.inputs, n = chars.length, batch = this.batch, local = this.localBatch;
     const t0 = performance.now();
     batch.begin();
+    local.begin();
     const gathered = this.gathered;
     for (let i = 0; i < n; i++) {
       // (time an agent gathered resting, before the levels were switched off)
       const stepDt = dt + gathered[i];
       gathered[i] = 0;
       this.resting[i] = 0;
-      if (chars[i].prepare(stepDt, inputs[i])) batch.add(chars[i], i);
+      // (local between full searches when the settings ask for it: controller option fullSearchInterval)
+      if (chars[i].prepare(stepDt, inputs[i]) && !(chars[i].searchLocal && local.tryAdd(chars[i], i))) batch.add(chars[i], i);
     }
     const t1 = performance.now();
     batch.method = method;
     const pending = batch.search(search);
     if (pending instanceof Promise) await pending;
+    if (local.count > 0) { const l = local.search(search); if (l instanceof Promise) await l; }
     const t2 = performance.now();
-    for (let i = 0; i < n; i++) batch.finish(chars[i], i);
+    for (let i = 0; i < n; i++) if (!local.tryFinish(chars[i], i)) batch.finish(chars[i], i);
     const t3 = performance.now();
-    return { prepareMs: t1 - t0, searchMs: t2 - t1, completeMs: t3 - t2, updateMs: t3 - t0, searches: batch.count };
+    return { prepareMs: t1 - t0, searchMs: t2 - t1, completeMs: t3 - t2, updateMs: t3 - t0, searches: batch.count + local.count };
   }
 
   /**

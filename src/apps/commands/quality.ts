@@ -170,6 +170,7 @@ export async function qualityCommand(argv: string[]): Promise<number> {
     ...formatQualityTable(rows, data, columns),
     `data: the database played plainly at ${hz} Hz (no search, no IK); a ratio is the figure over the data's`,
     `largest velocity change: ${[`data ${jointName(db, data.report.popJoint)}`, ...rows.map((r) => `${r.scenario} ${jointName(db, r.quality.popJoint)}`)].join(', ')}`,
+    ...(rows.some((r) => r.localSearches > 0) ? [`local searches (windowed around the playing frame): ${rows.map((r) => `${r.scenario} ${Math.round((100 * r.localSearches) / Math.max(r.searches, 1))}%`).join(', ')} of each scenario's searches`] : []),
     '',
     ...qualityVerdictLines(rows, data, columns),
     ...(values.svg !== undefined ? [`chart written to ${values.svg}`] : []),

@@ -295,13 +295,19 @@ async function packageVersion(): Promise<string> {
   return typeof pkg.version === 'string' ? pkg.version : 'unknown';
 }
 
+/** ", 62% local" when some searches were local (windowed around the playing frame), else nothing. */
+function localShareText(report: { searches: number; localSearches?: number }): string {
+  const local = report.localSearches ?? 0;
+  return local > 0 ? `, ${Math.round((100 * local) / Math.max(report.searches, 1))}% local` : '';
+}
+
 /** The text report of a whole run (simulate, merge): `header` then the figures. */
 export function formatSimulationText(report: Omit<SimulationResult, 'recording' | 'overlayStats'>, header: string): string {
   const f = (x: number, d = 1) => x.toFixed(d);
   return [
     header,
     `  speed        ${Math.round(report.agentStepsPerSec).toLocaleString('en-US')} agent-steps/s (${f(report.wallSeconds, 2)} s stepping; ${f(report.setupSeconds, 2)} s setup, of which ${f(report.warmupSeconds, 2)} s JIT warm-up)`,
-    `  searches     ${report.searches.toLocaleString('en-US')} (${Math.round(report.searchesPerSec).toLocaleString('en-US')}/s), ${f(report.searchUsMedian, 2)} us median, ${f(report.searchUsP99, 2)} us p99 per query; ${f(100 * report.searchShare)}% of thread time`,
+    `  searches     ${report.searches.toLocaleString('en-US')} (${Math.round(report.searchesPerSec).toLocaleString('en-US')}/s${localShareText(report)}), ${f(report.searchUsMedian, 2)} us median, ${f(report.searchUsP99, 2)} us p99 per query; ${f(100 * report.searchShare)}% of thread time`,
     `  quality      foot skate ${f(report.footSkateCmPerSec, 2)} cm/s near the ground (p95 ${f(report.quality.skateP95CmPerSec, 1)}), feet below the ground ${f(report.quality.belowGroundP99Cm, 2)} cm p99; trajectory error ${f(report.quality.trajectoryError05Cm)} cm at 0.5 s / ${f(report.trajectoryErrorCm)} cm at 1 s`,
     `               ${f(report.transitionsPerSec, 2)} transitions/s per agent, largest velocity change of a joint ${f(report.quality.popMax, 2)} m/s (p99.9 ${f(report.quality.popP999, 2)})`,
     `  hash         ${report.hash}`,

@@ -22,7 +22,7 @@ import {
   LAST_COST, LAST_SEARCH_COST, PLAY_RATE, SEARCH_TIMER, LAST_DESIRED_VX, LAST_DESIRED_VZ,
   LAST_DESIRED_FACING, STEP_DT, ADJUST_DT, COUNT_STEPS, COUNT_SEARCHES, COUNT_TRANSITIONS,
   COUNT_SECONDS, RESULT_COST, DESIRED_ROT_YAW, SINCE_TRANSITION, UPPER_TWIST_TARGET, UPPER_TWIST, UPPER_TWIST_VEL, STATE_SIZE, blockSize, CounterView, type ControllerCounters,
-  LOD_POSE_EVERY, LOD_POSE_COUNT, LOD_POSE_DT, LOD_FULL_INTERVAL, LOD_LOCAL_FRAMES, SINCE_SEARCH, SINCE_FULL_SEARCH, POSE_SECONDS, LOD_UNSEEN, LOD_POSE_HELD, IK_WEIGHT, IK_WEIGHT_VEL, LOD_DRAIN, STAND_REQUEST, STAND_HOLD, HOLD_RATE, HOLD_RATE_VEL, WARP_RATE, WARP_RATE_VEL,
+  COUNT_LOCAL_SEARCHES, LOD_POSE_EVERY, LOD_POSE_COUNT, LOD_POSE_DT, LOD_FULL_INTERVAL, LOD_LOCAL_FRAMES, SINCE_SEARCH, SINCE_FULL_SEARCH, POSE_SECONDS, LOD_UNSEEN, LOD_POSE_HELD, IK_WEIGHT, IK_WEIGHT_VEL, LOD_DRAIN, STAND_REQUEST, STAND_HOLD, HOLD_RATE, HOLD_RATE_VEL, WARP_RATE, WARP_RATE_VEL,
 } from './state.js';
 import { trajectoryLayout, type TrajectoryLayout } from './trajectory-layout.js';
 import { poseScratch, sampleFramePose, blendLayerPoses, type Pose64 } from './frame-pose.js';
@@ -110,20 +110,23 @@ export class MotionMatchingController {
   readonly counters: ControllerCounters;
   /** counters.searches and counters.transitions, read without going through the view object. */
   get searchCount(): number { return this.s[COUNT_SEARCHES]; }
+  /** Searches that were local (ControllerOptions.fullSearchInterval, levels of detail), of searchCount. */
+  get localSearchCount(): number { return this.s[COUNT_LOCAL_SEARCHES]; }
   get transitionCount(): number { return this.s[COUNT_TRANSITIONS]; }
   /** True during the step in which a transition happened. */
   transitioned = false;
 
   // Search request (query in normalised units) filled by prepare().
   readonly request: PoseSearchRequest;
-  readonly result: PoseSearchResult = { frame: -1, cost: Number.POSITIVE_INFINITY };
+  readonly result: PoseSearchResult = { frame: -1, cost: Number.POSITIVE_INFINITY, local: false };
   wantsSearch = false;
   /** Set by prepare() with wantsSearch: the search is forced (sharp input change, clip end, first step): never local. */
   searchForced = false;
   /**
-   * Set by prepare() with wantsSearch: a level of detail asks for a local search (a window around
-   * the playing frame, lod/local-search.ts) rather than a full one. A crowd that cannot run it (no
-   * candidate in the window) clears it before complete(): the search was then a full one.
+   * Set by prepare() with wantsSearch: a local search is asked for (a window around the playing
+   * frame, lod/local-search.ts: ControllerOptions.fullSearchInterval or a level of detail) rather
+   * than a full one. A crowd that does not run it (no candidate in the window, or a batch without
+   * local searches) clears it before complete(): the search was then a full one.
    */
   searchLocal = false;
   /** The last query's raw (unnormalised) features. */
@@ -213,13 +216,16 @@ export class MotionMatchingController {
     // allocation, one more cache miss per search in a crowd.
     const takeFloat32 = (): Float32Array => { const v = take(queryDoubles); return new Float32Array(v.buffer, v.byteOffset, db.stride); };
     this.rawQuery = takeFloat32();
-    this.request = { query: takeFloat32(), bestCost: Infinity, excludeStart: 0, excludeEnd: 0, requireTags: null, excludeTags: null };
+    this.request = { query: takeFloat32(), bestCost: Infinity, excludeStart: 0, excludeEnd: 0, requireTags: null, excludeTags: null, localFrame: -1, localHalfFrames: 0 };
     this.s[ROOT_ROT + 3] = 1; this.s[SIM_ROT + 3] = 1; this.s[DESIRED_ROT + 3] = 1;
     this.s[LAST_SEARCH_COST] = Number.POSITIVE_INFINITY; this.s[PLAY_RATE] = 1; this.s[ADJUST_DT] = -1;
     const scratch = poseScratch(J);
     this.playing = scratch.playing;
     this.destination = scratch.destination;
     this.footIK = new FootIK(db, this.options.footIKOptions, footState);
+    // Local searches between full ones, as the options ask (a level of detail sets its own: setLevel).
+    this.s[LOD_FULL_INTERVAL] = this.options.fullSearchInterval;
+    this.s[LOD_LOCAL_FRAMES] = this.options.fullSearchInterval > 0 ? Math.round(this.options.localSearchSeconds * db.fps) : 0;
     this.reset(this.options.startFrame >= 0 ? this.options.startFrame : firstCandidate(db));
   }
 
@@ -259,8 +265,12 @@ export class MotionMatchingController {
 
   /** One full step for one character: prepare, search through `search`, complete. */
   update(dt: number, input: ControllerInput, search: PoseSearchPort): void {
-    if (this.prepare(dt, input)) search.searchPose(this.request, this.result);
-    else { this.result.frame = -1; this.result.cost = Infinity; }
+    if (this.prepare(dt, input)) {
+      this.result.local = false;
+      search.searchPose(this.request, this.result);
+      // (a port that answered with a full search says so: the next full one is not due then)
+      if (!this.result.local) this.searchLocal = false;
+    } else { this.result.frame = -1; this.result.cost = Infinity; }
     this.complete(this.result.frame, this.result.cost);
   }
 
@@ -318,9 +328,11 @@ export class MotionMatchingController {
     this.wantsSearch = this.forceSearch || (this.s[STAND_HOLD] === 0 && ((this.s[SEARCH_TIMER] <= 1e-6 && !dwelling) || atEnd));
     if (!this.wantsSearch) return false;
     this.searchForced = this.forceSearch || atEnd;
-    // Local between full searches (levels of detail; LOD_FULL_INTERVAL is 0 without them). Tag
-    // filters need the whole database: a window may hold no allowed frame.
+    // Local between full searches (fullSearchInterval, levels of detail; LOD_FULL_INTERVAL is 0
+    // without them). Tag filters need the whole database: a window may hold no allowed frame.
     this.searchLocal = !this.searchForced && this.s[SINCE_FULL_SEARCH] < this.s[LOD_FULL_INTERVAL] - 1e-6 && input.requireTags === null && input.excludeTags === null;
+    this.request.localFrame = this.searchLocal ? this.frame : -1;
+    this.request.localHalfFrames = this.s[LOD_LOCAL_FRAMES];
     this.predictForQuery();
     this.buildQuery(input, clip.start, clip.start + clip.count, atEnd);
     return true;
@@ -506,6 +518,7 @@ export class MotionMatchingController {
       this.s[LAST_SEARCH_COST] = cost;
       this.s[SINCE_SEARCH] = 0;
       if (!this.searchLocal) this.s[SINCE_FULL_SEARCH] = 0;
+      else this.s[COUNT_LOCAL_SEARCHES]++;
       if (frame >= 0 && frame < this.db.frameCount && cost < this.request.bestCost) this.transition(frame);
     }
     this.wantsSearch = false;

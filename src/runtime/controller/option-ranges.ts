@@ -32,6 +32,8 @@ const SECONDS = { min: 1e-3, max: 10, unit: 'seconds' } as const;
 
 export const CONTROLLER_SETTING_RANGES: Readonly<Record<string, SettingRange>> = {
   searchInterval: SECONDS,
+  fullSearchInterval: { min: 1e-3, max: 60, unit: 'seconds', zeroOff: true },
+  localSearchSeconds: { min: 0, max: 60, unit: 'seconds' },
   trajectoryHalfLife: SECONDS,
   facingHalfLife: SECONDS,
   inertializationHalfLife: SECONDS,

@@ -27,6 +27,16 @@ export function createInput(): ControllerInput {
 export interface ControllerOptions {
   /** Seconds between regular searches (~0.1 s: often enough to follow input, rarely enough to keep clips playing). */
   searchInterval: number;
+  /**
+   * Local searches: seconds between full searches; the regular searches in between scan only a window
+   * of ±localSearchSeconds of animation around the playing frame and the playing clip's neighbouring
+   * clips (runtime/lod/local-search.ts, the windowed kernel), a fraction of a full search's work.
+   * Searches forced by a sharp input change, a clip's end or the first step, and tag-filtered ones,
+   * are always full. 0 (default): every search is full. Levels of detail set their own (docs/lod.md).
+   */
+  fullSearchInterval: number;
+  /** Half-width of a local search's window around the playing frame (s of animation). */
+  localSearchSeconds: number;
   /** Half-life of the trajectory spring (position) and the facing spring (s). */
   trajectoryHalfLife: number;
   facingHalfLife: number;
@@ -130,6 +140,8 @@ export interface ControllerLevel {
 
 export const DEFAULT_CONTROLLER_OPTIONS: ControllerOptions = {
   searchInterval: 0.1,
+  fullSearchInterval: 0,
+  localSearchSeconds: 1,
   trajectoryHalfLife: 0.27,
   facingHalfLife: 0.27,
   inertializationHalfLife: 0.1,
@@ -195,7 +207,7 @@ export function validateControllerOptions(o: ControllerOptions): void {
   for (const k of positive) {
     if (!(Number.isFinite(o[k]) && o[k] > 0)) throw new RangeError(`controller option ${k} must be a finite number > 0, got ${o[k]}`);
   }
-  const nonNegative = ['continuingBias', 'minRelativeGain', 'minDwell', 'sameClipWindow', 'sharpVelocityChange', 'sharpFacingChange', 'adjustPositionHalfLife', 'adjustRotationHalfLife', 'adjustMaxRatio', 'orientationWarp'] as const;
+  const nonNegative = ['fullSearchInterval', 'localSearchSeconds', 'continuingBias', 'minRelativeGain', 'minDwell', 'sameClipWindow', 'sharpVelocityChange', 'sharpFacingChange', 'adjustPositionHalfLife', 'adjustRotationHalfLife', 'adjustMaxRatio', 'orientationWarp'] as const;
   for (const k of nonNegative) {
     if (!(Number.isFinite(o[k]) && o[k] >= 0)) throw new RangeError(`controller option ${k} must be a finite number >= 0, got ${o[k]}`);
   }
@@ -223,10 +235,13 @@ export function validateControllerOptions(o: ControllerOptions): void {
  * NaN at the first step. The other ranges are a settings file's (sim/settings): in the library a
  * search interval of 1000 s or a clamp of 1e9 m are how a caller switches them off.
  */
+/** Options whose range the library checks too (beside the half-lives): a window of 1e9 s would scan the whole database as a "local" search. */
+const LIBRARY_RANGES = new Set(['fullSearchInterval', 'localSearchSeconds']);
+
 function checkOptionRanges(o: ControllerOptions): void {
   const groups: Record<string, object> = { '': o, 'footIKOptions.': o.footIKOptions, 'groundOptions.': o.groundOptions };
   for (const [key, range] of Object.entries(CONTROLLER_SETTING_RANGES)) {
-    if (!key.endsWith('HalfLife')) continue;
+    if (!key.endsWith('HalfLife') && !LIBRARY_RANGES.has(key)) continue;
     const dot = key.indexOf('.'), prefix = dot < 0 ? '' : key.slice(0, dot + 1), name = key.slice(dot + 1);
     const v = (groups[prefix] as Record<string, unknown>)[name];
     if (typeof v === 'number' && !inRange(v, range)) throw new OptionRangeError(key, range, v);

@@ -68,6 +68,8 @@ export const LAYER_FRAME = field(MAX_LAYERS);
 /** Counters (ControllerCounters reads them). */
 export const COUNT_STEPS = field(1);
 export const COUNT_SEARCHES = field(1);
+/** Of COUNT_SEARCHES, the local ones. */
+export const COUNT_LOCAL_SEARCHES = field(1);
 export const COUNT_TRANSITIONS = field(1);
 export const COUNT_SECONDS = field(1);
 /** The search result complete() was given (its cost; passed through the block, not as an argument). */

@@ -61,6 +61,8 @@ export class CrowdSearchBatch {
    * in ascending order; finish() is then called for every character in the same order.
    */
   add(c: MotionMatchingController, owner: number): void {
+    // A local search asked for and answered in full here (a batch without local searches): it was full.
+    c.searchLocal = false;
     const k = this.count;
     if (k === this.owners.length) this.ensureCapacity(2 * k);
     const r = c.request;

@@ -14,7 +14,7 @@ import type { ControllerOptions } from '../controller/options.js';
 import type { MotionMatchingController } from '../controller/controller.js';
 import { CrowdSearchBatch, type BatchSearcher } from './batch.js';
 import { DEFAULT_LOD_HYSTERESIS, DEFAULT_LOD_LEVELS, initialLodLevel, levelOptions, selectLodLevel, validateLodLevels, type LodLevel } from '../lod/levels.js';
-import { LOCAL_EXCLUDED_RANGES, LocalSearchWindow } from '../lod/local-search.js';
+import { LocalSearchBatch } from './local-batch.js';
 import { BUDGET_BLOCK, rankByUrgency } from '../lod/search-budget.js';
 import { QualityStats } from '../quality/metrics.js';
 
@@ -69,9 +69,7 @@ export class CrowdLod {
   readonly counts: LodCounts;
   private readonly chosen: Uint8Array;
   private readonly full: CrowdSearchBatch;
-  private readonly local: CrowdSearchBatch;
-  private readonly window: LocalSearchWindow;
-  private readonly pairs = new Int32Array(2 * LOCAL_EXCLUDED_RANGES);
+  private readonly local: LocalSearchBatch;
   // The due searches of the block being scheduled.
   private dueCount = 0;
   private dueOwners = new Int32Array(BUDGET_BLOCK);
@@ -91,9 +89,7 @@ export class CrowdLod {
     this.levelStats = this.levels.map(() => new QualityStats());
     this.counts = emptyLodCounts(this.levels.length);
     this.full = new CrowdSearchBatch(db.stride, method, BUDGET_BLOCK);
-    this.local = new CrowdSearchBatch(db.stride, 'window', BUDGET_BLOCK);
-    this.local.searchRanges = [[0, db.frameCount]];
-    this.window = new LocalSearchWindow(db);
+    this.local = new LocalSearchBatch(db, BUDGET_BLOCK);
   }
 
   /**
@@ -178,14 +174,7 @@ export class CrowdLod {
 
   private stage(c: MotionMatchingController, i: number): void {
     if (c.searchLocal) {
-      const r = c.request;
-      const n = this.window.exclusions(c.frame, c.localSearchFrames, r.excludeStart, r.excludeEnd, this.pairs);
-      if (n >= 0) {
-        this.local.addExcluding(c, i, this.pairs, n);
-        this.counts.localSearches++;
-        return;
-      }
-      c.searchLocal = false;
+      if (this.local.tryAdd(c, i)) { this.counts.localSearches++; return; }
       this.counts.localFallbacks++;
     }
     this.full.add(c, i);

@@ -43,6 +43,8 @@ export interface ScenarioQuality {
   /** The simulation's digest (bit-identical runs give the same one). */
   hash: string;
   searches: number;
+  /** Of `searches`, the local ones (controller option fullSearchInterval). */
+  localSearches: number;
   wallSeconds: number;
   agentStepsPerSec: number;
 }
@@ -65,7 +67,7 @@ export async function runQualityScenarios(db: Database, o: QualityRunOptions): P
     });
     out.push({
       scenario, quality: r.quality, meetsTargets: targetVerdicts(r.quality, data), hash: r.hash,
-      searches: r.searches, wallSeconds: r.wallSeconds, agentStepsPerSec: r.agentStepsPerSec,
+      searches: r.searches, localSearches: r.localSearches ?? 0, wallSeconds: r.wallSeconds, agentStepsPerSec: r.agentStepsPerSec,
     });
   }
   return out;
