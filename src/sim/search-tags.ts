@@ -55,3 +55,40 @@ export function searchTagsText(tags: SearchTags): string {
   if (tags.exclude.length > 0) parts.push(`never ${tags.exclude.join(', ')}`);
   return parts.join('; ');
 }
+
+/** The page address's key for the tag filters (`demo --require-tag/--exclude-tag`: #tags=...). */
+export const SEARCH_TAGS_FRAGMENT_KEY = 'tags';
+
+/** "tags=..." for a page address's fragment (joined to others with '&'). */
+export function searchTagsFragment(tags: SearchTags): string {
+  return `${SEARCH_TAGS_FRAGMENT_KEY}=${encodeURIComponent(JSON.stringify({ require: tags.require, exclude: tags.exclude }))}`;
+}
+
+/** The filters a page address's fragment carries (null: none), or a RangeError saying what is wrong with them. */
+export function searchTagsFromFragment(hash: string): SearchTags | null {
+  const text = new URLSearchParams(hash.startsWith('#') ? hash.slice(1) : hash).get(SEARCH_TAGS_FRAGMENT_KEY);
+  if (text === null) return null;
+  let v: unknown;
+  try { v = JSON.parse(text); } catch { throw new RangeError(`the page address (#${SEARCH_TAGS_FRAGMENT_KEY}=...): not valid JSON`); }
+  const o = v as { require?: unknown; exclude?: unknown };
+  const list = (x: unknown, key: string): string[] => {
+    if (x === undefined) return [];
+    if (!Array.isArray(x) || x.length > 64 || x.some((t) => typeof t !== 'string' || t === '' || t.length > 200)) {
+      throw new RangeError(`the page address (#${SEARCH_TAGS_FRAGMENT_KEY}=...): ${key} must be a list of at most 64 tag names`);
+    }
+    return [...(x as string[])];
+  };
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new RangeError(`the page address (#${SEARCH_TAGS_FRAGMENT_KEY}=...): expected { "require": [...], "exclude": [...] }`);
+  return { require: list(o.require, 'require'), exclude: list(o.exclude, 'exclude') };
+}
+
+/**
+ * `tags` without the names `db` has no frames for (a page that switches databases keeps the
+ * filters that still mean something there), and those names.
+ */
+export function searchTagsOn(db: Database, tags: SearchTags | null | undefined): { tags: SearchTags | null; missing: string[] } {
+  if (!tags) return { tags: null, missing: [] };
+  const missing = [...tags.require, ...tags.exclude].filter((t) => !db.tagNames.includes(t));
+  const require = tags.require.filter((t) => db.tagNames.includes(t)), exclude = tags.exclude.filter((t) => db.tagNames.includes(t) && !require.includes(t));
+  return { tags: require.length + exclude.length > 0 ? { require, exclude } : null, missing };
+}

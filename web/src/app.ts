@@ -27,6 +27,7 @@ import { CoveragePanel } from './coverage-panel.js';
 import { QualityPanel } from './quality-panel.js';
 import type { CrowdOptions } from './crowd.js';
 import { applySchemaWeights, settingsFromFragment, type EngineSettings } from '../../src/sim/settings/options-file.js';
+import { searchTagsFragment, searchTagsFromFragment, searchTagsOn, type SearchTags } from '../../src/sim/search-tags.js';
 import { TerrainView, terrainSpec, type TerrainChoice } from './terrain.js';
 import { OverlayDemo } from './overlay-demo.js';
 import { CharacterView, MAX_CHARACTER_CLONES, MAX_CHARACTER_CLONES_SOFTWARE, characterErrorMessage, disposeCharacterSource, parseCharacter } from './character.js';
@@ -126,6 +127,8 @@ export class App {
   private readonly quality: QualityPanel;
   /** Engine settings from the page address (`motionmatch demo --options FILE`), or null. */
   private readonly settings: EngineSettings | null = null;
+  /** Tags the locomotion searches keep to (`motionmatch demo --require-tag/--exclude-tag`, #tags=...; handle.setSearchTags), or null. */
+  private searchTags: SearchTags | null = null;
   /** The ground the crowd walks on, and its mesh. */
   private terrain: TerrainChoice = 'off';
   private readonly terrainView: TerrainView;
@@ -181,6 +184,11 @@ export class App {
       this.settings = settingsFromFragment(location.hash);
     } catch (e) {
       this.ui.message(`${(e as Error).message}\nRunning with the default settings.`, 'error');
+    }
+    try {
+      this.searchTags = searchTagsFromFragment(location.hash);
+    } catch (e) {
+      this.ui.message(`${(e as Error).message}\nSearching without tag filters.`, 'error');
     }
     this.coverage = new CoveragePanel({
       database: () => (this.world ? { db: this.world.db, name: this.world.name } : null),
@@ -382,12 +390,19 @@ export class App {
     this.rebuildCharacter(db);
     this.engineChanged(engine);
     this.ui.setDatabase(name, describeDatabase(db));
+    this.noteMissingTags(db);
     this.view.rig.yaw = 0;
+  }
+
+  /** Says which tag filters this database cannot apply (it has no frames with those tags). */
+  private noteMissingTags(db: Database): void {
+    const missing = searchTagsOn(db, this.searchTags).missing;
+    if (missing.length > 0) this.ui.message(`this database has no frames tagged ${missing.map((t) => `'${t}'`).join(', ')}: the searches ignore ${missing.length > 1 ? 'those filters' : 'that filter'}`, 'info');
   }
 
   /** Foot IK and inertialization as toggled, and the settings' controller options (when given). */
   private crowdOptions(db = this.world?.db): CrowdOptions {
-    return { footIK: this.footIK, inertialization: this.inertialization, controller: this.settings?.controller, terrain: terrainSpec(this.terrain), overlay: this.overlay.crowdSettings(db), lod: this.lod, searchBudget: this.searchBudget, unseenStepEvery: this.unseenStepEvery };
+    return { footIK: this.footIK, inertialization: this.inertialization, controller: this.settings?.controller, terrain: terrainSpec(this.terrain), overlay: this.overlay.crowdSettings(db), lod: this.lod, searchBudget: this.searchBudget, unseenStepEvery: this.unseenStepEvery, tags: this.searchTags };
   }
 
   /** Every character onto another ground (between frames); the terrain's mesh replaces the flat floor. */
@@ -479,7 +494,13 @@ export class App {
     });
   }
 
-  private async setCrowdOptions(o: { footIK?: boolean; inertialization?: boolean; lod?: boolean; searchBudget?: number | null; unseenStepEvery?: number }): Promise<void> {
+  private async setCrowdOptions(o: { footIK?: boolean; inertialization?: boolean; lod?: boolean; searchBudget?: number | null; unseenStepEvery?: number; tags?: SearchTags | null }): Promise<void> {
+    // (the handle's tags are checked as the page address's are)
+    const tags = o.tags === undefined ? undefined : o.tags === null ? null : searchTagsFromFragment(searchTagsFragment(o.tags));
+    if (tags && this.world) {
+      const both = tags.require.find((t) => tags.exclude.includes(t));
+      if (both !== undefined) throw new RangeError(`tag '${both}' is both required and excluded: no frame could be chosen`);
+    }
     if (o.searchBudget !== undefined && o.searchBudget !== null && !(Number.isFinite(o.searchBudget) && o.searchBudget > 0)) {
       throw new RangeError(`search budget: a number of searches per agent-second > 0, or null for none; got ${o.searchBudget}`);
     }
@@ -491,7 +512,8 @@ export class App {
       if (o.lod !== undefined) this.lod = o.lod;
       if (o.searchBudget !== undefined) this.searchBudget = o.searchBudget;
       if (u !== undefined) this.unseenStepEvery = u;
-      await this.world?.engine.setOptions({ footIK: this.footIK, inertialization: this.inertialization, overlay: this.overlay.crowdSettings(this.world?.db), lod: this.lod, searchBudget: this.searchBudget, unseenStepEvery: this.unseenStepEvery });
+      if (tags !== undefined) { this.searchTags = tags; if (this.world) this.noteMissingTags(this.world.db); }
+      await this.world?.engine.setOptions({ footIK: this.footIK, inertialization: this.inertialization, overlay: this.overlay.crowdSettings(this.world?.db), lod: this.lod, searchBudget: this.searchBudget, unseenStepEvery: this.unseenStepEvery, tags: this.searchTags });
     });
   }
 
@@ -713,6 +735,11 @@ export class App {
       setLod: (on: boolean) => app.setCrowdOptions({ lod: on }),
       get searchBudget() { return app.searchBudget; },
       setSearchBudget: (rate: number | null) => app.setCrowdOptions({ searchBudget: rate }),
+      get searchTags() {
+        const input = app.world?.engine.playerInput;
+        return { require: input?.requireTags ? [...input.requireTags] : [], exclude: input?.excludeTags ? [...input.excludeTags] : [] };
+      },
+      setSearchTags: (tags: { require?: string[]; exclude?: string[] } | null) => app.setCrowdOptions({ tags: tags === null ? null : { require: tags.require ?? [], exclude: tags.exclude ?? [] } }),
       get unseenStepEvery() { return app.unseenStepEvery; },
       setUnseenStepEvery: (n: number) => app.setCrowdOptions({ unseenStepEvery: n }),
       setCameraTurn: (radiansPerSecond: number) => {

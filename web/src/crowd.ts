@@ -12,6 +12,7 @@ import { MatcherSearchPort } from '../../src/runtime/matcher-port.js';
 import type { Matcher, SearchMethod } from '../../src/search/matcher.js';
 import { CrowdSearchBatch, type BatchSearcher as BatchAnswerer } from '../../src/runtime/crowd/batch.js';
 import { LocalSearchBatch } from '../../src/runtime/crowd/local-batch.js';
+import { locomotionTags, searchTagsOn, type LocomotionTags, type SearchTags } from '../../src/sim/search-tags.js';
 import { ScriptedDriver } from '../../src/sim/scenarios.js';
 import type { ControllerSettings } from '../../src/sim/settings/options-file.js';
 import type { StepTiming } from './stats.js';
@@ -20,7 +21,7 @@ import { terrainGround, type TerrainSpec } from '../../src/sim/terrain/terrain.j
 
 /** The level ground y = 0 a crowd goes back to after a terrain. */
 const LEVEL_GROUND = flatGround(0);
-import { syncCrowdOverlays, type CrowdOverlays, type CrowdOverlaySettings } from './overlay-crowd.js';
+import { WAVE_TAG, syncCrowdOverlays, type CrowdOverlays, type CrowdOverlaySettings } from './overlay-crowd.js';
 import { CrowdLod } from '../../src/runtime/crowd/crowd-lod.js';
 import { DEFAULT_LOD_LEVELS } from '../../src/runtime/lod/levels.js';
 import { UNSEEN_STEP_EVERY, checkUnseenStepEvery, inLodView, restsUnseen, revealsPerStep, seeAll, type LodView } from '../../src/runtime/lod/view.js';
@@ -70,6 +71,12 @@ export interface CrowdOptions {
    * UNSEEN_STEP_EVERY, 4), with the time gathered meanwhile (runtime/lod/view.ts restsUnseen).
    */
   unseenStepEvery?: number;
+  /**
+   * Tags the locomotion searches of every character keep to (`demo --require-tag/--exclude-tag`);
+   * names the database lacks are left out. Frames tagged for the wave (WAVE_TAG) are left out of
+   * locomotion unless required (a standing character idled on a bow).
+   */
+  tags?: SearchTags | null;
 }
 
 /** Radius of the disc the agents wander in, for a crowd of n (about 8 m² each, at least 8 m). */
@@ -97,6 +104,8 @@ export class Crowd {
   private hadTerrain = false;
   /** The agents' overlays, once asked for. */
   overlays: CrowdOverlays | null = null;
+  /** The locomotion searches' tag filters in force (applySearchTags). */
+  private locomotion: LocomotionTags = { require: null, exclude: null };
   /** Levels of detail (options.lod), made for the current crowd size; null when off. */
   private lod: CrowdLod | null = null;
   /**
@@ -134,7 +143,20 @@ export class Crowd {
     this.first = withPlayer ? 1 : 0;
     // The player, standing at the origin facing +Z.
     if (withPlayer) this.add(this.makeController(), createInput());
+    this.applySearchTags();
     this.overlays = syncCrowdOverlays(null, this.options.overlay, db, seed, []);
+  }
+
+  /** The filters every character's locomotion searches keep to now (options.tags on this database, the wave tag left out). */
+  get searchTags(): LocomotionTags {
+    return this.locomotion;
+  }
+
+  /** options.tags onto the player's input and every agent's driver (which puts them on its input each step). */
+  private applySearchTags(): void {
+    const t = (this.locomotion = locomotionTags(this.db, searchTagsOn(this.db, this.options.tags).tags, this.db.tagNames.includes(WAVE_TAG) ? WAVE_TAG : null));
+    for (const d of this.drivers) d.searchTags(t.require, t.exclude);
+    for (const input of this.inputs) { input.requireTags = t.require; input.excludeTags = t.exclude; }
   }
 
   get player(): MotionMatchingController {
@@ -171,8 +193,10 @@ export class Crowd {
       const i = this.agentCount; // driver slot of the new agent
       const c = this.makeController();
       const input = createInput();
+      input.requireTags = this.locomotion.require; input.excludeTags = this.locomotion.exclude;
       if (i === this.drivers.length) this.drivers.push(new ScriptedDriver('crowd', this.seed, i, 1 / 60));
       const b = this.drivers[i];
+      b.searchTags(this.locomotion.require, this.locomotion.exclude);
       b.radius = radius;
       // Uniform in the disc, outside a small clearing around the origin where the player starts.
       const r = Math.sqrt(0.02 + 0.98 * b.random()) * radius;
@@ -193,6 +217,7 @@ export class Crowd {
   setOptions(options: Partial<CrowdOptions>): void {
     checkUnseenStepEvery(options.unseenStepEvery);
     Object.assign(this.options, options);
+    this.applySearchTags();
     const ground = this.ground();
     for (const c of this.characters) {
       c.options.footIK = this.options.footIK;

@@ -152,6 +152,14 @@ export interface MotionmatchHandle {
   readonly searchBudget: number | null;
   /** Sets or (null) removes the search budget; rejects a value that is not a finite number > 0. */
   setSearchBudget(rate: number | null): Promise<void>;
+  /**
+   * The tag filters every character's locomotion searches keep to now: the page address's
+   * (`motionmatch demo --require-tag/--exclude-tag`) or setSearchTags's, on this database (names it
+   * lacks left out), with the wave tag excluded unless required.
+   */
+  readonly searchTags: { require: string[]; exclude: string[] };
+  /** Replaces the tag filters (null: none); rejects a tag both required and excluded. */
+  setSearchTags(tags: { require?: string[]; exclude?: string[] } | null): Promise<void>;
   /** With levels: an agent out of view steps every this many frames (1: every frame; default 4; `?unseen=N` in the URL). */
   readonly unseenStepEvery: number;
   /** Sets it; rejects anything but an integer from 1 to 60. */

@@ -29,8 +29,11 @@ export interface WaveChoice {
   duration: number;
 }
 
+/** The tag of the captured waves the demo plays over the upper body (`motionmatch build --tag wave=*wave*`). */
+export const WAVE_TAG = 'wave';
+
 /** The database's wave: its frames tagged `tag` over the upper body, or the rig's own wave over the right arm. */
-export function waveChoice(db: Database, tag: string | null = 'wave'): WaveChoice {
+export function waveChoice(db: Database, tag: string | null = WAVE_TAG): WaveChoice {
   if (tag !== null && db.tagNames.includes(tag)) {
     return { source: { tag }, mask: parseBoneMaskSpec('upper:2', db), label: `the clips tagged '${tag}'`, duration: 4 };
   }

@@ -16,8 +16,14 @@ import { compactCacheDir, compactCopyOf, type CompactCopy } from '../../web/comp
 import { createProgress } from '../../util/progress.js';
 import { readSettingsFile } from '../../sim/settings/options-file-node.js';
 import { settingsFragment, type EngineSettings } from '../../sim/settings/options-file.js';
+import { TAG_OPTIONS, searchTagsOption, tagOptionsUsage } from '../tag-options.js';
+import { checkSearchTags, searchTagsFragment, searchTagsText, type SearchTags } from '../../sim/search-tags.js';
+import { buildDatabase } from '../../database/build.js';
+import { builtinSources } from '../../database/sources-node.js';
+import type { Database } from '../../database/database.js';
 
 export const DEMO_USAGE = `usage: motionmatch demo [--db FILE [--serve-float32]] [--character FILE] [--options FILE] [--port N] [--host H]
+                        [--require-tag TAG] [--exclude-tag TAG]
                         [--no-build] [--rebuild] [--build-only] [--no-isolation] [--json]
 
   Serves the browser demo: a crowd of motion-matched characters (three.js), built with vite into
@@ -34,6 +40,9 @@ export const DEMO_USAGE = `usage: motionmatch demo [--db FILE [--serve-float32]]
   --options FILE   engine settings (controller options, feature-group weights; as \`motionmatch
                    tune\` writes them): checked first, then handed to the page in its address
                    (#options=...), which applies them to every database it runs
+${tagOptionsUsage("every character's locomotion searches")}
+                   (checked against the database; handed to the page in its address, #tags=...;
+                   frames tagged 'wave' are left out of locomotion unless required)
   --port N         port to listen on (default: $PORT, else 5173; 0 = any free port)
   --host H         interface to listen on (default localhost; 0.0.0.0 = every interface)
   --no-build       serve web-dist/ as it is (never run vite)
@@ -43,6 +52,11 @@ export const DEMO_USAGE = `usage: motionmatch demo [--db FILE [--serve-float32]]
   --json           print one JSON object {"url": ..., "database": ...} on stdout once serving
 
   From npm: npm start -- --db FILE (a relative FILE is taken from where npm was run).`;
+
+/** The tag filters checked against the database the page starts on: a tag it lacks, or one both required and excluded, is a usage error. */
+function checkTagsOn(db: Database, tags: SearchTags): void {
+  try { checkSearchTags(db, tags); } catch (e) { throw new UsageError((e as Error).message, DEMO_USAGE); }
+}
 
 /**
  * A path the user typed, made absolute. Under `npm start` the command runs in the package folder,
@@ -68,6 +82,7 @@ export async function demoCommand(argv: string[]): Promise<number> {
     'no-isolation': { type: 'boolean' },
     json: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
+    ...TAG_OPTIONS,
   }, DEMO_USAGE);
   if (values.help) { process.stdout.write(DEMO_USAGE + '\n'); return 0; }
   if (positionals.length) throw new UsageError(`unexpected argument '${positionals[0]}' (a database goes with --db FILE)`, DEMO_USAGE);
@@ -88,10 +103,14 @@ export async function demoCommand(argv: string[]): Promise<number> {
 
   // A bad database or settings file is the user's to fix: say so before building or serving anything.
   const settings: EngineSettings | null = values.options !== undefined ? readSettingsFile(userPath(values.options)) : null;
+  const tags = searchTagsOption(values, DEMO_USAGE);
+  // The built-in database's tags, to check the filters against when no --db is given.
+  if (tags && values.db === undefined) checkTagsOn(buildDatabase(builtinSources()), tags);
   let database: (ServedDatabase & { frames: number; clips: number; source: string; compact: CompactCopy | null }) | undefined;
   if (values.db !== undefined) {
     const file = userPath(values.db);
     const db = readDatabaseArgument(file);
+    if (tags) checkTagsOn(db, tags);
     let compact: CompactCopy | null = null;
     let encodedFrom: ServedDatabase['encodedFrom'];
     if (!values['serve-float32']) {
@@ -129,14 +148,16 @@ export async function demoCommand(argv: string[]): Promise<number> {
     throw new Error(`${join(root, 'web-dist', 'index.html')} is missing: run \`motionmatch demo\` without --no-build to build it`);
   }
   const demo = await startDemoServer({ port, host: values.host, isolation: !values['no-isolation'], database, character });
-  // The page reads the settings from its own address: nothing for the server to serve.
-  const url = settings ? `${demo.url}${settingsFragment(settings)}` : demo.url;
+  // The page reads the settings and the tag filters from its own address: nothing for the server to serve.
+  const fragments = [...(settings ? [settingsFragment(settings).slice(1)] : []), ...(tags ? [searchTagsFragment(tags)] : [])];
+  const url = fragments.length > 0 ? `${demo.url}#${fragments.join('&')}` : demo.url;
   if (json) {
     const shown = database ? { file: database.source, served: database.file, kind: database.compact ? 'compact' : 'float32', name: database.name, frames: database.frames, clips: database.clips } : null;
-    process.stdout.write(JSON.stringify({ url, database: shown, ...(character ? { character: character.file } : {}), ...(settings ? { options: userPath(values.options!) } : {}) }) + '\n');
+    process.stdout.write(JSON.stringify({ url, database: shown, ...(character ? { character: character.file } : {}), ...(settings ? { options: userPath(values.options!) } : {}), ...(tags ? { tags } : {}) }) + '\n');
   } else {
     process.stdout.write(`motionmatch demo: serving ${url}\n`);
     if (settings) process.stdout.write(`motionmatch demo: settings from ${userPath(values.options!)} (open the address above: it carries them)\n`);
+    if (tags) process.stdout.write(`motionmatch demo: locomotion searches ${searchTagsText(tags)} (open the address above: it carries them)\n`);
     if (database) {
       const c = database.compact;
       const reread = c && !c.wasCompact ? 'its compact encoding' : 'the file';
