@@ -33,6 +33,12 @@ export interface CompactCopy {
 /** Encodings the cache keeps (the most recently used): a few databases a user switches between. */
 export const MAX_CACHED = 8;
 const CACHED_SUFFIX = '.compact.mmdb';
+/**
+ * The names this cache writes: STEM.PLACE.CRC-SIZE.compact.mmdb (hex place and CRC, decimal size).
+ * Only such files are ever removed: a cache folder chosen with MOTIONMATCH_CACHE_DIR may hold the
+ * user's own databases (a "walk.compact.mmdb" is theirs, not an old entry).
+ */
+const CACHED_NAME = /^[A-Za-z0-9_-]+\.[0-9a-f]{8}\.[0-9a-f]{8}-\d+\.compact\.mmdb$/;
 
 /**
  * The folder cached encodings go in: $MOTIONMATCH_CACHE_DIR when set, else under `packageRoot`'s
@@ -79,12 +85,12 @@ export function compactCopyOf(file: string, db: Database, cacheDir: string, onPr
     }
   }
   for (const old of readdirSync(cacheDir)) {
-    if (old.startsWith(`${stem}.`) && old.endsWith(CACHED_SUFFIX) && join(cacheDir, old) !== cached) {
+    if (old.startsWith(`${stem}.`) && CACHED_NAME.test(old) && join(cacheDir, old) !== cached && resolve(cacheDir, old) !== resolve(file)) {
       try { unlinkSync(join(cacheDir, old)); } catch { /* someone else's: leave it */ }
     }
   }
   const { bytes: written } = writeCompactDatabaseFile(cached, db, { onProgress });
-  pruneCache(cacheDir, cached);
+  pruneCache(cacheDir, cached, resolve(file));
   return { file: cached, encoded: true, wasCompact: false, bytes: written };
 }
 
@@ -93,13 +99,13 @@ function markUsed(file: string): void {
   try { const now = new Date(); utimesSync(file, now, now); } catch { /* read-only cache: still served */ }
 }
 
-/** Removes all but the MAX_CACHED most recently used encodings (`keep`, just written, always stays). */
-function pruneCache(cacheDir: string, keep: string): void {
+/** Removes all but the MAX_CACHED most recently used encodings (`keep`, just written, and the user's `source` always stay). */
+function pruneCache(cacheDir: string, keep: string, source: string): void {
   const entries: Array<{ file: string; used: number }> = [];
   for (const name of readdirSync(cacheDir)) {
-    if (!name.endsWith(CACHED_SUFFIX)) continue;
+    if (!CACHED_NAME.test(name)) continue;
     const file = join(cacheDir, name);
-    if (file === keep) continue;
+    if (file === keep || resolve(file) === source) continue;
     try { entries.push({ file, used: statSync(file).mtimeMs }); } catch { /* gone meanwhile */ }
   }
   entries.sort((a, b) => b.used - a.used);

@@ -71,13 +71,16 @@ describe('demo: compact encoding of a float32 --db file', () => {
       mkdirSync(cache);
       const db = buildDatabase(builtinSources().slice(0, 1));
       const bytes = encodeDatabase(db);
+      writeFileSync(join(cache, 'mine.compact.mmdb'), 'a user file that looks like a compact database by its name');
       for (let i = 0; i < MAX_CACHED + 3; i++) {
         const file = join(dir, `db${i}.mmdb`);
         writeFileSync(file, bytes);
         compactCopyOf(file, db, cache);
       }
-      const left = readdirSync(cache).sort();
+      const left = readdirSync(cache).sort().filter((n) => n !== 'mine.compact.mmdb');
       expect(left).toHaveLength(MAX_CACHED);
+      // The user's own files in the cache folder are never removed, the database served included.
+      expect(readdirSync(cache)).toContain('mine.compact.mmdb');
       // The oldest went first.
       expect(left.some((n) => n.startsWith('db0.'))).toBe(false);
       expect(left.some((n) => n.startsWith(`db${MAX_CACHED + 2}.`))).toBe(true);
