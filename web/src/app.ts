@@ -8,7 +8,6 @@
 import * as THREE from 'three';
 import type { Database } from '../../src/database/database.js';
 import type { Backend, SearchMethod } from '../../src/search/matcher.js';
-import { quatYaw } from '../../src/math/quat.js';
 import { UNSEEN_STEP_EVERY, checkUnseenStepEvery, isUnseenStepEvery, viewCosHalfAngle } from '../../src/runtime/lod/view.js';
 import { CrowdMesh, PlayerMesh, boneSegments, type CrowdView } from './characters.js';
 import { servedDatabaseRef, type ServedDatabaseRef } from '../../src/web/served-database.js';
@@ -18,6 +17,7 @@ import { CostBars, DatabaseTimeline, SearchHistogram, describePlayback } from '.
 import { DebugScene } from './debug-scene.js';
 import { createEngine, type CrowdEngine, type EngineConfig, type EngineMode } from './engines.js';
 import { installHandle, type MotionmatchHandle } from './handle.js';
+import { playerReader, statsReader } from './handle-readers.js';
 import { PlayerInput } from './input.js';
 import { SceneView } from './scene.js';
 import { backendLabel, canShareMemory, defaultSearchConfig, type WorkerPolicy } from './search-backend.js';
@@ -30,7 +30,8 @@ import { applySchemaWeights, settingsFromFragment, type EngineSettings } from '.
 import { searchTagsFragment, searchTagsFromFragment, searchTagsOn, type SearchTags } from '../../src/sim/search-tags.js';
 import { TerrainView, terrainSpec, type TerrainChoice } from './terrain.js';
 import { OverlayDemo } from './overlay-demo.js';
-import { CharacterView, MAX_CHARACTER_CLONES, MAX_CHARACTER_CLONES_SOFTWARE, characterErrorMessage, disposeCharacterSource, parseCharacter } from './character.js';
+import type { CharacterView } from './character.js';
+import { CharacterSlot } from './character-slot.js';
 import { isCharacterFile, servedCharacterRef, type ServedCharacterRef } from '../../src/web/served-character.js';
 import type { PoseChunk } from './crowd.js';
 
@@ -134,12 +135,10 @@ export class App {
   private readonly terrainView: TerrainView;
   /** The wave key and the crowd's waves (web/src/overlay-demo.ts). */
   private readonly overlay: OverlayDemo;
-  /** The user's character (web/src/character.ts) for the running database, or null: box figures. */
-  private character: CharacterView | null = null;
-  /** The loaded character file's unposed scene (kept to rebuild the character for another database). */
-  private characterSource: { scene: THREE.Object3D; name: string } | null = null;
-  /** The last character file that could not be used (one line), or null. */
-  private characterError: string | null = null;
+  /** The user's character (web/src/character-slot.ts): box figures until one is loaded. */
+  private readonly characterSlot: CharacterSlot;
+  /** The character drawn for the running database, or null: box figures. */
+  private get character(): CharacterView | null { return this.characterSlot.view; }
 
   private constructor() {
     const canvas = document.getElementById('viewport') as HTMLCanvasElement;
@@ -179,6 +178,13 @@ export class App {
       clearCharacter: () => void this.clearCharacter(),
     });
     this.histogram = new SearchHistogram(this.ui.histCanvas);
+    this.characterSlot = new CharacterSlot({
+      ui: this.ui,
+      view: this.view,
+      database: () => this.world?.db ?? null,
+      exclusive: (fn) => this.exclusive(fn),
+      failed: (message) => { this.error = message; },
+    });
     window.addEventListener('resize', () => this.view.resize());
     try {
       this.settings = settingsFromFragment(location.hash);
@@ -387,7 +393,7 @@ export class App {
       };
     }
     this.world = world;
-    this.rebuildCharacter(db);
+    this.characterSlot.rebuild(db);
     this.engineChanged(engine);
     this.ui.setDatabase(name, describeDatabase(db));
     this.noteMissingTags(db);
@@ -539,7 +545,7 @@ export class App {
   private loadFiles(files: File[]): Promise<Outcome> {
     if (files.some((f) => isCharacterFile(f.name))) {
       if (files.length === 1) return this.loadCharacterFile(files[0]);
-      return Promise.resolve(this.characterFailed('drop one character file (.glb, .gltf or .vrm) at a time, without database files'));
+      return Promise.resolve(this.characterSlot.fail('drop one character file (.glb, .gltf or .vrm) at a time, without database files'));
     }
     return this.loadWith(() => this.loader.files(files, this.ui.mirrorDropped, (f, label) => this.ui.setProgress(f, label)));
   }
@@ -571,82 +577,19 @@ export class App {
   // The user's character (web/src/character.ts)
 
   private loadCharacterFile(file: File): Promise<Outcome> {
-    return this.loadCharacterWith(file.name, () => file.arrayBuffer());
+    return this.characterSlot.load(file.name, () => file.arrayBuffer());
   }
 
   private loadCharacterUrl(url: string, name: string): Promise<Outcome> {
-    return this.loadCharacterWith(name, async () => {
+    return this.characterSlot.load(name, async () => {
       const res = await fetch(url);
       if (!res.ok) throw new Error(`HTTP ${res.status} ${res.statusText} from ${url}`);
       return res.arrayBuffer();
     });
   }
 
-  /**
-   * Reads, parses and builds a character aside, then swaps it in between frames. A file that cannot
-   * be used leaves the scene as it was (the box figures, or the character loaded before) and shows
-   * one line on the page.
-   */
-  private async loadCharacterWith(name: string, read: () => Promise<ArrayBuffer>): Promise<Outcome> {
-    this.ui.setProgress(0, `reading ${name}…`);
-    try {
-      const bytes = await read();
-      this.ui.setProgress(0.5, `loading ${name}…`);
-      const gltf = await parseCharacter(bytes, name);
-      const view = await this.exclusive(() => {
-        const w = this.world;
-        if (!w) throw new Error('the page has no database yet');
-        const made = this.makeCharacter(gltf.scene, w.db, name);
-        this.setCharacter(made, { scene: gltf.scene, name });
-        return made;
-      });
-      this.characterError = null;
-      this.ui.setCharacterError(null);
-      const message = `character ${name}: ${view.boneMap.length} bones driven, leg ratio ${view.legRatio.toFixed(3)}`;
-      this.ui.message(message, 'info');
-      return { ok: true, message };
-    } catch (e) {
-      return this.characterFailed(characterErrorMessage(name, e));
-    } finally {
-      this.ui.setProgress(null);
-    }
-  }
-
-  private makeCharacter(scene: THREE.Object3D, db: Database, name: string): CharacterView {
-    return new CharacterView(this.view.scene, scene, db, name, this.view.software ? MAX_CHARACTER_CLONES_SOFTWARE : MAX_CHARACTER_CLONES);
-  }
-
-  private characterFailed(message: string): Outcome {
-    this.characterError = message;
-    this.error = message;
-    this.ui.setCharacterError(message);
-    this.ui.message(message, 'error');
-    return { ok: false, message };
-  }
-
-  /** Swaps the character in (null: back to the box figures); between frames. */
-  private setCharacter(view: CharacterView | null, source: { scene: THREE.Object3D; name: string } | null): void {
-    this.character?.dispose();
-    if (this.characterSource && this.characterSource.scene !== source?.scene) disposeCharacterSource(this.characterSource.scene);
-    this.character = view;
-    this.characterSource = source;
-    this.ui.setCharacter(view ? { name: view.name, legRatio: view.legRatio, boneMap: view.boneMap, clones: view.maxClones } : null);
-  }
-
-  /** Another database: the character's retargeters are rebuilt for it (or it is dropped, with a message). */
-  private rebuildCharacter(db: Database): void {
-    const src = this.characterSource;
-    if (!src || this.character?.db === db) return;
-    try {
-      this.setCharacter(this.makeCharacter(src.scene, db, src.name), src);
-    } catch (e) {
-      this.setCharacter(null, null);
-      this.characterFailed(characterErrorMessage(src.name, e));
-    }
-  }
-
   private clearCharacter(): Promise<void> {
-    return this.exclusive(() => this.setCharacter(null, null));
+    return this.exclusive(() => this.characterSlot.set(null, null));
   }
 
   private fail(message: string): void {
@@ -662,52 +605,13 @@ export class App {
     // eslint-disable-next-line @typescript-eslint/no-this-alias
     const app = this;
     const s = this.stats;
-    const player = {
-      get position(): [number, number, number] {
-        const p = app.world?.engine.player.rootPosition;
-        return p ? [p[0], p[1], p[2]] : [0, 0, 0];
-      },
-      get facing(): number {
-        const c = app.world?.engine.player;
-        return c ? quatYaw(c.rootRotation, 0) : 0;
-      },
-      get forward(): [number, number, number] {
-        const y = player.facing;
-        return [Math.sin(y), 0, Math.cos(y)];
-      },
-      get clip(): string {
-        const c = app.world?.engine.player;
-        return c ? c.db.clips[c.clipIndex].name : '';
-      },
-      get frame(): number {
-        return app.world?.engine.player.frame ?? -1;
-      },
-    };
-    const stats = {
-      get updateMsMedian() { return s.update.median(60); },
-      get updateMsMean() { return s.update.mean(60); },
-      get updateMsP95() { return s.update.quantile(0.95, 60); },
-      get prepareMsMedian() { return s.prepare.median(60); },
-      get searchMsMedian() { return s.search.median(60); },
-      get completeMsMedian() { return s.complete.median(60); },
-      get searchUsMedian() { return s.perQuery.median(60); },
-      get searchesPerFrame() { return s.searches.mean(60); },
-      get renderMsMedian() { return s.render.median(60); },
-      get fps() { return s.fps; },
-      get frames() { return s.frames; },
-      get mode() { return app.world?.engine.mode ?? app.config.mode; },
-      get backend() { return app.world?.engine.backend ?? app.config.backend; },
-      get method() { return app.config.method; },
-      get threads() { return app.world?.engine.threads ?? 1; },
-      get workerPolicy() { return app.config.policy; },
-      get workerShare() { return app.world?.engine.workerShare ?? 0; },
-      get crossOriginIsolated() { return (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === true; },
-      get agents() { return app.world?.engine.agentCount ?? 0; },
-      get drawnAgents() { return app.world?.crowdMesh.drawn ?? 0; },
-      get softwareWebGL() { return app.view.software; },
-      get lodLevels() { return s.levels.slice(); },
-      window: (n: number) => s.window(n),
-    };
+    const player = playerReader(() => app.world?.engine.player ?? null);
+    const stats = statsReader(s, {
+      engine: () => app.world?.engine ?? null,
+      config: () => app.config,
+      drawnAgents: () => app.world?.crowdMesh.drawn ?? 0,
+      softwareWebGL: () => app.view.software,
+    });
     return {
       get ready() { return app.ready; },
       get error() { return app.error; },
@@ -751,7 +655,7 @@ export class App {
         get name() { return app.character?.name ?? null; },
         get boneMap() { return app.character ? app.character.boneMap.map((b) => ({ ...b })) : []; },
         get legRatio() { return app.character?.legRatio ?? null; },
-        get error() { return app.characterError; },
+        get error() { return app.characterSlot.error; },
         get clones() { return app.character?.drawnClones ?? 0; },
         get maxClones() { return app.character?.maxClones ?? 0; },
         sample: () => app.character?.sample(app.world?.engine.player ?? null) ?? null,
