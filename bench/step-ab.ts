@@ -1,0 +1,76 @@
+/**
+ * The crowd step of two builds of motionmatch, side by side in one process (docs/simulation.md,
+ * "What the step costs"): each build's AgentGroup steps the same crowd on its own copy of the
+ * built-in database, the two alternating step by step (the order flipping every step), so that
+ * the machine's noise hits both alike. What a change costs is measured this way, against the
+ * commit before it: on a shared machine two separate runs differ by more than most changes do.
+ *
+ *   git worktree add /tmp/base <commit> && (cd /tmp/base && npm ci && npm run build)
+ *   node dist/bench/step-ab.js --base /tmp/base [--agents 1000] [--steps 300] [--hz 30] [--rounds 2] [--json]
+ *
+ * Prints µs per agent-step for each build (total, search, controller) and their ratio. Builds older
+ * than the AgentGroup ranges constructor (new AgentGroup(db, matcher, first, count, cfg)) work too.
+ */
+import { parseArgs } from 'node:util';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { nodePackageRoot } from '../src/search/wasm/load.js';
+
+interface Side { name: string; group: { step(): void; result(): { searchMs: number; controllerMs: number; searches: number; hashes: string[] } }; ms: number }
+
+/** A build's crowd: its own database, matcher and AgentGroup (the same configuration for both). */
+async function makeSide(name: string, root: string, agents: number, steps: number, hz: number): Promise<Side> {
+  const url = (p: string): string => pathToFileURL(resolve(root, p)).href;
+  const index = url('dist/src/index.js');
+  if (!existsSync(new URL(index))) throw new Error(`${root}: no dist/src/index.js (build it first: npm run build)`);
+  const m = await import(index);
+  const A = await import(url('dist/src/sim/agents.js'));
+  const db = m.buildDatabase(m.builtinSources());
+  const matcher = await m.Matcher.create(db, { backend: 'wasm-simd' });
+  const cfg = { agents, seconds: steps / hz, hz, seed: 42, scenario: 'mixed', method: 'kdtree', footIK: true, recordAgent: -1 };
+  if (typeof A.warmUpSteps === 'function') A.warmUpSteps(db, matcher, cfg);
+  let group;
+  try { group = new A.AgentGroup(db, matcher, [[0, agents]], cfg); } catch { group = new A.AgentGroup(db, matcher, 0, agents, cfg); }
+  return { name, group, ms: 0 };
+}
+
+const { values } = parseArgs({
+  options: {
+    base: { type: 'string' },
+    agents: { type: 'string', default: '1000' },
+    steps: { type: 'string', default: '300' },
+    hz: { type: 'string', default: '30' },
+    rounds: { type: 'string', default: '2' },
+    json: { type: 'boolean', default: false },
+  },
+});
+if (!values.base) { process.stderr.write('step-ab: --base DIR (a built checkout of the commit to compare with) is required\n'); process.exit(2); }
+const agents = Number(values.agents), steps = Number(values.steps), hz = Number(values.hz), rounds = Number(values.rounds);
+for (const [k, v, lo, hi] of [['agents', agents, 1, 100_000], ['steps', steps, 10, 100_000], ['hz', hz, 10, 240], ['rounds', rounds, 1, 20]] as const) {
+  if (!(Number.isInteger(v) && v >= lo && v <= hi)) { process.stderr.write(`step-ab: --${k} must be an integer in [${lo}, ${hi}], got ${v}\n`); process.exit(2); }
+}
+const here = await nodePackageRoot();
+const results: Array<{ round: number; base: number; current: number; ratio: number; baseSearch: number; currentSearch: number }> = [];
+for (let r = 0; r < rounds; r++) {
+  const sides = [await makeSide('base', values.base, agents, steps, hz), await makeSide('current', here, agents, steps, hz)];
+  for (let s = 0; s < steps; s++) {
+    for (let q = 0; q < 2; q++) {
+      const side = sides[(s + q) % 2];
+      const t = performance.now();
+      side.group.step();
+      side.ms += performance.now() - t;
+    }
+  }
+  const per = (side: Side): number => (side.ms * 1000) / (agents * steps);
+  const search = (side: Side): number => (side.group.result().searchMs * 1000) / (agents * steps);
+  results.push({ round: r + 1, base: per(sides[0]), current: per(sides[1]), ratio: per(sides[1]) / per(sides[0]), baseSearch: search(sides[0]), currentSearch: search(sides[1]) });
+}
+if (values.json) {
+  process.stdout.write(JSON.stringify({ agents, steps, hz, base: resolve(values.base), rounds: results }) + '\n');
+} else {
+  process.stdout.write(`crowd step, ${agents} agents x ${steps} steps at ${hz} Hz, the two builds alternating (µs per agent-step: total, of which search)\n`);
+  for (const x of results) {
+    process.stdout.write(`  round ${x.round}: base ${x.base.toFixed(2)} (${x.baseSearch.toFixed(2)})  current ${x.current.toFixed(2)} (${x.currentSearch.toFixed(2)})  current / base ${x.ratio.toFixed(2)}\n`);
+  }
+}
