@@ -1,4 +1,5 @@
 import { DEFAULT_SCHEMA, schemaDims, type FeatureGroup, type FeatureGroupKind, type FeatureSchema } from './schema.js';
+import { pathText, plainObject, readJson, strictEntries, strictObject, v } from '../util/json-schema.js';
 
 export class SchemaError extends Error {
   constructor(message: string) {
@@ -34,7 +35,6 @@ export function isGroupWeight(w: unknown): w is number {
 }
 
 const TOP_LEVEL_KEYS = ['groups', 'endMarginSeconds', 'facingSmoothingSeconds', 'positionSmoothingSeconds'];
-const GROUP_KEYS = ['name', 'kind', 'weight'];
 
 /**
  * Throws SchemaError when a schema would make a database too large to build or search: more than
@@ -87,39 +87,49 @@ export function validateSchema(s: FeatureSchema, where = 'schema'): void {
   }
 }
 
+const quoted = (keys: readonly string[]) => keys.map((k) => `"${k}"`).join(', ');
+
+/** One group of a schema file, of kind `kind`: its keys are the schema's (a misspelt "wieght" is refused, not dropped). */
+function groupJson<K extends FeatureGroupKind>(kind: K) {
+  const words = { unknown: (k: string, allowed: string[]) => `unknown key "${k}" (a ${kind} group has ${quoted(allowed)})` };
+  const common = { name: v.string(), kind: v.literal(kind), weight: v.number() };
+  return kind === 'bonePosition' || kind === 'boneVelocity'
+    ? strictEntries({ ...common, bones: v.array(v.string()) }, words)
+    : strictEntries({ ...common, offsets: v.array(v.number()) }, words);
+}
+
+const GroupJson = v.pipe(plainObject(), v.variant('kind', [groupJson('bonePosition'), groupJson('boneVelocity'), groupJson('trajectoryPosition'), groupJson('trajectoryDirection')], `one of ${KINDS.join(', ')}`));
+
 /**
- * A schema file's keys are the schema's (as a settings file's are): a misspelt key ("wieght",
- * "offset") would otherwise be dropped in silence and the default used.
+ * A schema file's shape: the schema's keys (a misspelt key would otherwise be dropped in silence
+ * and the default used), each of its JSON type. What the values mean (non-empty groups, weights,
+ * offsets, sizes) is checkSchemaSize's and validateSchema's, which check schemas made in code too.
  */
-function refuseUnknownKeys(doc: Record<string, unknown>, where: string): void {
-  const known = (keys: readonly string[]) => keys.map((k) => `"${k}"`).join(', ');
-  for (const k of Object.keys(doc)) if (!TOP_LEVEL_KEYS.includes(k)) throw new SchemaError(`${where}: unknown key "${k}" (a schema has ${known(TOP_LEVEL_KEYS)})`);
-  if (!Array.isArray(doc.groups)) return; // validateSchema says what groups must be
-  doc.groups.forEach((g: unknown, i) => {
-    if (!g || typeof g !== 'object' || Array.isArray(g)) return;
-    const group = g as Record<string, unknown>;
-    const kind = typeof group.kind === 'string' && (KINDS as readonly string[]).includes(group.kind) ? group.kind as FeatureGroupKind : null;
-    const keys = [...GROUP_KEYS, ...(kind === null ? ['bones', 'offsets'] : kind === 'bonePosition' || kind === 'boneVelocity' ? ['bones'] : ['offsets'])];
-    for (const k of Object.keys(group)) {
-      if (!keys.includes(k)) {
-        const name = typeof group.name === 'string' ? ` ("${group.name}")` : '';
-        throw new SchemaError(`${where}: groups[${i}]${name}: unknown key "${k}" (a ${kind ?? 'feature'} group has ${known(keys)})`);
-      }
-    }
-  });
+export const SchemaFileSchema = strictObject({
+  groups: v.optional(v.array(GroupJson)),
+  endMarginSeconds: v.optional(v.number()),
+  facingSmoothingSeconds: v.optional(v.number()),
+  positionSmoothingSeconds: v.optional(v.number()),
+}, {
+  expected: 'a JSON object with "groups"',
+  unknown: (k) => `unknown key "${k}" (a schema has ${quoted(TOP_LEVEL_KEYS)})`,
+});
+
+/** A schema file as it holds it (fields left out take DEFAULT_SCHEMA's). */
+export type SchemaFile = v.InferOutput<typeof SchemaFileSchema>;
+
+/** groups[2] ("feet").weight: a group named after its index, as validateSchema names it. */
+function schemaPath(keys: ReadonlyArray<string | number>, root: unknown): string {
+  if (keys[0] !== 'groups' || typeof keys[1] !== 'number') return pathText(keys);
+  const g = (root as { groups?: unknown[] }).groups?.[keys[1]] as { name?: unknown } | undefined;
+  const name = g && typeof g === 'object' && typeof g.name === 'string' ? ` (${JSON.stringify(g.name.length > 40 ? `${g.name.slice(0, 40)}…` : g.name)})` : '';
+  const rest = pathText(keys.slice(2));
+  return `groups[${keys[1]}]${name}${rest === '' ? '' : rest.startsWith('[') ? rest : `.${rest}`}`;
 }
 
 /** Parses a schema JSON document; missing top-level fields take DEFAULT_SCHEMA's values. */
 export function parseSchemaJson(text: string, where = 'schema'): FeatureSchema {
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch (e) {
-    throw new SchemaError(`${where}: not valid JSON (${(e as Error).message})`);
-  }
-  if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw new SchemaError(`${where}: expected a JSON object with "groups"`);
-  refuseUnknownKeys(doc as Record<string, unknown>, where);
-  const d = doc as Partial<FeatureSchema>;
+  const d = readJson(SchemaFileSchema, text, where, (m) => new SchemaError(m), { label: schemaPath });
   const schema: FeatureSchema = {
     groups: (d.groups ?? DEFAULT_SCHEMA.groups) as FeatureGroup[],
     endMarginSeconds: d.endMarginSeconds ?? DEFAULT_SCHEMA.endMarginSeconds,

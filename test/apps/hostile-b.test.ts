@@ -111,10 +111,10 @@ describe('merge: every field checked, not only the checksum (case 2)', () => {
     ['terrain {foo:1}', (r) => { r.terrain = { foo: 1 }; }, /terrain-foo-1\.json: terrain must be null \(the run is on flat ground\)$/],
     ['terrain identity {foo:1}', (r) => { r.run.terrain = { foo: 1 }; }, /terrain-identity-foo-1\.json: run\.terrain\.foo is not a field of a partial report/],
     ['negative wall time', (r) => { r.result.wallSeconds = -1; }, /result\.wallSeconds must be a number >= 0, got -1$/],
-    ['method', (r) => { r.run.method = 'magic'; }, /run\.method must be one of brute, .*, got "magic"$/],
+    ['method', (r) => { r.run.method = 'magic'; }, /run\.method must be one of brute, .*, got the string "magic"$/],
     ['controller', (r) => { r.run.controller = { searchInterval: -1 }; }, /run\.controller: controller option searchInterval must be a finite number > 0, got -1$/],
-    ['start time', (r) => { r.result.startedAt = 'yesterday'; }, /result\.startedAt must be a time as simulate writes it .*, got "yesterday"$/],
-    ['huge host', (r) => { r.result.host = 'h'.repeat(10_000); }, /result\.host must be a string of at most 255 characters, got "h{30,40}…$/],
+    ['start time', (r) => { r.result.startedAt = 'yesterday'; }, /result\.startedAt must be a time as simulate writes it .*, got the string "yesterday"$/],
+    ['huge host', (r) => { r.result.host = 'h'.repeat(10_000); }, /result\.host must be a string of at most 255 characters, got the string "h{40,50}…$/],
     ['quality steps', (r) => { r.quality.steps = 5; }, /quality\.steps \(5\) is not the shard's 2 agents x 30 steps$/],
   ];
   for (const [name, edit, message] of cases) {

@@ -51,10 +51,10 @@ describe('parseSettings', () => {
 
   it('refuses mistakes with one line naming the file and what is wrong', () => {
     const cases: Array<[string, RegExp]> = [
-      ['[]', /s\.json: a settings file is a JSON object .* got array/],
+      ['[]', /s\.json: a settings file is a JSON object .* got an array \[\]/],
       ['{"controler":{}}', /s\.json: unknown key "controler"/],
       ['{"controller":{"bias":1}}', /s\.json: unknown controller option "bias" \(options: searchInterval, /],
-      ['{"controller":{"searchInterval":"fast"}}', /s\.json: controller\.searchInterval must be a number, got "fast"/],
+      ['{"controller":{"searchInterval":"fast"}}', /s\.json: controller\.searchInterval must be a number, got the string "fast"/],
       ['{"controller":{"searchInterval":1e999}}', /s\.json: controller\.searchInterval must be a finite number/],
       ['{"controller":{"searchInterval":0}}', /s\.json: controller option searchInterval must be a finite number > 0, got 0/],
       ['{"controller":{"continuingBias":-1}}', /s\.json: controller option continuingBias must be a finite number >= 0/],

@@ -15,7 +15,7 @@
  * (validateLodLevels). Browser-safe: reading the file is the caller's.
  */
 import { DEFAULT_LOD_HYSTERESIS, validateLodLevels, type LodLevel } from '../../runtime/lod/levels.js';
-import { isPlainObject, jsonType, parseJsonText } from '../../util/json-text.js';
+import { checkJson, readJson, strictObject, v } from '../../util/json-schema.js';
 
 export interface LodTable {
   levels: LodLevel[];
@@ -27,59 +27,63 @@ export class LodTableError extends Error {
   override readonly name = 'LodTableError';
 }
 
-const NUMBER_FIELDS = ['maxDistance', 'searchInterval', 'fullSearchInterval', 'localSeconds', 'inertializationHalfLife', 'poseEvery'] as const;
-const BOOLEAN_FIELDS = ['footIK', 'inertialization'] as const;
-const LEVEL_FIELDS: readonly string[] = [...NUMBER_FIELDS, ...BOOLEAN_FIELDS];
-const TOP_LEVEL_KEYS = ['levels', 'hysteresis', 'comment'];
+/**
+ * One level as a file writes it: every field of LodLevel, the last level's maxDistance null or
+ * left out (checkLodTable says which level may leave it out).
+ */
+const LevelJson = strictObject({
+  maxDistance: v.nullish(v.number()),
+  searchInterval: v.number(),
+  fullSearchInterval: v.number(),
+  localSeconds: v.number(),
+  inertializationHalfLife: v.number(),
+  poseEvery: v.number(),
+  footIK: v.boolean(),
+  inertialization: v.boolean(),
+}, { unknown: (k, allowed) => `unknown field "${k}" (a level has ${allowed.join(', ')})` });
+
+/** A level table file's shape (the levels' meaning is validateLodLevels'). */
+export const LodTableSchema = strictObject({
+  levels: v.array(LevelJson, 'an array of levels'),
+  hysteresis: v.optional(v.number('a number of metres')),
+  comment: v.optional(v.string()),
+}, { expected: 'a JSON object with "levels"' });
+
+/** A level table as its file holds it. */
+export type LodTableFile = v.InferOutput<typeof LodTableSchema>;
+
+const error = (m: string) => new LodTableError(m);
 
 /** Parses and checks a level table's text. `source` names it in messages. */
 export function parseLodTable(text: string, source = 'LOD table'): LodTable {
-  return checkLodTable(parseJsonText(text, source, (m) => new LodTableError(m)), source);
+  return levelTable(readJson(LodTableSchema, text, source, error, { empty: 'not valid JSON (the file is empty)' }), source);
 }
 
 /** Checks a parsed level table (see the file's comment for the shape). */
 export function checkLodTable(value: unknown, source = 'LOD table'): LodTable {
-  if (!isPlainObject(value)) throw new LodTableError(`${source}: must be a JSON object with "levels", got ${jsonType(value)}`);
-  for (const key of Object.keys(value)) {
-    if (!TOP_LEVEL_KEYS.includes(key)) throw new LodTableError(`${source}: unknown key "${key}" (allowed: ${TOP_LEVEL_KEYS.join(', ')})`);
-  }
-  const raw = value.levels;
-  if (!Array.isArray(raw)) throw new LodTableError(`${source}: "levels" must be an array of levels, got ${jsonType(raw)}`);
-  const levels = raw.map((l, i) => checkLevel(l, i, i === raw.length - 1, source));
-  const h = value.hysteresis;
-  if (h !== undefined && typeof h !== 'number') throw new LodTableError(`${source}: "hysteresis" must be a number of metres, got ${jsonType(h)}`);
-  if (value.comment !== undefined && typeof value.comment !== 'string') throw new LodTableError(`${source}: "comment" must be a string, got ${jsonType(value.comment)}`);
-  const hysteresis = h ?? DEFAULT_LOD_HYSTERESIS;
+  return levelTable(checkJson(LodTableSchema, value, source, error), source);
+}
+
+function levelTable(file: LodTableFile, source: string): LodTable {
+  const raw = file.levels;
+  const levels = raw.map((l, i) => {
+    const at = `${source}: levels[${i}]`;
+    const last = i === raw.length - 1;
+    if (!last && l.maxDistance === undefined) throw error(`${at}.maxDistance is missing (only the last level leaves it out or null: it reaches to infinity)`);
+    if (!last && l.maxDistance === null) throw error(`${at}.maxDistance must be a number (only the last level is null: it reaches to infinity), got null`);
+    if (last && typeof l.maxDistance === 'number') throw error(`${at}: the last level reaches to infinity: give "maxDistance": null (or leave it out), not ${l.maxDistance}`);
+    return {
+      maxDistance: l.maxDistance ?? Infinity, searchInterval: l.searchInterval, fullSearchInterval: l.fullSearchInterval, localSeconds: l.localSeconds,
+      inertializationHalfLife: l.inertializationHalfLife, poseEvery: l.poseEvery, footIK: l.footIK, inertialization: l.inertialization,
+    } satisfies LodLevel;
+  });
+  const hysteresis = file.hysteresis ?? DEFAULT_LOD_HYSTERESIS;
   try {
     validateLodLevels(levels, hysteresis);
   } catch (e) {
-    throw new LodTableError(`${source}: ${(e as Error).message}`);
+    throw error(`${source}: ${(e as Error).message}`);
   }
   return { levels, hysteresis };
-}
-
-function checkLevel(l: unknown, i: number, last: boolean, source: string): LodLevel {
-  const name = `${source}: levels[${i}]`;
-  if (!isPlainObject(l)) throw new LodTableError(`${name} must be an object, got ${jsonType(l)}`);
-  for (const key of Object.keys(l)) {
-    if (!LEVEL_FIELDS.includes(key)) throw new LodTableError(`${name}: unknown field "${key}" (a level has ${LEVEL_FIELDS.join(', ')})`);
-  }
-  const out: Record<string, number | boolean> = {};
-  for (const f of NUMBER_FIELDS) {
-    const v = l[f];
-    if (f === 'maxDistance' && last && (v === null || v === undefined)) { out[f] = Infinity; continue; }
-    if (v === undefined) throw new LodTableError(`${name}: "${f}" is missing${f === 'maxDistance' ? ' (only the last level leaves it out or null: it reaches to infinity)' : ''}`);
-    if (typeof v !== 'number') throw new LodTableError(`${name}: "${f}" must be a number, got ${jsonType(v)}`);
-    if (f === 'maxDistance' && last) throw new LodTableError(`${name}: the last level reaches to infinity: give "maxDistance": null (or leave it out), not ${v}`);
-    out[f] = v;
-  }
-  for (const f of BOOLEAN_FIELDS) {
-    const v = l[f];
-    if (v === undefined) throw new LodTableError(`${name}: "${f}" is missing`);
-    if (typeof v !== 'boolean') throw new LodTableError(`${name}: "${f}" must be true or false, got ${jsonType(v)}`);
-    out[f] = v;
-  }
-  return out as unknown as LodLevel;
 }
 
 /** A level table as JSON holds it: the last level's maxDistance null. */

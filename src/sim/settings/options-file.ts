@@ -17,7 +17,9 @@ import { validateFootIKOptions } from '../../runtime/foot-ik/foot-ik.js';
 import type { Database } from '../../database/database.js';
 import { reweightDatabase, schemaWeights } from '../../database/reweight.js';
 import { DEFAULT_CONTROLLER_OPTIONS, resolveControllerOptions, type ControllerOptions } from '../../runtime/controller/options.js';
-import { isPlainObject, jsonType, parseJsonText } from '../../util/json-text.js';
+import { isPlainObject, jsonType } from '../../util/json-text.js';
+import { excerpt } from '../../util/input-text.js';
+import { checkJson, describeValue, plainObject, readJson, saysLine, strictEntries, strictObject, v } from '../../util/json-schema.js';
 import { isGroupWeight, weightRangeText } from '../../features/schema-validate.js';
 import { CONTROLLER_SETTING_RANGES, OptionRangeError, inRange, rangeText } from '../../runtime/controller/option-ranges.js';
 
@@ -48,27 +50,64 @@ export function emptySettings(): EngineSettings {
   return { controller: {}, schemaWeights: {} };
 }
 
+const error = (m: string) => new SettingsError(m);
+
+/**
+ * The shape of an option's value, from its default `model`: the same JSON type, numbers finite,
+ * objects with the model's fields only (each optional: a partial object sets only the fields it
+ * names). An option without a default shape (null) is resolveControllerOptions' to judge.
+ */
+function optionSchema(model: unknown, at: string): v.GenericSchema {
+  switch (jsonType(model)) {
+    case 'null': case 'undefined': return v.unknown();
+    case 'number': return v.pipe(v.number('a number'), v.finite('a finite number'));
+    case 'boolean': return v.boolean('a boolean');
+    case 'string': return v.string('a string');
+    case 'array': return v.array(v.unknown(), 'an array');
+    default: {
+      const m = model as Record<string, unknown>;
+      const entries: v.ObjectEntries = {};
+      for (const [k, x] of Object.entries(m)) entries[k] = v.optional(optionSchema(x, `${at}.${k}`));
+      return v.pipe(plainObject('an object'), strictEntries(entries, { unknown: (k) => saysLine(`unknown option ${at}.${k} (known: ${Object.keys(m).join(', ')})`) }));
+    }
+  }
+}
+
+/** Options a file may set, and the words for the others. */
+function controllerSchema() {
+  const defaults = DEFAULT_CONTROLLER_OPTIONS as unknown as Record<string, unknown>;
+  const known = Object.keys(defaults).filter((n) => !NOT_SETTABLE.has(n));
+  const entries: v.ObjectEntries = {};
+  for (const k of known) entries[k] = v.optional(optionSchema(defaults[k], `controller.${k}`));
+  return strictEntries(entries, { unknown: (k) => saysLine(`unknown controller option "${k}" (options: ${known.join(', ')})`) });
+}
+
+/** A settings file's shape (what the values mean is checked after: the controller's rules and the physical ranges). */
+export const SettingsFileSchema = strictObject({
+  controller: v.optional(v.pipe(v.custom<Record<string, unknown>>(isPlainObject, (issue) => saysLine(`"controller" must be an object of controller options, got ${describeValue(issue.input)}`)), controllerSchema())),
+  schemaWeights: v.optional(v.pipe(
+    v.custom<Record<string, unknown>>(isPlainObject, (issue) => saysLine(`"schemaWeights" must be an object {"group name": weight}, got ${describeValue(issue.input)}`)),
+    v.record(v.string(), v.pipe(v.number('a finite number > 0'), v.finite('a finite number > 0'), v.gtValue(0, 'a finite number > 0'))),
+  )),
+  comment: v.optional(v.string((issue) => saysLine(`"comment" must be a string, got ${describeValue(issue.input)}`))),
+}, {
+  says: (got) => `a settings file is a JSON object {"controller": {...}, "schemaWeights": {...}}, got ${got}`,
+  unknown: (k) => `unknown key "${k}" (a settings file has ${TOP_LEVEL_KEYS.map((t) => `"${t}"`).join(', ')})`,
+});
+
 /** Parses and checks a settings file's text. `source` names it in messages. */
 export function parseSettings(text: string, source = 'settings'): EngineSettings {
-  return checkSettings(parseJsonText(text, source, (m) => new SettingsError(m)), source);
+  return checkSettings(readJson(v.unknown(), text, source, error, { empty: 'not valid JSON (the file is empty)' }), source);
 }
 
 /**
- * `value` checked against the shape of `model` (a default option value): the same JSON type, objects
- * completed with the model's fields (a partial object sets only the fields it names), numbers finite.
+ * `value` (checked against the shape of `model`, a default option value) with objects completed
+ * with the model's fields (a partial object sets only the fields it names).
  */
-function checkLike(value: unknown, model: unknown, at: string, source: string): unknown {
-  if (model === null || model === undefined) return value; // an option without a default shape: resolveControllerOptions judges it
-  const want = jsonType(model);
-  if (jsonType(value) !== want) throw new SettingsError(`${source}: ${at} must be ${want === 'object' ? 'an object' : `a ${want}`}, got ${JSON.stringify(value)}`);
-  if (typeof value === 'number' && !Number.isFinite(value)) throw new SettingsError(`${source}: ${at} must be a finite number, got ${value}`);
-  if (want !== 'object') return value;
-  const m = model as Record<string, unknown>, v = value as Record<string, unknown>;
-  const out: Record<string, unknown> = { ...m };
-  for (const k of Object.keys(v)) {
-    if (!Object.hasOwn(m, k)) throw new SettingsError(`${source}: unknown option ${at}.${k} (known: ${Object.keys(m).join(', ')})`);
-    out[k] = checkLike(v[k], m[k], `${at}.${k}`, source);
-  }
+function completeLike(value: unknown, model: unknown): unknown {
+  if (!isPlainObject(model) || !isPlainObject(value)) return value;
+  const out: Record<string, unknown> = { ...model };
+  for (const k of Object.keys(value)) out[k] = completeLike(value[k], model[k]);
   return out;
 }
 
@@ -98,27 +137,23 @@ function checkFootIK(o: ControllerOptions, source: string): void {
 
 /** Checks a parsed settings object (see the file comment); returns a clean copy. */
 export function checkSettings(value: unknown, source = 'settings'): EngineSettings {
-  if (!isPlainObject(value)) throw new SettingsError(`${source}: a settings file is a JSON object {"controller": {...}, "schemaWeights": {...}}, got ${jsonType(value)}`);
-  for (const k of Object.keys(value)) {
-    if (!TOP_LEVEL_KEYS.includes(k)) throw new SettingsError(`${source}: unknown key "${k}" (a settings file has ${TOP_LEVEL_KEYS.map((t) => `"${t}"`).join(', ')})`);
+  // Options that hold code first: why a file cannot set them says more than "unknown".
+  if (isPlainObject(value) && isPlainObject(value.controller)) {
+    for (const k of Object.keys(value.controller)) {
+      const why = NOT_SETTABLE.get(k);
+      if (why) {
+        const known = Object.keys(DEFAULT_CONTROLLER_OPTIONS).filter((n) => !NOT_SETTABLE.has(n));
+        throw error(`${source}: controller option "${k}" cannot be set from a file (${why}) (options: ${known.join(', ')})`);
+      }
+    }
   }
+  const file = checkJson(SettingsFileSchema, value, source, error);
   const out = emptySettings();
-  if (value.comment !== undefined) {
-    if (typeof value.comment !== 'string') throw new SettingsError(`${source}: "comment" must be a string`);
-    out.comment = value.comment;
-  }
-  if (value.controller !== undefined) {
-    if (!isPlainObject(value.controller)) throw new SettingsError(`${source}: "controller" must be an object of controller options, got ${jsonType(value.controller)}`);
+  if (file.comment !== undefined) out.comment = file.comment;
+  if (file.controller !== undefined) {
     const defaults = DEFAULT_CONTROLLER_OPTIONS as unknown as Record<string, unknown>;
     const controller: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value.controller)) {
-      if (!Object.hasOwn(defaults, k) || NOT_SETTABLE.has(k)) {
-        const known = Object.keys(defaults).filter((n) => !NOT_SETTABLE.has(n));
-        const why = NOT_SETTABLE.get(k);
-        throw new SettingsError(`${source}: ${why ? 'controller option' : 'unknown controller option'} "${k}"${why ? ` cannot be set from a file (${why})` : ''} (options: ${known.join(', ')})`);
-      }
-      controller[k] = checkLike(v, defaults[k], `controller.${k}`, source);
-    }
+    for (const [k, x] of Object.entries(file.controller)) controller[k] = completeLike(x, defaults[k]);
     let resolved: ControllerOptions;
     try {
       resolved = resolveControllerOptions(controller as Partial<ControllerOptions>);
@@ -131,11 +166,10 @@ export function checkSettings(value: unknown, source = 'settings'): EngineSettin
     checkRanges(controller, 'controller', source);
     out.controller = controller as ControllerSettings;
   }
-  if (value.schemaWeights !== undefined) {
-    if (!isPlainObject(value.schemaWeights)) throw new SettingsError(`${source}: "schemaWeights" must be an object {"group name": weight}, got ${jsonType(value.schemaWeights)}`);
-    for (const [k, w] of Object.entries(value.schemaWeights)) {
-      if (typeof w !== 'number' || !Number.isFinite(w) || w <= 0) throw new SettingsError(`${source}: schemaWeights.${k} must be a finite number > 0, got ${JSON.stringify(w)}`);
-      if (!isGroupWeight(w)) throw new SettingsError(`${source}: schemaWeights.${k} must be in ${weightRangeText()}, got ${typeof w === 'number' ? String(w) : JSON.stringify(w)}`);
+  if (file.schemaWeights !== undefined) {
+    for (const [k, w] of Object.entries(file.schemaWeights)) {
+      // (A key valibot's record leaves alone, "__proto__" or "constructor", is checked here too.)
+      if (!isGroupWeight(w)) throw new SettingsError(`${source}: schemaWeights.${excerpt(k, 40)} must be in ${weightRangeText()}, got ${typeof w === 'number' ? String(w) : describeValue(w)}`);
       out.schemaWeights[k] = w;
     }
   }

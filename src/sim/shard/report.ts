@@ -42,6 +42,7 @@ import type { SearchTags } from '../search-tags.js';
 import { TERRAIN_KINDS, terrainReport, type TerrainSpec } from '../terrain/terrain.js';
 import { heightFieldToBinary } from '../terrain/file.js';
 import { excerpt, jsonExcerpt, parseJsonInput } from '../../util/input-text.js';
+import { checkJson, integerIn, numberIn, plainObject, saysLine, strictEntries, v } from '../../util/json-schema.js';
 import { SEARCH_METHODS, BACKENDS } from '../../search/options.js';
 import { DEFAULT_CONTROLLER_OPTIONS, resolveControllerOptions } from '../../runtime/controller/options.js';
 
@@ -51,8 +52,9 @@ export const PARTIAL_FORMAT = 'motionmatch-simulation-shard';
  * 3: the run identity records the level-of-detail settings; the levels' counts and quality travel.
  * 4: the level-of-detail settings include the level table and the hysteresis (`--lod-levels`).
  * 5: the run identity records the locomotion searches' tag filters (`--require-tag`, `--exclude-tag`).
+ * 6: the result counts the local searches (controller option fullSearchInterval, levels of detail).
  */
-export const PARTIAL_VERSION = 5;
+export const PARTIAL_VERSION = 6;
 
 /** The terrain as part of a run's identity: the procedural kind and seed, or what a height field holds. */
 export type TerrainIdentity =
@@ -97,6 +99,8 @@ export interface ShardResult {
   setupSeconds: number;
   warmupSeconds: number;
   searches: number;
+  /** Of `searches`, the local ones (windowed around the playing frame). */
+  localSearches: number;
   controllerMs: number;
   searchMs: number;
   /** Per-step search µs per query (see SimulationResult.searchUsMedian), binned. */
@@ -211,7 +215,7 @@ export interface PartialContext {
 export function partialReport(ctx: PartialContext, run: AgentGroupsRun): PartialReport {
   const stats = new QualityStats();
   const overlayStats = ctx.run.overlay ? new OverlayStats() : null;
-  let searches = 0, controllerMs = 0, searchMs = 0;
+  let searches = 0, localSearches = 0, controllerMs = 0, searchMs = 0;
   if (overlayStats && !ctx.overlay) throw new Error('partial report: the run has overlays but no overlay description was given');
   if (terrainIdentity(ctx.terrain) === null !== (ctx.run.terrain === null)) throw new Error('partial report: the terrain given is not the run identity\'s');
   for (const g of run.groups) {
@@ -221,6 +225,7 @@ export function partialReport(ctx: PartialContext, run: AgentGroupsRun): Partial
       overlayStats.merge(g.overlay);
     }
     searches += g.searches;
+    localSearches += g.localSearches;
     controllerMs += g.controllerMs;
     searchMs += g.searchMs;
   }
@@ -241,7 +246,7 @@ export function partialReport(ctx: PartialContext, run: AgentGroupsRun): Partial
     result: {
       backend: run.backend, workers: ctx.workers,
       wallSeconds: run.wallSeconds, setupSeconds: run.setupSeconds, warmupSeconds: run.warmupSeconds,
-      searches, controllerMs, searchMs,
+      searches, localSearches, controllerMs, searchMs,
       searchUsHistogram: timingHistogram(stepSearchTimes(run.groups)),
       shardHash: digestOfAgentHashes(agentHashes),
       host: ctx.host, startedAt: ctx.startedAt.toISOString(), finishedAt: ctx.finishedAt.toISOString(),
@@ -287,6 +292,76 @@ function expectFields(file: string, o: unknown, at: string, fields: Record<strin
   }
 }
 
+// The shape of a partial report (valibot, util/json-schema.ts): every field that does not depend on
+// another field's value. What does (a shard's agents against the run's, the terrain and overlay
+// figures against the run's settings, the level counts against the steps) is checked after it.
+
+const notAField = (at: string) => (k: string) => saysLine(`${at}.${k} is not a field of a partial report (edited, or written by another motionmatch version)`);
+/** An object of exactly `entries` at `at` (an unknown key is an edited file). */
+function fields<E extends v.ObjectEntries>(at: string, entries: E) {
+  return v.pipe(plainObject(), strictEntries(entries, { unknown: notAField(at) }));
+}
+const MAX_INT = Number.MAX_SAFE_INTEGER;
+const numberAtLeast = (min: number) => v.pipe(v.number(`a number >= ${min}`), v.finite(`a number >= ${min}`), v.minValue(min, `a number >= ${min}`));
+/** A string of at most `max` characters (what the report prints is escaped; a huge one is an edit). */
+const textUpTo = (max: number) => v.pipe(v.string(`a string of at most ${max} characters`), v.maxLength(max, `a string of at most ${max} characters`));
+const oneOf = <T extends string>(allowed: readonly T[]) => v.picklist(allowed, `one of ${allowed.join(', ')}`);
+const hex = (digits: number) => v.pipe(v.string(`${digits} hex digits`), v.regex(new RegExp(`^[0-9a-f]{${digits}}$`), `${digits} hex digits`));
+const TIME = 'a time as simulate writes it (e.g. 2026-01-31T12:00:00.000Z)';
+const time = v.pipe(v.string(TIME), v.maxLength(40, TIME), v.regex(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/, TIME), v.check((t) => !Number.isNaN(Date.parse(t)), TIME));
+const seed = integerIn(-(2 ** 31), 2 ** 32 - 1);
+/** Tag names as --require-tag/--exclude-tag give them (a database has at most 32 tags). */
+const tagList = v.custom<string[]>((x) => Array.isArray(x) && x.length <= 64 && x.every((t) => typeof t === 'string' && t.length > 0 && t.length <= 256), 'a list of at most 64 tag names');
+const range2 = v.custom<[number, number]>((x) => Array.isArray(x) && x.length === 2 && x.every((t) => typeof t === 'number' && Number.isFinite(t) && t >= 0 && t <= 86_400) && x[0] <= x[1], '[min, max] seconds');
+const TERRAIN_IDENTITY_KEYS = ['kind', 'crc32', 'columns', 'rows', 'seed'];
+const terrainIdentityShape = v.nullable(v.pipe(
+  plainObject(),
+  // An unknown key first (as every object of the report), then the fields of the kind.
+  v.check((t) => Object.keys(t).every((k) => TERRAIN_IDENTITY_KEYS.includes(k)), (issue) => notAField('run.terrain')(excerpt(Object.keys(issue.input as object).find((k) => !TERRAIN_IDENTITY_KEYS.includes(k)) ?? '', 40))),
+  v.variant('kind', [
+    strictEntries({ kind: v.literal('file'), crc32: hex(8), columns: integerIn(2, 1_000_000), rows: integerIn(2, 1_000_000) }, { unknown: notAField('run.terrain') }),
+    strictEntries({ kind: oneOf(TERRAIN_KINDS), seed }, { unknown: notAField('run.terrain') }),
+  ], `one of ${TERRAIN_KINDS.join(', ')}, file`),
+));
+
+/** A partial report's fields, each of its JSON type and range (those that depend on no other field). */
+export const PartialReportShape = v.pipe(plainObject(), strictEntries({
+  format: v.literal(PARTIAL_FORMAT),
+  version: v.literal(PARTIAL_VERSION),
+  run: fields('run', {
+    motionmatch: v.pipe(v.string('a version such as 1.2.3'), v.regex(/^[0-9A-Za-z.+-]{1,64}$/, 'a version such as 1.2.3')),
+    agents: integerIn(1, 1_000_000),
+    seconds: v.pipe(v.number('a number of seconds in (0, 86400]'), v.gtValue(0, 'a number of seconds in (0, 86400]'), v.maxValue(86_400, 'a number of seconds in (0, 86400]')),
+    hz: numberIn(1, 1000),
+    steps: integerIn(1, MAX_INT),
+    seed,
+    scenario: oneOf(SCENARIOS),
+    method: oneOf(SEARCH_METHODS),
+    backend: oneOf(BACKENDS),
+    footIK: v.boolean('true or false'),
+    controller: v.unknown(), // checked by the controller's own rules, below
+    db: fields('run.db', { fingerprint: hex(8), frames: integerIn(1, MAX_INT), clips: integerIn(1, MAX_INT) }),
+    terrain: terrainIdentityShape,
+    overlay: v.nullable(fields('run.overlay', { tag: textUpTo(256), mask: textUpTo(1024), mode: oneOf(['override', 'additive']), every: range2, duration: range2 })),
+    lod: v.nullable(fields('run.lod', { budget: integerIn(0, 100_000_000), levels: v.unknown(), hysteresis: v.unknown() })), // the table: checkLodTable
+    tags: v.nullable(fields('run.tags', { require: tagList, exclude: tagList })),
+    shards: integerIn(1, MAX_SHARDS),
+  }),
+  shard: v.unknown(), // its ranges are the run's: below
+  db: fields('db', { source: textUpTo(4096) }),
+  result: fields('result', {
+    backend: oneOf(BACKENDS.filter((b) => b !== 'auto')), workers: integerIn(1, 64),
+    wallSeconds: numberAtLeast(0), setupSeconds: numberAtLeast(0), warmupSeconds: numberAtLeast(0), searches: integerIn(0, MAX_INT), localSearches: integerIn(0, MAX_INT),
+    controllerMs: numberAtLeast(0), searchMs: numberAtLeast(0), searchUsHistogram: v.unknown(), shardHash: hex(16), host: textUpTo(255), startedAt: time, finishedAt: time,
+  }),
+  quality: v.unknown(), // decodeQualityStats
+  terrain: v.unknown(), // as run.terrain says: below
+  overlay: v.unknown(),
+  lod: v.unknown(),
+  agentHashes: v.unknown(),
+  checksum: v.string(),
+}, { unknown: notAField('report'), missing: (k) => `report.${k} is missing` }));
+
 /** Reads and checks one partial report; throws PartialReportError naming the file and what is wrong. */
 export function parsePartialReport(source: string, file: string): ParsedPartial {
   const raw = parseJsonInput(source, file, (m) => new PartialReportError(m), { maxDepth: PARTIAL_MAX_JSON_DEPTH, what: 'not a partial report: ', invalid: 'invalid JSON' });
@@ -309,14 +384,8 @@ export function parsePartialReport(source: string, file: string): ParsedPartial 
   const text = (max: number): Checker => (v, at) => { if (typeof v !== 'string' || v.length > max) fail(`${at} must be a string of at most ${max} characters, got ${jsonExcerpt(v, 40)}`); };
   const str = text(4096);
   const oneOf = (allowed: readonly unknown[]): Checker => (v, at) => { if (!allowed.includes(v)) fail(`${at} must be one of ${allowed.join(', ')}, got ${jsonExcerpt(v, 40)}`); };
-  const bool: Checker = (v, at) => { if (typeof v !== 'boolean') fail(`${at} must be true or false, got ${jsonExcerpt(v, 40)}`); };
   const hex16: Checker = (v, at) => { if (typeof v !== 'string' || !/^[0-9a-f]{16}$/.test(v)) fail(`${at} must be 16 hex digits, got ${jsonExcerpt(v, 40)}`); };
-  const time: Checker = (v, at) => { if (typeof v !== 'string' || v.length > 40 || !/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/.test(v) || Number.isNaN(Date.parse(v))) fail(`${at} must be a time as simulate writes it (e.g. 2026-01-31T12:00:00.000Z), got ${jsonExcerpt(v, 40)}`); };
   const any: Checker = () => {};
-  const nullOr = (fields: Record<string, Checker>): Checker => (v, at) => { if (v !== null) expectFields(file, v, at, fields); };
-  /** Tag names as --require-tag/--exclude-tag give them (a database has at most 32 tags). */
-  const tagList: Checker = (v, at) => { if (!Array.isArray(v) || v.length > 64 || !v.every((t) => typeof t === 'string' && t.length > 0 && t.length <= 256)) fail(`${at} must be a list of at most 64 tag names, got ${jsonExcerpt(v, 40)}`); };
-  const range2: Checker = (v, at) => { if (!Array.isArray(v) || v.length !== 2 || !v.every((x) => typeof x === 'number' && Number.isFinite(x) && x >= 0 && x <= 86_400) || v[0] > v[1]) fail(`${at} must be [min, max] seconds, got ${jsonExcerpt(v, 40)}`); };
   const controller: Checker = (v, at) => {
     if (v === null) return;
     if (!isObject(v)) fail(`${at} must be null or an object of controller options, got ${jsonExcerpt(v, 40)}`);
@@ -327,39 +396,17 @@ export function parsePartialReport(source: string, file: string): ParsedPartial 
     }
     try { resolveControllerOptions({ ...(v as object) }); } catch (e) { fail(`${at}: ${excerpt((e as Error).message, 200)}`); }
   };
-  expectFields(file, raw, 'report', { run: any, shard: any, db: any, result: any, quality: any, terrain: any, overlay: any, lod: any, agentHashes: any }, ['format', 'version', 'checksum']);
-  expectFields(file, raw.run, 'run', {
-    motionmatch: (v, at) => { if (typeof v !== 'string' || !/^[0-9A-Za-z.+-]{1,64}$/.test(v)) fail(`${at} must be a version such as 1.2.3, got ${jsonExcerpt(v, 40)}`); },
-    agents: int(1, 1_000_000), seconds: (v, at) => { if (!(typeof v === 'number' && v > 0 && v <= 86_400)) fail(`${at} must be a number of seconds in (0, 86400], got ${jsonExcerpt(v, 40)}`); },
-    hz: num(1, 1000), steps: int(1, Number.MAX_SAFE_INTEGER), seed: int(-(2 ** 31), 2 ** 32 - 1),
-    scenario: oneOf(SCENARIOS),
-    method: oneOf(SEARCH_METHODS), backend: oneOf(BACKENDS), footIK: bool, controller, shards: int(1, MAX_SHARDS),
-    terrain: (v, at) => {
-      if (v === null) return;
-      const kind: Checker = (k, a) => { if (!([...TERRAIN_KINDS, 'file'] as unknown[]).includes(k)) fail(`${a} must be one of ${TERRAIN_KINDS.join(', ')}, file, got ${jsonExcerpt(k, 40)}`); };
-      expectFields(file, v, at, { kind }, ['crc32', 'columns', 'rows', 'seed']);
-      if ((v as { kind: string }).kind === 'file') expectFields(file, v, at, { kind, crc32: (f, a) => { if (typeof f !== 'string' || !/^[0-9a-f]{8}$/.test(f)) fail(`${a} must be 8 hex digits`); }, columns: int(2, 1_000_000), rows: int(2, 1_000_000) });
-      else expectFields(file, v, at, { kind, seed: int(-(2 ** 31), 2 ** 32 - 1) });
-    },
-    overlay: nullOr({ tag: text(256), mask: text(1024), mode: oneOf(['override', 'additive']), every: range2, duration: range2 }),
-    tags: nullOr({ require: tagList, exclude: tagList }),
-    lod: (v, at) => {
-      if (v === null) return;
-      expectFields(file, v, at, { budget: int(0, 100_000_000), levels: any, hysteresis: any });
-      try { checkLodTable({ levels: (v as LodTableJson).levels, hysteresis: (v as LodTableJson).hysteresis }, at); } catch (e) { fail((e as Error).message); }
-    },
-    db: (v, at) => expectFields(file, v, at, { fingerprint: (f, a) => { if (typeof f !== 'string' || !/^[0-9a-f]{8}$/.test(f)) fail(`${a} must be 8 hex digits`); }, frames: int(1, Number.MAX_SAFE_INTEGER), clips: int(1, Number.MAX_SAFE_INTEGER) }),
-  });
+  checkJson(PartialReportShape, raw, file, (m) => new PartialReportError(m));
+  controller((raw.run as Record<string, unknown>).controller, 'run.controller');
+  const lodSettings = (raw.run as Record<string, unknown>).lod as LodTableJson | null;
+  if (lodSettings !== null) {
+    try { checkLodTable({ levels: lodSettings.levels, hysteresis: lodSettings.hysteresis }, 'run.lod'); } catch (e) { fail((e as Error).message); }
+  }
   const run = raw.run as unknown as RunIdentity;
   // simulate steps round(seconds x hz) times (sim/agents.ts stepCount).
   if (run.steps !== Math.round(run.seconds * run.hz)) fail(`run.steps (${run.steps}) is not run.seconds x run.hz (${run.seconds} s at ${run.hz} Hz: ${Math.round(run.seconds * run.hz)} steps)`);
   expectFields(file, raw.shard, 'shard', { index: int(0, run.shards - 1), firstAgent: int(0, run.agents - 1), agents: int(1, run.agents) });
-  expectFields(file, raw.db, 'db', { source: str });
-  expectFields(file, raw.result, 'result', {
-    backend: oneOf(BACKENDS.filter((b) => b !== 'auto')), workers: int(1, 64), wallSeconds: num(0), setupSeconds: num(0), warmupSeconds: num(0), searches: int(0, Number.MAX_SAFE_INTEGER),
-    controllerMs: num(0), searchMs: num(0), shardHash: hex16, host: text(255), startedAt: time, finishedAt: time,
-    searchUsHistogram: (v, at) => { try { requireTimingHistogram(v, at); } catch (e) { fail((e as Error).message); } },
-  });
+  try { requireTimingHistogram((raw.result as Record<string, unknown>).searchUsHistogram, 'result.searchUsHistogram'); } catch (e) { fail((e as Error).message); }
   const shard = raw.shard as PartialReport['shard'];
   const block = shardBlock(run.lod);
   const blocks = Math.ceil(run.agents / block);
@@ -375,6 +422,7 @@ export function parsePartialReport(source: string, file: string): ParsedPartial 
   (hashes as unknown[]).forEach((h, i) => hex16(h, `agentHashes[${i}]`));
   const report = raw as unknown as PartialReport;
   if (digestOfAgentHashes(report.agentHashes) !== report.result.shardHash) fail('result.shardHash does not match agentHashes');
+  if (report.result.localSearches > report.result.searches) fail(`result.localSearches (${report.result.localSearches}) exceeds result.searches (${report.result.searches})`);
   if ((raw.terrain === null) !== (run.terrain === null) || (raw.terrain !== null && !isObject(raw.terrain))) fail(`terrain must be ${run.terrain === null ? 'null (the run is on flat ground)' : 'an object (the run has a terrain)'}`);
   if (run.terrain !== null) {
     // The terrain as the report shows it: a procedural one is its identity; a height field's name and layout.

@@ -8,7 +8,8 @@
  * Binary (little-endian): "MMHF", u32 version 1, u32 columns, u32 rows, f64 spacing, f64 originX,
  * f64 originZ, u32 edges (0 clamp, 1 repeat), u32 0, then columns·rows float32 heights, row by row.
  */
-import { HeightField, HeightFieldError, checkHeightFieldLayout, type HeightFieldEdges, type HeightFieldSpec } from '../../runtime/ground/height-field.js';
+import { HEIGHT_FIELD_LIMITS, HeightField, HeightFieldError, checkHeightFieldLayout, type HeightFieldSpec } from '../../runtime/ground/height-field.js';
+import { integerIn, numberIn, readJson, strictObject, v } from '../../util/json-schema.js';
 
 export const HEIGHT_FIELD_FORMAT = 'motionmatch-heightfield';
 export const HEIGHT_FIELD_VERSION = 1;
@@ -18,7 +19,28 @@ export const HEIGHT_FIELD_HEADER_BYTES = 48;
 /** The largest height field file read (bytes): the most samples a height field may hold, as JSON text. */
 export const MAX_HEIGHT_FIELD_FILE_BYTES = 512 * 1024 * 1024;
 
-const JSON_KEYS = ['format', 'version', 'columns', 'rows', 'spacing', 'originX', 'originZ', 'edges', 'heights'];
+const L = HEIGHT_FIELD_LIMITS;
+/** Said as checkHeightFieldLayout says it, which checks the binary form's layout (and the JSON form's again). */
+const origin = v.optional(numberIn(-L.maxAbsOrigin, L.maxAbsOrigin, `a finite number of metres within ±${L.maxAbsOrigin}`));
+
+/**
+ * A JSON height field's shape. The heights (up to 2^24 numbers) are checked as they are copied
+ * (HeightField.fromArray), not here: a list of rows or one list.
+ */
+export const HeightFieldJsonSchema = strictObject({
+  format: v.literal(HEIGHT_FIELD_FORMAT),
+  version: v.literal(HEIGHT_FIELD_VERSION),
+  columns: integerIn(2, L.maxSide),
+  rows: integerIn(2, L.maxSide),
+  spacing: numberIn(L.minSpacing, L.maxSpacing, `a number of metres in [${L.minSpacing}, ${L.maxSpacing}]`),
+  originX: origin,
+  originZ: origin,
+  edges: v.optional(v.picklist(['clamp', 'repeat'], "'clamp' or 'repeat'")),
+  heights: v.unknown(),
+}, { says: (got) => `a JSON height field is an object {"format": "${HEIGHT_FIELD_FORMAT}", ...}, got ${got}` });
+
+/** A JSON height field as its file holds it. */
+export type HeightFieldJson = v.InferOutput<typeof HeightFieldJsonSchema>;
 
 function fail(source: string, message: string): never {
   throw new HeightFieldError(`${source}: ${message}`);
@@ -37,21 +59,9 @@ export function parseHeightFieldFile(bytes: Uint8Array, source: string): HeightF
 }
 
 function parseJson(text: string, source: string): HeightFieldSpec {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (e) {
-    const reason = (e as Error).message.split('\n')[0];
-    fail(source, text.trim() === '' ? 'the file is empty' : `not valid JSON (${reason}), and not a binary height field (no "${HEIGHT_FIELD_MAGIC}" at the start)`);
-  }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) fail(source, `a JSON height field is an object {"format": "${HEIGHT_FIELD_FORMAT}", ...}`);
-  const o = value as Record<string, unknown>;
-  for (const k of Object.keys(o)) if (!JSON_KEYS.includes(k)) fail(source, `unknown key "${k}" (a height field has ${JSON_KEYS.join(', ')})`);
-  if (o.format !== HEIGHT_FIELD_FORMAT) fail(source, `"format" must be "${HEIGHT_FIELD_FORMAT}", got ${JSON.stringify(o.format)}`);
-  if (o.version !== HEIGHT_FIELD_VERSION) fail(source, `"version" must be ${HEIGHT_FIELD_VERSION}, got ${JSON.stringify(o.version)}`);
+  const o = readJson(HeightFieldJsonSchema, text, source, (m) => new HeightFieldError(m));
   const layout = withSource(source, () => checkHeightFieldLayout({
-    columns: o.columns as number, rows: o.rows as number, spacing: o.spacing as number,
-    originX: o.originX as number | undefined, originZ: o.originZ as number | undefined, edges: o.edges as HeightFieldEdges | undefined,
+    columns: o.columns, rows: o.rows, spacing: o.spacing, originX: o.originX, originZ: o.originZ, edges: o.edges,
   }));
   if (!Array.isArray(o.heights)) fail(source, `"heights" must be a list of ${layout.columns * layout.rows} numbers (or ${layout.rows} rows of ${layout.columns})`);
   let flat: unknown[] = o.heights;
