@@ -54,11 +54,8 @@ export interface SimulationResult {
   warmupSeconds: number;
   agentStepsPerSec: number;
   searches: number;
-  /**
-   * Of `searches`, the local ones (ControllerOptions.fullSearchInterval, levels of detail): windowed
-   * scans around the playing frame. (Absent from a merge of partial reports, which do not record it.)
-   */
-  localSearches?: number;
+  /** Of `searches`, the local ones (ControllerOptions.fullSearchInterval, levels of detail): windowed scans around the playing frame. */
+  localSearches: number;
   searchesPerSec: number;
   /** Search time per query: median and 99th percentile over steps of the step's batch average (µs). */
   searchUsMedian: number;

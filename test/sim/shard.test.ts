@@ -247,9 +247,9 @@ describe('partial reports merged', () => {
     expect(() => parse(texts[0].slice(0, texts[0].length / 2), 0)).toThrow(/part-0.json: not a partial report: invalid JSON/);
     expect(() => parse(JSON.stringify({ agents: 4, hash: 'x' }), 0)).toThrow(/looks like a whole-run report/);
     expect(() => parse(texts[0].replace('"seed":11', '"seed":12'), 0)).toThrow(/part-0.json: checksum mismatch/);
-    expect(() => parse(resealed(texts[0], (r) => { r.version = 1; }), 0)).toThrow(/format version 1; this motionmatch reads version 5/);
-    expect(() => parse(resealed(texts[0], (r) => { r.version = 2; }), 0)).toThrow(/part-0.json: partial report format version 2; this motionmatch reads version 5/);
-    expect(() => parse(resealed(texts[0], (r) => { r.version = 3; }), 0)).toThrow(/part-0.json: partial report format version 3; this motionmatch reads version 5/);
+    expect(() => parse(resealed(texts[0], (r) => { r.version = 1; }), 0)).toThrow(/format version 1; this motionmatch reads version 6/);
+    expect(() => parse(resealed(texts[0], (r) => { r.version = 2; }), 0)).toThrow(/part-0.json: partial report format version 2; this motionmatch reads version 6/);
+    expect(() => parse(resealed(texts[0], (r) => { r.version = 3; }), 0)).toThrow(/part-0.json: partial report format version 3; this motionmatch reads version 6/);
     expect(() => parse(resealed(texts[0], (r) => { r.lod = { counts: JSON.parse(JSON.stringify(r.quality)), levelStats: [] }; }), 0)).toThrow(/part-0.json: lod must be null \(the run has no levels of detail\)/);
     expect(() => parse(resealed(texts[0], (r) => { r.agentHashes[1] = '0123456789abcdef'; }), 0)).toThrow(/shardHash does not match/);
     expect(() => parse(resealed(texts[0], (r) => { r.agentHashes.pop(); }), 0)).toThrow(/must list the shard's 4 agents/);

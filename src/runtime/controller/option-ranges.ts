@@ -32,7 +32,7 @@ const SECONDS = { min: 1e-3, max: 10, unit: 'seconds' } as const;
 
 export const CONTROLLER_SETTING_RANGES: Readonly<Record<string, SettingRange>> = {
   searchInterval: SECONDS,
-  fullSearchInterval: { min: 1e-3, max: 60, unit: 'seconds', zeroOff: true },
+  fullSearchInterval: { min: 0, max: 60, unit: 'seconds (0: every search is full)' },
   localSearchSeconds: { min: 0, max: 60, unit: 'seconds' },
   trajectoryHalfLife: SECONDS,
   facingHalfLife: SECONDS,

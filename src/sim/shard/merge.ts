@@ -173,7 +173,7 @@ export function mergePartialReports(parts: readonly ParsedPartial[], statsOf: (p
   const stats = new QualityStats();
   const overlayStats = run.overlay ? new OverlayStats() : null;
   const hashes: string[] = [];
-  let searches = 0, controllerMs = 0, searchMs = 0, wallSeconds = 0, setupSeconds = 0, warmupSeconds = 0, wallTotal = 0, workers = 0;
+  let searches = 0, localSearches = 0, controllerMs = 0, searchMs = 0, wallSeconds = 0, setupSeconds = 0, warmupSeconds = 0, wallTotal = 0, workers = 0;
   const shards: ShardSummary[] = [];
   const lodCounts = run.lod ? emptyLodCounts(run.lod.levels.length) : null;
   const levelStats = run.lod ? run.lod.levels.map(() => new QualityStats()) : [];
@@ -188,6 +188,7 @@ export function mergePartialReports(parts: readonly ParsedPartial[], statsOf: (p
     histogram = addTimingHistograms([histogram, s.histogram]);
     for (const h of p.report.agentHashes) hashes.push(h);
     searches += r.searches;
+    localSearches += r.localSearches;
     controllerMs += r.controllerMs;
     searchMs += r.searchMs;
     wallSeconds = Math.max(wallSeconds, r.wallSeconds);
@@ -209,6 +210,7 @@ export function mergePartialReports(parts: readonly ParsedPartial[], statsOf: (p
     wallSeconds, setupSeconds, warmupSeconds,
     agentStepsPerSec: (run.agents * run.steps) / Math.max(wallSeconds, 1e-9),
     searches,
+    localSearches,
     searchesPerSec: searches / Math.max(wallSeconds, 1e-9),
     searchUsMedian: timingQuantile(histogram, 0.5),
     searchUsP99: timingQuantile(histogram, 0.99),

@@ -67,7 +67,7 @@ export async function runQualityScenarios(db: Database, o: QualityRunOptions): P
     });
     out.push({
       scenario, quality: r.quality, meetsTargets: targetVerdicts(r.quality, data), hash: r.hash,
-      searches: r.searches, localSearches: r.localSearches ?? 0, wallSeconds: r.wallSeconds, agentStepsPerSec: r.agentStepsPerSec,
+      searches: r.searches, localSearches: r.localSearches, wallSeconds: r.wallSeconds, agentStepsPerSec: r.agentStepsPerSec,
     });
   }
   return out;

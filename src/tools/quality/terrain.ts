@@ -44,7 +44,7 @@ export async function runTerrainQuality(db: Database, o: QualityRunOptions, terr
     rows.push({ ...flat[i], meetsTargets: verdicts(flat[i].quality, data) });
     rows.push({
       scenario: terrainRowName(scenario, terrainName), quality, meetsTargets: verdicts(quality, data), hash: r.hash,
-      searches: r.searches, localSearches: r.localSearches ?? 0, wallSeconds: r.wallSeconds, agentStepsPerSec: r.agentStepsPerSec,
+      searches: r.searches, localSearches: r.localSearches, wallSeconds: r.wallSeconds, agentStepsPerSec: r.agentStepsPerSec,
     });
   }
   return rows;
