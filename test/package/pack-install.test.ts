@@ -90,6 +90,24 @@ describe.skipIf(!HAVE_NPM)('the packed package, installed into an empty project'
     expect(JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')).license).toBe('MIT');
   });
 
+  it('ships a package.json whose scripts run from the package, and leaves the repository\'s as it was', () => {
+    const shipped = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as { scripts: Record<string, string>; dependencies: unknown; exports: unknown };
+    expect(Object.keys(shipped.scripts).sort()).toEqual(['bench', 'start']);
+    // Each runs a file the package holds.
+    for (const cmd of Object.values(shipped.scripts)) {
+      const file = /^node (\S+)/.exec(cmd)?.[1];
+      expect(file, cmd).toBeDefined();
+      expect(existsSync(join(installed, file!)), cmd).toBe(true);
+    }
+    // Everything else as in the repository, whose own package.json (scripts and all) is back.
+    expect(shipped.dependencies).toEqual(repoPackage.dependencies);
+    expect(shipped.exports).toEqual(repoPackage.exports);
+    const repo = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    expect(repo.scripts.prepack).toBe('node scripts/prepack.mjs');
+    expect(repo.scripts.test).toBeDefined();
+    expect(existsSync(join(REPO_ROOT, '.package.json.prepack'))).toBe(false);
+  });
+
   it("imports 'motionmatch' as an ES module, builds the built-in database and runs one search", () => {
     const { out, r } = runModule(project, `
       import { buildDatabase, builtinSources, Matcher } from 'motionmatch';
