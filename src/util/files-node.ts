@@ -123,19 +123,22 @@ function removePendingTemporaries(): void {
     try { unlinkSync(tmp); } catch { /* already gone */ }
   }
   pendingTemporaries.clear();
-  uninstallSignalCleanup();
 }
 
 /**
  * The temporaries go, then the signal does what it would have done without us: when the program
- * handles it itself (the demo and tune stop gracefully on Ctrl-C) that handler runs as usual;
- * otherwise it is raised again with the default action, so the exit status says which signal
- * ended the process. Listening only while a temporary exists: a handler left installed for good
- * re-raised every later Ctrl-C and killed the demo before its own clean stop (exit 130, not 0).
+ * handles it itself (the demo and tune stop gracefully on Ctrl-C) its handler runs as usual and
+ * nothing more is done here; otherwise it is raised again with the default action, so the exit
+ * status says which signal ended the process. (Re-raised whatever the program did, a Ctrl-C after
+ * the demo had written a file killed it before its own clean stop: exit 130, not 0.) The listeners
+ * stay once installed: one removed when a write ends would lose a signal that arrived during a
+ * synchronous write and is delivered just after it.
  */
 function onCleanupSignal(signal: CleanupSignal): void {
   removePendingTemporaries();
-  if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+  if (process.listenerCount(signal) > 1) return;
+  process.removeListener(signal, onCleanupSignal);
+  process.kill(process.pid, signal);
 }
 
 let signalHandlersInstalled = false;
@@ -147,13 +150,6 @@ function installSignalCleanup(): void {
   process.on('exit', removePendingTemporaries);
 }
 
-function uninstallSignalCleanup(): void {
-  if (!signalHandlersInstalled) return;
-  signalHandlersInstalled = false;
-  for (const signal of CLEANUP_SIGNALS) process.off(signal, onCleanupSignal);
-  process.off('exit', removePendingTemporaries);
-}
-
 /**
  * Registers `tmp` for removal if the process is interrupted before `release` is called. Long
  * writers (a database build) call this for the time the temporary exists.
@@ -161,10 +157,7 @@ function uninstallSignalCleanup(): void {
 export function trackTemporaryFile(tmp: string): () => void {
   installSignalCleanup();
   pendingTemporaries.add(tmp);
-  return () => {
-    pendingTemporaries.delete(tmp);
-    if (pendingTemporaries.size === 0) uninstallSignalCleanup();
-  };
+  return () => { pendingTemporaries.delete(tmp); };
 }
 
 /**

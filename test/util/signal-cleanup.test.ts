@@ -1,8 +1,8 @@
 /**
  * Temporary files are removed when a signal interrupts their writing (util/files-node.ts), and the
- * listeners doing it are there only while a temporary exists: left installed, they re-raised every
- * later Ctrl-C with its default action and killed programs that stop gracefully on it (`motionmatch
- * demo` after it had written a file exited 130, not 0).
+ * listeners doing it re-raise the signal with its default action only when the program has no
+ * handler of its own: before, they re-raised every later Ctrl-C and killed programs that stop
+ * gracefully on it (`motionmatch demo` after it had written a file exited 130, not 0).
  */
 import { describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';

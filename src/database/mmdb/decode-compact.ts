@@ -12,8 +12,7 @@ import { contactJoints } from '../../features/contacts.js';
 import { schemaGroupBones, type BoneRole, type FeatureSchema } from '../../features/schema.js';
 import { composeJoint } from '../../anim/forward-kinematics.js';
 import { deriveDatabase, type WorkClip } from '../build.js';
-import { checkDatabaseConsistency, checkSearchableDatabase } from '../database-check.js';
-import { paddedStride } from '../../features/schema.js';
+import { checkSearchableDatabase, checkStoredPoseSections } from '../database-check.js';
 import type { ContactOptions } from '../../features/contacts.js';
 import { CompactFormatError } from '../compact/clip-layout.js';
 import { checkMirrorLinks, type MirrorLinks } from '../compact/mirror-links.js';
@@ -138,17 +137,10 @@ export function decodeCompactDatabase(b: Uint8Array, c: Container, meta: Meta, s
     throw e;
   }
 
-  // Everything derive reads (skeleton, roles, clips, tags, poses, schema) is checked before it runs,
-  // on a database whose derived parts are neutral placeholders.
-  const S = paddedStride(meta.dims);
-  const scale = new Float32Array(S).fill(1);
-  const rootRotations = new Float32Array(N * 4);
-  for (let f = 0; f < N; f++) rootRotations[4 * f + 3] = 1;
-  checkDatabaseConsistency({
+  // Everything derive reads (skeleton, roles, clips, tags, poses, schema) is checked before it runs.
+  checkStoredPoseSections({
     skeleton, roles, fps: meta.fps, frameCount: N, clips, rotations: poses.rotations, translations: poses.translations,
-    rootPositions: new Float32Array(N * 3), rootRotations, contacts: new Uint8Array(N), candidates: new Uint8Array(N),
     tagNames, tagBits, schema, dims: meta.dims, stride: meta.stride,
-    rawFeatures: new Float32Array(N * S), features: new Float32Array(N * S), mean: new Float32Array(S), scale,
   }, source);
 
   let done = clips.length;
