@@ -4,6 +4,11 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // One temporary folder for the whole run (TMPDIR), removed at the end: nothing is left in /tmp.
+    globalSetup: ['test/helpers/global-setup.ts'],
+    // The compiled CLI that runCliInProcess (test/helpers/cli.ts) calls: loaded by Node itself, as
+    // bin/motionmatch.js loads it, not rewritten by vitest.
+    server: { deps: { external: [/\/dist\/src\//] } },
     // The JSON report is what .ci/run reads to print "N passed, N failed".
     reporters: ['default', ['json', { outputFile: 'test-artifacts/vitest-report.json' }]],
     testTimeout: 120_000,

@@ -1,7 +1,7 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { runCli, tempDir, HAS_MOCAP, MOCAP_DIR, MOCAP_SKIP_REASON } from '../helpers/cli.js';
+import { runCli, runCliInProcess, tempDir, HAS_MOCAP, MOCAP_DIR, MOCAP_SKIP_REASON } from '../helpers/cli.js';
 import { retimeSchedule, retimeClip, enlargeSources, resolveMocapDir } from '../../src/bench/datasets.js';
 import { candidateRuns, costsAgree, median, percentile, MIN_QUERIES } from '../../src/bench/search-bench.js';
 import { escapeXml } from '../../src/bench/svg-chart.js';
@@ -220,11 +220,11 @@ describe('motionmatch bench options', () => {
     expect(rep.batch.every((b) => b.mode === 'searchBatch')).toBe(true);
   });
 
-  it('--db FILE benchmarks a given database', () => {
+  it('--db FILE benchmarks a given database', async () => {
     const dbFile = join(dir, 'mine.mmdb');
-    expect(runCli(['build', '--builtin', '--out', dbFile]).code).toBe(0);
+    expect((await runCliInProcess(['build', '--builtin', '--out', dbFile])).code).toBe(0);
     const jsonFile = join(dir, 'db.json');
-    const r = runCli(['bench', '--db', dbFile, '--quick', '--queries', '8', '--noise', '0.2', '--methods', 'aabb', '--backends', 'wasm-scalar', '--threads', '1', '--json', jsonFile]);
+    const r = await runCliInProcess(['bench', '--db', dbFile, '--quick', '--queries', '8', '--noise', '0.2', '--methods', 'aabb', '--backends', 'wasm-scalar', '--threads', '1', '--json', jsonFile]);
     expect(r.code).toBe(0);
     const rep = JSON.parse(readFileSync(jsonFile, 'utf8')) as Report;
     expectReportShape(rep);
@@ -234,19 +234,19 @@ describe('motionmatch bench options', () => {
     expectWellFormedSvg(readFileSync(join(dir, 'db.svg'), 'utf8'));
   });
 
-  it('rejects bad options with exit code 2', () => {
+  it('rejects bad options with exit code 2', async () => {
     for (const args of [['--methods', 'fastest'], ['--sets', 'everything'], ['--db', 'x.mmdb', '--sets', 'builtin'], ['--noise', 'abc'], ['--queries', '0'], ['--threads', '0,2'], ['extra']]) {
-      const r = runCli(['bench', ...args]);
+      const r = await runCliInProcess(['bench', ...args]);
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr).toMatch(/usage: motionmatch bench/);
     }
   });
 
-  it('fails clearly for a missing --db file or an empty --mocap folder', () => {
-    const r = runCli(['bench', '--db', join(dir, 'nope.mmdb'), '--quick']);
+  it('fails clearly for a missing --db file or an empty --mocap folder', async () => {
+    const r = await runCliInProcess(['bench', '--db', join(dir, 'nope.mmdb'), '--quick']);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/no such file/);
-    const m = runCli(['bench', '--mocap', dir, '--sets', 'real', '--quick']);
+    const m = await runCliInProcess(['bench', '--mocap', dir, '--sets', 'real', '--quick']);
     expect(m.code).toBe(1);
     expect(m.stderr).toMatch(/no \.bvh files/);
   });
@@ -254,10 +254,10 @@ describe('motionmatch bench options', () => {
 
 describe.skipIf(!HAS_MOCAP)('motionmatch bench on real mocap (small folder)', () => {
   if (!HAS_MOCAP) console.log(MOCAP_SKIP_REASON);
-  it('builds the real and re-timed 4x sets from --mocap and agrees with JS brute force', () => {
+  it('builds the real and re-timed 4x sets from --mocap and agrees with JS brute force', async () => {
     const dir = scratchDir('mm-bench-real-');
     const jsonFile = join(dir, 'real.json');
-    const r = runCli(['bench', '--mocap', join(MOCAP_DIR, 'core'), '--sets', 'real,real4x', '--quick', '--queries', '12',
+    const r = await runCliInProcess(['bench', '--mocap', join(MOCAP_DIR, 'core'), '--sets', 'real,real4x', '--quick', '--queries', '12',
       '--methods', 'brute,aabb,kdtree', '--threads', '2', '--json', jsonFile], { timeoutMs: 300_000 });
     expect(r.code, r.stderr).toBe(0);
     const rep = JSON.parse(readFileSync(jsonFile, 'utf8')) as Report;

@@ -2,7 +2,7 @@ import { describe, it, expect, beforeAll } from 'vitest';
 import { readFileSync, writeFileSync, statSync, lstatSync, mkdirSync, readdirSync, symlinkSync, existsSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { runCli, tempDir, HAS_MOCAP, MOCAP_DIR, type CliResult } from '../helpers/cli.js';
+import { runCli, runCliInProcess, tempDir, HAS_MOCAP, MOCAP_DIR, type CliResult } from '../helpers/cli.js';
 import { bipedBvh } from '../import/bvh-fixtures.js';
 import { RIG_CONVENTIONS, skeletonOfRows, walkClip } from '../features/rig-conventions.js';
 import { writeBvh } from '../../src/import/bvh/write.js';
@@ -23,7 +23,7 @@ describe('motionmatch build / info (built-in data)', () => {
   const dir = tempDir();
   const out = join(dir, 'builtin.mmdb');
   let build: ReturnType<typeof runCli>;
-  beforeAll(() => { build = runCli(['build', '--builtin', '--out', out, '--json']); });
+  beforeAll(async () => { build = await runCliInProcess(['build', '--builtin', '--out', out, '--json']); });
 
   it('builds the built-in database and reports it as JSON', () => {
     expect(build.stderr).toBe('');
@@ -36,9 +36,9 @@ describe('motionmatch build / info (built-in data)', () => {
     expect(r.bytes).toBe(statSync(out).size);
   });
 
-  it('info --json agrees with build', () => {
+  it('info --json agrees with build', async () => {
     const b = JSON.parse(build.stdout);
-    const info = runCli(['info', out, '--json']);
+    const info = await runCliInProcess(['info', out, '--json']);
     expect(info.code).toBe(0);
     const i = JSON.parse(info.stdout);
     for (const k of ['frames', 'clips', 'dims', 'fps', 'joints', 'bytes'] as const) expect(i[k]).toBe(b[k]);
@@ -54,39 +54,39 @@ describe('motionmatch build / info (built-in data)', () => {
     expect(info.stdout).toContain('trajectoryDirection');
   });
 
-  it('refuses a truncated database with a message naming the problem', () => {
+  it('refuses a truncated database with a message naming the problem', async () => {
     const bytes = readFileSync(out);
     const cut = join(dir, 'cut.mmdb');
     writeFileSync(cut, bytes.subarray(0, Math.floor(bytes.length * 0.6)));
-    const r = runCli(['info', cut]);
+    const r = await runCliInProcess(['info', cut]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/truncated/i);
     expect(r.stderr).not.toMatch(/at .*\.js:\d+/); // a message, not a stack trace
   });
 
-  it('refuses a bit-flipped database', () => {
+  it('refuses a bit-flipped database', async () => {
     const bytes = Buffer.from(readFileSync(out));
     bytes[Math.floor(bytes.length / 2)] ^= 0x10;
     const flipped = join(dir, 'flipped.mmdb');
     writeFileSync(flipped, bytes);
-    const r = runCli(['info', flipped, '--json']);
+    const r = await runCliInProcess(['info', flipped, '--json']);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/CRC|corrupt/i);
     expect(JSON.parse(r.stdout).error.message).toMatch(/CRC|corrupt/i);
   });
 
-  it('reports a malformed BVH with the file and line', () => {
+  it('reports a malformed BVH with the file and line', async () => {
     const bad = join(dir, 'bad.bvh');
     writeFileSync(bad, 'HIERARCHY\nROOT Hips\n{\n  OFFSET 0 0 0\n  CHANNELS 3 Xrotation Yrotation Zrotation\n}\nMOTION\nFrames: 2\nFrame Time: 0.033\n0 0 0\n0 abc 0\n');
-    const r = runCli(['build', bad, '--out', join(dir, 'bad.mmdb')]);
+    const r = await runCliInProcess(['build', bad, '--out', join(dir, 'bad.mmdb')]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('bad.bvh:11');
   });
 
-  it('explains usage mistakes with exit code 2', () => {
+  it('explains usage mistakes with exit code 2', async () => {
     expect(runCli(['build', '--builtin']).code).toBe(2);
-    expect(runCli(['build', '--builtin', '--out', join(dir, 'x.mmdb'), '--scale', 'abc']).code).toBe(2);
-    expect(runCli(['frobnicate']).code).toBe(2);
+    expect((await runCliInProcess(['build', '--builtin', '--out', join(dir, 'x.mmdb'), '--scale', 'abc'])).code).toBe(2);
+    expect((await runCliInProcess(['frobnicate'])).code).toBe(2);
   });
 });
 
@@ -108,8 +108,8 @@ describe('motionmatch build refuses hostile input with one line, exit 1, nothing
     return r.stderr;
   }
 
-  it('the fixture builds (so the refusals below are about the hostile part)', () => {
-    const r = runCli(['build', walk, '--out', join(dir, 'ok.mmdb'), '--json']);
+  it('the fixture builds (so the refusals below are about the hostile part)', async () => {
+    const r = await runCliInProcess(['build', walk, '--out', join(dir, 'ok.mmdb'), '--json']);
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).clips).toBe(1);
   });
@@ -163,13 +163,13 @@ describe('motionmatch build refuses hostile input with one line, exit 1, nothing
     expect(msg.length).toBeLessThan(400);
   });
 
-  it("a folder link to '..' is skipped with a warning: the build reads only the named folder", () => {
+  it("a folder link to '..' is skipped with a warning: the build reads only the named folder", async () => {
     const inner = join(dir, 'inner');
     mkdirSync(inner);
     writeFileSync(join(inner, 'walk.bvh'), bipedBvh(40));
     symlinkSync('..', join(inner, 'up'));
     writeFileSync(join(dir, 'broken.bvh'), 'not a BVH file'); // would fail the build if it were read
-    const r = runCli(['build', inner, '--out', join(dir, 'inner.mmdb'), '--json']);
+    const r = await runCliInProcess(['build', inner, '--out', join(dir, 'inner.mmdb'), '--json']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toBe(`motionmatch build: skipped ${join(inner, 'up')}: a link leading outside '${inner}'\n`);
     const out = JSON.parse(r.stdout);
@@ -181,76 +181,76 @@ describe('motionmatch build refuses hostile input with one line, exit 1, nothing
 describe('motionmatch build: rates, loops and rigs without options', () => {
   const dir = tempDir();
 
-  it('resamples files at other rates to one rate and says so (text and --json)', () => {
+  it('resamples files at other rates to one rate and says so (text and --json)', async () => {
     const folder = join(dir, 'rates');
     mkdirSync(folder);
     writeFileSync(join(folder, 'a30.bvh'), bipedBvh(61, 30));
     writeFileSync(join(folder, 'b60.bvh'), bipedBvh(121, 60));
     writeFileSync(join(folder, 'c24.bvh'), bipedBvh(49, 24));
     writeFileSync(join(folder, 'd24.bvh'), bipedBvh(49, 24));
-    const text = runCli(['build', folder, '--out', join(dir, 'rates.mmdb'), '--fps', '30']);
+    const text = await runCliInProcess(['build', folder, '--out', join(dir, 'rates.mmdb'), '--fps', '30']);
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toContain('resampled 1 clip from 60 fps to 30 fps\nresampled 2 clips from 24 fps to 30 fps\n');
-    const json = runCli(['build', folder, '--out', join(dir, 'rates.mmdb'), '--json']);
+    const json = await runCliInProcess(['build', folder, '--out', join(dir, 'rates.mmdb'), '--json']);
     expect(json.code, json.stderr).toBe(0);
     const r = JSON.parse(json.stdout);
     expect(r.fps).toBe(60);
     expect(r.resampled).toEqual([{ from: 30, to: 60, clips: 1 }, { from: 24, to: 60, clips: 2 }]);
-    const same = JSON.parse(runCli(['build', join(folder, 'a30.bvh'), '--out', join(dir, 'one.mmdb'), '--json']).stdout);
+    const same = JSON.parse((await runCliInProcess(['build', join(folder, 'a30.bvh'), '--out', join(dir, 'one.mmdb'), '--json'])).stdout);
     expect(same.resampled).toEqual([]);
   });
 
-  it('--loop GLOB marks looping clips (every frame a candidate) and warns about a glob that matches nothing', () => {
+  it('--loop GLOB marks looping clips (every frame a candidate) and warns about a glob that matches nothing', async () => {
     const folder = join(dir, 'loops');
     mkdirSync(folder);
     writeFileSync(join(folder, 'walk_loop.bvh'), bipedBvh(40));
     writeFileSync(join(folder, 'stop.bvh'), bipedBvh(40));
-    const r = runCli(['build', folder, '--out', join(dir, 'loops.mmdb'), '--loop', '*_loop', '--loop', 'nothing*', '--json']);
+    const r = await runCliInProcess(['build', folder, '--out', join(dir, 'loops.mmdb'), '--loop', '*_loop', '--loop', 'nothing*', '--json']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toBe('motionmatch build: --loop nothing* matches no clip name\n');
     const out = JSON.parse(r.stdout);
     expect(out.loops).toBe(1);
     expect(out.candidates).toBe(40 + 40 - 10); // the loop keeps all 40, the other loses 1/3 s
-    const plain = JSON.parse(runCli(['build', folder, '--out', join(dir, 'loops.mmdb'), '--json']).stdout);
+    const plain = JSON.parse((await runCliInProcess(['build', folder, '--out', join(dir, 'loops.mmdb'), '--json'])).stdout);
     expect([plain.loops, plain.candidates]).toEqual([0, 60]);
-    const text = runCli(['build', folder, '--out', join(dir, 'loops.mmdb'), '--loop', 'WALK*']);
+    const text = await runCliInProcess(['build', folder, '--out', join(dir, 'loops.mmdb'), '--loop', 'WALK*']);
     expect(text.stdout).toContain('1 looping clip\n');
-    expect(runCli(['build', '--help']).stdout).toContain('--loop GLOB');
-    expect(runCli(['build', folder, '--out', join(dir, 'x.mmdb'), '--loop', '']).code).toBe(2);
+    expect((await runCliInProcess(['build', '--help'])).stdout).toContain('--loop GLOB');
+    expect((await runCliInProcess(['build', folder, '--out', join(dir, 'x.mmdb'), '--loop', ''])).code).toBe(2);
   });
 
-  it('a file in every naming convention builds mirrored without --bones', () => {
+  it('a file in every naming convention builds mirrored without --bones', async () => {
     const folder = join(dir, 'rigs');
     mkdirSync(folder);
-    RIG_CONVENTIONS.forEach((c, i) => {
+    for (const [i, c] of RIG_CONVENTIONS.entries()) {
       const file = join(folder, `rig${i}.bvh`);
       const s = skeletonOfRows(c.rows);
       writeFileSync(file, writeBvh(s, walkClip(s, `rig${i}`)));
-      const r = runCli(['build', file, '--mirror', '--out', join(dir, `rig${i}.mmdb`), '--json']);
+      const r = await runCliInProcess(['build', file, '--mirror', '--out', join(dir, `rig${i}.mmdb`), '--json']);
       expect(r.code, `${c.label}: ${r.stderr}`).toBe(0);
       expect(JSON.parse(r.stdout).clips, c.label).toBe(2);
-    });
+    }
   });
 });
 
 describe.skipIf(!HAS_MOCAP)('motionmatch build on the real bench set', () => {
   const dir = tempDir();
-  it('counts 137 clips and 20,464 frames, 40,928 mirrored, and info agrees', () => {
-    const plain = runCli(['build', join(MOCAP_DIR, 'bench'), '--out', join(dir, 'b.mmdb'), '--json']);
+  it('counts 137 clips and 20,464 frames, 40,928 mirrored, and info agrees', async () => {
+    const plain = await runCliInProcess(['build', join(MOCAP_DIR, 'bench'), '--out', join(dir, 'b.mmdb'), '--json']);
     expect(plain.code, plain.stderr).toBe(0);
     const p = JSON.parse(plain.stdout);
     expect([p.clips, p.frames, p.fps, p.dims]).toEqual([137, 20464, 30, 27]);
-    const mirrored = runCli(['build', join(MOCAP_DIR, 'bench'), '--mirror', '--out', join(dir, 'bm.mmdb'), '--json']);
+    const mirrored = await runCliInProcess(['build', join(MOCAP_DIR, 'bench'), '--mirror', '--out', join(dir, 'bm.mmdb'), '--json']);
     expect(mirrored.code, mirrored.stderr).toBe(0);
     const m = JSON.parse(mirrored.stdout);
     expect([m.clips, m.frames]).toEqual([274, 40928]);
-    const info = JSON.parse(runCli(['info', join(dir, 'bm.mmdb'), '--json']).stdout);
+    const info = JSON.parse((await runCliInProcess(['info', join(dir, 'bm.mmdb'), '--json'])).stdout);
     expect([info.clips, info.frames, info.bytes]).toEqual([274, 40928, m.bytes]);
     console.log(`bench set build: ${p.seconds.total} s plain, ${m.seconds.total} s mirrored`);
   });
 
-  it('bench plus locomotion, mirrored, without --bones: one skeleton, 169 clips, 338 with mirrors', () => {
-    const r = runCli(['build', join(MOCAP_DIR, 'bench'), join(MOCAP_DIR, 'locomotion'), '--mirror', '--out', join(dir, 'bl.mmdb'), '--json']);
+  it('bench plus locomotion, mirrored, without --bones: one skeleton, 169 clips, 338 with mirrors', async () => {
+    const r = await runCliInProcess(['build', join(MOCAP_DIR, 'bench'), join(MOCAP_DIR, 'locomotion'), '--mirror', '--out', join(dir, 'bl.mmdb'), '--json']);
     expect(r.code, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout);
     expect([out.clips, out.frames, out.fps, out.joints]).toEqual([338, 2 * (20464 + 4819), 30, 22]);

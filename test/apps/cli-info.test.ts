@@ -11,7 +11,7 @@ import { encodeDatabase } from '../../src/database/mmdb/mmdb.js';
 import { writeDatabaseFile } from '../../src/database/mmdb/mmdb-node.js';
 import { describeRate, sourceRateCounts } from '../../src/apps/commands/info.js';
 import { cloneDatabase, makeRandomDatabase } from '../helpers/random-database.js';
-import { REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
+import { REPO_ROOT, runCli, runCliInProcess, tempDir } from '../helpers/cli.js';
 
 const dir = tempDir('mm-info-');
 afterAll(() => { rmSync(dir, { recursive: true, force: true }); });
@@ -35,18 +35,18 @@ describe('motionmatch info: rates', () => {
   writeDatabaseFile(plainFile, plain);
   writeDatabaseFile(resampledFile, resampled);
 
-  it('shows the database rate, and for resampled clips their source rates', () => {
+  it('shows the database rate, and for resampled clips their source rates', async () => {
     const r = runCli(['info', resampledFile]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('\n  rate        30 fps (2 clips resampled from 60 fps, 1 from 120 fps)\n');
-    const p = runCli(['info', plainFile]);
+    const p = await runCliInProcess(['info', plainFile]);
     expect(p.stdout).toContain('\n  rate        30 fps\n');
     expect(p.stdout).toMatch(/\n {2}clips {7}4 \(2 mirrored(, \d looping)?\)\n/);
   });
 
-  it('--json has the rate, the source rates and every clip with its own', () => {
-    const j = JSON.parse(runCli(['info', resampledFile, '--json']).stdout);
+  it('--json has the rate, the source rates and every clip with its own', async () => {
+    const j = JSON.parse((await runCliInProcess(['info', resampledFile, '--json'])).stdout);
     expect(j.fps).toBe(30);
     expect(j.resampledClips).toBe(3);
     expect(j.sourceRates).toEqual([{ fps: 60, clips: 2 }, { fps: 120, clips: 1 }]);
@@ -54,12 +54,12 @@ describe('motionmatch info: rates', () => {
     expect(j.clipList[1]).not.toHaveProperty('sourceFps');
     expect(j.clipList.map((c: { frames: number; loop: boolean }) => [c.frames, c.loop])).toEqual(resampled.clips.map((c) => [c.count, c.loop]));
     expect(j.loopingClips).toBe(resampled.clips.filter((c) => c.loop).length);
-    const p = JSON.parse(runCli(['info', plainFile, '--json']).stdout);
+    const p = JSON.parse((await runCliInProcess(['info', plainFile, '--json'])).stdout);
     expect([p.resampledClips, p.sourceRates]).toEqual([0, []]);
   });
 
-  it('reads a file written before source rates were stored', () => {
-    const r = runCli(['info', join(REPO_ROOT, 'test/database/fixtures/v1-before-source-rates.mmdb.bin'), '--json']);
+  it('reads a file written before source rates were stored', async () => {
+    const r = await runCliInProcess(['info', join(REPO_ROOT, 'test/database/fixtures/v1-before-source-rates.mmdb.bin'), '--json']);
     expect(r.code, r.stderr).toBe(0);
     const j = JSON.parse(r.stdout);
     expect([j.frames, j.clips, j.fps, j.resampledClips]).toEqual([24, 3, 30, 0]);
@@ -71,12 +71,12 @@ describe('motionmatch info: rates', () => {
     expect(describeRate(29.97, sourceRateCounts([{ sourceFps: 120 }, { sourceFps: 24 }, {}, { sourceFps: 120 }] as Database['clips']))).toBe('29.97 fps (1 clip resampled from 24 fps, 2 from 120 fps)');
   });
 
-  it('escapes control characters in names from the file', () => {
+  it('escapes control characters in names from the file', async () => {
     const odd = cloneDatabase(plain);
     (odd.skeleton.names as string[])[1] = 'Spine\u001b[2J\nX';
     const f = join(dir, 'odd.mmdb');
     writeDatabaseFile(f, odd);
-    const r = runCli(['info', f]);
+    const r = await runCliInProcess(['info', f]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('Spine\\u001b[2J\\u000aX');
     expect(r.stdout).not.toContain('\u001b');
@@ -102,11 +102,11 @@ describe('motionmatch info: hostile inputs', () => {
     rmSync(fifo);
   });
 
-  it('a directory, a missing file, a huge file', () => {
+  it('a directory, a missing file, a huge file', async () => {
     const folder = join(dir, 'folder.mmdb');
     mkdirSync(folder);
-    expectOneLineError(runCli(['info', folder]), `motionmatch info: cannot read database file '${folder}': it is a directory`);
-    expectOneLineError(runCli(['info', join(dir, 'nope.mmdb')]), `motionmatch info: cannot read database file '${join(dir, 'nope.mmdb')}': no such file`);
+    expectOneLineError(await runCliInProcess(['info', folder]), `motionmatch info: cannot read database file '${folder}': it is a directory`);
+    expectOneLineError(await runCliInProcess(['info', join(dir, 'nope.mmdb')]), `motionmatch info: cannot read database file '${join(dir, 'nope.mmdb')}': no such file`);
     const huge = join(dir, 'huge.mmdb');
     writeFileSync(huge, '');
     truncateSync(huge, 6 * 2 ** 30); // sparse
@@ -114,14 +114,14 @@ describe('motionmatch info: hostile inputs', () => {
     rmSync(huge);
   });
 
-  it('a database whose rate is absurd', () => {
+  it('a database whose rate is absurd', async () => {
     for (const [fps, text] of [[1e308, 'fps is 1e+308, expected a rate in [1, 1000] frames per second'], [5e-324, 'fps is 5e-324'], [0, 'fps is 0,'], [-30, 'fps is -30,'], [NaN, 'fps is NaN']] as const) {
       const f = join(dir, 'absurd.mmdb');
       writeFileSync(f, encodeDatabase({ ...cloneDatabase(plain), fps }, { validate: false }));
-      const r = runCli(['info', f]);
+      const r = await runCliInProcess(['info', f]);
       expectOneLineError(r, `motionmatch info: ${f}: section 'meta' (META): `);
       expect(r.stderr).toContain(text);
-      const j = runCli(['info', f, '--json']);
+      const j = await runCliInProcess(['info', f, '--json']);
       expect(j.code).toBe(1);
       expect(JSON.parse(j.stdout).error).toMatchObject({ type: 'DatabaseFormatError' });
     }

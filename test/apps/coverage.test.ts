@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { HAS_MOCAP, MOCAP_DIR, MOCAP_SKIP_REASON, runCli, tempDir } from '../helpers/cli.js';
+import { HAS_MOCAP, MOCAP_DIR, MOCAP_SKIP_REASON, runCli, runCliInProcess, tempDir } from '../helpers/cli.js';
 import { generateBuiltinClips } from '../../src/builtin/generate.js';
 import { buildDatabase } from '../../src/database/build.js';
 import { encodeDatabase } from '../../src/database/mmdb/mmdb.js';
@@ -26,7 +26,7 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('motionmatch coverage', () => {
-  it('prints a summary and capture requests, writes the HTML page, and prints the JSON with --json', () => {
+  it('prints a summary and capture requests, writes the HTML page, and prints the JSON with --json', async () => {
     const out = join(dir, 'report.html');
     const r = runCli(['coverage', small, '--speeds', '1.2,3', '--directions', '8', '--turn-rates', '0,90', '--seconds', '1', '--out', out]);
     expect(r.code, r.stderr).toBe(0);
@@ -39,7 +39,7 @@ describe('motionmatch coverage', () => {
     expect(html).not.toMatch(/<script(?! type="application\/json")/); // opens from disk: no code, no request
     expect(html).not.toMatch(/(src|href)="https?:/);
     const fromHtml = parseCoverageReport(html, out);
-    const j = runCli(['coverage', small, '--speeds', '1.2,3', '--directions', '8', '--turn-rates', '0,90', '--seconds', '1', '--json']);
+    const j = await runCliInProcess(['coverage', small, '--speeds', '1.2,3', '--directions', '8', '--turn-rates', '0,90', '--seconds', '1', '--json']);
     expect(j.code, j.stderr).toBe(0);
     const report = JSON.parse(j.stdout) as CoverageReport & { command: string; html: string | null };
     expect(report.command).toBe('motionmatch coverage ' + [small, '--speeds', '1.2,3', '--directions', '8', '--turn-rates', '0,90', '--seconds', '1', '--json'].join(' '));
@@ -52,29 +52,29 @@ describe('motionmatch coverage', () => {
     expect(j.stderr).toBe('');
   });
 
-  it('cost-only, tags and settings files', () => {
-    const c = runCli(['coverage', small, '--cost-only', '--json', '--speed-bands', '2', '--directions', '4']);
+  it('cost-only, tags and settings files', async () => {
+    const c = await runCliInProcess(['coverage', small, '--cost-only', '--json', '--speed-bands', '2', '--directions', '4']);
     expect(c.code, c.stderr).toBe(0);
     const report = JSON.parse(c.stdout) as CoverageReport;
     expect(report.settings.run).toBeNull();
     expect(report.cells.every((x) => x.trajectoryErrorCm === null)).toBe(true);
-    const tagged = runCli(['coverage', small, '--cost-only', '--require-tag', 'dance']);
+    const tagged = await runCliInProcess(['coverage', small, '--cost-only', '--require-tag', 'dance']);
     expect(tagged.code).toBe(1);
     expect(tagged.stderr).toMatch(/tag "dance" is not in this database/);
     const settings = join(dir, 'settings.json');
     writeFileSync(settings, JSON.stringify({ controller: { continuingBias: 0.5 }, schemaWeights: { trajectoryPosition: 2 } }));
-    const s = runCli(['coverage', small, '--cost-only', '--json', '--directions', '4', '--options', settings]);
+    const s = await runCliInProcess(['coverage', small, '--cost-only', '--json', '--directions', '4', '--options', settings]);
     expect(s.code, s.stderr).toBe(0);
     const weighted = JSON.parse(s.stdout) as CoverageReport;
     expect(weighted.database.groups.trajectoryPosition).toBe(2);
     expect(weighted.settings.controller).toEqual({ continuingBias: 0.5 });
     writeFileSync(settings, JSON.stringify({ schemaWeights: { hands: 2 } }));
-    const bad = runCli(['coverage', small, '--cost-only', '--options', settings]);
+    const bad = await runCliInProcess(['coverage', small, '--cost-only', '--options', settings]);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/settings\.json: schemaWeights names feature group "hands"/);
   });
 
-  it('refuses mistakes before running: usage (exit 2), files (exit 1), nothing left behind', () => {
+  it('refuses mistakes before running: usage (exit 2), files (exit 1), nothing left behind', async () => {
     const usage: Array<[string[], RegExp]> = [
       [['coverage'], /name the database to measure/],
       [['coverage', small, small], /one database at a time/],
@@ -90,7 +90,7 @@ describe('motionmatch coverage', () => {
       [['coverage', small, '--jsn'], /unknown option --jsn \(did you mean --json\?\)/],
     ];
     for (const [args, message] of usage) {
-      const r = runCli(args);
+      const r = await runCliInProcess(args);
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr, args.join(' ')).toMatch(message);
     }
@@ -102,7 +102,7 @@ describe('motionmatch coverage', () => {
       [['coverage', small, '--options', join(dir, 'nope.json')], /settings file '.*nope\.json': no such file/],
     ];
     for (const [args, message] of files) {
-      const r = runCli(args);
+      const r = await runCliInProcess(args);
       expect(r.code, args.join(' ')).toBe(1);
       expect(r.stderr, args.join(' ')).toMatch(message);
       expect(r.stderr.trim().split('\n').length, args.join(' ')).toBe(1);
@@ -119,24 +119,24 @@ describe('motionmatch coverage', () => {
 
 describe.skipIf(!HAS_MOCAP)('motionmatch coverage on the real captures', () => {
   let bench: string, both: string;
-  beforeAll(() => {
+  beforeAll(async () => {
     bench = join(dir, 'bench.mmdb');
     both = join(dir, 'bench+locomotion.mmdb');
     for (const [out, folders] of [[bench, ['bench']], [both, ['bench', 'locomotion']]] as const) {
-      const r = runCli(['build', ...folders.map((f) => join(MOCAP_DIR, f)), '--mirror', '--out', out]);
+      const r = await runCliInProcess(['build', ...folders.map((f) => join(MOCAP_DIR, f)), '--mirror', '--out', out]);
       expect(r.code, r.stderr).toBe(0);
     }
   }, 120_000);
 
-  const run = (db: string, extra: string[] = []): CoverageReport & { seconds: number } => {
-    const r = runCli(['coverage', db, '--json', ...extra], { timeoutMs: 300_000 });
+  const run = async (db: string, extra: string[] = []): Promise<CoverageReport & { seconds: number }> => {
+    const r = await runCliInProcess(['coverage', db, '--json', ...extra]);
     expect(r.code, r.stderr).toBe(0);
     return JSON.parse(r.stdout) as CoverageReport;
   };
 
-  it('names sidesteps and backward walking as uncovered on the bench set, and the locomotion set improves those cells', () => {
+  it('names sidesteps and backward walking as uncovered on the bench set, and the locomotion set improves those cells', async () => {
     // The default grid, as a user would run it (its time printed: the issue asks for under a minute).
-    const full = run(bench);
+    const full = await run(bench);
     console.log(`coverage of the bench set (default grid, ${full.cells.length} requests): ${full.seconds.toFixed(1)} s; ${full.summary.uncovered} uncovered, ${full.summary.thin} thin, ${full.summary.covered} covered`);
     const uncovered = full.requests.filter((q) => q.verdict === 'uncovered').map((q) => q.motion);
     expect(uncovered.some((m) => m.startsWith('sidestep')), uncovered.join('; ')).toBe(true);
@@ -145,7 +145,7 @@ describe.skipIf(!HAS_MOCAP)('motionmatch coverage on the real captures', () => {
     expect(sidestep.text).toMatch(/^sidestep left \(or right: mirroring makes the other side\) at [\d.–]+ m\/s.* — .*best match cost [\d.]+, trajectory error \d+ cm.*; nearest clips: dataset-2_/);
     // The same walking cells on both databases.
     const grid = ['--speeds', '0.75,1.5', '--directions', '8', '--turn-rates', '0,45'];
-    const a = run(bench, grid), b = run(both, grid);
+    const a = await run(bench, grid), b = await run(both, grid);
     const pick = (r: CoverageReport, speed: number, direction: number) => r.cells.find((c) => c.speed === speed && c.direction === direction && c.turnRate === 0)!;
     for (const speed of [0.75, 1.5]) {
       for (const direction of [90, -90, 180]) {

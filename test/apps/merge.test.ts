@@ -10,7 +10,7 @@ import { describe, it, expect, beforeAll } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { REPO_ROOT, runCli, tempDir, type CliResult } from '../helpers/cli.js';
+import { REPO_ROOT, runCli, runCliInProcess, tempDir, type CliResult } from '../helpers/cli.js';
 import { DEFAULT_LOD_LEVELS } from '../../src/runtime/lod/levels.js';
 
 /** The compiled CLI in a child process, without waiting for it (several run at once). */
@@ -59,9 +59,9 @@ describe('simulate --shard and merge', () => {
     expect(merged.db).toMatchObject({ source: 'builtin', frames: (whole.db as { frames: number }).frames });
   });
 
-  it('prints a text summary and writes --out', () => {
+  it('prints a text summary and writes --out', async () => {
     const out = join(dir, 'merged.json');
-    const r = runCli(['merge', part(0), part(1), part(2), part(3), '--out', out]);
+    const r = await runCliInProcess(['merge', part(0), part(1), part(2), part(3), '--out', out]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^merged 4 shards of 40 agents/);
     expect(r.stdout).toContain(`hash         ${whole.hash}`);
@@ -71,7 +71,7 @@ describe('simulate --shard and merge', () => {
 
   it('refuses missing, duplicate, foreign and damaged partial reports (exit 1)', async () => {
     const other = join(dir, 'other-seed.json');
-    const o = runCli(['simulate', '--agents', '40', '--seconds', '2', '--seed', '4', '--shard', '1/4', '--out', other]);
+    const o = await runCliInProcess(['simulate', '--agents', '40', '--seconds', '2', '--seed', '4', '--shard', '1/4', '--out', other]);
     expect(o.code, o.stderr).toBe(0);
     const cut = join(dir, 'cut.json');
     writeFileSync(cut, readFileSync(part(1), 'utf8').slice(0, 500));
@@ -83,20 +83,20 @@ describe('simulate --shard and merge', () => {
       [[dir], /is a directory/],
     ];
     for (const [files, message] of cases) {
-      const r = runCli(['merge', ...files]);
+      const r = await runCliInProcess(['merge', ...files]);
       expect(r.code, files.join(' ')).toBe(1);
       expect(r.stderr).toMatch(message);
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
     }
     const copy = join(dir, 'copy-of-1.json');
     writeFileSync(copy, readFileSync(part(1)));
-    const dup = runCli(['merge', part(0), part(1), copy, part(2), part(3), '--json']);
+    const dup = await runCliInProcess(['merge', part(0), part(1), copy, part(2), part(3), '--json']);
     expect(dup.code).toBe(1);
     expect(dup.stderr).toMatch(/part-1\.json and .*copy-of-1\.json are both shard 1\/4/);
     expect(JSON.parse(dup.stdout).error.message).toMatch(/both shard 1\/4/);
   });
 
-  it('answers usage mistakes with exit code 2', () => {
+  it('answers usage mistakes with exit code 2', async () => {
     const cases: Array<[string[], RegExp, Record<string, string>?]> = [
       [['merge'], /name the partial reports/],
       [['merge', part(0), part(0)], /named twice/],
@@ -108,22 +108,23 @@ describe('simulate --shard and merge', () => {
       [['simulate', '--agents', '300', '--lod', '--search-budget', '40', '--shard', '0/4', '--json'], /4 shards for 300 agents in 3 blocks of 128 \(a search budget is shared out per block\); use at most 3 shards/],
     ];
     for (const [args, message, env] of cases) {
-      const r = runCli(args, { env });
+      // In this process where the environment does not matter (runCliInProcess, faster).
+      const r = env ? runCli(args, { env }) : await runCliInProcess(args);
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr).toMatch(message);
     }
   });
 
-  it('checks --out before running, and exports the agent only from the shard that holds it', () => {
-    const r = runCli(['simulate', ...RUN, '--shard', '1/4', '--out', join(dir, 'no-such-folder', 'p.json')]);
+  it('checks --out before running, and exports the agent only from the shard that holds it', async () => {
+    const r = await runCliInProcess(['simulate', ...RUN, '--shard', '1/4', '--out', join(dir, 'no-such-folder', 'p.json')]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/folder .*no-such-folder' does not exist/);
     const bvh = join(dir, 'agent.bvh');
-    const skipped = runCli(['simulate', ...RUN, '--shard', '0/4', '--json', '--export-bvh', bvh, '--agent', '25']);
+    const skipped = await runCliInProcess(['simulate', ...RUN, '--shard', '0/4', '--json', '--export-bvh', bvh, '--agent', '25']);
     expect(skipped.code, skipped.stderr).toBe(0);
     expect(skipped.stderr).toMatch(/agent 25 is not in shard 0\/4 \(agents 0\.\.9\); --export-bvh skipped/);
     expect(existsSync(bvh)).toBe(false);
-    const holder = runCli(['simulate', ...RUN, '--shard', '2/4', '--out', join(dir, 'p2.json'), '--export-bvh', bvh, '--agent', '25']);
+    const holder = await runCliInProcess(['simulate', ...RUN, '--shard', '2/4', '--out', join(dir, 'p2.json'), '--export-bvh', bvh, '--agent', '25']);
     expect(holder.code, holder.stderr).toBe(0);
     expect(readFileSync(bvh, 'utf8')).toMatch(/^HIERARCHY/);
   });
@@ -142,14 +143,16 @@ describe('simulate --lod --shard and merge', () => {
   beforeAll(async () => {
     for (const [name, args] of [['budget', BUDGET], ['plain', PLAIN]] as const) {
       const part = (i: number) => join(dir, `${name}-${i}.json`);
+      // In this process, one after another (runCliInProcess: the compiled CLI's command without a
+      // process start each); the describe above runs the shards as separate processes.
       const [whole, ...shards] = await Promise.all([
-        runCliAsync(['simulate', ...args, '--json']),
-        ...[0, 1, 2].map((i) => runCliAsync(['simulate', ...args, '--shard', `${i}/3`, '--out', part(i)])),
+        runCliInProcess(['simulate', ...args, '--json']),
+        ...[0, 1, 2].map((i) => runCliInProcess(['simulate', ...args, '--shard', `${i}/3`, '--out', part(i)])),
       ]);
       for (const r of [whole, ...shards]) expect(r.code, r.stderr).toBe(0);
-      const merged = runCli(['merge', part(2), part(0), part(1), '--json']);
+      const merged = await runCliInProcess(['merge', part(2), part(0), part(1), '--json']);
       expect(merged.code, merged.stderr).toBe(0);
-      const text = runCli(['merge', part(0), part(1), part(2)]);
+      const text = await runCliInProcess(['merge', part(0), part(1), part(2)]);
       expect(text.code, text.stderr).toBe(0);
       runs[name] = { whole: JSON.parse(whole.stdout) as Report, merged: JSON.parse(merged.stdout) as Report, text: text.stdout };
     }
@@ -180,16 +183,16 @@ describe('simulate --lod --shard and merge', () => {
     expect(text).toMatch(new RegExp(`^  lod .*budget 40/step: ${whole.lod.deferred.toLocaleString('en-US')} deferred`, 'm'));
   });
 
-  it('refuses to merge shards with other level-of-detail settings', () => {
-    const r = runCli(['merge', join(dir, 'budget-0.json'), join(dir, 'plain-1.json'), join(dir, 'budget-2.json')]);
+  it('refuses to merge shards with other level-of-detail settings', async () => {
+    const r = await runCliInProcess(['merge', join(dir, 'budget-0.json'), join(dir, 'plain-1.json'), join(dir, 'budget-2.json')]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/plain-1\.json and .*budget-0\.json are shards of different runs \(level-of-detail settings, budget: 0 vs 40\)/);
     // Another level table (--lod-levels): the same refusal, naming what differs.
     const table = join(dir, 'levels.json');
     writeFileSync(table, JSON.stringify({ levels: [...DEFAULT_LOD_LEVELS.slice(0, 3), { ...DEFAULT_LOD_LEVELS[3], maxDistance: null, poseEvery: 3 }] }));
-    const other = runCli(['simulate', ...PLAIN, '--lod-levels', table, '--shard', '1/3', '--out', join(dir, 'table-1.json')]);
+    const other = await runCliInProcess(['simulate', ...PLAIN, '--lod-levels', table, '--shard', '1/3', '--out', join(dir, 'table-1.json')]);
     expect(other.code, other.stderr).toBe(0);
-    const t = runCli(['merge', join(dir, 'plain-0.json'), join(dir, 'table-1.json'), join(dir, 'plain-2.json')]);
+    const t = await runCliInProcess(['merge', join(dir, 'plain-0.json'), join(dir, 'table-1.json'), join(dir, 'plain-2.json')]);
     expect(t.code).toBe(1);
     expect(t.stderr).toMatch(/table-1\.json and .*plain-0\.json are shards of different runs \(level-of-detail settings, levels.*poseEvery: 3 vs 4\)/);
   });

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runCli, tempDir } from '../helpers/cli.js';
+import { runCli, runCliInProcess, tempDir } from '../helpers/cli.js';
 import { generateBuiltinClips } from '../../src/builtin/generate.js';
 import { buildDatabase } from '../../src/database/build.js';
 import { encodeDatabase } from '../../src/database/mmdb/mmdb.js';
@@ -157,13 +157,13 @@ describe('motionmatch quality on the built-in database', () => {
   let again: QualityJson;
   let text: string;
 
-  beforeAll(() => {
-    const a = runCli([...args, '--json', '--svg', join(dir, 'chart.svg')]);
+  beforeAll(async () => {
+    const a = await runCliInProcess([...args, '--json', '--svg', join(dir, 'chart.svg')]);
     expect(a.code, a.stderr).toBe(0);
     out = JSON.parse(a.stdout);
     for (const s of out.scenarios) s.quality = revive(s.quality);
     out.data.quality = revive(out.data.quality);
-    const b = runCli([...args, '--json']);
+    const b = await runCliInProcess([...args, '--json']);
     expect(b.code, b.stderr).toBe(0);
     again = JSON.parse(b.stdout);
     for (const s of again.scenarios) s.quality = revive(s.quality);
@@ -206,9 +206,9 @@ describe('motionmatch quality on the built-in database', () => {
     expect(new Set(out.scenarios.map((s) => s.hash)).size).toBe(4);
   });
 
-  it('is deterministic, and each row is what `simulate --scenario` reports', () => {
+  it('is deterministic, and each row is what `simulate --scenario` reports', async () => {
     expect(again.scenarios.map((s) => [s.hash, s.quality])).toEqual(out.scenarios.map((s) => [s.hash, s.quality]));
-    const sim = runCli(['simulate', '--scenario', 'strafe', '--agents', '6', '--seconds', '3', '--hz', '60', '--seed', '5', '--json']);
+    const sim = await runCliInProcess(['simulate', '--scenario', 'strafe', '--agents', '6', '--seconds', '3', '--hz', '60', '--seed', '5', '--json']);
     expect(sim.code, sim.stderr).toBe(0);
     const r = JSON.parse(sim.stdout) as { hash: string; quality: QualityReport };
     const strafe = out.scenarios.find((s) => s.scenario === 'strafe')!;
@@ -246,13 +246,13 @@ describe('motionmatch quality on the built-in database', () => {
     expect(readdirSync(dir)).toEqual(['chart.svg']);
   });
 
-  it('--hz sets the display rate the figures are measured at', () => {
-    const r = runCli(['quality', '--agents', '2', '--seconds', '2', '--hz', '30', '--json']);
+  it('--hz sets the display rate the figures are measured at', async () => {
+    const r = await runCliInProcess(['quality', '--agents', '2', '--seconds', '2', '--hz', '30', '--json']);
     expect(r.code, r.stderr).toBe(0);
     const q = JSON.parse(r.stdout) as QualityJson;
     expect(q.settings.hz).toBe(30);
     expect(q.scenarios[0].quality.steps).toBe(2 * 60);
-    expect(runCli(['quality', '--hz', '5']).stderr).toMatch(/--hz must be >= 10, got 5/);
+    expect((await runCliInProcess(['quality', '--hz', '5'])).stderr).toMatch(/--hz must be >= 10, got 5/);
   });
 });
 
@@ -271,8 +271,8 @@ describe('motionmatch quality on a database file', () => {
 
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('takes the file as DB or --db, and escapes its name in the chart', () => {
-    const a = runCli(['quality', file, '--agents', '3', '--seconds', '2', '--json', '--svg', join(dir, 'c.svg')]);
+  it('takes the file as DB or --db, and escapes its name in the chart', async () => {
+    const a = await runCliInProcess(['quality', file, '--agents', '3', '--seconds', '2', '--json', '--svg', join(dir, 'c.svg')]);
     expect(a.code, a.stderr).toBe(0);
     const q = JSON.parse(a.stdout) as QualityJson;
     expect(q.db).toMatchObject({ source: file, frames });
@@ -281,7 +281,7 @@ describe('motionmatch quality on a database file', () => {
     for (const sc of q.scenarios) sc.quality = revive(sc.quality);
     q.data.quality = revive(q.data.quality);
     expectWellFormedChart(svg, q.scenarios, QUALITY_COLUMNS, levelOf(q));
-    const b = runCli(['quality', '--db', file, '--agents', '3', '--seconds', '2', '--json']);
+    const b = await runCliInProcess(['quality', '--db', file, '--agents', '3', '--seconds', '2', '--json']);
     expect(b.code, b.stderr).toBe(0);
     expect((JSON.parse(b.stdout) as QualityJson).scenarios.map((s) => s.hash)).toEqual(q.scenarios.map((s) => s.hash));
   });
@@ -293,7 +293,7 @@ describe('motionmatch quality refuses mistakes', () => {
   mkdirSync(join(dir, 'folder'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('bad options exit with 2, naming the option, before running anything', () => {
+  it('bad options exit with 2, naming the option, before running anything', async () => {
     const cases: Array<[string[], RegExp]> = [
       [['--agents', '0'], /--agents must be >= 1, got 0/],
       [['--agents', 'many'], /--agents must be a number/],
@@ -310,7 +310,7 @@ describe('motionmatch quality refuses mistakes', () => {
       [['--svg', ''], /--svg needs a file name/],
     ];
     for (const [extra, message] of cases) {
-      const r = runCli(['quality', ...extra, ...(extra.includes('--svg') ? [] : ['--svg', join(dir, 'never.svg')])]);
+      const r = await runCliInProcess(['quality', ...extra, ...(extra.includes('--svg') ? [] : ['--svg', join(dir, 'never.svg')])]);
       expect(r.code, `${extra.join(' ')}: ${r.stderr}`).toBe(2);
       expect(r.stderr).toMatch(message);
       expect(r.stderr).toContain('usage: motionmatch quality');
@@ -319,7 +319,7 @@ describe('motionmatch quality refuses mistakes', () => {
     expect(existsSync(join(dir, 'never.svg'))).toBe(false);
   });
 
-  it('bad files exit with 1 and one line naming them, before the run', () => {
+  it('bad files exit with 1 and one line naming them, before the run', async () => {
     const cases: Array<[string[], RegExp]> = [
       [[join(dir, 'missing.mmdb')], /missing\.mmdb.*no such file/],
       [[join(dir, 'broken.mmdb')], /broken\.mmdb/],
@@ -329,7 +329,7 @@ describe('motionmatch quality refuses mistakes', () => {
     ];
     for (const [extra, message] of cases) {
       const t0 = Date.now();
-      const r = runCli(['quality', ...extra, '--agents', '2', '--seconds', '2']);
+      const r = await runCliInProcess(['quality', ...extra, '--agents', '2', '--seconds', '2']);
       expect(r.code, `${extra.join(' ')}: ${r.stderr}`).toBe(1);
       expect(r.stderr).toMatch(message);
       expect(r.stderr.trim().split('\n')).toHaveLength(1);

@@ -6,7 +6,7 @@
 import { describe, it, expect, beforeAll } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runCli, tempDir } from '../helpers/cli.js';
+import { runCli, runCliInProcess, tempDir } from '../helpers/cli.js';
 import { DEFAULT_LOD_LEVELS } from '../../src/runtime/lod/levels.js';
 
 type Level = { level: number; fromM: number; toM: number | null; poseEvery: number; footIK: boolean; agentSteps: number; share: number; footSkateCmPerSec: number; trajectoryErrorCm: number; transitionsPerSec: number; searchesPerAgentSec: number };
@@ -17,8 +17,9 @@ describe('motionmatch simulate --lod', () => {
   // 1,500 agents on a 64-wide grid are 70 m long: the seeded camera sees near, middle and far agents.
   const base = ['simulate', '--agents', '1500', '--seconds', '1', '--seed', '3', '--lod', '--json'];
   let one: Report, two: Report, budget1: Report, budget2: Report;
-  beforeAll(() => {
-    const runs = [base, [...base, '--workers', '2'], [...base, '--search-budget', '60'], [...base, '--search-budget', '60', '--workers', '2']].map((a) => runCli(a));
+  beforeAll(async () => {
+    const runs: Array<Awaited<ReturnType<typeof runCliInProcess>>> = [];
+    for (const a of [base, [...base, '--workers', '2'], [...base, '--search-budget', '60'], [...base, '--search-budget', '60', '--workers', '2']]) runs.push(await runCliInProcess(a));
     for (const r of runs) expect(r.code, r.stderr).toBe(0);
     [one, two, budget1, budget2] = runs.map((r) => JSON.parse(r.stdout) as Report);
   }, 120_000);
@@ -53,14 +54,14 @@ describe('motionmatch simulate --lod', () => {
     expect(budget2.lod!.deferred).toBe(lod.deferred);
   });
 
-  it('takes its levels from --lod-levels: the table and hysteresis of the file, in the report', () => {
+  it('takes its levels from --lod-levels: the table and hysteresis of the file, in the report', async () => {
     const dir = tempDir('mm-lod-levels-');
     const file = join(dir, 'levels.json');
     // Two levels: full detail to 25 m, then foot IK off and the pose every 3rd step.
     const near = { ...DEFAULT_LOD_LEVELS[0], maxDistance: 25 };
     const far = { ...DEFAULT_LOD_LEVELS[2], maxDistance: null, poseEvery: 3 };
     writeFileSync(file, JSON.stringify({ levels: [near, far], hysteresis: 1, comment: 'two levels' }));
-    const r = runCli([...base, '--lod-levels', file]);
+    const r = await runCliInProcess([...base, '--lod-levels', file]);
     expect(r.code, r.stderr).toBe(0);
     const lod = (JSON.parse(r.stdout) as Report).lod!;
     expect(lod.levels.map((l) => [l.fromM, l.toM, l.footIK, l.poseEvery])).toEqual([[0, 25, true, 1], [25, null, false, 3]]);
@@ -73,12 +74,12 @@ describe('motionmatch simulate --lod', () => {
     const b = runCli([...base, '--lod-levels', bad]);
     expect(b.code).toBe(1);
     expect(b.stderr.trim()).toMatch(/^motionmatch simulate: .*bad\.json: LOD level 0: poseEvery must be an integer in \[1, 60\], got 0$/);
-    const missing = runCli([...base, '--lod-levels', join(dir, 'none.json')]);
+    const missing = await runCliInProcess([...base, '--lod-levels', join(dir, 'none.json')]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/none\.json/);
   });
 
-  it('refuses bad --lod and --search-budget values with a usage error (exit 2)', () => {
+  it('refuses bad --lod and --search-budget values with a usage error (exit 2)', async () => {
     const cases: Array<[string[], RegExp]> = [
       [['--search-budget', '10'], /--search-budget goes with --lod/],
       [['--lod-levels', 'x.json'], /--lod-levels goes with --lod/],
@@ -90,7 +91,7 @@ describe('motionmatch simulate --lod', () => {
       [['--lod', '--search-budget', '5', '--shard', '0/2', '--json'], /2 shards for 10 agents in 1 block of 128 .*use at most 1 shard$/m],
     ];
     for (const [extra, message] of cases) {
-      const r = runCli(['simulate', '--agents', '10', '--seconds', '0.1', ...extra]);
+      const r = await runCliInProcess(['simulate', '--agents', '10', '--seconds', '0.1', ...extra]);
       expect(r.code, extra.join(' ')).toBe(2);
       expect(r.stderr, extra.join(' ')).toMatch(message);
     }

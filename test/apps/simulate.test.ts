@@ -2,7 +2,7 @@ import { describe, it, expect, beforeAll } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BVHLoader } from 'three/examples/jsm/loaders/BVHLoader.js';
-import { runCli, tempDir } from '../helpers/cli.js';
+import { runCli, runCliInProcess, tempDir } from '../helpers/cli.js';
 import { parseBvh } from '../../src/import/bvh/bvh.js';
 
 type SimJson = Record<string, number | string | object | null>;
@@ -10,9 +10,11 @@ type SimJson = Record<string, number | string | object | null>;
 describe('motionmatch simulate', () => {
   const dir = tempDir();
   let one: SimJson, again: SimJson, two: SimJson;
-  beforeAll(() => {
+  beforeAll(async () => {
     const args = ['simulate', '--agents', '60', '--seconds', '3', '--seed', '7', '--json'];
-    const a = runCli(args), b = runCli(args), c = runCli([...args, '--workers', '2', '--export-bvh', join(dir, 'agent.bvh'), '--agent', '5']);
+    // The first as a process, the others in this one (runCliInProcess, without a process start):
+    // the same hash either way.
+    const a = runCli(args), b = await runCliInProcess(args), c = await runCliInProcess([...args, '--workers', '2', '--export-bvh', join(dir, 'agent.bvh'), '--agent', '5']);
     for (const r of [a, b, c]) expect(r.code, r.stderr).toBe(0);
     [one, again, two] = [a, b, c].map((r) => JSON.parse(r.stdout));
   });
@@ -38,8 +40,8 @@ describe('motionmatch simulate', () => {
     expect(two.footSkateCmPerSec as number).toBeCloseTo(one.footSkateCmPerSec as number, 9);
   });
 
-  it('warms the JIT up before timing without changing any result', () => {
-    const cold = JSON.parse(runCli(['simulate', '--agents', '60', '--seconds', '3', '--seed', '7', '--json', '--no-warmup']).stdout);
+  it('warms the JIT up before timing without changing any result', async () => {
+    const cold = JSON.parse((await runCliInProcess(['simulate', '--agents', '60', '--seconds', '3', '--seed', '7', '--json', '--no-warmup'])).stdout);
     expect(cold.hash).toBe(one.hash);
     expect(cold.footSkateCmPerSec).toBe(one.footSkateCmPerSec);
     expect(cold.warmupSeconds).toBe(0);
@@ -49,13 +51,13 @@ describe('motionmatch simulate', () => {
     }
   });
 
-  it('gives a different hash for a different seed or scenario', () => {
-    const other = JSON.parse(runCli(['simulate', '--agents', '60', '--seconds', '3', '--seed', '8', '--json']).stdout);
+  it('gives a different hash for a different seed or scenario', async () => {
+    const other = JSON.parse((await runCliInProcess(['simulate', '--agents', '60', '--seconds', '3', '--seed', '8', '--json'])).stdout);
     expect(other.hash).not.toBe(one.hash);
   });
 
-  it('keeps quality within the runtime targets on the built-in database', () => {
-    const r = JSON.parse(runCli(['simulate', '--agents', '100', '--seconds', '10', '--scenario', 'path', '--json']).stdout);
+  it('keeps quality within the runtime targets on the built-in database', async () => {
+    const r = JSON.parse((await runCliInProcess(['simulate', '--agents', '100', '--seconds', '10', '--scenario', 'path', '--json'])).stdout);
     // Foot skate near the ground, from the output joints (docs/quality.md): the built-in data's target is 3 cm/s.
     expect(r.footSkateCmPerSec).toBeLessThan(3);
     expect(r.quality.belowGroundMaxCm).toBeLessThan(3);
@@ -77,12 +79,12 @@ describe('motionmatch simulate', () => {
     expect(Math.hypot(dx, dz)).toBeGreaterThan(0.5);
   });
 
-  it('rejects bad arguments with usage errors', () => {
+  it('rejects bad arguments with usage errors', async () => {
     expect(runCli(['simulate', '--agents', '0']).code).toBe(2);
-    expect(runCli(['simulate', '--scenario', 'dance']).code).toBe(2);
-    expect(runCli(['simulate', '--agent', '3']).code).toBe(2);
-    expect(runCli(['simulate', '--hz', 'fast']).code).toBe(2);
-    const missing = runCli(['simulate', '--db', join(dir, 'nope.mmdb')]);
+    expect((await runCliInProcess(['simulate', '--scenario', 'dance'])).code).toBe(2);
+    expect((await runCliInProcess(['simulate', '--agent', '3'])).code).toBe(2);
+    expect((await runCliInProcess(['simulate', '--hz', 'fast'])).code).toBe(2);
+    const missing = await runCliInProcess(['simulate', '--db', join(dir, 'nope.mmdb')]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/nope\.mmdb/);
   });

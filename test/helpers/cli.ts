@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const MOCAP_DIR = resolve(REPO_ROOT, '../shared/data/mocap');
@@ -31,4 +31,60 @@ export function runCli(args: string[], options: { timeoutMs?: number; env?: Reco
 
 export function tempDir(prefix = 'mm-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
+}
+
+type CliMain = (argv: string[]) => Promise<number>;
+let cliMain: Promise<CliMain> | undefined;
+let queue: Promise<unknown> = Promise.resolve();
+
+/**
+ * Runs a command of the compiled CLI inside this test process: the `main` of dist/src/apps/cli.js
+ * that bin/motionmatch.js calls (vitest.config.ts leaves dist/ to Node's own loader, so it is the
+ * very code the subprocess runs), with process.stdout and process.stderr captured while it
+ * runs and bin/motionmatch.js's handling of a rejection (one line, exit code 1). Several times
+ * faster than runCli (no Node start, no module loading, code already optimised), for the tests
+ * that check what a command computes; runCli stays for what only a process shows (its exit
+ * status, signals, environment). Calls run one after another.
+ */
+export function runCliInProcess(args: string[], options: { timeoutMs?: number } = {}): Promise<CliResult> {
+  const limit = options.timeoutMs ?? 120_000;
+  const run = queue.then(async () => {
+    cliMain ??= (import(/* @vite-ignore */ pathToFileURL(join(REPO_ROOT, 'dist/src/apps/cli.js')).href) as Promise<{ main: CliMain }>).then((m) => m.main);
+    const main = await cliMain;
+    let stdout = '', stderr = '';
+    const capture = (append: (s: string) => void) => ((chunk: string | Uint8Array, encoding?: unknown, callback?: unknown): boolean => {
+      append(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
+      const cb = typeof encoding === 'function' ? encoding : callback;
+      if (typeof cb === 'function') queueMicrotask(() => (cb as () => void)());
+      return true;
+    }) as typeof process.stdout.write;
+    const out = process.stdout.write, err = process.stderr.write;
+    // As in the subprocess, whose output is a pipe: no progress bars, whatever runs the tests.
+    const tty = [process.stdout.isTTY, process.stderr.isTTY];
+    process.stdout.isTTY = false;
+    process.stderr.isTTY = false;
+    process.stdout.write = capture((s) => { stdout += s; });
+    process.stderr.write = capture((s) => { stderr += s; });
+    let code: number;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      // As runCli after its time limit (code -1), though the command cannot be killed here: it
+      // answers, and the calls queued behind it run.
+      const timedOut = new Promise<number>((resolve) => { timer = setTimeout(() => { stderr += `runCliInProcess: no answer in ${limit} ms\n`; resolve(-1); }, limit); });
+      code = await Promise.race([main(args), timedOut]);
+    } catch (e) {
+      const error = e as Error;
+      stderr += `motionmatch: ${error && error.message ? error.message : String(e)}\n`;
+      code = 1;
+    } finally {
+      clearTimeout(timer);
+      process.stdout.write = out;
+      process.stderr.write = err;
+      process.stdout.isTTY = tty[0] as true;
+      process.stderr.isTTY = tty[1] as true;
+    }
+    return { code, stdout, stderr };
+  });
+  queue = run.catch(() => undefined);
+  return run;
 }

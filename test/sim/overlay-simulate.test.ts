@@ -14,7 +14,7 @@ import { upperBodyMask } from '../../src/runtime/overlay/bone-mask.js';
 import { OverlaySchedule, overlaySimulation, DEFAULT_OVERLAY_SIMULATION } from '../../src/sim/overlay/schedule.js';
 import { OverlayStats } from '../../src/sim/overlay/metrics.js';
 import { runAgentGroups, runSimulation, type SimulationOptions } from '../../src/sim/simulation.js';
-import { HAS_MOCAP, MOCAP_DIR, runCli, tempDir } from '../helpers/cli.js';
+import { HAS_MOCAP, MOCAP_DIR, runCli, runCliInProcess, tempDir } from '../helpers/cli.js';
 
 /** The documented bound on the joint velocity jump at overlay entry and exit in a simulation (m/s; docs/overlays.md). */
 const ENTRY_EXIT_JUMP_BOUND = 6;
@@ -91,9 +91,9 @@ describe('a crowd with overlays', () => {
 });
 
 describe('motionmatch simulate --overlay', () => {
-  it('adds the overlay figures to the report, deterministically', () => {
+  it('adds the overlay figures to the report, deterministically', async () => {
     const args = ['simulate', '--agents', '30', '--seconds', '6', '--overlay', 'idle', '--overlay-mask', 'arms:1', '--json'];
-    const a = runCli(args), b = runCli(args), plain = runCli(['simulate', '--agents', '30', '--seconds', '6', '--json']);
+    const a = await runCliInProcess(args), b = await runCliInProcess(args), plain = await runCliInProcess(['simulate', '--agents', '30', '--seconds', '6', '--json']);
     for (const r of [a, b, plain]) expect(r.code, r.stderr).toBe(0);
     const [one, two, none] = [a, b, plain].map((r) => JSON.parse(r.stdout));
     expect(one.hash).toBe(two.hash);
@@ -115,7 +115,7 @@ describe('motionmatch simulate --overlay', () => {
     expect(text.stdout).toMatch(/cost per agent-step [\d.]+ us playing/);
   });
 
-  it('mistakes: usage errors exit 2, a tag or joint the database lacks exits 1, one line each', () => {
+  it('mistakes: usage errors exit 2, a tag or joint the database lacks exits 1, one line each', async () => {
     const cases: Array<[string[], number, RegExp]> = [
       [['--overlay', ''], 2, /--overlay needs a tag/],
       [['--overlay-mask', 'upper'], 2, /--overlay-mask and --overlay-mode go with --overlay TAG/],
@@ -126,7 +126,7 @@ describe('motionmatch simulate --overlay', () => {
       [['--overlay', 'idle', '--overlay-mask', 'Spine,Head'], 1, /no joint named 'Spine', 'Head' in this skeleton/],
     ];
     for (const [extra, code, message] of cases) {
-      const r = runCli(['simulate', '--agents', '2', '--seconds', '0.5', ...extra]);
+      const r = await runCliInProcess(['simulate', '--agents', '2', '--seconds', '0.5', ...extra]);
       expect(r.code, `${extra.join(' ')}: ${r.stderr}`).toBe(code);
       expect(r.stderr).toMatch(message);
       expect(r.stdout).toBe('');
@@ -135,13 +135,13 @@ describe('motionmatch simulate --overlay', () => {
 });
 
 describe.skipIf(!HAS_MOCAP)('simulate --overlay wave on the real captures', () => {
-  it('waves over walks and runs of the mixed scenarios within the documented bound', () => {
+  it('waves over walks and runs of the mixed scenarios within the documented bound', async () => {
     const dir = tempDir();
     const file = join(dir, 'gestures.mmdb');
     const gestures = ['dataset-2_wave-both-hands_normal_002', 'dataset-2_wave-right-hand_normal_001', 'dataset-1_bye_normal_001'].map((g) => join(MOCAP_DIR, 'locomotion', `${g}.bvh`));
-    const built = runCli(['build', join(MOCAP_DIR, 'bench'), ...gestures, '--mirror', '--tag', 'wave=*wave*', '--tag', 'gesture=*bye*', '--out', file], { timeoutMs: 300_000 });
+    const built = await runCliInProcess(['build', join(MOCAP_DIR, 'bench'), ...gestures, '--mirror', '--tag', 'wave=*wave*', '--tag', 'gesture=*bye*', '--out', file], { timeoutMs: 300_000 });
     expect(built.code, built.stderr).toBe(0);
-    const r = runCli(['simulate', '--db', file, '--agents', '100', '--seconds', '15', '--overlay', 'wave', '--json'], { timeoutMs: 300_000 });
+    const r = await runCliInProcess(['simulate', '--db', file, '--agents', '100', '--seconds', '15', '--overlay', 'wave', '--json'], { timeoutMs: 300_000 });
     expect(r.code, r.stderr).toBe(0);
     const o = JSON.parse(r.stdout).overlay;
     console.log(`real wave overlays: ${o.entries} entries, ${o.exits} exits, jump at entry ${o.entryJumpMax} m/s (p95 ${o.entryJumpP95}), exit ${o.exitJumpMax} (p95 ${o.exitJumpP95}), playing p95 ${o.playingJumpP95}, without p95 ${o.withoutJumpP95} (max ${o.withoutJumpMax}); cost ${o.costUsPlaying} us playing, ${o.costUsFading} fading, ${o.costUsSwitching} after a switch`);

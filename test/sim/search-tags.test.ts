@@ -14,7 +14,7 @@ import { AgentGroup, type SimulationConfig } from '../../src/sim/agents.js';
 import { checkSearchTags, locomotionTags } from '../../src/sim/search-tags.js';
 import { overlaySimulation } from '../../src/sim/overlay/schedule.js';
 import { encodeDatabase } from '../../src/database/mmdb/mmdb.js';
-import { runCli, tempDir } from '../helpers/cli.js';
+import { runCli, runCliInProcess, tempDir } from '../helpers/cli.js';
 
 let db: Database;
 let matcher: Matcher;
@@ -82,20 +82,20 @@ describe('simulate --require-tag / --exclude-tag', () => {
     writeFileSync(file, encodeDatabase(db));
   });
 
-  it('reports the filters, refuses unknown tags with exit 2, and shards of other filters do not merge', () => {
+  it('reports the filters, refuses unknown tags with exit 2, and shards of other filters do not merge', async () => {
     const base = ['simulate', '--db', file, '--agents', '8', '--seconds', '1', '--scenario', 'strafe', '--no-warmup'];
-    const filtered = runCli([...base, '--exclude-tag', 'side', '--json']);
+    const filtered = await runCliInProcess([...base, '--exclude-tag', 'side', '--json']);
     expect(filtered.code, filtered.stderr).toBe(0);
     expect(JSON.parse(filtered.stdout).tags).toEqual({ require: [], exclude: ['side'] });
-    const plain = runCli([...base, '--json']);
+    const plain = await runCliInProcess([...base, '--json']);
     expect(JSON.parse(plain.stdout).hash).not.toBe(JSON.parse(filtered.stdout).hash);
     const bad = runCli([...base, '--exclude-tag', 'wave']);
     expect(bad.code).toBe(2);
     expect(bad.stderr.split('\n')[0]).toMatch(/^motionmatch simulate: --exclude-tag wave: the database has no frames tagged 'wave'/);
     const a = join(dir, 'a.json'), b = join(dir, 'b.json');
-    expect(runCli([...base, '--exclude-tag', 'side', '--shard', '0/2', '--out', a]).code).toBe(0);
-    expect(runCli([...base, '--shard', '1/2', '--out', b]).code).toBe(0);
-    const merged = runCli(['merge', a, b]);
+    expect((await runCliInProcess([...base, '--exclude-tag', 'side', '--shard', '0/2', '--out', a])).code).toBe(0);
+    expect((await runCliInProcess([...base, '--shard', '1/2', '--out', b])).code).toBe(0);
+    const merged = await runCliInProcess(['merge', a, b]);
     expect(merged.code).not.toBe(0);
     expect(merged.stderr).toMatch(/tag filters/);
   });

@@ -7,7 +7,7 @@
 import { describe, it, expect, afterAll } from 'vitest';
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runCli, tempDir } from '../helpers/cli.js';
+import { runCli, runCliInProcess, tempDir } from '../helpers/cli.js';
 import { HeightField } from '../../src/runtime/ground/height-field.js';
 import { heightFieldToBinary, heightFieldToJson } from '../../src/sim/terrain/file.js';
 import { QUALITY_COLUMNS, TERRAIN_QUALITY_COLUMNS } from '../../src/tools/quality/columns.js';
@@ -19,51 +19,52 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 interface SimReport { hash: string; quality: QualityReport; terrain: Record<string, unknown> | null }
 
-function simulate(extra: string[]): SimReport {
-  const r = runCli(['simulate', '--agents', '6', '--seconds', '4', '--seed', '3', '--json', ...extra]);
+/** `simulate --json` in this process (runCliInProcess: the compiled CLI's command, without a process start each). */
+async function simulate(extra: string[]): Promise<SimReport> {
+  const r = await runCliInProcess(['simulate', '--agents', '6', '--seconds', '4', '--seed', '3', '--json', ...extra]);
   expect(r.code, r.stderr).toBe(0);
   return JSON.parse(r.stdout) as SimReport;
 }
 
-let flatRun: SimReport | null = null;
+let flatRun: Promise<SimReport> | null = null;
 /** The same run on flat ground (made once). */
-const flat = (): SimReport => (flatRun ??= simulate([]));
+const flat = (): Promise<SimReport> => (flatRun ??= simulate([]));
 
 const GROUND_FIELDS = ['footGroundErrorCm', 'footGroundErrorP95Cm', 'footFloatCm', 'footFloatP95Cm', 'footPenetrationCm', 'footPenetrationP95Cm', 'swingPenetrationP99Cm', 'swingPenetrationMaxCm'] as const;
 
 describe('motionmatch simulate --terrain', () => {
-  it('walks agents on hills and steps, deterministically, with the feet against the ground in the report', () => {
-    expect(flat().terrain).toBeNull();
-    const hills = simulate(['--terrain', 'hills']);
-    expect(simulate(['--terrain', 'hills']).hash).toBe(hills.hash);
-    for (const [kind, a] of [['hills', hills], ['steps', simulate(['--terrain', 'steps'])]] as const) {
+  it('walks agents on hills and steps, deterministically, with the feet against the ground in the report', async () => {
+    expect((await flat()).terrain).toBeNull();
+    const hills = await simulate(['--terrain', 'hills']);
+    expect((await simulate(['--terrain', 'hills'])).hash).toBe(hills.hash);
+    for (const [kind, a] of [['hills', hills], ['steps', await simulate(['--terrain', 'steps'])]] as const) {
       expect(a.terrain).toEqual({ kind, seed: 3 });
-      expect(a.hash).not.toBe(flat().hash);
+      expect(a.hash).not.toBe((await flat()).hash);
       for (const k of GROUND_FIELDS) expect(Number.isFinite(a.quality[k]), `${kind} ${k}`).toBe(true);
       expect(a.quality.footGroundErrorP95Cm).toBeLessThan(2);
       expect(a.quality.footPenetrationP95Cm).toBeLessThan(1);
     }
     // Another seed, another terrain (and other agents).
-    expect(simulate(['--terrain', 'hills', '--seed', '4']).hash).not.toBe(hills.hash);
+    expect((await simulate(['--terrain', 'hills', '--seed', '4'])).hash).not.toBe(hills.hash);
     const text = runCli(['simulate', '--agents', '4', '--seconds', '3', '--terrain', 'steps']);
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toMatch(/terrain {6}steps \(seed 1\)/);
     expect(text.stdout).toMatch(/ground {7}feet in contact [\d.]+ cm from the ground \(p95 [\d.]+\); in it [\d.]+ cm \(p95 [\d.]+\)/);
   });
 
-  it('walks on a height field file, JSON or binary, the same ground either way', () => {
+  it('walks on a height field file, JSON or binary, the same ground either way', async () => {
     const field = HeightField.fromFunction((x, z) => 0.3 * Math.sin(0.4 * x) + 0.2 * Math.cos(0.3 * z), { columns: 161, rows: 81, spacing: 0.25, originX: -5, originZ: -5 }).toSpec();
     const json = join(dir, 'yard.json'), bin = join(dir, 'yard.mmhf');
     writeFileSync(json, heightFieldToJson(field));
     writeFileSync(bin, heightFieldToBinary(field));
-    const a = simulate(['--terrain', json]), b = simulate(['--terrain', bin]);
+    const a = await simulate(['--terrain', json]), b = await simulate(['--terrain', bin]);
     expect(a.hash).toBe(b.hash);
     expect(a.terrain).toMatchObject({ kind: 'file', file: 'yard.json', columns: 161, rows: 81, spacing: 0.25, originX: -5, originZ: -5, edges: 'clamp' });
     expect(b.terrain).toMatchObject({ file: 'yard.mmhf' });
-    expect(a.hash).not.toBe(flat().hash);
+    expect(a.hash).not.toBe((await flat()).hash);
   });
 
-  it('says what is wrong, with exit code 2 for usage and 1 for bad files, and writes nothing', () => {
+  it('says what is wrong, with exit code 2 for usage and 1 for bad files, and writes nothing', async () => {
     const out = join(dir, 'report.json');
     const broken = join(dir, 'broken.json');
     writeFileSync(broken, '{"format": "motionmatch-heightfield", "version": 1, "columns": 2, "rows": 2, "spacing": 1, "heights": [0, 0, null, 0]}');
@@ -75,7 +76,7 @@ describe('motionmatch simulate --terrain', () => {
       [['--terrain', broken], 1, /broken\.json: the height at column 0, row 1 must be a number, got object/],
     ];
     for (const [args, code, message] of cases) {
-      const r = runCli(['simulate', '--agents', '2', '--seconds', '1', '--out', out, ...args]);
+      const r = await runCliInProcess(['simulate', '--agents', '2', '--seconds', '1', '--out', out, ...args]);
       expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(code);
       expect(r.stderr.split('\n')[0], args.join(' ')).toMatch(message);
       expect(existsSync(out)).toBe(false);
@@ -85,8 +86,8 @@ describe('motionmatch simulate --terrain', () => {
 });
 
 describe('motionmatch quality --terrain', () => {
-  it('shows every scenario on flat ground and on the terrain, with the terrain columns and targets', () => {
-    const r = runCli(['quality', '--agents', '5', '--seconds', '3', '--seed', '2', '--terrain', 'steps', '--json']);
+  it('shows every scenario on flat ground and on the terrain, with the terrain columns and targets', async () => {
+    const r = await runCliInProcess(['quality', '--agents', '5', '--seconds', '3', '--seed', '2', '--terrain', 'steps', '--json']);
     expect(r.code, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout) as {
       scenarios: Array<{ scenario: string; quality: QualityReport & { skateOverFlatCmPerSec?: number }; meetsTargets: Record<string, boolean> }>;
@@ -108,20 +109,20 @@ describe('motionmatch quality --terrain', () => {
       expect('skateOverFlatCmPerSec' in flat.meetsTargets).toBe(false);
     }
     // The flat rows are the plain quality run's.
-    const plain = runCli(['quality', '--agents', '5', '--seconds', '3', '--seed', '2', '--json']);
+    const plain = await runCliInProcess(['quality', '--agents', '5', '--seconds', '3', '--seed', '2', '--json']);
     expect(plain.code, plain.stderr).toBe(0);
     const p = JSON.parse(plain.stdout) as { scenarios: Array<{ scenario: string; quality: QualityReport }> };
     expect(out.scenarios.filter((_, i) => i % 2 === 0).map((s) => s.quality)).toEqual(p.scenarios.map((s) => s.quality));
     expect((out as unknown as { data: unknown }).data).toEqual((p as unknown as { data: unknown }).data);
 
     // On two worker threads: the same rows, bit for bit (hashes), and the same feet against the ground.
-    const two = runCli(['quality', '--agents', '5', '--seconds', '3', '--seed', '2', '--terrain', 'steps', '--workers', '2', '--json']);
+    const two = await runCliInProcess(['quality', '--agents', '5', '--seconds', '3', '--seed', '2', '--terrain', 'steps', '--workers', '2', '--json']);
     expect(two.code, two.stderr).toBe(0);
     const t = JSON.parse(two.stdout) as { scenarios: Array<{ scenario: string; hash: string; quality: QualityReport }> };
     expect(t.scenarios.map((s) => [s.scenario, s.hash])).toEqual(out.scenarios.map((s) => [s.scenario, (s as unknown as { hash: string }).hash]));
     t.scenarios.forEach((s, i) => expect(s.quality.footGroundErrorP95Cm, s.scenario).toBe(out.scenarios[i].quality.footGroundErrorP95Cm));
 
-    const text = runCli(['quality', '--agents', '5', '--seconds', '3', '--seed', '2', '--terrain', 'steps']);
+    const text = await runCliInProcess(['quality', '--agents', '5', '--seconds', '3', '--seed', '2', '--terrain', 'steps']);
     expect(text.code, text.stderr).toBe(0);
     const lines = text.stdout.split('\n');
     expect(lines[1]).toBe('each scenario on flat ground, then on steps (seed 2)');

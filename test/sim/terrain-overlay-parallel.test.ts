@@ -21,7 +21,7 @@ import { mergePartialReports, type MergedReport } from '../../src/sim/shard/merg
 import { HeightField } from '../../src/runtime/ground/height-field.js';
 import type { TerrainSpec } from '../../src/sim/terrain/terrain.js';
 import type { QualityReport } from '../../src/runtime/quality/meter.js';
-import { runCli, tempDir } from '../helpers/cli.js';
+import { runCli, runCliInProcess, tempDir } from '../helpers/cli.js';
 
 /** Feet against the ground: means add floats (equal up to the order of the sums), the rest exactly. */
 const GROUND_MEANS = ['footGroundErrorCm', 'footFloatCm', 'footPenetrationCm'] as const;
@@ -125,16 +125,16 @@ describe('motionmatch simulate --terrain --overlay with --workers and --shard, a
   const run = (terrain: string, ...extra: string[]) => ['simulate', '--agents', '10', '--seconds', '8', '--seed', '3', '--terrain', terrain, '--overlay', 'idle', ...extra];
   const part = (name: string) => join(dir, name);
 
-  it('gives the unsharded hash and figures on 3 workers and as 2 shards, and refuses mismatched shards', () => {
-    const whole = runCli([...run('steps'), '--workers', '3', '--json']);
+  it('gives the unsharded hash and figures on 3 workers and as 2 shards, and refuses mismatched shards', async () => {
+    const whole = await runCliInProcess([...run('steps'), '--workers', '3', '--json']);
     expect(whole.code, whole.stderr).toBe(0);
     const w = JSON.parse(whole.stdout) as { hash: string; workers: number; quality: QualityReport; terrain: unknown; overlay: Record<string, unknown> };
     expect(w.workers).toBe(3);
-    const s0 = runCli([...run('steps'), '--shard', '0/2', '--out', part('p0.json')]);
-    const s1 = runCli([...run('steps'), '--shard', '1/2', '--workers', '2', '--json']);
+    const s0 = await runCliInProcess([...run('steps'), '--shard', '0/2', '--out', part('p0.json')]);
+    const s1 = await runCliInProcess([...run('steps'), '--shard', '1/2', '--workers', '2', '--json']);
     for (const r of [s0, s1]) expect(r.code, r.stderr).toBe(0);
     writeFileSync(part('p1.json'), s1.stdout);
-    const m = runCli(['merge', part('p1.json'), part('p0.json'), '--json']);
+    const m = await runCliInProcess(['merge', part('p1.json'), part('p0.json'), '--json']);
     expect(m.code, m.stderr).toBe(0);
     const merged = JSON.parse(m.stdout) as typeof w;
     expect(merged.hash).toBe(w.hash);
@@ -153,9 +153,9 @@ describe('motionmatch simulate --terrain --overlay with --workers and --shard, a
       [run('steps', '--overlay-mode', 'additive'), /shards of different runs \(overlay settings, mode: "additive" vs "override"\)/],
     ];
     for (const [args, message] of other) {
-      const r = runCli([...args, '--shard', '1/2', '--out', part('odd.json')]);
+      const r = await runCliInProcess([...args, '--shard', '1/2', '--out', part('odd.json')]);
       expect(r.code, r.stderr).toBe(0);
-      const refused = runCli(['merge', part('p0.json'), part('odd.json')]);
+      const refused = await runCliInProcess(['merge', part('p0.json'), part('odd.json')]);
       expect(refused.code, args.join(' ')).toBe(1);
       expect(refused.stderr.trim().split('\n')).toHaveLength(1);
       expect(refused.stderr).toMatch(message);

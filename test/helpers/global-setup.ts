@@ -1,0 +1,20 @@
+/**
+ * Runs once per `vitest run`, before any test file: every temporary file of the run goes into one
+ * folder made here and removed at the end. TMPDIR points at it, so os.tmpdir() in the test
+ * processes, the CLIs they spawn and Chromium all write there: a test that forgets to clean up (or
+ * is killed half-way) leaves nothing behind in /tmp.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export default function setup(): () => void {
+  const previous = process.env.TMPDIR;
+  const runDir = mkdtempSync(join(tmpdir(), 'mm-vitest-run-'));
+  process.env.TMPDIR = runDir;
+  return () => {
+    if (previous === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = previous;
+    rmSync(runDir, { recursive: true, force: true });
+  };
+}
