@@ -7,7 +7,7 @@ import { KNEE_POLE, keepAnimatedKnee, kneePole, kneeSettled, reachHold, softReac
 import {
   LOCKED, LOCK, OFFSET, OFFSET_VEL, TARGET, SHOWN, HEEL, HEEL_VEL, HEEL_SHIFT, LOCK_YAW, ANIM_HEIGHT, LEG_SIZE, RELEASED,
   HIPS_DROP, HIPS_DROP_VEL, DECAY_DT, DECAY_E, STEP_DT, NEEDED_DROP, HIPS_DT, HIPS_E, HIPS_MAX, FOOT_DT, FOOT_IK_STATE_SIZE,
-  IK_TARGET, FOOT_WORLD_ROT, MAX_HEEL_RAISE, BODY_DY, ANKLE_HEIGHT, LOCK_NORMAL, SHIFT, SHIFT_PREV, TILT, TILT_VEL, SHIFT_OFFSET, SHIFT_VEL, PLANTED_HEIGHT, LOCK_GROUND, CLEAR, CLEAR_VEL, FOLLOW, FOLLOW_VEL, ANIM_PREV, KNEE_PLANE, REACH,
+  IK_TARGET, FOOT_WORLD_ROT, MAX_HEEL_RAISE, BODY_DY, ANKLE_HEIGHT, LOCK_NORMAL, SHIFT, SHIFT_PREV, TILT, TILT_VEL, SHIFT_OFFSET, SHIFT_VEL, PLANTED_HEIGHT, LOCK_GROUND, CLEAR, CLEAR_VEL, FOLLOW, FOLLOW_VEL, ANIM_PREV, KNEE_PLANE, REACH, LIFT, LIFT_VEL,
 } from './state.js';
 import { capturedData } from '../captured-data.js';
 import { sampleGround, type Ground } from '../ground/ground.js';
@@ -142,6 +142,7 @@ export class FootIK {
       // On uneven ground a free foot starts from the ground under it (NaN: none followed yet).
       S[at + SHIFT] = 0; S[at + SHIFT_OFFSET] = 0; S[at + SHIFT_VEL] = 0; S[at + SHIFT_PREV] = Number.NaN; S[at + PLANTED_HEIGHT] = 0;
       S[at + CLEAR] = 0; S[at + CLEAR_VEL] = 0; S[at + FOLLOW] = 1; S[at + FOLLOW_VEL] = 0;
+      S[at + LIFT] = 0; S[at + LIFT_VEL] = 0;
       S[at + KNEE_PLANE] = 0; S[at + KNEE_PLANE + 1] = 0; S[at + KNEE_PLANE + 2] = 1;
       keepAnimatedKnee(this.rig.legs[i], worldPositions, S, at + KNEE_PLANE);
     }
@@ -254,6 +255,8 @@ export class FootIK {
     // point on the lock. The foot keeps its animated orientation, so a heel rolling off a planted toe
     // still rolls.
     for (let k = 0; k < 3; k++) S[at + TARGET + k] = wp[f + k] + (locked ? S[at + LOCK + k] - wp[c + k] : 0) + S[at + OFFSET + k];
+    updateLift(S, at, leg, locked, this.opts.blendHalfLife);
+    S[at + TARGET + 1] += S[at + LIFT];
     if (locked) this.dropToReach(leg, at, wp, false);
   }
 
@@ -278,7 +281,7 @@ export class FootIK {
       // Recomputed below: the heading held and any heel raise the leg needs to reach the lock.
       for (let k = 0; k < 3; k++) { S[at + HEEL + k] = 0; S[at + HEEL_VEL + k] = 0; S[at + HEEL_SHIFT + k] = 0; ANKLE_AS_ANIMATED[k] = S[at + TARGET + k]; }
       if (leg.contact !== leg.foot) yawHeld = this.holdFootHeading(leg, at, host.worldRotations);
-    } else if (S[o] * S[o] + S[o + 1] * S[o + 1] + S[o + 2] * S[o + 2] < 1e-10 && heel < 1e-12 && onGround === 0 && lift === 0 && kneeSettled(leg, wp, S, at + KNEE_PLANE)) { keepAnimatedKnee(leg, wp, S, at + KNEE_PLANE); return; }
+    } else if (S[o] * S[o] + S[o + 1] * S[o + 1] + S[o + 2] * S[o + 2] < 1e-10 && heel < 1e-12 && onGround === 0 && lift === 0 && S[at + LIFT] === 0 && kneeSettled(leg, wp, S, at + KNEE_PLANE)) { keepAnimatedKnee(leg, wp, S, at + KNEE_PLANE); return; }
     // (A free leg still blending out an offset follows the body down too, above: its target was
     // taken before the hips were lowered. Held at the old height while any offset was left, it
     // dropped with the hips the step the offset ran out: knee jumps of 10-18 m/s with a 0.12 m drop.)
@@ -605,7 +608,8 @@ export class FootIK {
    * (groundHold), and blends out as the foot rises (decayOffset). Off the ground, nothing changes.
    */
   private followDataOnGround(host: FootIKHost, leg: LegJoints, at: number, i: number): void {
-    const S = this.S, hold = groundHold(S[at + ANIM_HEIGHT] - leg.plantedHeight, leg.length) * S[at + REACH];
+    // (a foot raised by updateLift is that much further off the ground)
+    const S = this.S, hold = groundHold(S[at + ANIM_HEIGHT] + S[at + LIFT] - leg.plantedHeight, leg.length) * S[at + REACH];
     if (hold <= 0) return;
     const wp = host.worldPositions, c = 3 * leg.contact, m = this.contactMotion, f = 6 * host.frame + 3 * i;
     // The captured foot's motion counts as far as the captured foot is on the ground too: a foot the
@@ -648,7 +652,7 @@ export class FootIK {
     const y = (2 * Math.LN2) / this.opts.blendHalfLife;
     if (dt !== S[DECAY_DT]) { S[DECAY_DT] = dt; S[DECAY_E] = Math.exp(-y * dt); }
     const e = S[DECAY_E];
-    const hold = S[at + LOCKED] === 1 ? 0 : groundHold(S[at + ANIM_HEIGHT] - leg.plantedHeight, leg.length) * S[at + REACH];
+    const hold = S[at + LOCKED] === 1 ? 0 : groundHold(S[at + ANIM_HEIGHT] + S[at + LIFT] - leg.plantedHeight, leg.length) * S[at + REACH];
     for (let k = 0; k < 3; k++) {
       if (k !== 1 && hold > 0) {
         // The horizontal parts move on by the share of the step the foot is off the ground, dt (1 − hold):
@@ -778,6 +782,9 @@ export function floorLift(leg: LegJoints, wp: Float64Array, shift: number, groun
 /** The ground band: a free contact point this far above its planted height (in leg lengths) is off the ground. */
 export const GROUND_BAND_LEG_LENGTHS = 0.1;
 
+/** Lifts below this (m) are none: the tolerance within which bendLeg skips a solve (0.05 mm), which would not show either. */
+const LIFT_TOLERANCE = 5e-5;
+
 /**
  * How much a free foot whose contact point is `h` m above its planted height is on the ground: 1 at
  * (or below) its planted height, falling smoothly to 0 at the ground band (the shape of the
@@ -790,6 +797,35 @@ export function groundHold(h: number, legLength: number): number {
   if (h <= 0) return 1;
   const w = 2 - Math.pow(2, h / band);
   return w <= 0 ? 0 : w >= 1 ? 1 : w;
+}
+
+/**
+ * A free foot the leg cannot hold where it stands (its reach hold S[REACH] below 1: the held offset is
+ * past the leg's soft reach) is not dragged along the floor: it rises, in proportion to what the leg
+ * cannot hold, towards the ground band (where a foot counts as off the ground), and, off the ground
+ * by that much, blends towards the animation as in the air (followDataOnGround and decayOffset take
+ * its height with the lift): a step where the leg would have dragged it. Dragged, feet slid at 1-2 m/s
+ * along the floor after transitions the data had no good match for (on the shared captures'
+ * locomotion clips alone, 80% of the skate was free feet held out of reach). Only as far as the
+ * animation has the foot on the ground (a swinging foot is in the air already); a locked foot's lift
+ * goes to 0. The lift follows a critically damped spring with the offsets' half-life, so a foot rises
+ * and comes down without a jump of velocity (a leg near full stretch turns a small lift into a large
+ * knee motion).
+ */
+function updateLift(S: Float64Array, at: number, leg: LegJoints, locked: boolean, halfLife: number): void {
+  let want = locked ? 0 : (1 - S[at + REACH]) * GROUND_BAND_LEG_LENGTHS * leg.length * groundHold(S[at + ANIM_HEIGHT] - leg.plantedHeight, leg.length);
+  // A lift that would not show is none (a leg just past its soft reach): the leg keeps its fast paths.
+  if (want < LIFT_TOLERANCE) want = 0;
+  const l = at + LIFT, v = at + LIFT_VEL, dt = S[STEP_DT];
+  if (want === 0 && S[l] === 0 && S[v] === 0) return;
+  // = the decay spring (decaySpringUpdate) on lift - want, with decayOffset's cached e^(-y dt) (the same half-life)
+  const y = (2 * Math.LN2) / halfLife;
+  if (dt !== S[DECAY_DT]) { S[DECAY_DT] = dt; S[DECAY_E] = Math.exp(-y * dt); }
+  const e = S[DECAY_E], x = S[l] - want, j = S[v] + x * y;
+  S[l] = want + e * (x + j * dt);
+  S[v] = e * (S[v] - j * y * dt);
+  // Never below the animation; settled to exactly 0, so that a still leg takes the fast paths again.
+  if (S[l] < 0 || (want === 0 && S[l] < LIFT_TOLERANCE && Math.abs(S[v]) * dt < LIFT_TOLERANCE)) { S[l] = 0; S[v] = 0; }
 }
 
 function dist3(a: Float64Array, i: number, j: number): number {

@@ -14,7 +14,9 @@
  * - ANIM_HEIGHT, ANKLE_HEIGHT: the animated contact point's and ankle's heights above the animation's
  *   ground (the root) this step; ANIM_PREV: where the animated contact point was (world) at the last step;
  *   KNEE_PLANE: the side the knee points to (a unit vector, world; leg.ts kneePole); REACH: how much
- *   of the ground's hold on a free foot's offset the leg's reach allows (leg.ts reachHold);
+ *   of the ground's hold on a free foot's offset the leg's reach allows (leg.ts reachHold); LIFT,
+ *   LIFT_VEL: how far a foot the leg cannot hold is raised off the ground (a step rather than a slide:
+ *   foot-ik.ts updateLift), and its rate;
  * - on uneven ground only: LOCK_GROUND, LOCK_NORMAL, the ground's height and normal where the foot
  *   was planted (LOCK's height is then that plus the animated height, every step); SHIFT_OFFSET,
  *   SHIFT_VEL, SHIFT_PREV, SHIFT_SLOPE: a free foot's decaying height offset over steps, the ground
@@ -34,7 +36,9 @@ export const ANKLE_HEIGHT = 40, SHIFT_SLOPE = 41, PLANTED_HEIGHT = 43, LOCK_GROU
 export const ANIM_PREV = 49, KNEE_PLANE = 52;
 /** How much of a free foot's ground hold its reach allows this step (1 well within the leg's reach, 0 at its edge; leg.ts reachHold). */
 export const REACH = 55;
-export const LEG_SIZE = 56;
+/** Per leg: how far a free foot is raised because its leg cannot hold it where it stands, and its rate (foot-ik.ts updateLift). */
+export const LIFT = 56, LIFT_VEL = 57;
+export const LEG_SIZE = 58;
 /** LOCKED's value for a foot released while its contact lasts. */
 export const RELEASED = 2;
 export const HIPS_DROP = 2 * LEG_SIZE, HIPS_DROP_VEL = HIPS_DROP + 1, DECAY_DT = HIPS_DROP + 2, DECAY_E = HIPS_DROP + 3;
