@@ -196,7 +196,8 @@ export function unsoftenOffset(leg: LegJoints, wp: Float64Array, S: Float64Array
  * offset S[o..o+3]) is within the soft reach (softReachStart: the animated ankle's own distance from
  * the hip, or 0.95 leg lengths, whichever is further), falling smoothly to 0 SOFT_REACH leg lengths
  * past it, as deep into the soft range as that range is wide. Beyond, the offset blends out as it
- * does in the air and the foot goes back towards the animation, along the floor. Held without
+ * does in the air and the foot goes back towards the animation, lifted off the floor by as much as
+ * the hold is missing (foot-ik.ts updateLift: a step; before it, dragged along the floor). Held without
  * limit, the offset carried the foot past what the leg reaches, softenReach pulled the target in
  * towards the hip, which is above it, and the foot rose off the floor while the capture had it
  * planted (17.5 cm at p95 on the shared captures' strafe, 30 cm at p99), too high to be planted
