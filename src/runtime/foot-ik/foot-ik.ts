@@ -416,6 +416,9 @@ export class FootIK {
       for (let k = 0; k < 3; k++) FOOT_OFFSET[k] = wp[f + k] - wp[c + k];
       quatRotateVec3(FOOT_OFFSET, 0, TILT_TURN, 0, FOOT_OFFSET, 0);
       for (let k = 0; k < 3; k++) S[at + TARGET + k] = CONTACT_TARGET[p + k] + FOOT_OFFSET[k];
+      // As on flat ground: a foot the leg cannot hold steps rather than being dragged.
+      updateLift(S, at, leg, locked, this.opts.blendHalfLife);
+      CONTACT_TARGET[p + 1] += S[at + LIFT]; S[at + TARGET + 1] += S[at + LIFT];
       if (locked || contact || this.landingAhead(leg, at, wp, host.rootRotation)) this.dropToReach(leg, at, wp, true);
     }
     const hipsY = wp[3 * this.rig.hips + 1];
