@@ -1,7 +1,7 @@
 import type { Skeleton } from '../anim/skeleton.js';
 import type { Clip } from '../anim/clip.js';
 import { worldTransformsOfFrames, finiteDifferenceVelocities } from '../anim/pose.js';
-import { DEFAULT_SCHEMA, type BoneRole, type FeatureSchema, paddedStride, schemaDims } from '../features/schema.js';
+import { DEFAULT_SCHEMA, type BoneRole, type FeatureSchema, endMarginFrames, paddedStride, schemaDims } from '../features/schema.js';
 import { findBoneRoles, type BoneRoles } from '../features/roles.js';
 import { estimateHipsForwardAxis, computeRootTrack, legRootJoint } from '../features/root.js';
 import { extractClipFeatures, computeNormalization, normalizeRows } from '../features/extract.js';
@@ -258,7 +258,6 @@ export function deriveDatabase(input: DeriveInput): Database {
   };
   const smoothFrames = Math.round(schema.facingSmoothingSeconds * fps);
   const positionSmoothFrames = Math.round((schema.positionSmoothingSeconds ?? schema.facingSmoothingSeconds) * fps);
-  const margin = Math.round(schema.endMarginSeconds * fps);
   const [leftContactJoint, rightContactJoint] = contactJoints(roles);
 
   // Pass 2: root track, features, contacts, per clip.
@@ -277,8 +276,7 @@ export function deriveDatabase(input: DeriveInput): Database {
     }
     db.rootPositions.set(rootPos, start * 3);
     db.rootRotations.set(rootRot, start * 4);
-    // A loop has no end to avoid: its last frames flow into its first.
-    const endMargin = w.clip.loop ? 0 : margin;
+    const endMargin = endMarginFrames(schema, fps, F, w.clip.loop);
     for (let f = 0; f < F; f++) db.candidates[start + f] = f < F - endMargin ? 1 : 0;
     const range: ClipRange = { name: w.clip.name, source: w.clip.source, start, count: F, loop: w.clip.loop, mirrored: w.mirrored, tags: [...w.clip.tags] };
     if (w.sourceFps !== undefined) range.sourceFps = w.sourceFps;

@@ -29,7 +29,7 @@ export interface FeatureGroup {
 
 export interface FeatureSchema {
   groups: FeatureGroup[];
-  /** Frames within this many seconds of a clip's end are not search candidates. */
+  /** Frames within this many seconds of a clip's end are not search candidates (endMarginFrames). */
   endMarginSeconds: number;
   /** Half-width (seconds) of the Savitzky-Golay window smoothing the root's facing direction. */
   facingSmoothingSeconds: number;
@@ -45,13 +45,28 @@ export const DEFAULT_SCHEMA: FeatureSchema = {
     { name: 'trajectoryPosition', kind: 'trajectoryPosition', offsets: [1 / 3, 2 / 3, 1], weight: 1 },
     { name: 'trajectoryDirection', kind: 'trajectoryDirection', offsets: [1 / 3, 2 / 3, 1], weight: 1.5 },
   ],
-  endMarginSeconds: 1 / 3,
+  // The trajectory's horizon (its longest offset): a frame closer to its clip's end has its future
+  // extrapolated, a promise the clip cannot keep. With 1/3 s, such frames near the ends of short
+  // clips became sinks the search chose again and again (343 transitions into one sidestep's frame 79
+  // of 90 in 20 agent-minutes), each a dead end 10 frames later; on the shared captures' locomotion
+  // clips alone the wander's skate fell from 37 to 17 cm/s with the whole horizon (docs/features.md).
+  endMarginSeconds: 1,
   // Real hips sway at every step: a root that follows them makes every trajectory feature wobble with
   // the gait (measured on the shared captures: 2.7x the built-in data's spread). Holden smooths the
   // facing over ~1 s and the simulation bone over ~0.5 s; these are the half-widths.
   facingSmoothingSeconds: 0.5,
   positionSmoothingSeconds: 0.25,
 };
+
+/**
+ * How many frames at the end of a clip of `count` frames (at `fps`) are not search candidates:
+ * `endMarginSeconds`' worth, none for a loop (its last frames flow into its first), and at most half
+ * the clip, so that a clip shorter than twice the margin still offers its first half.
+ */
+export function endMarginFrames(schema: FeatureSchema, fps: number, count: number, loop: boolean): number {
+  if (loop) return 0;
+  return Math.min(Math.round(schema.endMarginSeconds * fps), Math.floor(count / 2));
+}
 
 export function groupWidth(g: FeatureGroup): number {
   switch (g.kind) {

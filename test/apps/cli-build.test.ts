@@ -210,9 +210,9 @@ describe('motionmatch build: rates, loops and rigs without options', () => {
     expect(r.stderr).toBe('motionmatch build: --loop nothing* matches no clip name\n');
     const out = JSON.parse(r.stdout);
     expect(out.loops).toBe(1);
-    expect(out.candidates).toBe(40 + 40 - 10); // the loop keeps all 40, the other loses 1/3 s
+    expect(out.candidates).toBe(40 + 40 - 20); // the loop keeps all 40, the other loses its end margin (1 s, at most half the clip: 20)
     const plain = JSON.parse((await runCliInProcess(['build', folder, '--out', join(dir, 'loops.mmdb'), '--json'])).stdout);
-    expect([plain.loops, plain.candidates]).toEqual([0, 60]);
+    expect([plain.loops, plain.candidates]).toEqual([0, 40]);
     const text = await runCliInProcess(['build', folder, '--out', join(dir, 'loops.mmdb'), '--loop', 'WALK*']);
     expect(text.stdout).toContain('1 looping clip\n');
     expect((await runCliInProcess(['build', '--help'])).stdout).toContain('--loop GLOB');

@@ -67,13 +67,14 @@ describe('database build', () => {
   const clips = [travellingClip(s, 0, 1), travellingClip(s, 1, 2, 60), travellingClip(s, 2, 3, 45)];
   const db = buildDatabase(clips.map((clip) => ({ skeleton: s, clip })), { tagRules: [{ tag: 'fast', pattern: 'travel_2*' }] });
 
-  it('lays clips out back to back and flags the last 1/3 s as non-candidates', () => {
+  it('lays clips out back to back and flags the last second (the trajectory\'s horizon, at most half a clip) as non-candidates', () => {
     expect(db.frameCount).toBe(195);
     expect(db.clips.map((c) => [c.start, c.count])).toEqual([[0, 90], [90, 60], [150, 45]]);
-    const margin = Math.round(30 / 3);
-    for (const c of db.clips) {
-      for (let f = 0; f < c.count; f++) expect(db.candidates[c.start + f]).toBe(f < c.count - margin ? 1 : 0);
-    }
+    // 90 and 60 frames at 30 fps: the last 30 frames; 45 frames: its last 22 (half of it).
+    const margins = [30, 30, 22];
+    db.clips.forEach((c, i) => {
+      for (let f = 0; f < c.count; f++) expect(db.candidates[c.start + f]).toBe(f < c.count - margins[i] ? 1 : 0);
+    });
   });
 
   it('pads rows to a multiple of 4 with zeros and normalises each group', () => {
@@ -140,7 +141,7 @@ describe('database build', () => {
 describe('schema files', () => {
   it('accepts a partial schema and fills defaults', () => {
     const s = parseSchemaJson(JSON.stringify({ groups: [{ name: 'feet', kind: 'bonePosition', bones: ['leftFoot', 'rightFoot'], weight: 1 }] }));
-    expect(s.endMarginSeconds).toBeCloseTo(1 / 3);
+    expect(s.endMarginSeconds).toBe(1);
     expect(s.groups).toHaveLength(1);
   });
   it.each([

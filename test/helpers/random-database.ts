@@ -4,7 +4,7 @@
  */
 import type { ClipRange, Database } from '../../src/database/database.js';
 import type { Skeleton } from '../../src/anim/skeleton.js';
-import { DEFAULT_SCHEMA, groupWidth, paddedStride, schemaDims, type BoneRole, type FeatureSchema } from '../../src/features/schema.js';
+import { DEFAULT_SCHEMA, endMarginFrames, groupWidth, paddedStride, schemaDims, type BoneRole, type FeatureSchema } from '../../src/features/schema.js';
 
 export interface RandomDatabaseOptions {
   /** Total frames N (>= clips unless clips is 0). */
@@ -121,8 +121,7 @@ export function makeRandomDatabase(seed: number, options: RandomDatabaseOptions)
   const contacts = new Uint8Array(N);
   for (let f = 0; f < N; f++) contacts[f] = int(4);
   const candidates = new Uint8Array(N);
-  const margin = Math.round(schema.endMarginSeconds * fps);
-  for (const c of clips) for (let f = 0; f < c.count; f++) candidates[c.start + f] = f < c.count - margin ? 1 : 0;
+  for (const c of clips) { const margin = endMarginFrames(schema, fps, c.count, c.loop); for (let f = 0; f < c.count; f++) candidates[c.start + f] = f < c.count - margin ? 1 : 0; }
 
   // Features.
   const dims = schemaDims(schema);

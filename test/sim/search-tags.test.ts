@@ -47,7 +47,7 @@ describe('tag filters of the locomotion searches', () => {
 
   it('--require-tag keeps every search on the tag', () => {
     const bit = 1 << db.tagNames.indexOf('side');
-    const g = new AgentGroup(db, matcher, [[0, 12]], { agents: 12, seconds: 3, hz: 30, seed: 5, scenario: 'strafe', method: 'kdtree', footIK: true, recordAgent: -1, tags: { require: ['side'], exclude: [] } });
+    const g = new AgentGroup(db, matcher, [[0, 24]], { agents: 24, seconds: 3, hz: 30, seed: 5, scenario: 'strafe', method: 'kdtree', footIK: true, recordAgent: -1, tags: { require: ['side'], exclude: [] } });
     let off = 0, searched = 0;
     for (let s = 0; s < 90; s++) {
       g.step();
@@ -83,7 +83,7 @@ describe('simulate --require-tag / --exclude-tag', () => {
   });
 
   it('reports the filters, refuses unknown tags with exit 2, and shards of other filters do not merge', async () => {
-    const base = ['simulate', '--db', file, '--agents', '8', '--seconds', '1', '--scenario', 'strafe', '--no-warmup'];
+    const base = ['simulate', '--db', file, '--agents', '8', '--seconds', '3', '--scenario', 'strafe', '--no-warmup'];
     const filtered = await runCliInProcess([...base, '--exclude-tag', 'side', '--json']);
     expect(filtered.code, filtered.stderr).toBe(0);
     expect(JSON.parse(filtered.stdout).tags).toEqual({ require: [], exclude: ['side'] });
