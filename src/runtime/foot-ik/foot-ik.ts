@@ -216,10 +216,12 @@ export class FootIK {
     // (still blending out a transition's offset) was held one step and released the next, stopped
     // dead and set going again (6.6 m/s at the ankle on the real captures).
     const lands = contact && (this.contactEnds[host.frame] & leg.bit) === 0;
-    // A foot stepping (raised by updateLift) is planted once it is back near the ground (its lift
-    // within the ground hold's top quarter, 0.03 leg lengths): planted higher, a brief contact's lock
-    // stopped it in mid-descent and let go of it a few steps later, 13 cm off (knee 7.5 m/s).
-    if (lands && S[at + LOCKED] === 0 && landed && groundHold(S[at + LIFT], leg.length) >= STEP_LANDED_HOLD && this.slowEnoughToPlant(leg, at, wp)) {
+    // A foot stepping (updateLift) is planted once the leg holds it again (its reach hold at least
+    // STEP_LANDED_HOLD: planted while dragged, it was locked where the leg could not reach and the
+    // ankle stopped dead, 7.8 m/s on the shared bench clips) and it is back near the ground (its lift
+    // within the ground hold's top quarter, 0.03 leg lengths: planted higher, a brief contact's lock
+    // stopped it in mid-descent and let go of it a few steps later, 13 cm off, knee 7.5 m/s).
+    if (lands && S[at + LOCKED] === 0 && landed && S[at + REACH] >= STEP_LANDED_HOLD && groundHold(S[at + LIFT], leg.length) >= STEP_LANDED_HOLD && this.slowEnoughToPlant(leg, at, wp)) {
       // Plant the contact point where it is displayed horizontally (animation plus any offset still
       // blending out), so that nothing slides once it is down, at the height the animation has it
       // (the ground). A vertical offset still blending out goes on doing so, from where it is: the
@@ -788,7 +790,7 @@ export function floorLift(leg: LegJoints, wp: Float64Array, shift: number, groun
 /** The ground band: a free contact point this far above its planted height (in leg lengths) is off the ground. */
 export const GROUND_BAND_LEG_LENGTHS = 0.1;
 
-/** A stepping foot is back on the ground (may be planted) where the ground hold of its lift is at least this. */
+/** A stepping foot may be planted where the leg's reach hold and the ground hold of its lift are at least this. */
 const STEP_LANDED_HOLD = 0.75;
 
 /** Lifts below this (m) are none: the tolerance within which bendLeg skips a solve (0.05 mm), which would not show either. */
