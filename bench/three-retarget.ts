@@ -14,8 +14,22 @@
  * The target of issue 26: retarget + bone matrices at most a quarter of the engine's step.
  * Also reported: heap bytes per extra character (a clone and its retargeter; with --expose-gc).
  *
+ * --far F puts that share of the characters (the last ones) at the coarsest default level of detail's
+ * pose rate (the engine updates their pose every 4th step); --hold-pose and --root-relative give
+ * the retargeters (not --baseline's) the holdPose and rootRelativeSkinning options.
+ * --unseen F marks that share of the characters out of view (MotionMatchingController.unseen, as
+ * the browser crowd does for characters out of the camera's view): the engine holds their pose,
+ * the retargeter only places them, and skeleton.update() is not called for them (three does not
+ * draw what is out of view). --baseline FILE times another build's retargeter module (say a copy of
+ * dist/src/three/retargeter.js from before a change) on a crowd of its own in the same frames,
+ * the crowds taking turns at going first.
+ * --interleave (one crowd) also times every other frame with each character's apply() called right
+ * after its controller's step completes (batch.finish), as a game loop stepping then drawing one
+ * character at a time would: apply() then reads the controller's output from the caches. Reported:
+ * those frames' engine step with the applies, less the other frames' engine step alone.
+ *
  *   node --expose-gc dist/bench/three-retarget.js [--agents 1000] [--frames 300] [--rounds 3]
- *        [--output matrices|bones|both] [--json]
+ *        [--output matrices|bones|both] [--unseen 0] [--far 0] [--hold-pose] [--root-relative] [--baseline FILE] [--interleave] [--json]
  */
 import { parseArgs } from 'node:util';
 import { Bone, BufferGeometry, Float32BufferAttribute, Group, MeshBasicMaterial, Skeleton, SkinnedMesh, Uint16BufferAttribute, type Object3D } from 'three';
@@ -27,6 +41,8 @@ import { Matcher } from '../src/search/matcher.js';
 import { MotionMatchingController, createInput, type ControllerInput } from '../src/runtime/controller/controller.js';
 import { CrowdSearchBatch } from '../src/runtime/crowd/batch.js';
 import { ScriptedDriver } from '../src/sim/scenarios.js';
+import { pathToFileURL } from 'node:url';
+import { resolve } from 'node:path';
 import { ThreeRetargeter, type ThreeRetargeterOptions } from '../src/three/retargeter.js';
 
 /** The built-in skeleton's joints under Mixamo's names (as three's loader spells them: no colon). */
@@ -110,6 +126,8 @@ type Output = NonNullable<ThreeRetargeterOptions['output']>;
 /** N clones of one character, each with its retargeter, and the time spent on them. */
 interface Crowd {
   readonly output: Output;
+  /** 'current', or the --baseline module's file. */
+  readonly build: string;
   readonly clones: Group[];
   readonly meshes: SkinnedMesh[];
   readonly rigs: ThreeRetargeter[];
@@ -123,7 +141,7 @@ interface Crowd {
 }
 
 /** Clones `original` N times (geometry shared) with a retargeter each; heap per clone measured with gc. */
-function makeCrowd(original: Group, db: Database, N: number, output: Output, heap: (() => number) | null): Crowd {
+function makeCrowd(original: Group, db: Database, N: number, output: Output, heap: (() => number) | null, Retargeter: typeof ThreeRetargeter = ThreeRetargeter, build = 'current', extra: ThreeRetargeterOptions = {}): Crowd {
   const before = heap?.() ?? 0;
   const clones: Group[] = [], rigs: ThreeRetargeter[] = [], meshes: SkinnedMesh[] = [];
   for (let i = 0; i < N; i++) {
@@ -132,38 +150,63 @@ function makeCrowd(original: Group, db: Database, N: number, output: Output, hea
     meshes.push(skinnedMeshOf(c));
   }
   const cloned = heap?.() ?? 0;
-  for (let i = 0; i < N; i++) rigs.push(new ThreeRetargeter(db, clones[i], { output }));
+  for (let i = 0; i < N; i++) rigs.push(new Retargeter(db, clones[i], { ...extra, output }));
   const after = heap?.() ?? 0;
   const per = (bytes: number): number => (heap ? bytes / N : Number.NaN);
   // Clones share the geometry (with output 'matrices', a merged one whose attributes but skinIndex are the original's).
   const position = skinnedMeshOf(original).geometry.getAttribute('position');
   if (meshes.some((m) => m.geometry !== meshes[0].geometry || m.geometry.getAttribute('position') !== position)) throw new Error('three-retarget: clones do not share the geometry');
   return {
-    output, clones, meshes, rigs, bytesPerCharacter: per(after - before), bytesPerClone: per(cloned - before), bytesPerRetargeter: per(after - cloned),
+    output, build, clones, meshes, rigs, bytesPerCharacter: per(after - before), bytesPerClone: per(cloned - before), bytesPerRetargeter: per(after - cloned),
     frameMs: [], phaseMs: [0, 0, 0],
   };
 }
 
-/** One frame of a crowd: the adapter's work, then what three does before drawing (world matrices, bone matrices). */
-function retargetStep(crowd: Crowd, controllers: readonly MotionMatchingController[]): number {
+/**
+ * One frame of a crowd: the adapter's work, then what three does before drawing (world matrices,
+ * bone matrices: not for the first `unseen` characters, out of view).
+ */
+function retargetStep(crowd: Crowd, controllers: readonly MotionMatchingController[], unseen: number, applied = false): number {
   const { clones, meshes, rigs, phaseMs } = crowd, N = rigs.length;
   const t0 = performance.now();
-  for (let i = 0; i < N; i++) rigs[i].apply(controllers[i]);
+  if (!applied) for (let i = 0; i < N; i++) rigs[i].apply(controllers[i]);
   const t1 = performance.now();
   for (let i = 0; i < N; i++) clones[i].updateMatrixWorld(true);
   const t2 = performance.now();
-  for (let i = 0; i < N; i++) meshes[i].skeleton.update();
+  for (let i = unseen; i < N; i++) meshes[i].skeleton.update();
   const t3 = performance.now();
-  phaseMs[0] += t1 - t0; phaseMs[1] += t2 - t1; phaseMs[2] += t3 - t2;
+  if (!applied) { phaseMs[0] += t1 - t0; phaseMs[1] += t2 - t1; phaseMs[2] += t3 - t2; }
   return t3 - t0;
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { agents: { type: 'string', default: '1000' }, frames: { type: 'string', default: '300' }, rounds: { type: 'string', default: '3' }, output: { type: 'string', default: 'matrices' }, json: { type: 'boolean', default: false } } });
+  const { values } = parseArgs({ options: { agents: { type: 'string', default: '1000' }, frames: { type: 'string', default: '300' }, rounds: { type: 'string', default: '3' }, output: { type: 'string', default: 'matrices' }, unseen: { type: 'string', default: '0' }, baseline: { type: 'string' }, interleave: { type: 'boolean', default: false }, far: { type: 'string', default: '0' }, 'hold-pose': { type: 'boolean', default: false }, 'root-relative': { type: 'boolean', default: false }, help: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } } });
+  if (values.help) {
+    process.stdout.write([
+      'node --expose-gc dist/bench/three-retarget.js [options]   (docs/three.md, "Cost")',
+      '  --agents N            characters, clones of one 65-bone rig (default 1000)',
+      '  --frames F --rounds R frames per round, rounds (default 300, 3)',
+      "  --output O            the retargeters' output: matrices (default), bones, or both (two crowds)",
+      '  --unseen F            share of the characters out of view (controller.unseen; not drawn)',
+      '  --far F               share of the characters far away: the engine updates their pose every 4th step',
+      "  --hold-pose           the retargeters' holdPose option (held poses only placed; not --baseline's)",
+      "  --root-relative       the retargeters' rootRelativeSkinning option (not --baseline's)",
+      "  --baseline FILE       another build's retargeter module, timed on its own crowd in the same frames",
+      "  --interleave          also time each character's apply() right after its controller's step",
+      '  --json                one JSON object',
+    ].join('\n') + '\n');
+    return;
+  }
   const N = Number(values.agents), frames = Number(values.frames), rounds = Number(values.rounds);
   if (!(Number.isInteger(N) && N >= 1 && N <= 100_000)) throw new RangeError(`--agents must be an integer in [1, 100000], got ${values.agents}`);
   if (!(Number.isInteger(frames) && frames >= 10)) throw new RangeError(`--frames must be an integer >= 10, got ${values.frames}`);
   if (!(Number.isInteger(rounds) && rounds >= 1)) throw new RangeError(`--rounds must be an integer >= 1, got ${values.rounds}`);
+  const unseenShare = Number(values.unseen);
+  if (!(unseenShare >= 0 && unseenShare <= 1)) throw new RangeError(`--unseen must be a share in [0, 1], got ${values.unseen}`);
+  const unseen = Math.round(unseenShare * N);
+  const farShare = Number(values.far);
+  if (!(farShare >= 0 && farShare <= 1)) throw new RangeError(`--far must be a share in [0, 1], got ${values.far}`);
+  const far = Math.round(farShare * N);
   const outputs: Output[] = values.output === 'both' ? ['matrices', 'bones'] : values.output === 'matrices' || values.output === 'bones' ? [values.output] : [];
   if (outputs.length === 0) throw new RangeError(`--output must be matrices, bones or both, got ${values.output}`);
   const gc = (globalThis as { gc?: () => void }).gc;
@@ -173,67 +216,104 @@ async function main(): Promise<void> {
 
   // Memory per extra character: a clone sharing geometry and material, and its retargeter.
   const heap = gc ? (): number => { gc(); gc(); return process.memoryUsage().heapUsed; } : null;
-  const crowds = outputs.map((o) => makeCrowd(original, db, N, o, heap));
+  const extra: ThreeRetargeterOptions = { ...(values['hold-pose'] ? { holdPose: true } : {}), ...(values['root-relative'] ? { rootRelativeSkinning: true } : {}) };
+  const crowds = outputs.map((o) => makeCrowd(original, db, N, o, heap, ThreeRetargeter, 'current', extra));
+  if (values.baseline !== undefined) {
+    const mod = await import(pathToFileURL(resolve(values.baseline)).href) as { ThreeRetargeter?: typeof ThreeRetargeter };
+    if (typeof mod.ThreeRetargeter !== 'function') throw new Error(`--baseline ${values.baseline}: no ThreeRetargeter exported`);
+    for (const o of outputs) crowds.push(makeCrowd(original, db, N, o, heap, mod.ThreeRetargeter, values.baseline));
+  }
 
+  const interleave = values.interleave === true;
+  if (interleave && crowds.length !== 1) throw new RangeError('--interleave times one crowd: not with --output both or --baseline');
   const controllers: MotionMatchingController[] = [], drivers: ScriptedDriver[] = [], inputs: ControllerInput[] = [];
   const dt = 1 / 60;
   for (let i = 0; i < N; i++) {
     const c = new MotionMatchingController(db);
     c.reset(c.frame, 3 * (i % 32), 3 * Math.floor(i / 32), 0);
+    c.unseen = i < unseen;
+    // The last `far` characters: the pose rate of the coarsest default level of detail (searches as before).
+    if (i >= N - far) c.setLevel(c.options, { fullSearchInterval: 0, localSeconds: 0, poseEvery: 4 });
     controllers.push(c);
     drivers.push(new ScriptedDriver('wander', 1, i, dt));
     inputs.push(createInput());
   }
   const batch = new CrowdSearchBatch(db.stride, 'kdtree', N);
-  const engineStep = (): void => {
+  const engineStep = (rigs: readonly ThreeRetargeter[] | null = null): void => {
     batch.begin();
     for (let i = 0; i < N; i++) {
       drivers[i].drive(controllers[i].rootPosition, inputs[i]);
       if (controllers[i].prepare(dt, inputs[i])) batch.add(controllers[i], i);
     }
     batch.search(matcher);
-    for (let i = 0; i < N; i++) batch.finish(controllers[i], i);
+    if (rigs === null) for (let i = 0; i < N; i++) batch.finish(controllers[i], i);
+    else for (let i = 0; i < N; i++) { batch.finish(controllers[i], i); rigs[i].apply(controllers[i]); }
   };
   // Warm-up: the JIT sees every path before anything is timed.
-  for (let f = 0; f < 60; f++) { engineStep(); for (const crowd of crowds) retargetStep(crowd, controllers); }
+  for (let f = 0; f < 60; f++) {
+    if (interleave && f % 2 === 1) { engineStep(crowds[0].rigs); retargetStep(crowds[0], controllers, unseen, true); continue; }
+    engineStep(); for (const crowd of crowds) retargetStep(crowd, controllers, unseen);
+  }
   for (const crowd of crowds) crowd.phaseMs.fill(0);
   const engineMs: number[] = [];
+  // --interleave: per odd frame, the engine step with the applies, and the world and bone matrices after it.
+  const withApplyMs: number[] = [], afterMs: number[] = [];
   for (let r = 0; r < rounds; r++) {
     for (let f = 0; f < frames; f++) {
+      if (interleave && f % 2 === 1) {
+        const t0 = performance.now();
+        engineStep(crowds[0].rigs);
+        withApplyMs.push(performance.now() - t0);
+        afterMs.push(retargetStep(crowds[0], controllers, unseen, true));
+        continue;
+      }
       const t0 = performance.now();
       engineStep();
       engineMs.push(performance.now() - t0);
-      for (const crowd of crowds) crowd.frameMs.push(retargetStep(crowd, controllers));
+      // Several crowds take turns at going first (the first one finds the controllers' output in the caches less often).
+      for (let k = 0; k < crowds.length; k++) { const crowd = crowds[(k + f) % crowds.length]; crowd.frameMs.push(retargetStep(crowd, controllers, unseen)); }
     }
   }
   for (const crowd of crowds) for (const m of crowd.meshes) for (let k = 0; k < m.skeleton.boneMatrices!.length; k++) {
     if (!Number.isFinite(m.skeleton.boneMatrices![k])) throw new Error('three-retarget: a bone matrix is not finite');
   }
-  const engine = median(engineMs), total = frames * rounds;
+  const engine = median(engineMs), total = engineMs.length;
+  const perRound = total / rounds;
   const rows = crowds.map((crowd) => {
     const ms = median(crowd.frameMs);
     return {
-      output: crowd.output, retargetMsPerFrame: ms, ratio: ms / engine, met: ms / engine <= 0.25,
+      output: crowd.output, build: crowd.build, retargetMsPerFrame: ms, ratio: ms / engine, met: ms / engine <= 0.25,
       bytesPerCharacter: Number.isFinite(crowd.bytesPerCharacter) ? Math.round(crowd.bytesPerCharacter) : null,
       bytesPerClone: Number.isFinite(crowd.bytesPerClone) ? Math.round(crowd.bytesPerClone) : null,
       bytesPerRetargeter: Number.isFinite(crowd.bytesPerRetargeter) ? Math.round(crowd.bytesPerRetargeter) : null,
       // Mean per frame of each part: ThreeRetargeter.apply, three's world matrices, the bone matrices.
       applyMsPerFrame: crowd.phaseMs[0] / total, matrixWorldMsPerFrame: crowd.phaseMs[1] / total, boneMatricesMsPerFrame: crowd.phaseMs[2] / total,
       // Per-round medians (the spread over the run).
-      roundRatios: Array.from({ length: rounds }, (_, r) => median(crowd.frameMs.slice(r * frames, (r + 1) * frames)) / median(engineMs.slice(r * frames, (r + 1) * frames))),
+      roundRatios: Array.from({ length: rounds }, (_, r) => median(crowd.frameMs.slice(r * perRound, (r + 1) * perRound)) / median(engineMs.slice(r * perRound, (r + 1) * perRound))),
     };
   });
-  const report = { agents: N, bones, frames: total, hz: 60, engineMsPerFrame: engine, target: 0.25, crowds: rows };
+  // Interleaved: apply()'s share of the engine step it ran in, plus the world and bone matrices.
+  const interleaved = interleave ? {
+    frames: withApplyMs.length, engineWithApplyMsPerFrame: median(withApplyMs), applyMsPerFrame: median(withApplyMs) - engine,
+    matricesMsPerFrame: median(afterMs), ratio: (median(withApplyMs) - engine + median(afterMs)) / engine,
+  } : null;
+  const report = { agents: N, unseen, far, holdPose: values['hold-pose'] === true, rootRelativeSkinning: values['root-relative'] === true, bones, frames: total, hz: 60, engineMsPerFrame: engine, target: 0.25, crowds: rows, interleaved };
   if (values.json) { process.stdout.write(JSON.stringify(report) + '\n'); return; }
   const lines = [
-    `three.js characters: ${N} clones of a ${bones}-bone Mixamo-style rig, ${total} frames at 60 Hz (median per frame)`,
-    `  engine step (prepare, batched search, complete)      ${engine.toFixed(2)} ms`,
+    `three.js characters: ${N} clones of a ${bones}-bone Mixamo-style rig${unseen > 0 ? ` (${unseen} out of view)` : ''}${far > 0 ? ` (${far} far: pose every 4th step)` : ''}${values['hold-pose'] ? ', holdPose' : ''}${values['root-relative'] ? ', rootRelativeSkinning' : ''}, ${total} frames at 60 Hz (median per frame)`,
+    `  engine step (prepare, batched search, complete)      ${engine.toFixed(2)} ms (${(1000 * engine / N).toFixed(2)} us per character)`,
   ];
   for (const r of rows) {
     lines.push(
-      `  output '${r.output}': retarget + world and bone matrices ${r.retargetMsPerFrame.toFixed(2)} ms  (${(100 * r.ratio).toFixed(0)}% of the engine's step; target <= 25%; rounds ${r.roundRatios.map((x) => `${(100 * x).toFixed(0)}%`).join(', ')})`,
-      `    of which ThreeRetargeter.apply ${r.applyMsPerFrame.toFixed(2)} ms, updateMatrixWorld ${r.matrixWorldMsPerFrame.toFixed(2)} ms, skeleton.update ${r.boneMatricesMsPerFrame.toFixed(2)} ms (means)`,
+      `  output '${r.output}'${r.build === 'current' ? '' : ` (${r.build})`}: retarget + world and bone matrices ${r.retargetMsPerFrame.toFixed(2)} ms  (${(100 * r.ratio).toFixed(0)}% of the engine's step; target <= 25%; rounds ${r.roundRatios.map((x) => `${(100 * x).toFixed(0)}%`).join(', ')})`,
+      `    of which ThreeRetargeter.apply ${r.applyMsPerFrame.toFixed(2)} ms, updateMatrixWorld ${r.matrixWorldMsPerFrame.toFixed(2)} ms, skeleton.update ${r.boneMatricesMsPerFrame.toFixed(2)} ms (means; per character ${[r.applyMsPerFrame, r.matrixWorldMsPerFrame, r.boneMatricesMsPerFrame].map((x) => (1000 * x / N).toFixed(2)).join(' / ')} us)`,
       `    heap per extra character ${r.bytesPerCharacter === null || r.bytesPerClone === null || r.bytesPerRetargeter === null ? 'n/a (run node with --expose-gc)' : `${(r.bytesPerCharacter / 1024).toFixed(1)} KB: the three.js clone ${(r.bytesPerClone / 1024).toFixed(1)} KB, its retargeter ${(r.bytesPerRetargeter / 1024).toFixed(1)} KB`}`,
+    );
+  }
+  if (interleaved !== null) {
+    lines.push(
+      `  interleaved (apply() right after each controller's step; ${interleaved.frames} other frames): engine step with the applies ${interleaved.engineWithApplyMsPerFrame.toFixed(2)} ms, so apply ${interleaved.applyMsPerFrame.toFixed(2)} ms (${(1000 * interleaved.applyMsPerFrame / N).toFixed(2)} us per character);`,
+      `    with the world and bone matrices after it (${interleaved.matricesMsPerFrame.toFixed(2)} ms) ${(100 * interleaved.ratio).toFixed(0)}% of the engine's step`,
     );
   }
   process.stdout.write(lines.join('\n') + '\n');

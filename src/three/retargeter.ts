@@ -14,9 +14,12 @@
  *      quaternions and the hips' position, for three to turn into matrices; with output 'matrices'
  *      (crowds) the skinning matrices are written from the flat pose when three asks for them
  *      (skinning.ts) and the bone objects are left alone (updateBoneObjects() writes them on demand).
+ * Levels of detail: a character the controller marks unseen (out of view, its pose held) is only
+ * placed (step 1 and the root of step 4), its pose kept relative to the root; with the holdPose
+ * option, so is one whose pose the controller held this step (a level updating it every few steps).
  * Everything per step works on arrays allocated in the constructor: apply() allocates nothing.
  */
-import { Matrix4, Quaternion, Vector3, type Object3D, type Skeleton, type SkinnedMesh } from 'three';
+import { Matrix4, Object3D, Quaternion, SkinnedMesh, Vector3, type Skeleton } from 'three';
 import type { Database } from '../database/database.js';
 import type { Ground } from '../runtime/ground/ground.js';
 import { quatInvMultiply, quatInvRotateVec3, quatMultiply, quatRotateVec3 } from '../math/quat.js';
@@ -29,7 +32,7 @@ import { pairBones, type BonePairs } from './bone-pairs.js';
 import type { HumanoidRole } from './find-bones.js';
 import { ThreeRigError } from './errors.js';
 import { sharedTable, type Table } from './shared-tables.js';
-import { affineFromMatrix4, affineMultiply, geometryWithoutCopies, planSkinning, posedJoints, withoutCopies, writeSkinning, type SkinningPlan } from './skinning.js';
+import { IDENTITY_AFFINE, affineFromMatrix4, affineMultiply, geometryWithoutCopies, planSkinning, posedJoints, readsBoneObjects, withoutCopies, writeSkinning, type SkinningPlan } from './skinning.js';
 
 /** What apply() reads from a controller (MotionMatchingController has all of it). */
 export interface RetargetSource {
@@ -39,6 +42,16 @@ export interface RetargetSource {
   readonly worldPositions: Float64Array;
   readonly worldRotations: Float64Array;
   readonly options: { readonly ground: Ground | null };
+  /**
+   * Out of view (MotionMatchingController.unseen, levels of detail): apply() then only places the
+   * character, keeping its pose relative to the root as it was; the engine holds its pose too.
+   */
+  readonly unseen?: boolean;
+  /**
+   * Seconds the pose moved on by in the last step (MotionMatchingController.poseSeconds): 0 when a
+   * level of detail held it. Read only with the holdPose option.
+   */
+  readonly poseSeconds?: number;
 }
 
 export interface ThreeRetargeterOptions {
@@ -95,6 +108,27 @@ export interface ThreeRetargeterOptions {
    * meshes keep their geometry and the matrices are copied each frame.
    */
   mergeStillBones?: boolean;
+  /**
+   * Levels of detail (default false): in a step where the controller held its pose (poseSeconds 0:
+   * a level that updates the pose every few steps), apply() only places the character and carries
+   * its last pose along with it, instead of retargeting the held pose again. Not the same picture:
+   * without it the held pose stays where it was in the world while the root moves on (the engine's
+   * own output), with it the body moves with the root and its limbs update at the level's rate.
+   */
+  holdPose?: boolean;
+  /**
+   * Output 'matrices' only (default false): skinning matrices relative to the character's root
+   * instead of the world. Each skinned mesh's bindMatrixInverse is set once to what maps them back
+   * (its transform under the root, inverted, times the rig frame's), instead of three inverting its
+   * world matrix every frame (the mesh's updateMatrixWorld is taken over for that); the matrices no
+   * longer depend on where the character stands, so skeleton.update() skips the root's placement,
+   * and writes nothing (uploads nothing) while the pose has not changed (held poses, levels of
+   * detail). Drawn the same. Assumes the meshes' transforms under the root do not change; meshes
+   * whose skeleton has bones outside the root keep world matrices. bindMatrixInverse and
+   * boneMatrices then hold other numbers than three's; getVertexPosition (raycasts, bounding
+   * volumes) is kept right.
+   */
+  rootRelativeSkinning?: boolean;
 }
 
 /** One line of the bone map: which role, which of the character's bones, which database joint. */
@@ -115,6 +149,32 @@ const SCRATCH = {
   pole: new Float64Array(3), footRot: new Float64Array(4), groundAt: new Float64Array(3), groundOut: new Float64Array(4),
   ik: createTwoBoneIkScratch(), rootFrame: new Float64Array(12), skin: new Float64Array(24), world: new Matrix4(),
 };
+
+/**
+ * A skinned mesh's updateMatrixWorld under rootRelativeSkinning: three's Object3D one, without
+ * SkinnedMesh's setting bindMatrixInverse to the inverse of the world matrix (it is held).
+ */
+function relativeUpdateMatrixWorld(this: SkinnedMesh, force?: boolean): void {
+  Object3D.prototype.updateMatrixWorld.call(this, force);
+}
+
+/** Per mesh (made on first use): the world matrix last inverted, and its inverse. */
+const WORLD_INVERSES = new WeakMap<SkinnedMesh, [Matrix4, Matrix4]>();
+const threesApplyBoneTransform = SkinnedMesh.prototype.applyBoneTransform as (index: number, target: Vector3) => Vector3;
+
+/**
+ * A skinned mesh's applyBoneTransform (getVertexPosition: raycasts, bounding volumes) under
+ * rootRelativeSkinning: three's, reading the bone objects, mapped back with the inverse of the
+ * world matrix (what three's bindMatrixInverse would be) instead of the held bindMatrixInverse.
+ */
+function relativeApplyBoneTransform(this: SkinnedMesh, index: number, target: Vector3): Vector3 {
+  let pair = WORLD_INVERSES.get(this);
+  if (!pair) { pair = [new Matrix4().copy(this.matrixWorld), new Matrix4().copy(this.matrixWorld).invert()]; WORLD_INVERSES.set(this, pair); }
+  if (!pair[0].equals(this.matrixWorld)) { pair[0].copy(this.matrixWorld); pair[1].copy(this.matrixWorld).invert(); }
+  const held = this.bindMatrixInverse;
+  this.bindMatrixInverse = pair[1];
+  try { return threesApplyBoneTransform.call(this, index, target); } finally { this.bindMatrixInverse = held; }
+}
 
 /** The database's side, made once per database. */
 const SOURCE_RIGS = new WeakMap<Database, SourceRig>();
@@ -152,6 +212,13 @@ export class ThreeRetargeter {
   private readonly legs: Int32Array; // per leg: hip, knee, foot (rig), hip, knee, foot (database)
   private readonly prevRoot: Float64Array;
   private started = false;
+  private readonly holdPose: boolean;
+  /** Counts the poses apply() computed (skinning relative to the root rewrites the matrices only for a new one). */
+  private poseVersion = 0;
+  /** Output 'matrices' with rootRelativeSkinning: the meshes taken over. */
+  private readonly relativeMeshes: SkinnedMesh[] = [];
+  /** Whether apply() has posed the character at least once (an unseen character is then only placed). */
+  private posed = false;
   // Scratch (never reallocated).
   private readonly invRoot = SCRATCH.invRoot;
   private readonly q = SCRATCH.q;
@@ -213,6 +280,7 @@ export class ThreeRetargeter {
     this.lift = this.rig.ankleHeight - this.legRatio * this.src.ankleHeight;
     this.footIK = options.footIK !== false;
     this.teleport = options.teleportDistance ?? 1;
+    this.holdPose = options.holdPose === true;
     const J = this.rig.names.length;
     // The character's own state, in one buffer (one place in memory per character).
     const state = new Float64Array(11 * J + 6);
@@ -240,7 +308,7 @@ export class ThreeRetargeter {
     this.output = options.output ?? 'bones';
     if (this.output !== 'bones' && this.output !== 'matrices') throw new RangeError(`ThreeRetargeter: output must be 'bones' or 'matrices', got ${String(this.output)}`);
     this.rigObjects = new Set(this.rig.objects);
-    this.plans = this.output === 'matrices' ? this.takeOverSkinning(sel.skeletons, sel.meshes, options.mergeStillBones !== false, share) : [];
+    this.plans = this.output === 'matrices' ? this.takeOverSkinning(sel.skeletons, sel.meshes, options.mergeStillBones !== false, share, options.rootRelativeSkinning === true) : [];
     this.rootToR = share(this.rootToR);
     if (this.output === 'matrices' && options.keepBonesInScene !== true) this.detachBones(sel.meshes);
     this.active = share(this.activeJoints());
@@ -257,13 +325,14 @@ export class ThreeRetargeter {
    * writes its matrices from this retargeter's pose, and three's per-bone matrix updates switched off
    * (the bone objects would only be recomputed to be ignored).
    */
-  private takeOverSkinning(skeletons: readonly Skeleton[], meshes: readonly SkinnedMesh[], merge: boolean, share: <T extends Table>(t: T) => T): SkinningPlan[] {
+  private takeOverSkinning(skeletons: readonly Skeleton[], meshes: readonly SkinnedMesh[], merge: boolean, share: <T extends Table>(t: T) => T, rootRelative: boolean): SkinningPlan[] {
     if (skeletons.length === 0) throw new ThreeRigError('no-skin', "output 'matrices' writes the skinning matrices of skinned meshes, and the character has none");
     const root = this.root, rig = this.rig;
     root.updateWorldMatrix(true, true);
     // R = Yaw × rootScale × inverse(root.matrixWorld) (target-rig.ts); rootToR is the inverse of Yaw × rootScale.
     const yawScale = new Matrix4().compose(new Vector3(), new Quaternion(rig.facingTurn[0], rig.facingTurn[1], rig.facingTurn[2], rig.facingTurn[3]), root.scale.clone());
     const toR = yawScale.clone().multiply(root.matrixWorld.clone().invert());
+    const rootToR4 = yawScale.clone().invert(); // rootToR as a Matrix4
     affineFromMatrix4(this.rootToR, 0, yawScale.invert());
     const source = this.pairs.source;
     const moves = (j: number): boolean => j === 0 || source[j] >= 0;
@@ -281,11 +350,35 @@ export class ThreeRetargeter {
     for (const plan of plans) {
       const sk = plan.skeleton;
       if (Object.prototype.hasOwnProperty.call(sk, 'update')) throw new ThreeRigError('rig', "this skeleton's matrices are already written by another ThreeRetargeter (output 'matrices'): dispose() that one first, or clone the character");
-      sk.update = (): void => this.updateSkinning(plan);
     }
     // three computes a skinned mesh's bounding sphere (frustum culling) from its bones' world matrices
     // the first time it draws it; those will not move any more, so it is computed now, in the bind pose.
     for (const m of meshes) if (m.boundingSphere === null) m.computeBoundingSphere();
+    const rootInverse = root.matrixWorld.clone().invert();
+    for (const plan of plans) {
+      const sk = plan.skeleton;
+      // Relative to the root: every mesh of this skeleton under the root, bound in attached mode, no bone outside the root.
+      const own = meshes.filter((m) => m.skeleton === sk);
+      const underRoot = (o: Object3D): boolean => { for (let p: Object3D | null = o; p; p = p.parent) if (p === root) return true; return false; };
+      const relative = rootRelative && own.length > 0 && own.every((m) => underRoot(m) && m.bindMode === 'attached') && !readsBoneObjects(plan);
+      if (!relative) { sk.update = (): void => this.updateSkinning(plan); continue; }
+      // world = meshWorld × bindMatrixInverse × boneMatrix, meshWorld = rootWorld × L, wanted rootWorld × rootToR × boneMatrix':
+      // bindMatrixInverse = inverse(L) × rootToR  (rootToR: R -> the root's frame).
+      for (const m of own) {
+        const L = rootInverse.clone().multiply(m.matrixWorld);
+        m.bindMatrixInverse.copy(L.invert().multiply(rootToR4));
+        // (one function for every mesh: the call site in three's updateMatrixWorld stays monomorphic)
+        m.updateMatrixWorld = relativeUpdateMatrixWorld;
+        (m as unknown as { applyBoneTransform: typeof relativeApplyBoneTransform }).applyBoneTransform = relativeApplyBoneTransform;
+        this.relativeMeshes.push(m);
+      }
+      let written = -1;
+      sk.update = (): void => {
+        if (written === this.poseVersion) return; // the same pose: the matrices (and the texture) as they are
+        written = this.poseVersion;
+        writeSkinning(plan, this.rotations, this.positions, IDENTITY_AFFINE, this.skinScratch, this.skinWorld);
+      };
+    }
     for (const o of rig.objects) { o.matrixAutoUpdate = false; o.matrixWorldAutoUpdate = false; }
     return plans;
   }
@@ -357,6 +450,12 @@ export class ThreeRetargeter {
    */
   dispose(): void {
     for (const plan of this.plans) delete (plan.skeleton as { update?: unknown }).update;
+    for (const m of this.relativeMeshes) {
+      delete (m as { updateMatrixWorld?: unknown }).updateMatrixWorld;
+      delete (m as { applyBoneTransform?: unknown }).applyBoneTransform;
+      m.bindMatrixInverse.copy(m.matrixWorld).invert(); // as three's next updateMatrixWorld will
+    }
+    this.relativeMeshes.length = 0;
     for (const [m, g] of this.geometries) m.geometry = g;
     this.geometries.length = 0;
     const hips = this.rig.objects[0];
@@ -374,6 +473,14 @@ export class ThreeRetargeter {
   apply(c: RetargetSource): void {
     if (c.db !== this.db) throw new RangeError('ThreeRetargeter.apply: the controller plays another database than this retargeter was made for');
     this.place(c);
+    if (this.posed && (c.unseen === true || (this.holdPose && c.poseSeconds === 0))) {
+      // Out of view, or (holdPose) a held pose: only the placement follows (with output 'matrices',
+      // skeleton.update(), when three draws the character, writes the kept pose under it).
+      this.writeRoot(c);
+      return;
+    }
+    this.posed = true;
+    this.poseVersion++;
     this.retarget(c);
     if (this.footIK) {
       this.plantFoot(c, 0); this.plantFoot(c, 1);

@@ -17,6 +17,9 @@
  * (geometryWithoutCopies). Bones outside the rig but under the root (a root bone above the hips) are
  * constant in R; bones outside the root are left to three's formula.
  *
+ * With rootRelativeSkinning (retargeter.ts) rootFrame is the identity (IDENTITY_AFFINE: the product
+ * is skipped) and each mesh's bindMatrixInverse carries the map from R to the mesh's frame instead.
+ *
  * The matrices are computed when three asks for them (skeleton.update, which the renderer calls once
  * per frame for every skinned mesh it draws, after updating world matrices): characters out of view
  * cost nothing here. Everything per frame works on arrays built in the constructor.
@@ -143,6 +146,15 @@ export function posedJoints(plan: SkinningPlan): number[] {
   return out;
 }
 
+/** Whether a plan reads bone objects (WORLD bones: outside the root, or missing): their matrices are world, not relative to the root. */
+export function readsBoneObjects(plan: SkinningPlan): boolean {
+  for (let n = 0; n < plan.order.length; n++) if (plan.kind[plan.order[n]] === WORLD) return true;
+  return false;
+}
+
+/** The identity affine map (12 numbers): rootFrame for matrices relative to the character's root frame R. */
+export const IDENTITY_AFFINE = new Float64Array([1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0]);
+
 /** The plan without its copies: for meshes whose geometry no longer uses the copied bones. */
 export function withoutCopies(plan: SkinningPlan): SkinningPlan {
   return { ...plan, order: plan.order.filter((i) => plan.kind[i] !== COPY) };
@@ -192,6 +204,7 @@ export function writeSkinning(plan: SkinningPlan, W: Float64Array, P: Float64Arr
   if (out === null) return;
   const order = plan.order, kind = plan.kind, ref = plan.ref, affine = plan.affine;
   const A = rootFrame, T = scratch; // T: 24 doubles of scratch (FIXED bones)
+  const relative = A === IDENTITY_AFFINE;
   for (let n = 0; n < order.length; n++) {
     const i = order[n], kd = kind[i];
     if (kd === POSED) {
@@ -202,11 +215,15 @@ export function writeSkinning(plan: SkinningPlan, W: Float64Array, P: Float64Arr
       const r3 = 2 * (qx * qy - qw * qz), r4 = 1 - 2 * (qx * qx + qz * qz), r5 = 2 * (qy * qz + qw * qx);
       const r6 = 2 * (qx * qz + qw * qy), r7 = 2 * (qy * qz - qw * qx), r8 = 1 - 2 * (qx * qx + qy * qy);
       const px = P[j3], py = P[j3 + 1], pz = P[j3 + 2];
-      // T = rootFrame × [R | P]   (affineMultiply written out, with b = [R | P])
-      const t0 = A[0] * r0 + A[3] * r1 + A[6] * r2, t1 = A[1] * r0 + A[4] * r1 + A[7] * r2, t2 = A[2] * r0 + A[5] * r1 + A[8] * r2;
-      const t3 = A[0] * r3 + A[3] * r4 + A[6] * r5, t4 = A[1] * r3 + A[4] * r4 + A[7] * r5, t5 = A[2] * r3 + A[5] * r4 + A[8] * r5;
-      const t6 = A[0] * r6 + A[3] * r7 + A[6] * r8, t7 = A[1] * r6 + A[4] * r7 + A[7] * r8, t8 = A[2] * r6 + A[5] * r7 + A[8] * r8;
-      const t9 = A[0] * px + A[3] * py + A[6] * pz + A[9], t10 = A[1] * px + A[4] * py + A[7] * pz + A[10], t11 = A[2] * px + A[5] * py + A[8] * pz + A[11];
+      // T = rootFrame × [R | P]   (affineMultiply written out, with b = [R | P]); [R | P] itself
+      // for matrices relative to R (rootFrame the identity: the same numbers, without the products)
+      let t0 = r0, t1 = r1, t2 = r2, t3 = r3, t4 = r4, t5 = r5, t6 = r6, t7 = r7, t8 = r8, t9 = px, t10 = py, t11 = pz;
+      if (!relative) {
+        t0 = A[0] * r0 + A[3] * r1 + A[6] * r2; t1 = A[1] * r0 + A[4] * r1 + A[7] * r2; t2 = A[2] * r0 + A[5] * r1 + A[8] * r2;
+        t3 = A[0] * r3 + A[3] * r4 + A[6] * r5; t4 = A[1] * r3 + A[4] * r4 + A[7] * r5; t5 = A[2] * r3 + A[5] * r4 + A[8] * r5;
+        t6 = A[0] * r6 + A[3] * r7 + A[6] * r8; t7 = A[1] * r6 + A[4] * r7 + A[7] * r8; t8 = A[2] * r6 + A[5] * r7 + A[8] * r8;
+        t9 = A[0] * px + A[3] * py + A[6] * pz + A[9]; t10 = A[1] * px + A[4] * py + A[7] * pz + A[10]; t11 = A[2] * px + A[5] * py + A[8] * pz + A[11];
+      }
       // boneMatrices[i] = T × (scaled inverse bind) = affineMultiply(T, B) stored as a 4x4 (storeAffine)
       const b = 12 * i, o = 16 * i;
       for (let c = 0; c < 4; c++) {

@@ -3,7 +3,7 @@
  * independently while sharing geometry, uneven ground, overlays.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { Vector3, type SkinnedMesh } from 'three';
+import { Vector3, type Object3D, type SkinnedMesh } from 'three';
 import * as SkeletonUtils from 'three/examples/jsm/utils/SkeletonUtils.js';
 import {
   buildDatabase, builtinSources, Matcher, MatcherSearchPort, MotionMatchingController, createInput, groundFromFunctions, synthesizedWave,
@@ -20,6 +20,12 @@ beforeAll(async () => {
   search = new MatcherSearchPort(await Matcher.create(db), 'kdtree');
 });
 
+function skinnedMeshes(root: Object3D): SkinnedMesh[] {
+  const out: SkinnedMesh[] = [];
+  root.traverse((o) => { if ((o as SkinnedMesh).isSkinnedMesh) out.push(o as SkinnedMesh); });
+  return out;
+}
+
 describe('three adapter at run time', () => {
   it('apply() allocates nothing: 1,000 calls grow the heap by less than 64 KB', async () => {
     const gltf = await parseGlb(buildGlb({ bones: mixamoRig(databaseRig(db)), armatureScale: 0.01 }));
@@ -35,6 +41,63 @@ describe('three adapter at run time', () => {
     const growth = process.memoryUsage().heapUsed - before;
     console.log(`heap growth over 1,000 apply() calls: ${growth} bytes`);
     expect(growth).toBeLessThan(64 * 1024);
+  });
+
+  it("an unseen character (levels of detail) is only placed; once seen again its pose is exactly what it would have been", async () => {
+    const bytes = buildGlb({ bones: mixamoRig(databaseRig(db)), armatureScale: 0.01 });
+    for (const options of [{}, { output: 'matrices' as const }]) {
+      const a = await parseGlb(bytes), b = await parseGlb(bytes);
+      const ra = ThreeRetargeter.fromGltf(a.scene, db, options), rb = ThreeRetargeter.fromGltf(b.scene, db, options);
+      const c = new MotionMatchingController(db);
+      // rb sees the same controller with `unseen` hidden: it poses the character every step.
+      const seen = {
+        get db() { return c.db; }, get rootPosition() { return c.rootPosition; }, get rootRotation() { return c.rootRotation; },
+        get worldPositions() { return c.worldPositions; }, get worldRotations() { return c.worldRotations; }, get options() { return c.options; },
+      };
+      const input = createInput();
+      input.velocityZ = 1.4;
+      for (let i = 0; i < 120; i++) {
+        c.unseen = i >= 40 && i < 80;
+        c.update(1 / 60, input, search);
+        const held = ra.rotations.slice();
+        ra.apply(c); rb.apply(seen);
+        // The placement follows either way.
+        expect(Array.from(ra.position)).toEqual(Array.from(rb.position));
+        expect(a.scene.quaternion.toArray()).toEqual(b.scene.quaternion.toArray());
+        if (c.unseen) expect(ra.rotations).toEqual(held);
+        else { expect(ra.rotations).toEqual(rb.rotations); expect(ra.positions).toEqual(rb.positions); }
+      }
+      // Drawn after all while unseen: skeleton.update() writes the held pose under the new placement.
+      if (options.output === 'matrices') {
+        const sk = skinnedMeshes(a.scene)[0].skeleton;
+        c.unseen = true; c.update(1 / 60, input, search); ra.apply(c);
+        a.scene.updateMatrixWorld(); sk.update();
+        const hips = sk.bones.indexOf(ra.rig.objects[0] as never), m = sk.boneMatrices!;
+        expect(Math.hypot(m[16 * hips + 12] - ra.position[0], m[16 * hips + 14] - ra.position[2])).toBeLessThan(0.5);
+      }
+    }
+  });
+
+  it('holdPose: in steps where a level of detail holds the pose, the character is only placed; in the others posed exactly as without it', async () => {
+    const bytes = buildGlb({ bones: mixamoRig(databaseRig(db)), armatureScale: 0.01 });
+    for (const output of ['bones', 'matrices'] as const) {
+      const a = await parseGlb(bytes), b = await parseGlb(bytes);
+      const ra = ThreeRetargeter.fromGltf(a.scene, db, { output, holdPose: true }), rb = ThreeRetargeter.fromGltf(b.scene, db, { output });
+      const c = new MotionMatchingController(db);
+      c.setLevel(c.options, { fullSearchInterval: 0, localSeconds: 0, poseEvery: 4 });
+      const input = createInput();
+      input.velocityZ = 1.4;
+      let held = 0;
+      for (let i = 0; i < 60; i++) {
+        c.update(1 / 60, input, search);
+        const before = ra.rotations.slice();
+        ra.apply(c); rb.apply(c);
+        expect(Array.from(ra.position)).toEqual(Array.from(rb.position));
+        if (c.poseSeconds === 0 && i > 0) { held++; expect(ra.rotations).toEqual(before); expect(ra.positions).not.toEqual(rb.positions); }
+        else { expect(ra.rotations).toEqual(rb.rotations); expect(ra.positions).toEqual(rb.positions); }
+      }
+      expect(held).toBeGreaterThanOrEqual(40);
+    }
   });
 
   it('clones share geometry and are driven independently', async () => {

@@ -44,7 +44,10 @@ function usedBones(m: SkinnedMesh): Set<number> {
   return used;
 }
 
-/** Vertex v skinned as three's shader does it (attached bind mode): sum of w × boneMatrix × bindMatrix × position, in the world. */
+/**
+ * Vertex v skinned as three's shader does it: matrixWorld × bindMatrixInverse × sum of w × boneMatrix
+ * × bindMatrix × position, in the world (in attached bind mode, three's own, the first two cancel).
+ */
 function skinnedVertex(m: SkinnedMesh, v: number, out: Vector3, tmp: Vector3, bone: Matrix4): Vector3 {
   const idx = m.geometry.getAttribute('skinIndex'), w = m.geometry.getAttribute('skinWeight'), pos = m.geometry.getAttribute('position');
   out.set(0, 0, 0);
@@ -55,13 +58,24 @@ function skinnedVertex(m: SkinnedMesh, v: number, out: Vector3, tmp: Vector3, bo
     tmp.fromBufferAttribute(pos, v).applyMatrix4(m.bindMatrix).applyMatrix4(bone);
     out.addScaledVector(tmp, weight);
   }
-  return out;
+  return out.applyMatrix4(m.bindMatrixInverse).applyMatrix4(m.matrixWorld);
+}
+
+/** Bone i's matrix as it acts in the world: matrixWorld × bindMatrixInverse × boneMatrices[i]. */
+function effectiveBoneMatrix(m: SkinnedMesh, i: number, out: Matrix4, tmp: Matrix4): Matrix4 {
+  return out.multiplyMatrices(m.matrixWorld, m.bindMatrixInverse).multiply(tmp.fromArray(m.skeleton.boneMatrices!, 16 * i));
 }
 
 interface Run { worst: number; worstVertex: number; copied: number; bones: number; written: number }
 
+/**
+ * How the parent moves: not at all, or every step before apply(), its world matrix updated then or
+ * only after apply() (by the scene's updateMatrixWorld, as a renderer does).
+ */
+type ParentMotion = 'still' | 'updated-before-apply' | 'updated-after-apply';
+
 /** Drives `spec` both ways for `steps` steps; the worst skinning-matrix and skinned-vertex differences. */
-async function compare(spec: RigSpec, steps: number, pose?: (scene: Object3D) => void, options: ThreeRetargeterOptions = {}): Promise<Run> {
+async function compare(spec: RigSpec, steps: number, pose?: (scene: Object3D) => void, options: ThreeRetargeterOptions = {}, motion: ParentMotion = 'still'): Promise<Run> {
   const bytes = buildGlb(spec);
   const a = await parseGlb(bytes), b = await parseGlb(bytes);
   for (const g of [a, b]) { pose?.(g.scene); parentGroup().add(g.scene); }
@@ -69,7 +83,7 @@ async function compare(spec: RigSpec, steps: number, pose?: (scene: Object3D) =>
   const rb = ThreeRetargeter.fromGltf(b.scene, db, { ...options, output: 'matrices' });
   const ma = skinnedMeshes(a.scene), mb = skinnedMeshes(b.scene);
   const used = mb.map(usedBones);
-  const va = new Vector3(), vb = new Vector3(), tmp = new Vector3(), bone = new Matrix4();
+  const va = new Vector3(), vb = new Vector3(), tmp = new Vector3(), bone = new Matrix4(), ea = new Matrix4(), eb = new Matrix4();
   let worstVertex = 0;
   const c = new MotionMatchingController(db);
   const input = createInput();
@@ -78,12 +92,21 @@ async function compare(spec: RigSpec, steps: number, pose?: (scene: Object3D) =>
     const t = step / 60, heading = t < 1.5 ? 0 : 1.2 * (t - 1.5);
     input.velocityX = 1.6 * Math.sin(heading); input.velocityZ = 1.6 * Math.cos(heading);
     c.update(1 / 60, input, search);
+    if (motion !== 'still') {
+      for (const g of [a, b]) {
+        const p = g.scene.parent!;
+        p.position.x += 0.01; p.rotation.y += 0.003; p.scale.setScalar(1.3 + 0.1 * Math.sin(step / 20));
+        if (motion === 'updated-before-apply') p.updateMatrixWorld(true);
+      }
+    }
     ra.apply(c); rb.apply(c);
     a.scene.parent!.updateMatrixWorld(true); b.scene.parent!.updateMatrixWorld(true);
     for (let m = 0; m < ma.length; m++) {
       ma[m].skeleton.update(); mb[m].skeleton.update();
-      const x = ma[m].skeleton.boneMatrices!, y = mb[m].skeleton.boneMatrices!;
-      for (const i of used[m]) for (let k = 16 * i; k < 16 * i + 16; k++) worst = Math.max(worst, Math.abs(x[k] - y[k]));
+      for (const i of used[m]) {
+        const x = effectiveBoneMatrix(ma[m], i, ea, bone).elements, y = effectiveBoneMatrix(mb[m], i, eb, bone).elements;
+        for (let k = 0; k < 16; k++) worst = Math.max(worst, Math.abs(x[k] - y[k]));
+      }
       const count = ma[m].geometry.getAttribute('position').count;
       for (let v = 0; v < count; v++) worstVertex = Math.max(worstVertex, skinnedVertex(ma[m], v, va, tmp, bone).distanceTo(skinnedVertex(mb[m], v, vb, tmp, bone)));
     }
@@ -112,6 +135,67 @@ describe("three adapter: output 'matrices' equals three's own skinning", () => {
       expect(r.worstVertex).toBeLessThan(1e-5);
     });
   }
+
+  it('under a parent moving every step (its world matrix updated before apply() or only after it): within 1e-5', async () => {
+    for (const motion of ['updated-before-apply', 'updated-after-apply'] as const) {
+      const r = await compare({ bones: mixamo65Rig(databaseRig(db)), armatureScale: 0.01 }, 120, undefined, {}, motion);
+      console.log(`parent moving, ${motion}: largest difference ${r.worst.toExponential(2)} (matrices), ${r.worstVertex.toExponential(2)} m (vertices)`);
+      expect(r.worst).toBeLessThan(1e-5);
+      expect(r.worstVertex).toBeLessThan(1e-5);
+    }
+  });
+
+  for (const [name, spec] of cases) {
+    it(`rootRelativeSkinning, ${name}: drawn within 1e-5 over 120 steps, the parent still or moving`, async () => {
+      for (const motion of ['still', 'updated-after-apply'] as const) {
+        const r = await compare(spec(db), 120, undefined, { rootRelativeSkinning: true }, motion);
+        console.log(`rootRelativeSkinning, ${name}, parent ${motion}: largest difference ${r.worst.toExponential(2)} (matrices as they act), ${r.worstVertex.toExponential(2)} m (vertices)`);
+        expect(r.worst).toBeLessThan(1e-5);
+        expect(r.worstVertex).toBeLessThan(1e-5);
+      }
+    });
+  }
+
+  it('rootRelativeSkinning: held poses write nothing, getVertexPosition stays right, dispose() gives three its bindMatrixInverse back', async () => {
+    const bytes = buildGlb({ bones: mixamoRig(databaseRig(db)), armatureScale: 0.01 });
+    const a = await parseGlb(bytes), b = await parseGlb(bytes);
+    for (const g of [a, b]) parentGroup().add(g.scene);
+    const ra = ThreeRetargeter.fromGltf(a.scene, db, { output: 'matrices' });
+    const rb = ThreeRetargeter.fromGltf(b.scene, db, { output: 'matrices', rootRelativeSkinning: true });
+    const ma = skinnedMeshes(a.scene)[0], mb = skinnedMeshes(b.scene)[0];
+    const c = new MotionMatchingController(db);
+    const input = createInput();
+    input.velocityZ = 1.4;
+    for (let i = 0; i < 30; i++) { c.update(1 / 60, input, search); ra.apply(c); rb.apply(c); b.scene.parent!.updateMatrixWorld(true); mb.skeleton.update(); }
+    // A held pose (unseen): the matrices are not written again, and still draw the character where it now stands.
+    c.unseen = true;
+    c.update(1 / 60, input, search);
+    rb.apply(c);
+    b.scene.parent!.updateMatrixWorld(true);
+    const before = mb.skeleton.boneMatrices!.slice();
+    mb.skeleton.boneMatrices!.fill(7);
+    mb.skeleton.update();
+    expect(mb.skeleton.boneMatrices![0]).toBe(7);
+    mb.skeleton.boneMatrices!.set(before);
+    c.unseen = false;
+    // getVertexPosition (raycasts, bounding volumes) after updateBoneObjects(): as three's own.
+    c.update(1 / 60, input, search);
+    ra.apply(c); rb.apply(c);
+    a.scene.parent!.updateMatrixWorld(true); b.scene.parent!.updateMatrixWorld(true);
+    ra.updateBoneObjects(); rb.updateBoneObjects();
+    const pa = new Vector3(), pb = new Vector3();
+    let worst = 0;
+    for (let v = 0; v < ma.geometry.getAttribute('position').count; v += 7) {
+      ma.getVertexPosition(v, pa).applyMatrix4(ma.matrixWorld); mb.getVertexPosition(v, pb).applyMatrix4(mb.matrixWorld);
+      worst = Math.max(worst, pa.distanceTo(pb));
+    }
+    expect(worst).toBeLessThan(1e-6);
+    rb.dispose();
+    expect(Object.prototype.hasOwnProperty.call(mb, 'updateMatrixWorld')).toBe(false);
+    expect(Object.prototype.hasOwnProperty.call(mb, 'applyBoneTransform')).toBe(false);
+    const product = new Matrix4().multiplyMatrices(mb.matrixWorld, mb.bindMatrixInverse).elements;
+    new Matrix4().identity().elements.forEach((e, k) => expect(product[k]).toBeCloseTo(e, 9));
+  });
 
   it('with mergeStillBones false, every matrix (the copies too) within 1e-5, and the meshes keep their geometry', async () => {
     const r = await compare({ bones: mixamoRig(databaseRig(db)), armatureScale: 0.01 }, 120, undefined, { mergeStillBones: false });
@@ -197,9 +281,9 @@ describe("three adapter: output 'matrices' equals three's own skinning", () => {
     expect(() => ThreeRetargeter.fromGltf(clone, db, { output: 'matrices' })).not.toThrow();
   });
 
-  it('apply() and skeleton.update() allocate nothing: 1,000 of each grow the heap by less than 64 KB', async () => {
+  for (const extra of [{}, { rootRelativeSkinning: true }]) it(`apply() and skeleton.update() allocate nothing${extra.rootRelativeSkinning ? ' (rootRelativeSkinning)' : ''}: 1,000 of each grow the heap by less than 64 KB`, async () => {
     const gltf = await parseGlb(buildGlb({ bones: mixamoRig(databaseRig(db)), armatureScale: 0.01 }));
-    const r = ThreeRetargeter.fromGltf(gltf.scene, db, { output: 'matrices' });
+    const r = ThreeRetargeter.fromGltf(gltf.scene, db, { ...extra, output: 'matrices' });
     const sk = skinnedMeshes(gltf.scene)[0].skeleton;
     const c = new MotionMatchingController(db);
     const input = createInput();
