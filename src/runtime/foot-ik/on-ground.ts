@@ -91,9 +91,13 @@ export function updateLift(S: Float64Array, at: number, leg: LegJoints, locked: 
   const l = at + LIFT, v = at + LIFT_VEL, dt = S[STEP_DT];
   if (want === 0 && S[l] === 0 && S[v] === 0) return;
   // = the decay spring (decaySpringUpdate) on lift - want, with decayOffset's cached e^(-y dt) (the same half-life)
-  const y = (2 * Math.LN2) / halfLife;
-  if (dt !== S[DECAY_DT]) { S[DECAY_DT] = dt; S[DECAY_E] = Math.exp(-y * dt); }
-  const e = S[DECAY_E], x = S[l] - want, j = S[v] + x * y;
+  const y0 = (2 * Math.LN2) / halfLife;
+  if (dt !== S[DECAY_DT]) { S[DECAY_DT] = dt; S[DECAY_E] = Math.exp(-y0 * dt); }
+  // A planted foot comes down at twice the rate (half the half-life: e^(-2 y dt) = e²): it has
+  // touched down, and what is left of its lift is the end of the step (brought down at the
+  // offsets' rate, a foot planted 2 cm up still crept down 1 s after a stop).
+  const y = locked ? 2 * y0 : y0, e = locked ? S[DECAY_E] * S[DECAY_E] : S[DECAY_E];
+  const x = S[l] - want, j = S[v] + x * y;
   S[l] = want + e * (x + j * dt);
   S[v] = e * (S[v] - j * y * dt);
   // Never below the animation; settled to exactly 0, so that a still leg takes the fast paths again.
