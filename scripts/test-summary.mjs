@@ -9,7 +9,10 @@ if (!existsSync(file)) {
 }
 const r = JSON.parse(readFileSync(file, 'utf8'));
 const passed = r.numPassedTests ?? 0;
-const failed = (r.numFailedTests ?? 0) + (r.numFailedTestSuites ?? 0);
+// A file that failed without a failing test (it did not load, or a hook threw) counts once; vitest's
+// numFailedTestSuites also counts the describe blocks around a failing test, so it is not added as is.
+const brokenFiles = (r.testResults ?? []).filter((f) => f.status === 'failed' && !(f.assertionResults ?? []).some((a) => a.status === 'failed')).length;
+const failed = (r.numFailedTests ?? 0) + brokenFiles;
 const skipped = (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0);
 console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
 process.exit(failed > 0 || passed === 0 ? 1 : 0);

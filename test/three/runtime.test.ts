@@ -10,6 +10,7 @@ import {
 } from '../../src/index.js';
 import type { Database } from '../../src/database/database.js';
 import { ThreeRetargeter, parseGlb } from '../../src/three/index.js';
+import { smallestHeapGrowth } from '../helpers/heap-growth.js';
 import { buildGlb, databaseRig } from './fixtures.js';
 import { mixamoRig, unrealRig } from './rigs.js';
 
@@ -36,9 +37,7 @@ describe('three adapter at run time', () => {
     for (let i = 0; i < 200; i++) { c.update(1 / 60, input, search); r.apply(c); }
     // Warm up apply() itself until V8 has optimised it (unoptimised code boxes doubles in calls).
     for (let i = 0; i < 3000; i++) r.apply(c);
-    const before = process.memoryUsage().heapUsed;
-    for (let i = 0; i < 1000; i++) r.apply(c);
-    const growth = process.memoryUsage().heapUsed - before;
+    const growth = smallestHeapGrowth(() => { for (let i = 0; i < 1000; i++) r.apply(c); });
     console.log(`heap growth over 1,000 apply() calls: ${growth} bytes`);
     expect(growth).toBeLessThan(64 * 1024);
   });

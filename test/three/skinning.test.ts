@@ -12,6 +12,7 @@ import * as SkeletonUtils from 'three/examples/jsm/utils/SkeletonUtils.js';
 import { buildDatabase, builtinSources, Matcher, MatcherSearchPort, MotionMatchingController, createInput } from '../../src/index.js';
 import type { Database } from '../../src/database/database.js';
 import { ThreeRetargeter, parseGlb, type ThreeRetargeterOptions } from '../../src/three/index.js';
+import { smallestHeapGrowth } from '../helpers/heap-growth.js';
 import { buildGlb, databaseRig, type RigSpec } from './fixtures.js';
 import { mixamo65Rig, mixamoRig, unrealRig, vroidRig, vrmRig } from './rigs.js';
 
@@ -290,9 +291,7 @@ describe("three adapter: output 'matrices' equals three's own skinning", () => {
     input.velocityZ = 1.4;
     for (let i = 0; i < 200; i++) { c.update(1 / 60, input, search); r.apply(c); sk.update(); }
     for (let i = 0; i < 3000; i++) { r.apply(c); gltf.scene.updateMatrixWorld(); sk.update(); }
-    const before = process.memoryUsage().heapUsed;
-    for (let i = 0; i < 1000; i++) { r.apply(c); gltf.scene.updateMatrixWorld(); sk.update(); }
-    const growth = process.memoryUsage().heapUsed - before;
+    const growth = smallestHeapGrowth(() => { for (let i = 0; i < 1000; i++) { r.apply(c); gltf.scene.updateMatrixWorld(); sk.update(); } });
     console.log(`heap growth over 1,000 apply() + skeleton.update() calls (output 'matrices'): ${growth} bytes`);
     expect(growth).toBeLessThan(64 * 1024);
   });
