@@ -262,9 +262,11 @@ export function deriveDatabase(input: DeriveInput): Database {
 
   // Pass 2: root track, features, contacts, per clip.
   let start = 0;
+  // One velocity scratch for all clips (finiteDifferenceVelocities overwrites every value it covers).
+  const velScratch = new Float64Array(work.reduce((m, w) => Math.max(m, w.clip.frameCount), 0) * J * 3);
   for (const w of work) {
     const F = w.clip.frameCount;
-    const worldVel = new Float64Array(F * J * 3);
+    const worldVel = velScratch.subarray(0, F * J * 3);
     finiteDifferenceVelocities(w.worldPos, J * 3, F, fps, worldVel);
     const rootPos = new Float64Array(F * 3), rootRot = new Float64Array(F * 4);
     computeRootTrack(w.worldRot, w.worldPos, J, F, hips, axes[`${w.mirrored}`], smoothFrames, rootPos, rootRot, positionSmoothFrames, w.clip.loop);
