@@ -5,7 +5,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     // One temporary folder for the whole run (TMPDIR), removed at the end: nothing is left in /tmp.
-    globalSetup: ['test/helpers/global-setup.ts'],
+    // browser-setup.ts: one Chromium for every browser test file, launched on the first file's request.
+    globalSetup: ['test/helpers/global-setup.ts', 'test/helpers/browser-setup.ts'],
     // The compiled CLI that runCliInProcess (test/helpers/cli.ts) calls: loaded by Node itself, as
     // bin/motionmatch.js loads it, not rewritten by vitest.
     server: { deps: { external: [/\/dist\/src\//] } },

@@ -52,10 +52,25 @@ export function stopDemo(demo: DemoProcess | undefined): Promise<number | null> 
   });
 }
 
-/** Debian's Chromium through playwright-core, with CHROMIUM_ARGS. */
+/**
+ * Debian's Chromium through playwright-core, with CHROMIUM_ARGS. Under `vitest run` this is a
+ * connection to the run's one shared Chromium (test/helpers/browser-setup.ts launches it on the first
+ * request); a file run some other way (no broker provided) launches its own. Either way the caller
+ * closes what it gets: close() on a connected browser closes the file's contexts and disconnects,
+ * leaving the shared Chromium to the other files.
+ */
 export async function launchChromium(): Promise<import('playwright-core').Browser> {
   const { chromium } = await import('playwright-core');
-  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  let broker: string | undefined;
+  try {
+    const { inject } = await import('vitest');
+    broker = inject('chromiumBroker');
+  } catch { broker = undefined; }
+  if (!broker) return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  const res = await fetch(broker);
+  const body = await res.text();
+  if (!res.ok) throw new Error(`the shared Chromium (test/helpers/browser-setup.ts) failed to start: ${body}`);
+  return chromium.connect(body);
 }
 
 /**

@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { REPO_ROOT, HAS_MOCAP, MOCAP_DIR } from '../helpers/cli.js';
 import { startDemoServer, type DemoServer } from '../../src/web/serve-node.js';
+import { launchChromium } from '../helpers/demo-browser.js';
 import { generateBuiltinClips } from '../../src/builtin/generate.js';
 import { buildDatabase } from '../../src/database/build.js';
 import { encodeDatabase } from '../../src/database/mmdb/mmdb.js';
@@ -143,8 +144,7 @@ describe.skipIf(!HAVE_CHROMIUM)('browser demo (headless Chromium)', () => {
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     cli = await startCli([]);
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+    browser = await launchChromium(); // the run's shared Chromium (test/helpers/browser-setup.ts)
   }, 120_000);
 
   afterAll(async () => {

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CHROMIUM, CHROMIUM_ARGS, HAVE_CHROMIUM, chromiumSkipReason, startDemo, stopDemo, type DemoProcess } from '../helpers/demo-browser.js';
+import { HAVE_CHROMIUM, launchChromium, chromiumSkipReason, startDemo, stopDemo, type DemoProcess } from '../helpers/demo-browser.js';
 import type { Browser, Page } from 'playwright-core';
 import { REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
 import { generateBuiltinClips } from '../../src/builtin/generate.js';
@@ -41,8 +41,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the coverage panel (headless Chromium)', () => 
     dir = tempDir('mm-coverage-web-');
     mkdirSync(ARTIFACTS, { recursive: true });
     demo = await startDemo();
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+    browser = await launchChromium(); // the run's shared Chromium (test/helpers/browser-setup.ts)
     page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
     page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
     page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));

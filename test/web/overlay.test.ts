@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { CHROMIUM, CHROMIUM_ARGS, HAVE_CHROMIUM, chromiumSkipReason, startDemo, stopDemo, type DemoProcess } from '../helpers/demo-browser.js';
+import { HAVE_CHROMIUM, launchChromium, chromiumSkipReason, startDemo, stopDemo, type DemoProcess } from '../helpers/demo-browser.js';
 import type { Browser, Page } from 'playwright-core';
 import { HAS_MOCAP, MOCAP_DIR, REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
 
@@ -34,8 +34,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the wave in the demo (headless Chromium)', () =
 
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+    browser = await launchChromium(); // the run's shared Chromium (test/helpers/browser-setup.ts)
   }, 60_000);
 
   afterAll(async () => { await browser?.close(); });
