@@ -26,10 +26,11 @@ if (skipReason) console.log(`browser bundle test skipped: ${skipReason}`);
 
 const BACKENDS = ['wasm-simd', 'wasm-scalar'] as const;
 const STEPS = 120;
+const POOL_QUERIES = 64;
 
 /** The computation, as an ES module body: `import ... from 'motionmatch'`, then `run()` resolves with one result per backend. */
 const ENGINE_RUN = `
-import { buildDatabase, builtinSources, Matcher, MatcherSearchPort, MotionMatchingController, createInput } from 'motionmatch';
+import { buildDatabase, builtinSources, Matcher, MatcherPool, MatcherSearchPort, MotionMatchingController, createInput } from 'motionmatch';
 
 export async function run() {
   const db = buildDatabase(builtinSources());
@@ -48,7 +49,21 @@ export async function run() {
       root: Array.from(character.rootPosition),
     });
   }
-  return out;
+  // A batch of searches spread over a pool of two workers (Web Workers in a browser, worker threads
+  // in Node), against the same batch searched on the calling thread.
+  const pool = await MatcherPool.create(db, { threads: 2, backend: 'wasm-simd' });
+  const k = ${POOL_QUERIES}, dims = db.dims, queries = new Float32Array(k * dims);
+  for (let q = 0; q < k; q++) for (let d = 0; d < dims; d++) queries[q * dims + d] = db.features[((q * 173) % db.frameCount) * db.stride + d] + 0.25 * Math.sin(q * 7 + d);
+  const pooled = await pool.searchBatch(queries, k, { method: 'kdtree' });
+  const single = pool.matcher.searchBatch(queries, k, { method: 'kdtree' });
+  const poolRun = {
+    threads: pool.threads,
+    frames: Array.from(pooled.frames),
+    costs: Array.from(pooled.costs),
+    sameAsCallingThread: pooled.frames.every((f, i) => f === single.frames[i] && pooled.costs[i] === single.costs[i]),
+  };
+  await pool.close();
+  return { engines: out, pool: poolRun };
 }
 `;
 
@@ -66,7 +81,9 @@ const INDEX_HTML = `<!doctype html>
 `;
 
 interface EngineResult { backend: string; shared: boolean; root: number[] }
-interface PageResult { results?: EngineResult[]; isolated?: boolean; error?: string }
+interface PoolRun { threads: number; frames: number[]; costs: number[]; sameAsCallingThread: boolean }
+interface RunResult { engines: EngineResult[]; pool: PoolRun }
+interface PageResult { results?: RunResult; isolated?: boolean; error?: string }
 
 const TYPES: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm', '.css': 'text/css' };
 
@@ -95,7 +112,7 @@ describe.skipIf(skipReason !== null)('the packed package in a bundled browser ap
   let work = '';
   let app = '';
   const warnings: string[] = [];
-  let nodeResults: EngineResult[] = [];
+  let nodeResults: RunResult = { engines: [], pool: { threads: 0, frames: [], costs: [], sameAsCallingThread: false } };
   const pages = new Map<'isolated' | 'plain', PageResult>();
   const servers: Server[] = [];
 
@@ -128,7 +145,7 @@ describe.skipIf(skipReason !== null)('the packed package in a bundled browser ap
 
     const node = run(process.execPath, ['node-run.mjs'], app);
     if (node.status !== 0) throw new Error(describeFailure('the Node run', node));
-    nodeResults = JSON.parse(node.stdout) as EngineResult[];
+    nodeResults = JSON.parse(node.stdout) as RunResult;
 
     const browser = await launchChromium();
     try {
@@ -165,9 +182,18 @@ describe.skipIf(skipReason !== null)('the packed package in a bundled browser ap
     expect(js.match(/__vite-browser-external|(?:from|import)\s*\(?\s*["'`]node:[\w/]+/g) ?? []).toEqual([]);
   });
 
-  it('runs in Node from the install (SIMD and scalar, shared memory)', () => {
-    expect(nodeResults.map((r) => [r.backend, r.shared])).toEqual([['wasm-simd', true], ['wasm-scalar', true]]);
-    for (const r of nodeResults) expect(Math.hypot(r.root[0], r.root[2])).toBeGreaterThan(1); // it walked
+  it('runs in Node from the install (SIMD and scalar, shared memory; a pool of two worker threads)', () => {
+    expect(nodeResults.engines.map((r) => [r.backend, r.shared])).toEqual([['wasm-simd', true], ['wasm-scalar', true]]);
+    for (const r of nodeResults.engines) expect(Math.hypot(r.root[0], r.root[2])).toBeGreaterThan(1); // it walked
+    expect(nodeResults.pool.threads).toBe(2);
+    expect(nodeResults.pool.sameAsCallingThread).toBe(true);
+    expect(nodeResults.pool.frames).toHaveLength(POOL_QUERIES);
+    expect(new Set(nodeResults.pool.frames).size).toBeGreaterThan(POOL_QUERIES / 2); // the queries differ
+  });
+
+  it('bundles the pool worker: a worker script among the assets, and no other source of it', () => {
+    const assets = readdirSync(join(app, 'dist', 'assets')).filter((f) => f.endsWith('.js'));
+    expect(assets.filter((f) => /^worker/.test(f)).length).toBe(1);
   });
 
   for (const mode of ['isolated', 'plain'] as const) {
@@ -175,9 +201,17 @@ describe.skipIf(skipReason !== null)('the packed package in a bundled browser ap
       const page = pages.get(mode)!;
       expect(page.error).toBeUndefined();
       expect(page.isolated).toBe(mode === 'isolated');
-      expect(page.results!.map((r) => [r.backend, r.shared])).toEqual(BACKENDS.map((b) => [b, mode === 'isolated']));
-      page.results!.forEach((r, i) => {
-        const ref = nodeResults[i].root;
+      expect(page.results!.engines.map((r) => [r.backend, r.shared])).toEqual(BACKENDS.map((b) => [b, mode === 'isolated']));
+      // The pool: two Web Workers where the page is isolated (shared memory), else the calling thread;
+      // either way the same frames and costs as the calling thread's search and as Node's pool.
+      const pool = page.results!.pool;
+      console.log(`browser bundle test: ${mode} MatcherPool: ${pool.threads} worker(s), ${pool.frames.length} queries, same as the calling thread: ${pool.sameAsCallingThread}`);
+      expect(pool.threads).toBe(mode === 'isolated' ? 2 : 0);
+      expect(pool.sameAsCallingThread).toBe(true);
+      expect(pool.frames).toEqual(nodeResults.pool.frames);
+      pool.costs.forEach((c, i) => expect(Math.abs(c - nodeResults.pool.costs[i])).toBeLessThanOrEqual(1e-5 * Math.max(1, Math.abs(c))));
+      page.results!.engines.forEach((r, i) => {
+        const ref = nodeResults.engines[i].root;
         const gap = Math.max(...r.root.map((v, j) => Math.abs(v - ref[j])));
         console.log(`browser bundle test: ${mode} ${r.backend}: root (${r.root.map((v) => v.toFixed(6)).join(', ')}) m, largest gap to Node ${gap} m`);
         expect(gap, `${r.backend}: browser ${r.root.join(', ')} vs Node ${ref.join(', ')}`).toBeLessThanOrEqual(1e-9);

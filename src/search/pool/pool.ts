@@ -18,8 +18,9 @@ import { resolvePoolOptions, DEFAULT_WORKER_BATCH_CAPACITY, type PoolOptions } f
 import { estimatePoolMemory, checkPoolMemory } from './budget.js';
 import { checkSearchStructure } from '../searchable.js';
 import { CallScratch, STAGING, type SearchStaging } from '../wasm/staging.js';
-import { createSearchMemory, nodePackageRoot, sharedMemorySupported } from '../wasm/load.js';
+import { createSearchMemory, sharedMemorySupported } from '../wasm/load.js';
 import type { InitMessage, RunMessage, WorkerReply } from './worker.js';
+import { workerExecArgv } from '../../util/worker-node.js';
 
 export type { PoolOptions } from '../options.js';
 
@@ -77,7 +78,7 @@ export class MatcherPool {
     if (!parallel || matcher.wasmModule === undefined) return new MatcherPool(matcher, [], false);
 
     const wanted = o.threads;
-    const url = opts.workerUrl ?? (await defaultWorkerUrl());
+    const source: WorkerSource = opts.workerUrl ?? (!isNode() && defaultBrowserWorker ? defaultBrowserWorker : defaultWorkerUrl());
     const shape = matcher.slotShape(o.workerBatchCapacity);
     const bytes = planSlot(0, shape).end;
     const lanes: Lane[] = [];
@@ -85,7 +86,7 @@ export class MatcherPool {
       for (let i = 0; i < wanted; i++) {
         const slot = planSlot(reserve(matcher.memory, bytes, matcher.kernels.heapBase()), shape);
         matcher.heap.ensure(slot.end);
-        const thread = await spawn(url);
+        const thread = spawn(source);
         lanes.push({ thread, slot, pending: new Map() });
         thread.hold(true);
         await initThread(thread, matcher.wasmModule, matcher.memory);
@@ -229,18 +230,40 @@ function isNode(): boolean {
 }
 
 /**
+ * Node's built-in modules from the running Node (process.getBuiltinModule, Node 20.16+), not
+ * imported: this module is in the browser entry's graph, where an `import('node:…')`, static or
+ * dynamic, is what bundlers try to resolve and warn about (wasm/package-files.ts does the same).
+ */
+function nodeOs(): typeof import('node:os') { return process.getBuiltinModule('node:os'); }
+
+/**
  * What a pool may use: half of the machine's physical memory in Node (the rest belongs to the
  * process's own heap and everything else running); unknown (Infinity) in browsers.
  */
 async function memoryBudget(): Promise<{ bytes: number; label: string }> {
   if (!isNode()) return { bytes: Infinity, label: 'the available memory' };
-  const total = (await import('node:os')).totalmem();
+  const total = nodeOs().totalmem();
   return { bytes: total / 2, label: `half of this machine's ${formatBytes(total)} of memory` };
 }
 
 async function defaultThreads(): Promise<number> {
-  if (isNode()) return Math.max(1, (await import('node:os')).availableParallelism());
+  if (isNode()) return Math.max(1, nodeOs().availableParallelism());
   return Math.max(1, typeof navigator !== 'undefined' ? navigator.hardwareConcurrency || 1 : 1);
+}
+
+/** A pool worker's script (a URL) or, in a browser, a function that starts one (a bundler-visible `new Worker(new URL(…))`). */
+type WorkerSource = URL | string | (() => Worker);
+
+let defaultBrowserWorker: (() => Worker) | undefined;
+
+/**
+ * Sets how a pool starts its workers in a browser when PoolOptions.workerUrl is not given. The
+ * browser entry (src/browser.ts) sets `() => new Worker(new URL('./search/pool/worker.js',
+ * import.meta.url), { type: 'module' })`: written literally like that, Vite and webpack 5 bundle
+ * the worker script with its imports into the app.
+ */
+export function setDefaultPoolWorker(start: (() => Worker) | undefined): void {
+  defaultBrowserWorker = start;
 }
 
 /**
@@ -249,25 +272,30 @@ async function defaultThreads(): Promise<number> {
  */
 const WORKER_FILE = './worker.js';
 
-async function defaultWorkerUrl(): Promise<URL> {
+function defaultWorkerUrl(): URL {
   // Not a literal URL: bundlers copy `new URL('<literal>', import.meta.url)` into an app as an asset,
-  // and the demo's bundle shipped this module's worker as raw TypeScript that nothing loads (a page
-  // passes its own worker script: web/src/search-backend.ts; MatcherPool is not in the browser entry).
+  // and the demo's bundle shipped this module's worker as raw TypeScript that nothing loads (the
+  // browser entry sets its own, setDefaultPoolWorker; the demo passes its worker script:
+  // web/src/search-backend.ts).
   const here = new URL(WORKER_FILE, import.meta.url);
-  if (!isNode() || !import.meta.url.endsWith('.ts')) return here;
-  const { existsSync } = await import('node:fs');
-  const { join } = await import('node:path');
-  const { pathToFileURL } = await import('node:url');
-  const path = join(await nodePackageRoot(), 'dist', 'src', 'search', 'pool', 'worker.js');
-  if (!existsSync(path)) throw new Error(`MatcherPool: ${path} not found; run \`npm run build:ts\` (workers need the compiled JavaScript)`);
-  return pathToFileURL(path);
+  if (!isNode()) {
+    throw new Error('MatcherPool: no worker script to start in this browser; pass PoolOptions.workerUrl, or import MatcherPool from the package root (its browser entry starts the packaged worker)');
+  }
+  if (!import.meta.url.endsWith('.ts')) return here;
+  const fs = process.getBuiltinModule('node:fs'), path = process.getBuiltinModule('node:path'), url = process.getBuiltinModule('node:url');
+  // (the package root: the nearest folder above this module holding package.json)
+  let dir = path.dirname(url.fileURLToPath(import.meta.url));
+  while (!fs.existsSync(path.join(dir, 'package.json')) && path.dirname(dir) !== dir) dir = path.dirname(dir);
+  const file = path.join(dir, 'dist', 'src', 'search', 'pool', 'worker.js');
+  if (!fs.existsSync(file)) throw new Error(`MatcherPool: ${file} not found; run \`npm run build:ts\` (workers need the compiled JavaScript)`);
+  return url.pathToFileURL(file);
 }
 
-async function spawn(url: URL | string): Promise<ThreadHandle> {
+function spawn(source: WorkerSource): ThreadHandle {
   if (isNode()) {
-    const { Worker } = await import('node:worker_threads');
-    const { workerExecArgv } = await import('../../util/worker-node.js');
-    const w = new Worker(url, { execArgv: workerExecArgv() });
+    if (typeof source === 'function') throw new Error('MatcherPool: in Node, PoolOptions.workerUrl is a URL or a path, not a function');
+    const { Worker } = process.getBuiltinModule('node:worker_threads');
+    const w = new Worker(source, { execArgv: workerExecArgv() });
     w.unref(); // an idle pool must not keep the process alive
     return {
       hold: (on) => (on ? w.ref() : w.unref()),
@@ -282,12 +310,12 @@ async function spawn(url: URL | string): Promise<ThreadHandle> {
       },
     };
   }
-  const w = new Worker(url, { type: 'module' });
+  const w = typeof source === 'function' ? source() : new Worker(source, { type: 'module' });
   return {
     hold: () => {},
     post: (m) => w.postMessage(m),
     onReply: (fn) => w.addEventListener('message', (e) => fn(e.data as WorkerReply)),
-    onFailure: (fn) => w.addEventListener('error', (e) => fn(new Error(`pool worker error: ${e.message}`))),
+    onFailure: (fn) => w.addEventListener('error', (e) => fn(new Error(`pool worker error: ${e.message || 'the worker script failed to load or threw'}`))),
     terminate: async () => w.terminate(),
   };
 }

@@ -37,7 +37,9 @@ interface Port {
 
 async function connect(): Promise<Port> {
   if (typeof process !== 'undefined' && typeof process.versions?.node === 'string') {
-    const { parentPort } = await import('node:worker_threads');
+    // (taken from the running Node, not imported: a bundler building this worker for a browser
+    // would try to resolve an import of node:worker_threads)
+    const { parentPort } = process.getBuiltinModule('node:worker_threads');
     if (parentPort) {
       return {
         post: (m) => parentPort.postMessage(m),
