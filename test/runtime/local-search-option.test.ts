@@ -20,7 +20,7 @@ import type { Database } from '../../src/database/database.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli } from '../helpers/cli.js';
+import { runCliInProcess } from '../helpers/cli.js';
 
 let db: Database;
 let matcher: Matcher;
@@ -118,23 +118,23 @@ describe('local searches (controller option)', () => {
     expect((await runSimulation(db, { ...cfg, controller: {}, workers: 1, backend: 'auto', warmup: false })).localSearches).toBe(0);
   });
 
-  it('simulate prints their share; shards record them and merge adds them up to the unsharded count', () => {
+  it('simulate prints their share; shards record them and merge adds them up to the unsharded count', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mm-local-'));
     try {
       const options = join(dir, 'local.json');
       writeFileSync(options, JSON.stringify({ controller: { fullSearchInterval: 0.4 } }));
       const common = ['simulate', '--agents', '16', '--seconds', '3', '--seed', '5', '--options', options, '--no-warmup'];
-      const whole = runCli([...common, '--json']);
+      const whole = await runCliInProcess([...common, '--json']);
       expect(whole.code, whole.stderr).toBe(0);
       const w = JSON.parse(whole.stdout) as { localSearches: number; searches: number; hash: string };
       expect(w.localSearches).toBeGreaterThan(0);
-      const text = runCli(common);
+      const text = await runCliInProcess(common);
       expect(text.stdout).toMatch(new RegExp(`searches +${w.searches.toLocaleString('en-US')} \\(.*, ${Math.round((100 * w.localSearches) / w.searches)}% local\\)`));
       for (const i of [0, 1]) {
-        const r = runCli([...common, '--shard', `${i}/2`, '--out', join(dir, `part-${i}.json`)]);
+        const r = await runCliInProcess([...common, '--shard', `${i}/2`, '--out', join(dir, `part-${i}.json`)]);
         expect(r.code, r.stderr).toBe(0);
       }
-      const merged = runCli(['merge', join(dir, 'part-0.json'), join(dir, 'part-1.json'), '--json']);
+      const merged = await runCliInProcess(['merge', join(dir, 'part-0.json'), join(dir, 'part-1.json'), '--json']);
       expect(merged.code, merged.stderr).toBe(0);
       const m = JSON.parse(merged.stdout) as { localSearches: number; hash: string };
       expect(m.hash).toBe(w.hash);
