@@ -1,15 +1,15 @@
 import type { Database } from '../../database/database.js';
-import { quatFromScaledAngleAxis, quatFromTo, quatFromYaw, quatInvMultiply, quatInvRotateVec3, quatMultiply, quatMultiplyInv, quatRotateVec3, quatToScaledAngleAxis } from '../../math/quat.js';
+import { quatFromScaledAngleAxis, quatFromTo, quatFromYaw, quatInvMultiply, quatMultiply, quatMultiplyInv, quatRotateVec3, quatToScaledAngleAxis } from '../../math/quat.js';
 import { wrapAngle } from '../../math/angle.js';
 import { solveTwoBoneIkInto, createTwoBoneIkScratch } from '../../math/two-bone-ik.js';
 import { type FootIKLeg, type FootRig, type LegJoints, LegView, footRig } from './rig.js';
 import { KNEE_POLE, keepAnimatedKnee, kneePole, kneeSettled, reachHold, softenReach, twistYaw, unsoftenOffset } from './leg.js';
 import {
   LOCKED, LOCK, OFFSET, OFFSET_VEL, TARGET, SHOWN, HEEL, HEEL_VEL, HEEL_SHIFT, LOCK_YAW, ANIM_HEIGHT, LEG_SIZE, RELEASED,
-  HIPS_DROP, HIPS_DROP_VEL, DECAY_DT, DECAY_E, STEP_DT, NEEDED_DROP, HIPS_DT, HIPS_E, HIPS_MAX, FOOT_DT, FOOT_IK_STATE_SIZE,
+  HIPS_DROP, HIPS_DROP_VEL, DECAY_DT, STEP_DT, NEEDED_DROP, HIPS_DT, HIPS_MAX, FOOT_DT, FOOT_IK_STATE_SIZE,
   IK_TARGET, FOOT_WORLD_ROT, MAX_HEEL_RAISE, BODY_DY, ANKLE_HEIGHT, LOCK_NORMAL, SHIFT, SHIFT_PREV, TILT, TILT_VEL, SHIFT_OFFSET, SHIFT_VEL, PLANTED_HEIGHT, LOCK_GROUND, CLEAR, CLEAR_VEL, FOLLOW, FOLLOW_VEL, ANIM_PREV, KNEE_PLANE, REACH, LIFT, LIFT_VEL,
 } from './state.js';
-import { capturedData } from '../captured-data.js';
+import { capturedData, type CapturedData } from '../captured-data.js';
 import { PLANT_SPEED_LEG_LENGTHS, STEP_LANDED_HOLD, floorLift, groundHold, stillDown, updateLift } from './on-ground.js';
 
 export { GROUND_BAND_LEG_LENGTHS, PLANT_SPEED_LEG_LENGTHS, STILL_DOWN_LEG_LENGTHS, floorLift, groundHold } from './on-ground.js';
@@ -17,48 +17,16 @@ import { sampleGround, type Ground } from '../ground/ground.js';
 import { DEFAULT_GROUND_OPTIONS, type GroundOptions } from '../ground/ground-options.js';
 import { GROUND_UNDER_FOOT, clearHeel, followGroundUnderFoot, tiltTowards } from './foot-ground.js';
 
+import type { FootIKHost } from './host.js';
+import { validateFootIKOptions, type FootIKOptions } from './options.js';
+import { dropToReach, landingAhead, lowerHips } from './hips.js';
+import { decayHeel, decayOffset, followDataOnGround } from './offsets.js';
+
 export { FOOT_IK_STATE_SIZE } from './state.js';
 export type { FootIKLeg, LegJoints } from './rig.js';
+export type { FootIKHost } from './host.js';
+export { DEFAULT_FOOT_IK_OPTIONS, validateFootIKOptions, type FootIKOptions } from './options.js';
 
-export interface FootIKOptions {
-  /**
-   * Release a locked foot while its contact lasts only when the animated contact point drifts further
-   * from the lock than this many leg lengths (hip to knee plus knee to ankle, of the rig: a limit in
-   * the rig's own scale, not in metres). 1 holds the lock for as long as the leg could possibly reach
-   * it, i.e. to the end of the contact in practice: the gap then blends out while the foot is in the
-   * air, where it does not show as sliding. (Measured on real captures: releasing at a fixed 0.3 m
-   * while the label was still on caused 90-94% of all skate — the foot moved ~2.3 m/s at the release
-   * and relocked at once with most of the gap left, over and over.)
-   */
-  unlockLegLengths: number;
-  /** Half-life of the target offset that blends IK in and out (s). */
-  blendHalfLife: number;
-  /** Largest lowering of the hips (m) so that a locked foot stays within the leg's reach (0 = off). */
-  maxHipsDrop: number;
-  /**
-   * How much faster than its spring the hips may be lowered when a locked leg needs it (m/s; 0 = the
-   * spring alone). The spring lags ~0.1 s, during which the leg cannot reach its lock and the planted
-   * foot is dragged; lowering at once without a bound jerks the body (knee jumps of 11 m/s).
-   */
-  hipsDropSpeed: number;
-}
-
-export const DEFAULT_FOOT_IK_OPTIONS: FootIKOptions = { unlockLegLengths: 1, blendHalfLife: 0.08, maxHipsDrop: 0, hipsDropSpeed: 1 };
-
-/** What FootIK needs from the controller: the output pose it may edit, and its world transforms. */
-export interface FootIKHost {
-  readonly frame: number;
-  readonly rotations: Float64Array;
-  readonly worldPositions: Float64Array;
-  readonly worldRotations: Float64Array;
-  readonly translations: Float64Array;
-  readonly rootPosition: Float64Array;
-  readonly rootRotation: Float64Array;
-  /** Frames of the database played per second of the step (time warping; 1 when off). */
-  readonly playRate: number;
-  /** Recomputes one joint's world transform from its parent's. */
-  updateWorldJoint(j: number): void;
-}
 
 // Temporaries of one call, shared by every character of a thread (they stay in cache in a crowd).
 const IK_SCRATCH = createTwoBoneIkScratch();
@@ -73,26 +41,18 @@ export const HEADING_TOLERANCE = 0.005;
 const ANKLE_AS_ANIMATED = new Float64Array(3);
 /** The share of the leg's length it reaches to (the two-bone solve clamps at full extension). */
 const REACH_FRACTION = 0.995;
-const DROP_VEC = new Float64Array(3);
 // Uneven ground: each leg's contact point target (3 per leg), the tilt and the whole turn of a foot, a foot-sized vector.
 const CONTACT_TARGET = new Float64Array(6);
 const TILT_TURN = new Float64Array(4);
 const FOOT_TURN = new Float64Array(4);
 const FOOT_OFFSET = new Float64Array(3);
-const DROP_LOCAL = new Float64Array(3);
 /** The ground's height and normal under one joint (sampleGround's answer). */
 const GROUND_UNDER_JOINT = new Float64Array(4);
-/** The captured contact point's motion over a step, in the world. */
-const DATA_STEP = new Float64Array(3);
 
 /** On uneven ground, how fast a planted foot may follow its animated height (m/s). */
 const PLANTED_VERTICAL_SPEED = 0.5;
-/** On uneven ground the hips drop once a leg is within this share of its length of full stretch. */
-const GROUND_REACH_SLACK = 0.03;
 /** A foot displayed higher than this above its animated height (in leg lengths) has not landed yet. */
 export const LANDED_LEG_LENGTHS = 0.1;
-/** Decay rate of the hips drop spring (half-life 0.06 s). */
-const HIPS_DROP_DAMPING = (2 * Math.LN2) / 0.06;
 
 /**
  * Foot locking with two-bone IK: a foot is locked where it is when its contact starts and released
@@ -104,9 +64,8 @@ export class FootIK {
   private readonly opts: FootIKOptions;
   private readonly rig: FootRig;
   private readonly S: Float64Array;
-  /** capturedData(db).contactMotion: each leg's captured contact point motion per frame. */
-  private readonly contactMotion: Float32Array;
-  private readonly contactHeight: Float32Array;
+  /** capturedData(db): each leg's captured contact point motion and height per frame (followDataOnGround). */
+  private readonly captured: CapturedData;
   /** capturedData(db).contactEnds: per frame, the legs whose contact ends there. */
   private readonly contactEnds: Uint8Array;
 
@@ -122,9 +81,8 @@ export class FootIK {
     S[HIPS_DT] = -1;
     S[FOOT_DT] = -1;
     this.rig = footRig(db);
-    this.contactMotion = capturedData(db).contactMotion;
-    this.contactHeight = capturedData(db).contactHeight;
-    this.contactEnds = capturedData(db).contactEnds;
+    this.captured = capturedData(db);
+    this.contactEnds = this.captured.contactEnds;
     this.legs = this.rig.legs.map((joints, i) => new LegView(joints, S, i * LEG_SIZE));
   }
 
@@ -192,7 +150,7 @@ export class FootIK {
     this.updateLock(host, 0);
     this.updateLock(host, 1);
     const hipsY = wp[3 * this.rig.hips + 1];
-    this.lowerHips(host);
+    lowerHips(this.S, this.rig, this.db.skeleton.parents, host, this.opts);
     // How far lowerHips moved the body (and every free foot with it) this step.
     S[BODY_DY] = wp[3 * this.rig.hips + 1] - hipsY;
     this.bendLeg(host, 0);
@@ -210,7 +168,7 @@ export class FootIK {
     if (S[at + LOCKED] === RELEASED && !contact) S[at + LOCKED] = 0;
     // A free foot on the ground moves as the captured one this step (before it may be planted
     // where that puts it), as far as the leg reaches.
-    if (S[at + LOCKED] !== 1) { reachHold(leg, wp, S, at + OFFSET, at + REACH); this.followDataOnGround(host, leg, at, i); }
+    if (S[at + LOCKED] !== 1) { reachHold(leg, wp, S, at + OFFSET, at + REACH); followDataOnGround(this.S, at, i, leg, host, this.captured, this.db); }
     for (let k = 0; k < 3; k++) S[at + ANIM_PREV + k] = wp[c + k];
     // A foot still coming down from a release (displayed well above where the animation has it)
     // is not planted yet: locking it in the air and stopping its fall at once would pop the leg.
@@ -256,16 +214,16 @@ export class FootIK {
         S[at + LOCKED] = contact ? RELEASED : 0;
       }
     }
-    this.decayOffset(at, leg);
+    decayOffset(this.S, at, leg, this.opts);
     const locked = S[at + LOCKED] === 1;
-    if (!locked) this.decayHeel(at);
+    if (!locked) decayHeel(this.S, at, this.opts);
     // The ankle's target: the animated ankle, shifted (when locked) by what puts the animated contact
     // point on the lock. The foot keeps its animated orientation, so a heel rolling off a planted toe
     // still rolls.
     for (let k = 0; k < 3; k++) S[at + TARGET + k] = wp[f + k] + (locked ? S[at + LOCK + k] - wp[c + k] : 0) + S[at + OFFSET + k];
     updateLift(S, at, leg, locked, this.opts.blendHalfLife);
     S[at + TARGET + 1] += S[at + LIFT];
-    if (locked) this.dropToReach(leg, at, wp, false);
+    if (locked) dropToReach(S, at, leg, wp, false);
   }
 
   /** Bends leg i towards its target after the hips drop (applyStep). */
@@ -368,7 +326,7 @@ export class FootIK {
       S[at + ANKLE_HEIGHT] = wp[f + 1] - root[1];
       if (S[at + LOCKED] === RELEASED && !contact) S[at + LOCKED] = 0;
       // As on flat ground: a free foot on the ground moves as the captured one, as far as the leg reaches.
-      if (S[at + LOCKED] !== 1) { reachHold(leg, wp, S, at + OFFSET, at + REACH); this.followDataOnGround(host, leg, at, i); }
+      if (S[at + LOCKED] !== 1) { reachHold(leg, wp, S, at + OFFSET, at + REACH); followDataOnGround(this.S, at, i, leg, host, this.captured, this.db); }
       for (let k = 0; k < 3; k++) S[at + ANIM_PREV + k] = wp[c + k];
       if (S[at + LOCKED] === 1) {
         // Held where it was planted, at its animated height over the ground there (a rolling foot
@@ -413,9 +371,9 @@ export class FootIK {
           }
         }
       }
-      this.decayOffset(at, leg);
+      decayOffset(this.S, at, leg, this.opts);
       const locked = S[at + LOCKED] === 1;
-      if (!locked) this.decayHeel(at);
+      if (!locked) decayHeel(this.S, at, this.opts);
       if (locked) tiltTowards(S, at, leg, S, at + LOCK_NORMAL, false, go);
       else tiltTowards(S, at, leg, GROUND_UNDER_FOOT, 1, true, go);
       // The contact point's target P, and the ankle's with the tilt about P: P + tilt·(ankle − contact).
@@ -427,10 +385,10 @@ export class FootIK {
       // As on flat ground: a foot the leg cannot hold steps rather than being dragged.
       updateLift(S, at, leg, locked, this.opts.blendHalfLife);
       CONTACT_TARGET[p + 1] += S[at + LIFT]; S[at + TARGET + 1] += S[at + LIFT];
-      if (locked || contact || this.landingAhead(leg, at, wp, host.rootRotation)) this.dropToReach(leg, at, wp, true);
+      if (locked || contact || landingAhead(S, at, leg, wp, host.rootRotation)) dropToReach(S, at, leg, wp, true);
     }
     const hipsY = wp[3 * this.rig.hips + 1];
-    this.lowerHips(host);
+    lowerHips(this.S, this.rig, this.db.skeleton.parents, host, this.opts);
     const bodyDy = wp[3 * this.rig.hips + 1] - hipsY;
     for (let i = 0; i < 2; i++) {
       const leg = legs[i], at = i * LEG_SIZE, f = 3 * leg.foot, c = 3 * leg.contact, p = 3 * i;
@@ -608,160 +566,4 @@ export class FootIK {
       for (let k = 0; k < 3; k++) S[at + SHOWN + k] = wp[c + k];
     }
   }
-
-  /**
-   * A free foot on the ground moves as the captured foot of the playing frame moves (capturedData's
-   * contact motion, turned into the world by the character's root), not as the animated pose
-   * moves it: what inertialization offsets, root corrections and the other leg's lock add to the
-   * animated motion of a foot on the floor is what shows as sliding (on real captures, free feet on
-   * the ground moved 20-40% faster than the data's own at the same frames). The difference goes
-   * into the leg's horizontal offset, in proportion to how much the foot is on the ground
-   * (groundHold), and blends out as the foot rises (decayOffset). Off the ground, nothing changes.
-   */
-  private followDataOnGround(host: FootIKHost, leg: LegJoints, at: number, i: number): void {
-    // (a foot raised by updateLift is that much further off the ground)
-    const S = this.S, hold = groundHold(S[at + ANIM_HEIGHT] + S[at + LIFT] - leg.plantedHeight, leg.length) * S[at + REACH];
-    if (hold <= 0) return;
-    const wp = host.worldPositions, c = 3 * leg.contact, m = this.contactMotion, f = 6 * host.frame + 3 * i;
-    // The captured foot's motion counts as far as the captured foot is on the ground too: a foot the
-    // capture has in its swing while the output still has it down (a transition's blend) lifts
-    // before it moves, and catches up in the air.
-    const frames = S[STEP_DT] * host.playRate * this.db.fps * groundHold(this.contactHeight[2 * host.frame + i], leg.length);
-    DATA_STEP[0] = m[f] * frames; DATA_STEP[1] = m[f + 1] * frames; DATA_STEP[2] = m[f + 2] * frames;
-    quatRotateVec3(DATA_STEP, 0, host.rootRotation, 0, DATA_STEP, 0);
-    S[at + OFFSET] += hold * (DATA_STEP[0] - (wp[c] - S[at + ANIM_PREV]));
-    S[at + OFFSET + 2] += hold * (DATA_STEP[2] - (wp[c + 2] - S[at + ANIM_PREV + 2]));
-  }
-
-  /** The decay spring (as decaySpringUpdate) on a released foot's heel turn, with the offset's half-life. */
-  private decayHeel(at: number): void {
-    const S = this.S, o = at + HEEL, v = at + HEEL_VEL, dt = S[STEP_DT];
-    if (S[o] === 0 && S[o + 1] === 0 && S[o + 2] === 0 && S[v] === 0 && S[v + 1] === 0 && S[v + 2] === 0) return;
-    // = decaySpringUpdate(S, o, S, v, blendHalfLife, dt, 3), with decayOffset's cached e^(-y dt)
-    // (the call boxed its two number arguments: 26 bytes of garbage per character-step).
-    const y = (2 * Math.LN2) / this.opts.blendHalfLife;
-    if (dt !== S[DECAY_DT]) { S[DECAY_DT] = dt; S[DECAY_E] = Math.exp(-y * dt); }
-    const e = S[DECAY_E];
-    for (let k = 0; k < 3; k++) {
-      const j = S[v + k] + S[o + k] * y;
-      S[o + k] = e * (S[o + k] + j * dt);
-      S[v + k] = e * (S[v + k] - j * y * dt);
-    }
-  }
-
-  /**
-   * The decay spring (as decaySpringUpdate) on a leg's target offset, with e^(-y dt) cached per dt.
-   * A free foot on the ground (its animated contact point within the ground band of its planted
-   * height) keeps its horizontal offset: blended out there, the gap between where it was held and
-   * where the animation has it would show as the foot sliding along the floor (on real captures,
-   * released feet moved 20-35 cm/s faster near the ground than the data's own). It blends out as
-   * the foot rises, where the same motion is part of the swing.
-   */
-  private decayOffset(at: number, leg: LegJoints): void {
-    const S = this.S, o = at + OFFSET, v = at + OFFSET_VEL, dt = S[STEP_DT];
-    if (S[o] === 0 && S[o + 1] === 0 && S[o + 2] === 0 && S[v] === 0 && S[v + 1] === 0 && S[v + 2] === 0) return;
-    const y = (2 * Math.LN2) / this.opts.blendHalfLife;
-    if (dt !== S[DECAY_DT]) { S[DECAY_DT] = dt; S[DECAY_E] = Math.exp(-y * dt); }
-    const e = S[DECAY_E];
-    const hold = S[at + LOCKED] === 1 ? 0 : groundHold(S[at + ANIM_HEIGHT] + S[at + LIFT] - leg.plantedHeight, leg.length) * S[at + REACH];
-    for (let k = 0; k < 3; k++) {
-      if (k !== 1 && hold > 0) {
-        // The horizontal parts move on by the share of the step the foot is off the ground, dt (1 − hold):
-        // the spring's time slows down on the ground and stops on it, so the blend goes on where it was.
-        if (hold >= 1) continue;
-        const t = dt * (1 - hold), eh = Math.exp(-y * t), j = S[v + k] + S[o + k] * y;
-        S[o + k] = eh * (S[o + k] + j * t);
-        S[v + k] = eh * (S[v + k] - j * y * t);
-        continue;
-      }
-      const j = S[v + k] + S[o + k] * y;
-      S[o + k] = e * (S[o + k] + j * dt);
-      S[v + k] = e * (S[v + k] - j * y * dt);
-    }
-  }
-
-  /**
-   * Whether a free leg's target is ahead of its hip (along the character's forward): a foot about to
-   * land, whose reach the hips drop may have to make (stepping down). A trailing foot is leaving the
-   * ground: lowering the body for it only folded the other leg under it.
-   */
-  private landingAhead(leg: LegJoints, at: number, wp: Float64Array, rootRotation: Float64Array): boolean {
-    const S = this.S, h = 3 * leg.hip;
-    // forward (+Z) turned by the root's yaw rotation: = quatRotateVec3(rootRotation, (0, 0, 1))
-    const qx = rootRotation[0], qy = rootRotation[1], qz = rootRotation[2], qw = rootRotation[3];
-    const fx = 2 * (qx * qz + qw * qy), fz = 1 - 2 * (qx * qx + qy * qy);
-    return (S[at + TARGET] - wp[h]) * fx + (S[at + TARGET + 2] - wp[h + 2]) * fz > 0;
-  }
-
-  /** Raises NEEDED_DROP to how far the hip joint must come down for the leg to reach its target. */
-  private dropToReach(leg: LegJoints, at: number, wp: Float64Array, ground: boolean): void {
-    const S = this.S;
-    const h = 3 * leg.hip, k = 3 * leg.knee, f = 3 * leg.foot;
-    // On uneven ground a little more slack: a planted leg held at full stretch (the heel raise keeps
-    // it at 99.5%) swings its knee fast as the body moves on (8 m/s downhill).
-    const reach = dist3(wp, k, h) + dist3(wp, f, k) - (ground ? GROUND_REACH_SLACK * leg.length : 0.01);
-    const dx = S[at + TARGET] - wp[h], dz = S[at + TARGET + 2] - wp[h + 2], dy = wp[h + 1] - S[at + TARGET + 1];
-    const horizontal = dx * dx + dz * dz;
-    if (dx * dx + dy * dy + dz * dz <= reach * reach || dy <= 0) return;
-    // On uneven ground the limit is high: a target out of reach sideways is not lowered for, as no
-    // drop brings it in reach (a trailing foot held behind a walking body pulled the hips down 28 cm).
-    if (ground && horizontal >= reach * reach) return;
-    // Lowering by d makes the vertical gap dy - d; the leg reaches when (dy - d)^2 + h^2 <= reach^2.
-    const allowed = horizontal < reach * reach ? Math.sqrt(reach * reach - horizontal) : 0;
-    if (dy - allowed > S[NEEDED_DROP]) S[NEEDED_DROP] = dy - allowed;
-  }
-
-  /**
-   * Lowers the hips (quickly when more is needed, slowly back) by at most S[HIPS_MAX] and refreshes
-   * the world pose, so that planted feet are not dragged once the body moves past their reach.
-   */
-  private lowerHips(host: FootIKHost): void {
-    const S = this.S, max = S[HIPS_MAX], dt = S[STEP_DT];
-    if (max <= 0) return;
-    const want = Math.min(max, S[NEEDED_DROP]);
-    // A critically damped spring (half-life 0.06 s) towards the wanted drop: its velocity stays
-    // continuous when the wanted drop jumps, so the body never jerks.
-    if (dt > 0) {
-      const y = HIPS_DROP_DAMPING, e = dt === S[HIPS_DT] ? S[HIPS_E] : Math.exp(-y * dt);
-      S[HIPS_DT] = dt; S[HIPS_E] = e;
-      const before = S[HIPS_DROP], x = before - want, j = S[HIPS_DROP_VEL] + x * y;
-      let drop = want + e * (x + j * dt), vel = e * (S[HIPS_DROP_VEL] - j * y * dt);
-      if (this.opts.hipsDropSpeed > 0 && drop < want) {
-        // Lower by what is needed at once, but at most hipsDropSpeed (m/s) beyond the spring: a bounded
-        // velocity change, so the leg reaches its lock without the spring's lag and the body never jerks.
-        const fast = Math.min(want, before + this.opts.hipsDropSpeed * dt);
-        if (fast > drop) { drop = fast; if (vel < 0) vel = 0; }
-      }
-      // Never beyond the limit, whatever the spring's momentum.
-      if (drop > max) { drop = max; if (vel > 0) vel = 0; }
-      S[HIPS_DROP] = drop; S[HIPS_DROP_VEL] = vel;
-    }
-    if (S[HIPS_DROP] < 1e-5 && Math.abs(S[HIPS_DROP_VEL]) < 1e-4 && want === 0) { S[HIPS_DROP] = 0; S[HIPS_DROP_VEL] = 0; return; }
-    const hips = this.rig.hips, parent = this.db.skeleton.parents[hips];
-    DROP_VEC[0] = 0; DROP_VEC[1] = -S[HIPS_DROP]; DROP_VEC[2] = 0;
-    // The drop is vertical in the world; express it in the hips' parent frame.
-    if (parent >= 0) quatInvRotateVec3(DROP_LOCAL, 0, host.worldRotations, 4 * parent, DROP_VEC, 0);
-    else quatInvRotateVec3(DROP_LOCAL, 0, host.rootRotation, 0, DROP_VEC, 0);
-    for (let k = 0; k < 3; k++) host.translations[3 * hips + k] += DROP_LOCAL[k];
-    // A translation of the hips moves its whole subtree rigidly by the same world vector: shift
-    // those world positions rather than redo forward kinematics (rotations are unchanged).
-    const wp = host.worldPositions, sub = this.rig.hipsSubtree, dy = DROP_VEC[1];
-    for (let i = 0; i < sub.length; i++) wp[3 * sub[i] + 1] += dy;
-  }
-}
-
-function dist3(a: Float64Array, i: number, j: number): number {
-  const x = a[i] - a[j], y = a[i + 1] - a[j + 1], z = a[i + 2] - a[j + 2];
-  return Math.sqrt(x * x + y * y + z * z);
-}
-
-/** Throws RangeError naming the first foot IK option outside its range. */
-export function validateFootIKOptions(o: FootIKOptions): void {
-  const check = (name: keyof FootIKOptions, ok: boolean, range: string) => {
-    if (!ok) throw new RangeError(`foot IK option ${name} must be ${range}, got ${String(o[name])}`);
-  };
-  check('unlockLegLengths', Number.isFinite(o.unlockLegLengths) && o.unlockLegLengths > 0, 'a finite number > 0');
-  check('blendHalfLife', Number.isFinite(o.blendHalfLife) && o.blendHalfLife > 0, 'a finite number > 0 (seconds)');
-  check('maxHipsDrop', Number.isFinite(o.maxHipsDrop) && o.maxHipsDrop >= 0, 'a finite number >= 0 (metres)');
-  check('hipsDropSpeed', Number.isFinite(o.hipsDropSpeed) && o.hipsDropSpeed >= 0, 'a finite number >= 0 (m/s)');
 }

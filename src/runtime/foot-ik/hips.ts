@@ -1,0 +1,91 @@
+/**
+ * Lowering the hips so that a planted leg reaches its lock (foot IK's maxHipsDrop; on uneven ground
+ * groundOptions.maxHipsDropLegLengths): how far each leg needs the hip joint to come down
+ * (dropToReach; which free legs ask for it: landingAhead), and the spring that lowers the body and
+ * shifts the world pose (lowerHips). Functions on the foot IK state block (state.ts).
+ */
+import { quatInvRotateVec3 } from '../../math/quat.js';
+import type { FootIKHost } from './host.js';
+import type { FootIKOptions } from './options.js';
+import type { FootRig, LegJoints } from './rig.js';
+import { HIPS_DROP, HIPS_DROP_VEL, HIPS_DT, HIPS_E, HIPS_MAX, NEEDED_DROP, STEP_DT, TARGET } from './state.js';
+
+/** On uneven ground the hips drop once a leg is within this share of its length of full stretch. */
+const GROUND_REACH_SLACK = 0.03;
+/** Decay rate of the hips drop spring (half-life 0.06 s). */
+const HIPS_DROP_DAMPING = (2 * Math.LN2) / 0.06;
+const DROP_VEC = new Float64Array(3);
+const DROP_LOCAL = new Float64Array(3);
+
+/**
+ * Whether a free leg's target is ahead of its hip (along the character's forward): a foot about to
+ * land, whose reach the hips drop may have to make (stepping down). A trailing foot is leaving the
+ * ground: lowering the body for it only folded the other leg under it.
+ */
+export function landingAhead(S: Float64Array, at: number, leg: LegJoints, wp: Float64Array, rootRotation: Float64Array): boolean {
+  const h = 3 * leg.hip;
+  // forward (+Z) turned by the root's yaw rotation: = quatRotateVec3(rootRotation, (0, 0, 1))
+  const qx = rootRotation[0], qy = rootRotation[1], qz = rootRotation[2], qw = rootRotation[3];
+  const fx = 2 * (qx * qz + qw * qy), fz = 1 - 2 * (qx * qx + qy * qy);
+  return (S[at + TARGET] - wp[h]) * fx + (S[at + TARGET + 2] - wp[h + 2]) * fz > 0;
+}
+
+/** Raises NEEDED_DROP to how far the hip joint must come down for the leg to reach its target. */
+export function dropToReach(S: Float64Array, at: number, leg: LegJoints, wp: Float64Array, ground: boolean): void {
+  const h = 3 * leg.hip, k = 3 * leg.knee, f = 3 * leg.foot;
+  // On uneven ground a little more slack: a planted leg held at full stretch (the heel raise keeps
+  // it at 99.5%) swings its knee fast as the body moves on (8 m/s downhill).
+  const reach = dist3(wp, k, h) + dist3(wp, f, k) - (ground ? GROUND_REACH_SLACK * leg.length : 0.01);
+  const dx = S[at + TARGET] - wp[h], dz = S[at + TARGET + 2] - wp[h + 2], dy = wp[h + 1] - S[at + TARGET + 1];
+  const horizontal = dx * dx + dz * dz;
+  if (dx * dx + dy * dy + dz * dz <= reach * reach || dy <= 0) return;
+  // On uneven ground the limit is high: a target out of reach sideways is not lowered for, as no
+  // drop brings it in reach (a trailing foot held behind a walking body pulled the hips down 28 cm).
+  if (ground && horizontal >= reach * reach) return;
+  // Lowering by d makes the vertical gap dy - d; the leg reaches when (dy - d)^2 + h^2 <= reach^2.
+  const allowed = horizontal < reach * reach ? Math.sqrt(reach * reach - horizontal) : 0;
+  if (dy - allowed > S[NEEDED_DROP]) S[NEEDED_DROP] = dy - allowed;
+}
+
+/**
+ * Lowers the hips (quickly when more is needed, slowly back) by at most S[HIPS_MAX] and refreshes
+ * the world pose, so that planted feet are not dragged once the body moves past their reach.
+ */
+export function lowerHips(S: Float64Array, rig: FootRig, parents: Int32Array, host: FootIKHost, opts: FootIKOptions): void {
+  const max = S[HIPS_MAX], dt = S[STEP_DT];
+  if (max <= 0) return;
+  const want = Math.min(max, S[NEEDED_DROP]);
+  // A critically damped spring (half-life 0.06 s) towards the wanted drop: its velocity stays
+  // continuous when the wanted drop jumps, so the body never jerks.
+  if (dt > 0) {
+    const y = HIPS_DROP_DAMPING, e = dt === S[HIPS_DT] ? S[HIPS_E] : Math.exp(-y * dt);
+    S[HIPS_DT] = dt; S[HIPS_E] = e;
+    const before = S[HIPS_DROP], x = before - want, j = S[HIPS_DROP_VEL] + x * y;
+    let drop = want + e * (x + j * dt), vel = e * (S[HIPS_DROP_VEL] - j * y * dt);
+    if (opts.hipsDropSpeed > 0 && drop < want) {
+      // Lower by what is needed at once, but at most hipsDropSpeed (m/s) beyond the spring: a bounded
+      // velocity change, so the leg reaches its lock without the spring's lag and the body never jerks.
+      const fast = Math.min(want, before + opts.hipsDropSpeed * dt);
+      if (fast > drop) { drop = fast; if (vel < 0) vel = 0; }
+    }
+    // Never beyond the limit, whatever the spring's momentum.
+    if (drop > max) { drop = max; if (vel > 0) vel = 0; }
+    S[HIPS_DROP] = drop; S[HIPS_DROP_VEL] = vel;
+  }
+  if (S[HIPS_DROP] < 1e-5 && Math.abs(S[HIPS_DROP_VEL]) < 1e-4 && want === 0) { S[HIPS_DROP] = 0; S[HIPS_DROP_VEL] = 0; return; }
+  const hips = rig.hips, parent = parents[hips];
+  DROP_VEC[0] = 0; DROP_VEC[1] = -S[HIPS_DROP]; DROP_VEC[2] = 0;
+  // The drop is vertical in the world; express it in the hips' parent frame.
+  if (parent >= 0) quatInvRotateVec3(DROP_LOCAL, 0, host.worldRotations, 4 * parent, DROP_VEC, 0);
+  else quatInvRotateVec3(DROP_LOCAL, 0, host.rootRotation, 0, DROP_VEC, 0);
+  for (let k = 0; k < 3; k++) host.translations[3 * hips + k] += DROP_LOCAL[k];
+  // A translation of the hips moves its whole subtree rigidly by the same world vector: shift
+  // those world positions rather than redo forward kinematics (rotations are unchanged).
+  const wp = host.worldPositions, sub = rig.hipsSubtree, dy = DROP_VEC[1];
+  for (let i = 0; i < sub.length; i++) wp[3 * sub[i] + 1] += dy;
+}
+
+function dist3(a: Float64Array, i: number, j: number): number {
+  const x = a[i] - a[j], y = a[i + 1] - a[j + 1], z = a[i + 2] - a[j + 2];
+  return Math.sqrt(x * x + y * y + z * z);
+}
