@@ -18,6 +18,7 @@ import { alignToFirstSkeleton } from './skeleton-match.js';
 import { chooseDatabaseFps, resampleClip, sameRate } from './resample.js';
 import { openLoop } from './loops.js';
 import { floorHeight, floorShift } from './floor.js';
+import { UP_AXES, detectUpAxis, turnUpright, type UpAxis, type UpAxisFinding } from './up-axis.js';
 
 export { DatabaseBuildError } from './build-error.js';
 export { chooseDatabaseFps, resampleClip } from './resample.js';
@@ -57,6 +58,14 @@ export interface BuildOptions {
   loops?: string[];
   /** Called as work proceeds (done of total steps), e.g. for a progress bar. */
   onProgress?: (done: number, total: number, label: string) => void;
+  /**
+   * The axis the captures stand along (up-axis.ts): 'auto' (default) finds it from the rest pose
+   * and the motion; a set standing along another axis than +y is turned upright before anything
+   * is measured.
+   */
+  up?: UpAxis | 'auto';
+  /** Called once with where the set was found (or said) to stand. */
+  onUpAxis?: (finding: UpAxisFinding) => void;
 }
 
 /**
@@ -110,13 +119,23 @@ export function buildDatabase(sources: readonly SourceMotion[], options: BuildOp
   for (const s of sources) {
     if (!isSupportedFrameRate(s.clip.fps)) throw new DatabaseBuildError(`${s.clip.source}: clip '${s.clip.name}' runs at ${s.clip.fps} fps; supported rates are ${MIN_FPS} to ${MAX_FPS} fps`);
   }
-  const aligned = alignToFirstSkeleton(sources);
+  const aligned0 = alignToFirstSkeleton(sources);
   const schema = options.schema ?? DEFAULT_SCHEMA;
   checkSchemaSize(schema);
   validateSchema(schema);
   const J = sources[0].skeleton.names.length;
   const roles: BoneRoles = findBoneRoles(sources[0].skeleton, options.bones, sources[0].clip.source);
-  const clips = markLoops(aligned, options.loops ?? []).map((c) => openLoop(c, sources[0].skeleton, roles.hips));
+  // Stand the set along +y (up-axis.ts) before anything is measured from the ground.
+  const up = options.up ?? 'auto';
+  if (up !== 'auto' && !UP_AXES.includes(up)) throw new DatabaseBuildError(`up axis must be auto or one of ${UP_AXES.join(', ')}, got ${String(up)}`);
+  const finding: UpAxisFinding = up === 'auto'
+    ? detectUpAxis(sources[0].skeleton, aligned0.map((s) => s.clip), roles.hips, roles.leftFoot, roles.rightFoot)
+    : { axis: up, rest: null, motion: null, how: 'given', unconfirmed: null };
+  options.onUpAxis?.(finding);
+  const upright = turnUpright(sources[0].skeleton, aligned0.map((s) => s.clip), finding.axis);
+  const rig = upright.skeleton;
+  const aligned: SourceMotion[] = aligned0.map((s, i) => ({ ...s, skeleton: rig, clip: upright.clips[i] }));
+  const clips = markLoops(aligned, options.loops ?? []).map((c) => openLoop(c, rig, roles.hips));
   const fps = options.fps ?? chooseDatabaseFps(clips);
   if (!isSupportedFrameRate(fps)) throw new DatabaseBuildError(`invalid database rate ${fps} fps: supported rates are ${MIN_FPS} to ${MAX_FPS} fps`);
   const contactOpts = options.contacts ?? DEFAULT_CONTACT_OPTIONS;
@@ -131,8 +150,8 @@ export function buildDatabase(sources: readonly SourceMotion[], options: BuildOp
   const sourceFps = clips.map((c) => (sameRate(c.fps, fps) ? undefined : c.fps));
   // Mirrored copies are only blendable with the originals when left and right joint frames mirror
   // each other; re-express the right side first where the rig does not (world poses unchanged).
-  const sym = options.mirror ? symmetrizeJointFrames(sources[0].skeleton, resampled) : null;
-  const skeleton = sym ? sym.skeleton : sources[0].skeleton;
+  const sym = options.mirror ? symmetrizeJointFrames(rig, resampled) : null;
+  const skeleton = sym ? sym.skeleton : rig;
   const base = sym ? sym.clips : resampled;
   const setup = options.mirror ? mirrorSetup(skeleton, base) : null;
   const all: Array<{ clip: Clip; mirrored: boolean; sourceFps: number | undefined }> = base.map((clip, i) => ({ clip, mirrored: false, sourceFps: sourceFps[i] }));

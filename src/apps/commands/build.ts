@@ -14,6 +14,7 @@ import { MAX_FPS, MIN_FPS } from '../../anim/frame-rate.js';
 import type { SkippedBvhEntry } from '../../import/bvh/bvh-node.js';
 import type { ClipRange } from '../../database/database.js';
 import { escapeControls } from '../../database/mmdb/format.js';
+import { UP_AXES, type UpAxis, type UpAxisFinding } from '../../database/up-axis.js';
 
 /** Largest schema file read (a schema is a few hundred bytes of JSON). */
 const MAX_SCHEMA_BYTES = 1024 * 1024;
@@ -23,7 +24,7 @@ const MAX_SKIPPED_SHOWN = 10;
 
 export const BUILD_USAGE = `usage: motionmatch build <files or folders...> --out FILE [--mirror] [--schema FILE]
                          [--bones hips=NAME,leftFoot=NAME,...] [--scale S] [--fps F]
-                         [--tag TAG=GLOB ...] [--loop GLOB ...] [--compact [--error]] [--json]
+                         [--tag TAG=GLOB ...] [--loop GLOB ...] [--up AXIS] [--compact [--error]] [--json]
        motionmatch build --builtin --out FILE [--mirror] [--schema FILE] [--compact [--error]] [--json]
 
   Imports BVH clips (folders are searched recursively), extracts features and writes a .mmdb database.
@@ -40,6 +41,9 @@ export const BUILD_USAGE = `usage: motionmatch build <files or folders...> --out
   --schema FILE    feature schema (JSON); default: foot positions/velocities, hip velocity, trajectory
   --bones SPEC     bone roles by joint name, e.g. hips=Hips,leftFoot=Foot_L,rightFoot=Foot_R
   --scale S        metres per file unit (default: detected from the skeleton's height)
+  --up AXIS        the axis the captures stand along: auto (default: found from the rest pose and
+                   the motion, which must agree), +y, -y, +z, -z, +x or -x; a set standing along
+                   another axis than +y is turned upright (this project works Y-up)
   --fps F          resample every clip to F frames per second, ${MIN_FPS} to ${MAX_FPS}
                    (default: the clips' common rate, else the highest)
   --loop GLOB      clips whose name matches GLOB (* and ?; at most 256 characters) loop: the last frame flows into the
@@ -117,6 +121,22 @@ function errorLines(e: PoseErrorReport, clips: readonly ClipRange[]): string {
   return e.clips.map((c, i) => `  ${escapeControls(clips[i].name).padEnd(40)} max ${cm(c.max)} cm  p99.9 ${cm(c.p999)} cm\n`).join('');
 }
 
+/** --up: auto (undefined) or one of the six axis names ('z' is taken as '+z'). */
+function parseUpAxis(v: string | undefined): UpAxis | 'auto' {
+  if (v === undefined) return 'auto';
+  const a = v.trim().toLowerCase();
+  if (a === 'auto') return 'auto';
+  const named = (/^[xyz]$/.test(a) ? `+${a}` : a) as UpAxis;
+  if (!UP_AXES.includes(named)) throw new UsageError(`--up must be auto or one of ${UP_AXES.join(', ')}, got '${escapeControls(v.slice(0, 40))}'`, BUILD_USAGE);
+  return named;
+}
+
+/** What the build found or was told about the up axis, for the report. */
+function upSummary(f: UpAxisFinding | undefined): { axis: UpAxis; how: 'detected' | 'given'; rest: { axis: UpAxis; degrees: number } | null; motion: { axis: UpAxis; degrees: number } | null; unconfirmed: UpAxis | null } {
+  const deg = (n: { axis: UpAxis; angle: number } | null) => (n ? { axis: n.axis, degrees: +(n.angle * 180 / Math.PI).toFixed(1) } : null);
+  return f ? { axis: f.axis, how: f.how, rest: deg(f.rest), motion: deg(f.motion), unconfirmed: f.unconfirmed } : { axis: '+y', how: 'detected', rest: null, motion: null, unconfirmed: null };
+}
+
 export async function buildCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, {
     out: { type: 'string', short: 'o' },
@@ -126,6 +146,7 @@ export async function buildCommand(argv: string[]): Promise<number> {
     bones: { type: 'string' },
     scale: { type: 'string' },
     fps: { type: 'string' },
+    up: { type: 'string' },
     tag: { type: 'string', multiple: true },
     loop: { type: 'string', multiple: true },
     json: { type: 'boolean' },
@@ -141,6 +162,7 @@ export async function buildCommand(argv: string[]): Promise<number> {
   if (!values.builtin && positionals.length === 0) throw new UsageError('no input: give BVH files or folders, or --builtin', BUILD_USAGE);
   const scale = numberOption(values.scale, 'scale', BUILD_USAGE, 1e-9, 1e9);
   const fps = numberOption(values.fps, 'fps', BUILD_USAGE, MIN_FPS, MAX_FPS);
+  const up = parseUpAxis(values.up);
   const tagRules = parseTagRules(values.tag ?? []);
   const loops = values.loop ?? [];
   if (loops.length > MAX_GLOB_OPTIONS) throw new UsageError(`--loop is given ${loops.length} times; at most ${MAX_GLOB_OPTIONS} (each is matched against every clip name)`, BUILD_USAGE);
@@ -184,8 +206,13 @@ export async function buildCommand(argv: string[]): Promise<number> {
   const tImport = performance.now();
 
   const buildBar = createProgress('features', !json && !!process.stderr.isTTY);
-  const db = buildDatabase(sources, { schema, bones, fps, mirror: !!values.mirror, tagRules, loops, onProgress: (d, t, l) => buildBar.update(d, t, l) });
+  let upFound: UpAxisFinding | undefined;
+  const db = buildDatabase(sources, { schema, bones, fps, mirror: !!values.mirror, tagRules, loops, up, onUpAxis: (f) => { upFound = f; }, onProgress: (d, t, l) => buildBar.update(d, t, l) });
   buildBar.done();
+  if (upFound?.unconfirmed) {
+    process.stderr.write(`motionmatch build: warning: the captures stand along ${upFound.unconfirmed} (hips over feet within ${Math.round((upFound.motion?.angle ?? 0) * 180 / Math.PI)}° of it), ` +
+      `but the rest pose does not confirm it, so nothing was turned; if they do stand that way, build again with --up ${upFound.unconfirmed}\n`);
+  }
   let error: PoseErrorReport | undefined;
   let bytes: number;
   if (values.compact) {
@@ -211,6 +238,7 @@ export async function buildCommand(argv: string[]): Promise<number> {
     // Counted as \`info\` counts them: every looping clip, mirrored copies included.
     loops: db.clips.filter((c) => c.loop).length,
     resampled: resampledSummary(db.clips, db.fps),
+    up: upSummary(upFound),
     skipped,
     scaleMismatch,
     bytes,
@@ -227,6 +255,7 @@ export async function buildCommand(argv: string[]): Promise<number> {
       `in ${result.seconds.total.toFixed(2)} s\n` +
       (result.loops > 0 ? `${result.loops} looping clip${result.loops === 1 ? '' : 's'}\n` : '') +
       result.resampled.map((r) => `resampled ${r.clips} clip${r.clips === 1 ? '' : 's'} from ${r.from} fps to ${r.to} fps\n`).join('') +
+      (result.up.axis !== '+y' ? `the captures stand along ${result.up.axis} (${result.up.how === 'given' ? '--up' : 'found from the rest pose and the motion'}): turned to stand along +y\n` : '') +
       (error ? `compact poses: largest error ${cm(error.overall.max)} cm, 99.9th percentile ${cm(error.overall.p999)} cm (virtual points 3 cm from each joint)\n` : '') +
       (error && values.error ? errorLines(error, db.clips) : ''),
     );
