@@ -98,6 +98,18 @@ export function detectUpAxis(skeleton: Skeleton, clips: readonly Clip[], hips: n
 }
 
 /**
+ * One line saying what the build did about the up axis, or null when the set stood along +y and
+ * nothing is in doubt. `turnHint` ends the line when only the motion stands along another axis:
+ * how to turn it from where the user is (the CLI's `--up`, the page's command line).
+ */
+export function upAxisNote(f: UpAxisFinding, turnHint: (axis: UpAxis) => string): string | null {
+  if (f.axis !== '+y') return `the captures stand along ${f.axis} (${f.how === 'given' ? 'as given' : 'found from the rest pose and the motion'}): turned to stand along +y`;
+  if (f.unconfirmed === null) return null;
+  const degrees = Math.round(((f.motion?.angle ?? 0) * 180) / Math.PI);
+  return `the captures stand along ${f.unconfirmed} (hips over feet within ${degrees}° of it), but the rest pose does not confirm it, so nothing was turned; ${turnHint(f.unconfirmed)}`;
+}
+
+/**
  * The change of basis turning `up` to +y, as a signed permutation: component i of a turned vector is
  * sign[i] · component from[i] of the original.
  */

@@ -8,7 +8,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import { buildDatabase, type SourceMotion } from '../../src/database/build.js';
 import { builtinSources } from '../../src/database/builtin-sources.js';
-import { detectUpAxis, nearestAxis, turnUpright, UP_AXES, type UpAxis } from '../../src/database/up-axis.js';
+import { detectUpAxis, nearestAxis, turnUpright, upAxisNote, UP_AXES, type UpAxis } from '../../src/database/up-axis.js';
 import { forwardKinematics } from '../../src/anim/pose.js';
 import { findBoneRoles } from '../../src/features/roles.js';
 import { writeBvh } from '../../src/import/bvh/write.js';
@@ -98,6 +98,16 @@ describe('the up axis of a set of captures', () => {
     expect(found.rest?.axis).toBe('+y');
     expect(found.axis).toBe('+y');
     expect(found.unconfirmed).toMatch(/^[+-]z$/);
+  });
+
+  it('says in one line what was done: turned, left in doubt, or nothing to say', () => {
+    const hint = (a: UpAxis) => `use --up ${a}`;
+    const laid = turnUpright(skeleton, clips, LAY['-x']);
+    expect(upAxisNote(detectUpAxis(laid.skeleton, laid.clips, roles.hips, roles.leftFoot, roles.rightFoot), hint))
+      .toBe('the captures stand along -x (found from the rest pose and the motion): turned to stand along +y');
+    expect(upAxisNote(detectUpAxis(skeleton, clips, roles.hips, roles.leftFoot, roles.rightFoot), hint)).toBeNull();
+    expect(upAxisNote({ axis: '+y', rest: { axis: '+x', angle: 0 }, motion: { axis: '+z', angle: 0.05 }, how: 'detected', unconfirmed: '+z' }, hint))
+      .toBe('the captures stand along +z (hips over feet within 3° of it), but the rest pose does not confirm it, so nothing was turned; use --up +z');
   });
 
   it('refuses an up axis that is not one of the six', () => {

@@ -560,7 +560,7 @@ export class App {
       const loaded = await load();
       this.ui.setProgress(1, 'starting the crowd…');
       await this.exclusive(() => this.install(loaded));
-      const message = `loaded ${loaded.name}: ${describeDatabase(loaded.db)} (${loaded.ms.toFixed(0)} ms)`;
+      const message = `loaded ${loaded.name}: ${describeDatabase(loaded.db)} (${loaded.ms.toFixed(0)} ms)` + (loaded.notes ?? []).map((n) => `\n${n}`).join('');
       this.ui.message(message, 'info');
       return { ok: true, message };
     } catch (e) {

@@ -5,7 +5,8 @@
  * Requests:  { id, kind: 'builtin' }
  *            { id, kind: 'files', files: File[], mirror: boolean }
  * Replies:   { id, type: 'progress', fraction, label }
- *            { id, type: 'done', db, name, ms }   (the Database is structured-cloned)
+ *            { id, type: 'done', db, name, ms, notes }   (the Database is structured-cloned; notes:
+ *              lines about what the build did, e.g. captures turned upright)
  *            { id, type: 'error', message }
  */
 import { generateBuiltinClips } from '../../src/builtin/generate.js';
@@ -13,6 +14,7 @@ import { buildDatabase, type SourceMotion } from '../../src/database/build.js';
 import type { Database } from '../../src/database/database.js';
 import { decodeDatabase } from '../../src/database/mmdb/mmdb.js';
 import { parseBvh } from '../../src/import/bvh/bvh.js';
+import { upAxisNote } from '../../src/database/up-axis.js';
 import { classifyFiles } from './db-files.js';
 
 export type DbRequest =
@@ -21,7 +23,7 @@ export type DbRequest =
 
 export type DbReply =
   | { id: number; type: 'progress'; fraction: number; label: string }
-  | { id: number; type: 'done'; db: Database; name: string; ms: number }
+  | { id: number; type: 'done'; db: Database; name: string; ms: number; notes?: string[] }
   | { id: number; type: 'error'; message: string };
 
 const scope = globalThis as unknown as {
@@ -65,12 +67,17 @@ async function handle(req: DbRequest): Promise<void> {
     const { skeleton, clip } = parseBvh(text, { file: f.name, scale: 'auto' });
     sources.push({ skeleton, clip });
   }
+  const notes: string[] = [];
   const db = buildDatabase(sources, {
     mirror: req.mirror,
     onProgress: (done, total, label) => progress(0.5 + 0.5 * (done / total), `building: ${label}`),
+    onUpAxis: (f) => {
+      const note = upAxisNote(f, (axis) => `if they do, build the files with \`motionmatch build --up ${axis}\` and drop the .mmdb`);
+      if (note !== null) notes.push(note);
+    },
   });
   const name = sorted.length === 1 ? sorted[0].name : `${sorted.length} BVH files`;
-  scope.postMessage({ id: req.id, type: 'done', db, name, ms: performance.now() - t0 });
+  scope.postMessage({ id: req.id, type: 'done', db, name, ms: performance.now() - t0, notes });
 }
 
 // One request at a time, in order.

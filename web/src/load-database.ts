@@ -15,6 +15,8 @@ export interface LoadedDatabase {
   name: string;
   /** Milliseconds the worker spent. */
   ms: number;
+  /** What the build did that the user should know (captures turned upright, or an up axis in doubt). */
+  notes?: string[];
 }
 
 export type ProgressFn = (fraction: number, label: string) => void;
@@ -86,7 +88,7 @@ export class DatabaseLoader {
         return;
       }
       this.pending.delete(msg.id);
-      if (msg.type === 'done') p.resolve({ db: msg.db, name: msg.name, ms: msg.ms });
+      if (msg.type === 'done') p.resolve({ db: msg.db, name: msg.name, ms: msg.ms, notes: msg.notes });
       else p.reject(new Error(msg.message));
     };
     worker.onerror = (e) => {

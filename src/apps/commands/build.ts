@@ -14,7 +14,7 @@ import { MAX_FPS, MIN_FPS } from '../../anim/frame-rate.js';
 import type { SkippedBvhEntry } from '../../import/bvh/bvh-node.js';
 import type { ClipRange } from '../../database/database.js';
 import { escapeControls } from '../../database/mmdb/format.js';
-import { UP_AXES, type UpAxis, type UpAxisFinding } from '../../database/up-axis.js';
+import { UP_AXES, upAxisNote, type UpAxis, type UpAxisFinding } from '../../database/up-axis.js';
 
 /** Largest schema file read (a schema is a few hundred bytes of JSON). */
 const MAX_SCHEMA_BYTES = 1024 * 1024;
@@ -209,10 +209,8 @@ export async function buildCommand(argv: string[]): Promise<number> {
   let upFound: UpAxisFinding | undefined;
   const db = buildDatabase(sources, { schema, bones, fps, mirror: !!values.mirror, tagRules, loops, up, onUpAxis: (f) => { upFound = f; }, onProgress: (d, t, l) => buildBar.update(d, t, l) });
   buildBar.done();
-  if (upFound?.unconfirmed) {
-    process.stderr.write(`motionmatch build: warning: the captures stand along ${upFound.unconfirmed} (hips over feet within ${Math.round((upFound.motion?.angle ?? 0) * 180 / Math.PI)}° of it), ` +
-      `but the rest pose does not confirm it, so nothing was turned; if they do stand that way, build again with --up ${upFound.unconfirmed}\n`);
-  }
+  const upNote = upFound ? upAxisNote(upFound, (axis) => `if they do stand that way, build again with --up ${axis}`) : null;
+  if (upNote !== null && upFound?.axis === '+y') process.stderr.write(`motionmatch build: warning: ${upNote}\n`);
   let error: PoseErrorReport | undefined;
   let bytes: number;
   if (values.compact) {
@@ -255,7 +253,7 @@ export async function buildCommand(argv: string[]): Promise<number> {
       `in ${result.seconds.total.toFixed(2)} s\n` +
       (result.loops > 0 ? `${result.loops} looping clip${result.loops === 1 ? '' : 's'}\n` : '') +
       result.resampled.map((r) => `resampled ${r.clips} clip${r.clips === 1 ? '' : 's'} from ${r.from} fps to ${r.to} fps\n`).join('') +
-      (result.up.axis !== '+y' ? `the captures stand along ${result.up.axis} (${result.up.how === 'given' ? '--up' : 'found from the rest pose and the motion'}): turned to stand along +y\n` : '') +
+      (upNote !== null && result.up.axis !== '+y' ? `${upNote}\n` : '') +
       (error ? `compact poses: largest error ${cm(error.overall.max)} cm, 99.9th percentile ${cm(error.overall.p999)} cm (virtual points 3 cm from each joint)\n` : '') +
       (error && values.error ? errorLines(error, db.clips) : ''),
     );
