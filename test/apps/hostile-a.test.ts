@@ -6,7 +6,7 @@
 import { describe, it, expect, beforeAll } from 'vitest';
 import { mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { runCli, tempDir, REPO_ROOT, type CliResult } from '../helpers/cli.js';
+import { runCli, runCliInProcess, tempDir, REPO_ROOT, type CliResult } from '../helpers/cli.js';
 import { bipedBvh } from '../import/bvh-fixtures.js';
 import { parseSettings, SettingsError } from '../../src/sim/settings/options-file.js';
 import { CONTROLLER_SETTING_RANGES } from '../../src/runtime/controller/option-ranges.js';
@@ -14,12 +14,20 @@ import { DEFAULT_CONTROLLER_OPTIONS, resolveControllerOptions } from '../../src/
 import { globMatcher, MAX_GLOB_LENGTH } from '../../src/util/glob.js';
 import { parseSchemaJson, MAX_SCHEMA_DIMS, MAX_GROUP_ENTRIES } from '../../src/features/schema-validate.js';
 
-/** Every refusal must come well within this; the spawn is killed after twice as long. */
+/** Every refusal must come well within this; a run is given up after twice as long (a spawned one killed). */
 const BOUND_MS = 15_000;
 
-function run(args: string[], env?: Record<string, string>): CliResult & { ms: number } {
+/**
+ * The command in this process (runCliInProcess: the compiled main that bin/motionmatch.js calls, its
+ * exit code and output as the process's), except where the process itself matters: an environment
+ * (NODE_OPTIONS) or worker threads (--workers: the threads must end for the process to end), which
+ * run bin/motionmatch.js.
+ */
+async function run(args: string[], env?: Record<string, string>): Promise<CliResult & { ms: number }> {
   const t0 = performance.now();
-  const r = runCli(args, { timeoutMs: 2 * BOUND_MS, ...(env ? { env } : {}) });
+  const r = env || args.includes('--workers')
+    ? runCli(args, { timeoutMs: 2 * BOUND_MS, ...(env ? { env } : {}) })
+    : await runCliInProcess(args, { timeoutMs: 2 * BOUND_MS });
   return { ...r, ms: performance.now() - t0 };
 }
 
@@ -66,10 +74,10 @@ function scratch(files: Record<string, string | Buffer> = {}): string {
 }
 
 describe('1. globs match in linear time', () => {
-  it('--loop and --tag with runs of stars finish at once, and warn when they match nothing', () => {
+  it('--loop and --tag with runs of stars finish at once, and warn when they match nothing', async () => {
     const d = scratch();
     for (const glob of ['**********x', '**************x', '*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b', '*?*?*?*?*?*?*?*?*?*?*?*?*?*?*q']) {
-      const r = run(['build', clips, '--out', join(d, 'o.mmdb'), '--loop', glob, '--tag', `t=${glob}`, '--json']);
+      const r = await run(['build', clips, '--out', join(d, 'o.mmdb'), '--loop', glob, '--tag', `t=${glob}`, '--json']);
       expect(r.ms).toBeLessThan(BOUND_MS);
       expect(r.code, r.stderr).toBe(0);
       expect(r.stderr).toBe(`motionmatch build: --loop ${glob} matches no clip name\nmotionmatch build: --tag t=${glob} matches no clip name\n`);
@@ -77,11 +85,11 @@ describe('1. globs match in linear time', () => {
     }
   });
 
-  it('a glob longer than a clip name can be is a usage error naming the option', () => {
+  it('a glob longer than a clip name can be is a usage error naming the option', async () => {
     const d = scratch();
     const long = '*'.repeat(MAX_GLOB_LENGTH + 1);
-    expectRefusal(run(['build', clips, '--out', join(d, 'o.mmdb'), '--loop', long]), 2, new RegExp(`^motionmatch build: --loop: a glob may have at most ${MAX_GLOB_LENGTH} characters`));
-    expectRefusal(run(['build', clips, '--out', join(d, 'o.mmdb'), '--tag', `x=${long}`]), 2, new RegExp(`^motionmatch build: --tag x=GLOB: a glob may have at most ${MAX_GLOB_LENGTH} characters`));
+    expectRefusal(await run(['build', clips, '--out', join(d, 'o.mmdb'), '--loop', long]), 2, new RegExp(`^motionmatch build: --loop: a glob may have at most ${MAX_GLOB_LENGTH} characters`));
+    expectRefusal(await run(['build', clips, '--out', join(d, 'o.mmdb'), '--tag', `x=${long}`]), 2, new RegExp(`^motionmatch build: --tag x=GLOB: a glob may have at most ${MAX_GLOB_LENGTH} characters`));
     expect(listing(d)).toEqual([]);
   });
 
@@ -103,16 +111,16 @@ describe('1. globs match in linear time', () => {
     expect(performance.now() - t0).toBeLessThan(200);
   });
 
-  it('build counts looping clips as info does (mirrored copies included)', () => {
+  it('build counts looping clips as info does (mirrored copies included)', async () => {
     const d = scratch();
     const out = join(d, 'm.mmdb');
-    const r = run(['build', clips, '--out', out, '--mirror', '--loop', '*_loop', '--json']);
+    const r = await run(['build', clips, '--out', out, '--mirror', '--loop', '*_loop', '--json']);
     expect(r.code, r.stderr).toBe(0);
-    const info = JSON.parse(run(['info', out, '--json']).stdout);
+    const info = JSON.parse((await run(['info', out, '--json'])).stdout);
     expect(info.loopingClips).toBe(2);
     expect(JSON.parse(r.stdout).loops).toBe(info.loopingClips);
     // a --tag glob that matches only the mirrored copies' names is not "matching nothing"
-    const t = run(['build', clips, '--out', out, '--mirror', '--tag', 'm=*_mirror']);
+    const t = await run(['build', clips, '--out', out, '--mirror', '--tag', 'm=*_mirror']);
     expect(t.code, t.stderr).toBe(0);
     expect(t.stderr).toBe('');
   });
@@ -121,38 +129,38 @@ describe('1. globs match in linear time', () => {
 describe('2. lists that would run the heap out are capped', () => {
   const many = Array.from({ length: 5000 }, (_, i) => String(0.001 + i * 0.003)).join(',');
   const rates = Array.from({ length: 5000 }, (_, i) => String(i * 0.1)).join(',');
-  it('coverage --speeds and --turn-rates take at most 50 values', () => {
+  it('coverage --speeds and --turn-rates take at most 50 values', async () => {
     const d = scratch();
-    expectRefusal(run(['coverage', db, '--cost-only', '--speeds', many, '--out', join(d, 'c.html')]), 2, /^motionmatch coverage: --speeds takes at most 50 values \(.*\), got 5000$/);
-    expectRefusal(run(['coverage', db, '--cost-only', '--turn-rates', rates, '--out', join(d, 'c.html')]), 2, /^motionmatch coverage: --turn-rates takes at most 50 values \(.*\), got 5000$/);
-    expect(run(['coverage', '--help']).stdout).toMatch(/--speeds LIST .*\n.*at most 50 values[\s\S]*--turn-rates LIST .*\n.*at most 50 values/);
+    expectRefusal(await run(['coverage', db, '--cost-only', '--speeds', many, '--out', join(d, 'c.html')]), 2, /^motionmatch coverage: --speeds takes at most 50 values \(.*\), got 5000$/);
+    expectRefusal(await run(['coverage', db, '--cost-only', '--turn-rates', rates, '--out', join(d, 'c.html')]), 2, /^motionmatch coverage: --turn-rates takes at most 50 values \(.*\), got 5000$/);
+    expect((await run(['coverage', '--help'])).stdout).toMatch(/--speeds LIST .*\n.*at most 50 values[\s\S]*--turn-rates LIST .*\n.*at most 50 values/);
     expect(listing(d)).toEqual([]);
   });
-  it('coverage --require-tag / --exclude-tag and build --loop / --tag are capped too', () => {
+  it('coverage --require-tag / --exclude-tag and build --loop / --tag are capped too', async () => {
     const d = scratch();
     const tags = Array.from({ length: 65 }, (_, i) => ['--require-tag', `t${i}`]).flat();
-    expectRefusal(run(['coverage', db, '--cost-only', ...tags]), 2, /^motionmatch coverage: --require-tag is given 65 times; at most 64/);
+    expectRefusal(await run(['coverage', db, '--cost-only', ...tags]), 2, /^motionmatch coverage: --require-tag is given 65 times; at most 64/);
     const loops = Array.from({ length: 257 }, (_, i) => ['--loop', `l${i}`]).flat();
-    expectRefusal(run(['build', clips, '--out', join(d, 'o.mmdb'), ...loops]), 2, /^motionmatch build: --loop is given 257 times; at most 256/);
+    expectRefusal(await run(['build', clips, '--out', join(d, 'o.mmdb'), ...loops]), 2, /^motionmatch build: --loop is given 257 times; at most 256/);
     expect(listing(d)).toEqual([]);
   });
 });
 
 describe('3. feature dimensions are capped in schema files', () => {
-  it('a schema with 10,000 trajectory offsets is refused at once, naming the file and the group', () => {
+  it('a schema with 10,000 trajectory offsets is refused at once, naming the file and the group', async () => {
     const offsets = Array.from({ length: 10_000 }, (_, i) => +(0.001 * (i + 1)).toFixed(3));
     const d = scratch({ 'schema.json': JSON.stringify({ groups: [{ name: 'traj', kind: 'trajectoryPosition', offsets, weight: 1 }] }) });
     const schema = join(d, 'schema.json');
     const before = readFileSync(schema);
-    const r = run(['build', '--builtin', '--schema', schema, '--out', join(d, 'o.mmdb')]);
+    const r = await run(['build', '--builtin', '--schema', schema, '--out', join(d, 'o.mmdb')]);
     expectRefusal(r, 1, new RegExp(`^motionmatch build: ${schema}: groups\\[0\\] \\("traj"\\): "offsets" has 10000 entries; a group may have at most ${MAX_GROUP_ENTRIES}`));
     expect(readFileSync(schema).equals(before)).toBe(true);
     expect(listing(d)).toEqual(['schema.json']);
   });
-  it('too many dimensions in all is refused naming the file', () => {
+  it('too many dimensions in all is refused naming the file', async () => {
     const groups = Array.from({ length: 10 }, (_, i) => ({ name: `g${i}`, kind: 'trajectoryPosition', offsets: Array.from({ length: 20 }, (_, k) => (k + 1) / 20), weight: 1 }));
     const d = scratch({ 's.json': JSON.stringify({ groups }) });
-    expectRefusal(run(['build', '--builtin', '--schema', join(d, 's.json'), '--out', join(d, 'o.mmdb')]), 1, new RegExp(`: the groups make 400 feature dimensions; a schema may have at most ${MAX_SCHEMA_DIMS}`));
+    expectRefusal(await run(['build', '--builtin', '--schema', join(d, 's.json'), '--out', join(d, 'o.mmdb')]), 1, new RegExp(`: the groups make 400 feature dimensions; a schema may have at most ${MAX_SCHEMA_DIMS}`));
     expect(listing(d)).toEqual(['s.json']);
   });
 });
@@ -172,24 +180,24 @@ describe('4. an output that is one of the inputs is refused before running', () 
     { name: 'build FILE.bvh --out FILE.bvh', input: 'c.bvh', args: (d) => ['build', join(d, 'c.bvh'), '--out', join(d, 'c.bvh')], what: /: it is the input file '[^']*' \(writing would replace it\); choose another --out$/ },
   ];
   for (const c of cases) {
-    it(c.name, () => {
+    it(c.name, async () => {
       const d = scratch({
         'db.mmdb': dbBytes, 'o.json': '{"controller": {}}\n', 's.json': '{}\n', 'x.json': '{}\n', 'c.bvh': bipedBvh(20),
         'hf.json': JSON.stringify({ format: 'motionmatch-heightfield', version: 1, columns: 2, rows: 2, spacing: 1, heights: [0, 0, 0, 0] }),
       });
       const before = readFileSync(join(d, c.input));
       const files = listing(d);
-      const r = run(c.args(d));
+      const r = await run(c.args(d));
       expectRefusal(r, 1, c.what);
       expect(r.stderr).toContain(c.input);
       expect(readFileSync(join(d, c.input)).equals(before), 'the input is unchanged').toBe(true);
       expect(listing(d)).toEqual(files);
     });
   }
-  it('the same file through a symbolic link is refused too', () => {
+  it('the same file through a symbolic link is refused too', async () => {
     const d = scratch({ 'db.mmdb': dbBytes });
     symlinkSync(join(d, 'db.mmdb'), join(d, 'link.mmdb'));
-    const r = run(['coverage', join(d, 'link.mmdb'), '--cost-only', '--out', join(d, 'db.mmdb')]);
+    const r = await run(['coverage', join(d, 'link.mmdb'), '--cost-only', '--out', join(d, 'db.mmdb')]);
     expectRefusal(r, 1, /cannot write coverage report '.*db\.mmdb': it is the database '.*link\.mmdb' \(writing would replace it\); choose another --out$/);
     expect(readFileSync(join(d, 'db.mmdb')).equals(dbBytes), 'the database is unchanged').toBe(true);
   });
@@ -216,18 +224,18 @@ describe('5. settings out of their physical range are refused by the settings re
     return JSON.stringify(o);
   };
   for (const [path, v, message] of bad) {
-    it(`simulate --options with ${path} = ${v}`, () => {
+    it(`simulate --options with ${path} = ${v}`, async () => {
       const d = scratch({ 'settings.json': fileOf(path, v) });
       const f = join(d, 'settings.json');
-      const r = run(['simulate', '--options', f, '--agents', '2', '--seconds', '0.2', '--out', join(d, 'r.json')]);
+      const r = await run(['simulate', '--options', f, '--agents', '2', '--seconds', '0.2', '--out', join(d, 'r.json')]);
       expectRefusal(r, 1, new RegExp(`^motionmatch simulate: ${f}: ${message.source}`));
       expect(listing(d)).toEqual(['settings.json']);
     });
   }
-  it('a schema file weight of 1e308 or 5e-324 is refused by build, naming the file and the group', () => {
+  it('a schema file weight of 1e308 or 5e-324 is refused by build, naming the file and the group', async () => {
     for (const w of [1e38, 1e308, 5e-324]) {
       const d = scratch({ 's.json': JSON.stringify({ groups: [{ name: 'traj', kind: 'trajectoryPosition', offsets: [0.5, 1], weight: w }] }) });
-      expectRefusal(run(['build', '--builtin', '--schema', join(d, 's.json'), '--out', join(d, 'o.mmdb')]), 1, /s\.json: groups\[0\] \("traj"\): "weight" must be a number in \[0\.000001, 1000000\]/);
+      expectRefusal(await run(['build', '--builtin', '--schema', join(d, 's.json'), '--out', join(d, 'o.mmdb')]), 1, /s\.json: groups\[0\] \("traj"\): "weight" must be a number in \[0\.000001, 1000000\]/);
       expect(listing(d)).toEqual(['s.json']);
     }
   });
@@ -255,22 +263,22 @@ describe('5. settings out of their physical range are refused by the settings re
 
 describe('6. height fields the runtime cannot use are refused at load, naming the file', () => {
   const field = (o: Record<string, unknown>) => JSON.stringify({ format: 'motionmatch-heightfield', version: 1, columns: 2, rows: 2, spacing: 1, heights: [0, 0, 0, 0], ...o });
-  it('±1e5 m at 1 mm spacing: the slope between neighbours', () => {
+  it('±1e5 m at 1 mm spacing: the slope between neighbours', async () => {
     const d = scratch({ 'hf.json': field({ spacing: 0.001, heights: [1e5, -1e5, -1e5, 1e5] }) });
     const f = join(d, 'hf.json');
     for (const extra of [[], ['--workers', '2']]) {
-      const r = run(['simulate', '--terrain', f, '--agents', '2', '--seconds', '0.5', '--out', join(d, 'r.json'), ...extra]);
+      const r = await run(['simulate', '--terrain', f, '--agents', '2', '--seconds', '0.5', '--out', join(d, 'r.json'), ...extra]);
       expectRefusal(r, 1, new RegExp(`^motionmatch simulate: ${f}: the slope between column 0 and column 1 of row 0 is 200000000 \\(a rise of 200000 m over 0\\.001 m\\); at most 1000`));
     }
-    expectRefusal(run(['quality', '--terrain', f, '--agents', '1', '--seconds', '2']), 1, new RegExp(`^motionmatch quality: ${f}: the slope between`));
+    expectRefusal(await run(['quality', '--terrain', f, '--agents', '1', '--seconds', '2']), 1, new RegExp(`^motionmatch quality: ${f}: the slope between`));
     expect(listing(d)).toEqual(['hf.json']);
   });
-  it('"columns": "4" says it got a string', () => {
+  it('"columns": "4" says it got a string', async () => {
     const d = scratch({ 'hf.json': field({ columns: '4' }) });
     const f = join(d, 'hf.json');
-    expectRefusal(run(['simulate', '--terrain', f, '--agents', '1', '--seconds', '0.1']), 1, new RegExp(`^motionmatch simulate: ${f}: columns must be an integer in \\[2, 65536\\], got the string "4"$`));
+    expectRefusal(await run(['simulate', '--terrain', f, '--agents', '1', '--seconds', '0.1']), 1, new RegExp(`^motionmatch simulate: ${f}: columns must be an integer in \\[2, 65536\\], got the string "4"$`));
     const e = scratch({ 'hf.json': field({ spacing: null }) });
-    expectRefusal(run(['simulate', '--terrain', join(e, 'hf.json'), '--agents', '1', '--seconds', '0.1']), 1, /spacing must be a number of metres in \[0\.001, 1000\], got null$/);
+    expectRefusal(await run(['simulate', '--terrain', join(e, 'hf.json'), '--agents', '1', '--seconds', '0.1']), 1, /spacing must be a number of metres in \[0\.001, 1000\], got null$/);
   });
 });
 
@@ -280,9 +288,9 @@ describe('7. schema files refuse unknown keys', () => {
     [{ groups: [{ name: 'traj', kind: 'trajectoryPosition', offsets: [1], wieght: 1, weight: 1 }] }, /s\.json: groups\[0\] \("traj"\): unknown key "wieght" \(a trajectoryPosition group has "name", "kind", "weight", "offsets"\)$/],
     [{ groups: [{ name: 'feet', kind: 'bonePosition', bones: ['leftFoot'], offsets: [1], weight: 1 }] }, /s\.json: groups\[0\] \("feet"\): unknown key "offsets" \(a bonePosition group has "name", "kind", "weight", "bones"\)$/],
   ] as const) {
-    it(Object.keys(doc).join(','), () => {
+    it(Object.keys(doc).join(','), async () => {
       const d = scratch({ 's.json': JSON.stringify(doc) });
-      expectRefusal(run(['build', '--builtin', '--schema', join(d, 's.json'), '--out', join(d, 'o.mmdb')]), 1, message);
+      expectRefusal(await run(['build', '--builtin', '--schema', join(d, 's.json'), '--out', join(d, 'o.mmdb')]), 1, message);
       expect(listing(d)).toEqual(['s.json']);
     });
   }
@@ -300,25 +308,25 @@ describe('8. output paths: say what is wrong', () => {
     ['coverage', ['coverage', db, '--cost-only'], '--out'],
   ];
   for (const [name, args, option] of commands) {
-    it(`${name} ${option} '' is a usage error`, () => {
-      expectRefusal(run([...args, option, '']), 2, new RegExp(`^motionmatch ${name}: ${option} needs a file name$`));
+    it(`${name} ${option} '' is a usage error`, async () => {
+      expectRefusal(await run([...args, option, '']), 2, new RegExp(`^motionmatch ${name}: ${option} needs a file name$`));
     });
-    it.skipIf(!existsSync('/proc/self'))(`${name} ${option} /proc/x.json: cannot write, before running`, () => {
-      const r = run([...args, option, '/proc/mm-hostile-x.json']);
+    it.skipIf(!existsSync('/proc/self'))(`${name} ${option} /proc/x.json: cannot write, before running`, async () => {
+      const r = await run([...args, option, '/proc/mm-hostile-x.json']);
       expectRefusal(r, 1, new RegExp(`^motionmatch ${name}: cannot write .* '/proc/mm-hostile-x\\.json': cannot create a file in folder '/proc'`));
     });
   }
-  it('a missing folder is still named as missing', () => {
-    const r = run(['simulate', '--agents', '1', '--seconds', '0.1', '--out', join(dir, 'nope', 'r.json')]);
+  it('a missing folder is still named as missing', async () => {
+    const r = await run(['simulate', '--agents', '1', '--seconds', '0.1', '--out', join(dir, 'nope', 'r.json')]);
     expectRefusal(r, 1, /folder '.*nope' does not exist$/);
   });
 });
 
 describe('9. errors in a simulation worker are one line', () => {
-  it('simulate --workers 2: a failure inside a worker prints its message, not its stack', () => {
+  it('simulate --workers 2: a failure inside a worker prints its message, not its stack', async () => {
     // A module preloaded into every thread; in the workers it makes the first step throw.
     const d = scratch({ 'fail.mjs': `import { isMainThread } from 'node:worker_threads';\nif (!isMainThread) { globalThis.performance.now = () => { throw new RangeError('injected failure in a worker'); }; }\n` });
-    const r = run(['simulate', '--agents', '4', '--seconds', '0.2', '--workers', '2', '--no-warmup', '--out', join(d, 'r.json')], { NODE_OPTIONS: `--import=${join(d, 'fail.mjs')}` });
+    const r = await run(['simulate', '--agents', '4', '--seconds', '0.2', '--workers', '2', '--no-warmup', '--out', join(d, 'r.json')], { NODE_OPTIONS: `--import=${join(d, 'fail.mjs')}` });
     expectRefusal(r, 1, /^motionmatch simulate: simulation worker: injected failure in a worker$/);
     expect(listing(d)).toEqual(['fail.mjs']);
   });

@@ -7,7 +7,7 @@ import { describe, it, expect, beforeAll } from 'vitest';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, truncateSync, writeFileSync, closeSync, openSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { REPO_ROOT, runCli, tempDir, type CliResult } from '../helpers/cli.js';
+import { REPO_ROOT, runCliInProcess, tempDir, type CliResult } from '../helpers/cli.js';
 import { crc32 } from '../../src/util/crc32.js';
 import { generateBuiltinClips } from '../../src/builtin/generate.js';
 import { buildDatabase } from '../../src/database/build.js';
@@ -16,12 +16,17 @@ import { DEFAULT_SCHEMA } from '../../src/features/schema.js';
 import { parseJsonInput, excerpt } from '../../src/util/input-text.js';
 import { readRegularFileChecked } from '../../src/util/read-checked-node.js';
 
-/** Every refusal must come well within this; the spawn is killed after twice as long. */
+/** Every refusal must come well within this; a run is given up after twice as long (a spawned one killed). */
 const BOUND_MS = 15_000;
 
-function run(args: string[]): CliResult & { ms: number } {
+/**
+ * The command in this process (runCliInProcess: the compiled main that bin/motionmatch.js calls, its
+ * exit code and output as the process's); the simulate runs of beforeAll and the SIGTERM tests run
+ * bin/motionmatch.js.
+ */
+async function run(args: string[]): Promise<CliResult & { ms: number }> {
   const t0 = performance.now();
-  const r = runCli(args, { timeoutMs: 2 * BOUND_MS });
+  const r = await runCliInProcess(args, { timeoutMs: 2 * BOUND_MS });
   return { ...r, ms: performance.now() - t0 };
 }
 
@@ -68,7 +73,7 @@ beforeAll(async () => {
 }, 120_000);
 
 describe('merge: bounded size (case 1)', () => {
-  it('refuses a partial report larger than 64 MiB before reading it (four 250 MB files ran V8 out of memory)', () => {
+  it('refuses a partial report larger than 64 MiB before reading it (four 250 MB files ran V8 out of memory)', async () => {
     const big = join(dir, 'big');
     mkdirSync(big);
     const files = [0, 1, 2, 3].map((i) => {
@@ -78,12 +83,12 @@ describe('merge: bounded size (case 1)', () => {
       return f;
     });
     const before = listing(big);
-    expectRefusal(run(['merge', ...files, '--out', join(big, 'merged.json')]), 1,
+    expectRefusal(await run(['merge', ...files, '--out', join(big, 'merged.json')]), 1,
       /^motionmatch merge: cannot read partial report '.*pad-0\.json': 250\.0 MiB is larger than the 64\.0 MiB a partial report may have$/);
     expect(listing(big)).toEqual(before);
   });
 
-  it('refuses partial reports larger than 1 GiB together, before reading any', () => {
+  it('refuses partial reports larger than 1 GiB together, before reading any', async () => {
     const many = join(dir, 'many');
     mkdirSync(many);
     const files = Array.from({ length: 20 }, (_, i) => {
@@ -92,14 +97,14 @@ describe('merge: bounded size (case 1)', () => {
       truncateSync(f, 60 * 2 ** 20);
       return f;
     });
-    expectRefusal(run(['merge', ...files]), 1, /^motionmatch merge: cannot read the partial reports: together they have 1\.17 GiB, more than the 1 GiB merge reads \(20 files\)$/);
+    expectRefusal(await run(['merge', ...files]), 1, /^motionmatch merge: cannot read the partial reports: together they have 1\.17 GiB, more than the 1 GiB merge reads \(20 files\)$/);
   });
 
-  it('refuses unknown keys, at the top and inside', () => {
+  it('refuses unknown keys, at the top and inside', async () => {
     const padded = forge(part(0), join(dir, 'padded.json'), (r) => { r.pad = 'x'.repeat(1000); });
-    expectRefusal(run(['merge', padded, part(1)]), 1, /^motionmatch merge: .*padded\.json: report\.pad is not a field of a partial report \(edited, or written by another motionmatch version\)$/);
+    expectRefusal(await run(['merge', padded, part(1)]), 1, /^motionmatch merge: .*padded\.json: report\.pad is not a field of a partial report \(edited, or written by another motionmatch version\)$/);
     const inner = forge(part(0), join(dir, 'inner.json'), (r) => { r.result.extra = 1; });
-    expectRefusal(run(['merge', inner, part(1)]), 1, /^motionmatch merge: .*inner\.json: result\.extra is not a field of a partial report/);
+    expectRefusal(await run(['merge', inner, part(1)]), 1, /^motionmatch merge: .*inner\.json: result\.extra is not a field of a partial report/);
   });
 });
 
@@ -118,46 +123,46 @@ describe('merge: every field checked, not only the checksum (case 2)', () => {
     ['quality steps', (r) => { r.quality.steps = 5; }, /quality\.steps \(5\) is not the shard's 2 agents x 30 steps$/],
   ];
   for (const [name, edit, message] of cases) {
-    it(`refuses ${name}, naming the file and the field`, () => {
+    it(`refuses ${name}, naming the file and the field`, async () => {
       const slug = name.replace(/[^a-z0-9]+/gi, '-').replace(/-$/, '').toLowerCase();
       const f = forge(part(0), join(dir, `${slug}.json`), edit);
       const other = name === 'hz 0' || name === 'method' || name === 'controller' || name === 'terrain identity {foo:1}' || name === 'steps not seconds x hz'
         ? forge(part(1), join(dir, `${slug}-1.json`), edit) : part(1);
       const before = listing(dir);
-      expectRefusal(run(['merge', f, other, '--out', join(dir, 'merged.json')]), 1, new RegExp(`^motionmatch merge: .*${message.source}`));
+      expectRefusal(await run(['merge', f, other, '--out', join(dir, 'merged.json')]), 1, new RegExp(`^motionmatch merge: .*${message.source}`));
       expect(listing(dir)).toEqual(before);
     });
   }
 
-  it('still merges the untouched shards', () => {
-    const r = run(['merge', part(1), part(0), '--json']);
+  it('still merges the untouched shards', async () => {
+    const r = await run(['merge', part(1), part(0), '--json']);
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).shards.map((s: { index: number }) => s.index)).toEqual([0, 1]);
   });
 });
 
 describe('raw text and huge messages (case 3)', () => {
-  it('merge of a non-JSON file quotes a short excerpt with its escape sequences escaped', () => {
+  it('merge of a non-JSON file quotes a short excerpt with its escape sequences escaped', async () => {
     const f = join(dir, 'escape.json');
     writeFileSync(f, `hello\u001b[31m red\u001b]0;title\u0007 ${'z'.repeat(5000)}`);
-    const r = run(['merge', f, part(1)]);
+    const r = await run(['merge', f, part(1)]);
     expectRefusal(r, 1, /^motionmatch merge: .*escape\.json: not a partial report: invalid JSON: unexpected "h" \(the file starts with "hello\\u001b\[31m red\\u001b\]0;ti…"\)$/);
   });
 
-  it('merge of a cut-short file says where it ends', () => {
+  it('merge of a cut-short file says where it ends', async () => {
     const f = join(dir, 'cut.json');
     writeFileSync(f, readFileSync(part(0), 'utf8').slice(0, 500));
-    expectRefusal(run(['merge', f, part(1)]), 1, /^motionmatch merge: .*cut\.json: not a partial report: invalid JSON: it ends early \(at line 1, column 501; was it cut short\?\)$/);
+    expectRefusal(await run(['merge', f, part(1)]), 1, /^motionmatch merge: .*cut\.json: not a partial report: invalid JSON: it ends early \(at line 1, column 501; was it cut short\?\)$/);
   });
 
-  it('merge of 100,000 nested arrays names the file (it gave "Maximum call stack size exceeded")', () => {
+  it('merge of 100,000 nested arrays names the file (it gave "Maximum call stack size exceeded")', async () => {
     const f = join(dir, 'deep.json');
     writeFileSync(f, '['.repeat(100_000) + ']'.repeat(100_000));
-    expectRefusal(run(['merge', f, part(1)]), 1, /^motionmatch merge: .*deep\.json: not a partial report: JSON nests deeper than 16 levels \(at line 1, column 17\)$/);
+    expectRefusal(await run(['merge', f, part(1)]), 1, /^motionmatch merge: .*deep\.json: not a partial report: JSON nests deeper than 16 levels \(at line 1, column 17\)$/);
   });
 
-  it('search caps what it echoes of a 10,000-character option', () => {
-    const r = run(['search', join(dir, 'none.mmdb'), '--queries', 'q.f32', '--method', 'm'.repeat(10_000)]);
+  it('search caps what it echoes of a 10,000-character option', async () => {
+    const r = await run(['search', join(dir, 'none.mmdb'), '--queries', 'q.f32', '--method', 'm'.repeat(10_000)]);
     expectRefusal(r, 2, /^motionmatch search: unknown --method "m{80}…" \(expected /);
     expect(r.stderr.length).toBeLessThan(3000);
   });
@@ -173,32 +178,32 @@ describe('raw text and huge messages (case 3)', () => {
 });
 
 describe('large database files (case 4)', () => {
-  it('info on a 3 GB file: the magic number, checked from the first bytes (it overflowed: "-1073741824")', () => {
+  it('info on a 3 GB file: the magic number, checked from the first bytes (it overflowed: "-1073741824")', async () => {
     const f = join(dir, 'three.mmdb');
     closeSync(openSync(f, 'w'));
     truncateSync(f, 3 * 2 ** 30); // sparse
-    const r = run(['info', f]);
+    const r = await run(['info', f]);
     expectRefusal(r, 1, /^motionmatch info: .*three\.mmdb: bad magic number \(starts with 00 00 00 00 00 00 00 00, expected 4d 4d 44 42 0d 0a 1a 0a\): not a \.mmdb database file$/);
     expect(r.ms).toBeLessThan(5000);
   });
 
-  it('info and search on a 1.9 GB file that is no database: refused after its first bytes, not after reading it (12 s, 2 GB)', () => {
+  it('info and search on a 1.9 GB file that is no database: refused after its first bytes, not after reading it (12 s, 2 GB)', async () => {
     const f = join(dir, 'almost2.mmdb');
     writeFileSync(f, 'not a database at all, just text\n');
     truncateSync(f, 1900 * 2 ** 20);
     for (const args of [['info', f], ['search', f, '--queries', part(0)], ['tune', f, '--out', join(dir, 'never')]]) {
-      const r = run(args);
+      const r = await run(args);
       expectRefusal(r, 1, /almost2\.mmdb: bad magic number \(starts with 6e 6f 74 20 61 20 64 61, expected .*\): not a \.mmdb database file$/);
       expect(r.ms, args[0]).toBeLessThan(5000);
     }
     expect(existsSync(join(dir, 'never'))).toBe(false);
   });
 
-  it('info on a file larger than the format allows: refused by its size', () => {
+  it('info on a file larger than the format allows: refused by its size', async () => {
     const f = join(dir, 'five.mmdb');
     closeSync(openSync(f, 'w'));
     truncateSync(f, 5 * 2 ** 30);
-    expectRefusal(run(['info', f]), 1, /^motionmatch info: cannot read database file '.*five\.mmdb': 5\.0 GiB is larger than the 4\.0 GiB \(4,294,967,295 bytes\) a database file may have$/);
+    expectRefusal(await run(['info', f]), 1, /^motionmatch info: cannot read database file '.*five\.mmdb': 5\.0 GiB is larger than the 4\.0 GiB \(4,294,967,295 bytes\) a database file may have$/);
   });
 
   it('reads in chunks, the head checked first', () => {
@@ -223,14 +228,14 @@ describe('tune: no lost work, nothing left behind (case 5)', () => {
     writeFileSync(other, encodeDatabase(buildDatabase(sources, { schema: { ...DEFAULT_SCHEMA, groups: DEFAULT_SCHEMA.groups.slice(0, -1) } })));
   });
 
-  it('refuses a --holdout database of another schema before the sweep (it ran the sweep, then failed, leaving an empty folder)', () => {
+  it('refuses a --holdout database of another schema before the sweep (it ran the sweep, then failed, leaving an empty folder)', async () => {
     const out = join(dir, 'tune-holdout');
-    const r = run(['tune', small, '--holdout', other, '--out', out, '--budget', '600']);
+    const r = await run(['tune', small, '--holdout', other, '--out', out, '--budget', '600']);
     expectRefusal(r, 1, /^motionmatch tune: --holdout .*other-schema\.mmdb: its feature schema differs from .*small\.mmdb's \(group \d+: none there, .* here\); build both databases with the same --schema$/);
     expect(existsSync(out)).toBe(false);
   });
 
-  it('refuses an output folder that holds or is an input, before running', () => {
+  it('refuses an output folder that holds or is an input, before running', async () => {
     const d = join(dir, 'results');
     mkdirSync(d);
     const front = join(d, 'front.json');
@@ -238,9 +243,9 @@ describe('tune: no lost work, nothing left behind (case 5)', () => {
     const opts = join(d, 'recommended.json');
     writeFileSync(opts, '{"controller": {}}\n');
     const before = listing(d);
-    expectRefusal(run(['tune', front, '--out', d]), 1, /^motionmatch tune: cannot use output folder '.*results': it holds the database '.*front\.json' \(tune writes front\.json, front\.svg, recommended\.json there\); choose another --out$/);
-    expectRefusal(run(['tune', small, '--options', opts, '--out', d]), 1, /it holds the --options file '.*recommended\.json'/);
-    expectRefusal(run(['tune', small, '--holdout', d, '--out', d]), 1, /: it is the --holdout database '.*results'/);
+    expectRefusal(await run(['tune', front, '--out', d]), 1, /^motionmatch tune: cannot use output folder '.*results': it holds the database '.*front\.json' \(tune writes front\.json, front\.svg, recommended\.json there\); choose another --out$/);
+    expectRefusal(await run(['tune', small, '--options', opts, '--out', d]), 1, /it holds the --options file '.*recommended\.json'/);
+    expectRefusal(await run(['tune', small, '--holdout', d, '--out', d]), 1, /: it is the --holdout database '.*results'/);
     expect(listing(d)).toEqual(before);
   });
 

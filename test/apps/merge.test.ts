@@ -108,8 +108,8 @@ describe('simulate --shard and merge', () => {
       [['simulate', '--agents', '300', '--lod', '--search-budget', '40', '--shard', '0/4', '--json'], /4 shards for 300 agents in 3 blocks of 128 \(a search budget is shared out per block\); use at most 3 shards/],
     ];
     for (const [args, message, env] of cases) {
-      // In this process where the environment does not matter (runCliInProcess, faster).
-      const r = env ? runCli(args, { env }) : await runCliInProcess(args);
+      // In this process (runCliInProcess, faster; JOB_COMPLETION_INDEX set for the call only).
+      const r = await runCliInProcess(args, env ? { env } : {});
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr).toMatch(message);
     }
@@ -202,7 +202,7 @@ describe('Kubernetes Indexed Job example', () => {
   const file = join(REPO_ROOT, 'examples', 'kubernetes', 'simulate-indexed-job.yaml');
   const text = readFileSync(file, 'utf8');
 
-  it('runs N indexed completions of simulate --shard auto/N with options the CLI accepts', () => {
+  it('runs N indexed completions of simulate --shard auto/N with options the CLI accepts', async () => {
     expect(text).not.toMatch(/\t/);
     const completions = Number(/^\s+completions:\s*(\d+)/m.exec(text)?.[1]);
     expect(/^\s+completionMode:\s*Indexed\s*$/m.test(text)).toBe(true);
@@ -216,7 +216,7 @@ describe('Kubernetes Indexed Job example', () => {
     const tiny = [...args.slice(0, i + 1), String(completions), ...args.slice(i + 2)].map((a) => (a.startsWith('/results/') ? join(tempDir('mm-k8s-'), 'p.json') : a));
     const seconds = tiny.indexOf('--seconds');
     if (seconds >= 0) tiny[seconds + 1] = '0.2';
-    const r = runCli(tiny, { env: { JOB_COMPLETION_INDEX: '0' } });
+    const r = await runCliInProcess(tiny, { env: { JOB_COMPLETION_INDEX: '0' } });
     expect(r.code, r.stderr).toBe(0);
   });
 

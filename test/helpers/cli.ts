@@ -44,9 +44,11 @@ let queue: Promise<unknown> = Promise.resolve();
  * runs and bin/motionmatch.js's handling of a rejection (one line, exit code 1). Several times
  * faster than runCli (no Node start, no module loading, code already optimised), for the tests
  * that check what a command computes; runCli stays for what only a process shows (its exit
- * status, signals, environment). Calls run one after another.
+ * status, signals, environment read at start-up). Calls run one after another. `env` sets
+ * variables in process.env for the call only (restored after it; for what a command reads while it
+ * runs, such as JOB_COMPLETION_INDEX; NODE_OPTIONS and the like need runCli).
  */
-export function runCliInProcess(args: string[], options: { timeoutMs?: number } = {}): Promise<CliResult> {
+export function runCliInProcess(args: string[], options: { timeoutMs?: number; env?: Record<string, string> } = {}): Promise<CliResult> {
   const limit = options.timeoutMs ?? 120_000;
   const run = queue.then(async () => {
     cliMain ??= (import(/* @vite-ignore */ pathToFileURL(join(REPO_ROOT, 'dist/src/apps/cli.js')).href) as Promise<{ main: CliMain }>).then((m) => m.main);
@@ -65,6 +67,8 @@ export function runCliInProcess(args: string[], options: { timeoutMs?: number } 
     process.stderr.isTTY = false;
     process.stdout.write = capture((s) => { stdout += s; });
     process.stderr.write = capture((s) => { stderr += s; });
+    const saved = Object.keys(options.env ?? {}).map((k) => [k, process.env[k]] as const);
+    Object.assign(process.env, options.env);
     let code: number;
     let timer: NodeJS.Timeout | undefined;
     try {
@@ -78,6 +82,10 @@ export function runCliInProcess(args: string[], options: { timeoutMs?: number } 
       code = 1;
     } finally {
       clearTimeout(timer);
+      for (const [k, v] of saved) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
       process.stdout.write = out;
       process.stderr.write = err;
       process.stdout.isTTY = tty[0] as true;

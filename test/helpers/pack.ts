@@ -13,7 +13,7 @@
  * repository's package-lock.json, and `npm ci --offline` installs it from the npm cache alone.
  */
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from './cli.js';
 
@@ -75,11 +75,46 @@ export function projectLockfile(name: string, tarballSpec: string, pack: PackRep
   return { name, version: '0.0.0', lockfileVersion: 3, requires: true, packages };
 }
 
-/** `npm pack --json` of the repository into `work` (prebuilt outputs, checked by prepack). */
-export function packRepository(work: string): PackReport {
-  const packed = run(NPM, ['pack', '--json', '--pack-destination', work], REPO_ROOT, cleanNpmEnv({ MOTIONMATCH_PACK_PREBUILT: '1' }));
+function npmPack(destination: string): PackReport {
+  const packed = run(NPM, ['pack', '--json', '--pack-destination', destination], REPO_ROOT, cleanNpmEnv({ MOTIONMATCH_PACK_PREBUILT: '1' }));
   if (packed.status !== 0) throw new Error(describeFailure('npm pack', packed));
   return (JSON.parse(packed.stdout) as PackReport[])[0];
+}
+
+/**
+ * `npm pack --json` of the repository, the tarball in `work` (prebuilt outputs, checked by prepack).
+ * Within one `vitest run` (MM_TEST_RUN_DIR, set by test/helpers/global-setup.ts) the repository is
+ * packed once, by the first file that asks, and the other files get a copy of that tarball: the
+ * same bytes, one pack less, and no two packs at once (prepack rewrites package.json for the
+ * pack and postpack puts it back, so a pack running beside another one found "web-dist/ is older
+ * than package.json"). The files take turns through a lock folder.
+ */
+export function packRepository(work: string): PackReport {
+  const runDir = process.env.MM_TEST_RUN_DIR;
+  if (!runDir || !existsSync(runDir)) return npmPack(work);
+  const shared = join(runDir, 'shared-pack'), lock = `${shared}.lock`, report = join(shared, 'pack.json');
+  const sleeper = new Int32Array(new SharedArrayBuffer(4));
+  for (const start = Date.now(); ;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      if (Date.now() - start > 300_000) throw new Error(`the run's shared npm pack (${lock}) was not released in 300 s`);
+      Atomics.wait(sleeper, 0, 0, 100);
+    }
+  }
+  try {
+    if (!existsSync(report)) {
+      mkdirSync(shared, { recursive: true });
+      writeFileSync(report, JSON.stringify(npmPack(shared)));
+    }
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+  const pack = JSON.parse(readFileSync(report, 'utf8')) as PackReport;
+  copyFileSync(join(shared, pack.filename), join(work, pack.filename));
+  return pack;
 }
 
 /**

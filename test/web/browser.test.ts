@@ -140,6 +140,8 @@ function dropFiles(page: Page, files: Array<{ name: string; text?: string; base6
 describe.skipIf(!HAVE_CHROMIUM)('browser demo (headless Chromium)', () => {
   let browser: Browser;
   let cli: { child: ChildProcess; url: string };
+  /** The new user's page once its test passed, taken over by the next test (a page open costs 3-4 s). */
+  let handedOn: { page: Page; errors: string[] } | undefined;
 
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
@@ -148,6 +150,7 @@ describe.skipIf(!HAVE_CHROMIUM)('browser demo (headless Chromium)', () => {
   }, 120_000);
 
   afterAll(async () => {
+    await handedOn?.page.close();
     await browser?.close();
     if (cli) expect(await stopCli(cli.child)).toBe(0); // Ctrl-C stops the server cleanly
   });
@@ -173,7 +176,9 @@ describe.skipIf(!HAVE_CHROMIUM)('browser demo (headless Chromium)', () => {
   });
 
   it('runs for a new user: ready, isolated, walks with W, takes 500 agents, no console errors', async () => {
-    const { page, errors } = await openPage(browser, cli.url);
+    const opened = await openPage(browser, cli.url);
+    const { page, errors } = opened;
+    let passed = false;
     try {
       const info = await page.evaluate(() => {
         const m = (window as unknown as W).motionmatch;
@@ -185,11 +190,19 @@ describe.skipIf(!HAVE_CHROMIUM)('browser demo (headless Chromium)', () => {
       expect(info.db.frames).toBeGreaterThan(1000);
       expect(info.text).toMatch(/cross-origin isolated/);
 
-      // Hold W for two seconds: the player walks forward along the way it faced.
+      // Hold W for two seconds at most: the player walks forward along the way it faced (more than
+      // a metre; the wait ends as soon as it has).
       await page.focus('#viewport');
       const before = await page.evaluate(() => { const p = (window as unknown as W).motionmatch.player; return { pos: p.position, fwd: p.forward }; });
       await page.keyboard.down('w');
-      await page.waitForTimeout(2000);
+      try {
+        await page.waitForFunction((b) => {
+          const p = (window as unknown as W).motionmatch.player.position;
+          return (p[0] - b.pos[0]) * b.fwd[0] + (p[2] - b.pos[2]) * b.fwd[2] > 1;
+        }, before, { timeout: 2000 });
+      } catch (e) {
+        if (!(e instanceof Error && e.name === 'TimeoutError')) throw e;
+      }
       const after = await page.evaluate(() => (window as unknown as W).motionmatch.player.position);
       await page.keyboard.up('w');
       const along = (after[0] - before.pos[0]) * before.fwd[0] + (after[2] - before.pos[2]) * before.fwd[2];
@@ -212,13 +225,17 @@ describe.skipIf(!HAVE_CHROMIUM)('browser demo (headless Chromium)', () => {
       expect(await framesWithin(page, 3, 3000)).toBeGreaterThanOrEqual(3);
       expect(Number.isFinite(await page.evaluate(() => (window as unknown as W).motionmatch.stats.updateMsMedian))).toBe(true);
       expect(errors).toEqual([]);
+      passed = true;
+      handedOn = opened;
     } finally {
-      await page.close();
+      if (!passed) await page.close();
     }
   }, 90_000);
 
   it('loads dropped BVH and .mmdb files, and rejects bad ones without disturbing the scene', async () => {
-    const { page, errors } = await openPage(browser, cli.url);
+    // The page the test above left running (its errors still collected), else a new one.
+    const { page, errors } = handedOn ?? await openPage(browser, cli.url);
+    handedOn = undefined;
     try {
       // Databases swap under the agent-worker engine too (the first test covers the other one).
       await page.evaluate(async () => {

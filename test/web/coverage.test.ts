@@ -9,7 +9,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { HAVE_CHROMIUM, launchChromium, chromiumSkipReason, startDemo, stopDemo, type DemoProcess } from '../helpers/demo-browser.js';
 import type { Browser, Page } from 'playwright-core';
-import { REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
+import { REPO_ROOT, runCliInProcess, tempDir } from '../helpers/cli.js';
 import { generateBuiltinClips } from '../../src/builtin/generate.js';
 import { buildDatabase } from '../../src/database/build.js';
 import { encodeDatabase } from '../../src/database/mmdb/mmdb.js';
@@ -50,6 +50,15 @@ describe.skipIf(!HAVE_CHROMIUM)('the coverage panel (headless Chromium)', () => 
     await page.evaluate(() => (window as unknown as W).motionmatch.setAgents(10));
   }, 120_000);
 
+  /** Waits until `predicate` holds on the page or `ms` have passed; the expects after it say what was wrong. */
+  async function within<A>(ms: number, predicate: (arg: A) => boolean, arg: A): Promise<void> {
+    try {
+      await page.waitForFunction(predicate, arg, { timeout: ms });
+    } catch (e) {
+      if (!(e instanceof Error && e.name === 'TimeoutError')) throw e;
+    }
+  }
+
   afterAll(async () => {
     await browser?.close();
     await stopDemo(demo);
@@ -79,14 +88,23 @@ describe.skipIf(!HAVE_CHROMIUM)('the coverage panel (headless Chromium)', () => 
     expect(standing!.band).toBe(0);
     await page.focus('#viewport');
     await page.keyboard.down('w');
-    await page.waitForTimeout(1500);
+    // Up to 1.5 s for the request to be walking forward (the wait ends as soon as it is).
+    await within(1500, () => {
+      const p = (window as unknown as W).motionmatch.coverage.player;
+      return p !== null && Math.abs(p.speed - 1.5) < 5e-6 && Math.abs(p.direction) < 5e-6 && p.band === 1.5;
+    }, null);
     const forward = (await read())!;
     expect(forward.speed).toBeCloseTo(1.5, 5);
     expect(forward.direction).toBeCloseTo(0, 5);
     expect(forward.band).toBe(1.5);
     await page.keyboard.up('w');
     await page.keyboard.down('e');
-    await page.waitForTimeout(1500);
+    // Up to 1.5 s for the request to be strafing right and the dot drawn for it (likewise).
+    await within(1500, (fx) => {
+      const p = (window as unknown as W).motionmatch.coverage.player;
+      const c = document.querySelector('.mm-coverage circle.mm-cov-player');
+      return p !== null && c !== null && Math.abs(p.direction + 90) < 5e-6 && p.band === 1.5 && p.x > fx + 20 && Math.abs(Number(c.getAttribute('cx')) - p.x) < 30;
+    }, forward.x);
     // The handle's request and the dot drawn for it, read together while the key is still held
     // (once it is released the request goes back to standing and the dot follows).
     const [strafeRead, dot] = await page.evaluate(() => {
@@ -111,7 +129,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the coverage panel (headless Chromium)', () => 
     const file = join(dir, 'three.mmdb');
     writeFileSync(file, encodeDatabase(db));
     const html = join(dir, 'three.html');
-    const r = runCli(['coverage', file, '--cost-only', '--speeds', '1,2', '--directions', '8', '--out', html, '--json']);
+    const r = await runCliInProcess(['coverage', file, '--cost-only', '--speeds', '1,2', '--directions', '8', '--out', html, '--json']);
     expect(r.code, r.stderr).toBe(0);
     const loadedJson = await page.evaluate((text) => (window as unknown as W).motionmatch.coverage.load(text, 'three.json'), r.stdout);
     expect(loadedJson, loadedJson.message).toMatchObject({ ok: true });

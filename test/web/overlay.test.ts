@@ -10,7 +10,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { HAVE_CHROMIUM, launchChromium, chromiumSkipReason, startDemo, stopDemo, type DemoProcess } from '../helpers/demo-browser.js';
 import type { Browser, Page } from 'playwright-core';
-import { HAS_MOCAP, MOCAP_DIR, REPO_ROOT, runCli, tempDir } from '../helpers/cli.js';
+import { HAS_MOCAP, MOCAP_DIR, REPO_ROOT, runCliInProcess, tempDir } from '../helpers/cli.js';
 
 if (!HAVE_CHROMIUM) console.log(chromiumSkipReason('overlay demo tests'));
 const ARTIFACTS = join(REPO_ROOT, 'test-artifacts');
@@ -21,6 +21,19 @@ interface OverlayHandle {
   crowd: boolean; setCrowd(on: boolean): Promise<void>; crowdActive: number | null;
 }
 type W = { motionmatch: { ready: boolean; overlay: OverlayHandle; setAgents(n: number): Promise<void>; setMode(m: string): Promise<void>; setThreads(n: number): Promise<void>; stats: { frames: number; mode: string; threads: number; crossOriginIsolated: boolean } } };
+
+/**
+ * Waits until `predicate` holds on the page or `ms` have passed, whichever comes first (the checks
+ * after it then see the same state a fixed wait of `ms` would have left, or a later one that already
+ * holds). Returns without throwing on the time limit: the caller's expect says what was wrong.
+ */
+async function within<A>(page: Page, ms: number, predicate: (arg: A) => boolean, arg: A): Promise<void> {
+  try {
+    await page.waitForFunction(predicate, arg, { timeout: ms });
+  } catch (e) {
+    if (!(e instanceof Error && e.name === 'TimeoutError')) throw e;
+  }
+}
 
 const overlay = (page: Page) => page.evaluate(() => {
   const o = (window as unknown as W).motionmatch.overlay;
@@ -97,14 +110,14 @@ describe.skipIf(!HAVE_CHROMIUM)('the wave in the demo (headless Chromium)', () =
       expect(await page.isChecked('#t-crowd-wave')).toBe(true);
       await page.waitForFunction(() => ((window as unknown as W).motionmatch.overlay.crowdActive ?? 0) >= 3, null, { timeout: 30_000 });
       await page.evaluate(() => (window as unknown as W).motionmatch.overlay.setCrowd(false));
-      await page.waitForTimeout(1500);
+      await within(page, 1500, () => (window as unknown as W).motionmatch.overlay.crowdActive === 0, null);
       expect((await overlay(page)).crowdActive).toBe(0);
       // Split over workers (when the page may use threads): the agents wave in the workers.
       const isolated = await page.evaluate(() => (window as unknown as W).motionmatch.stats.crossOriginIsolated);
       if (isolated) {
         await page.evaluate(async () => { const m = (window as unknown as W).motionmatch; await m.setThreads(2); await m.setMode('split'); await m.overlay.setCrowd(true); });
         const frames = await page.evaluate(() => (window as unknown as W).motionmatch.stats.frames);
-        await page.waitForTimeout(3000);
+        await within(page, 3000, (f) => (window as unknown as W).motionmatch.stats.frames > f + 10, frames);
         expect(await page.evaluate(() => (window as unknown as W).motionmatch.stats.mode)).toBe('split');
         expect((await overlay(page)).crowdActive).toBeNull();
         expect(await page.evaluate(() => (window as unknown as W).motionmatch.stats.frames)).toBeGreaterThan(frames + 10);
@@ -121,7 +134,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the wave in the demo (headless Chromium)', () =
     beforeAll(async () => {
       dir = tempDir('mm-overlay-web-');
       const file = join(dir, 'waves.mmdb');
-      const built = runCli(['build', join(MOCAP_DIR, 'core'), join(MOCAP_DIR, 'locomotion', 'dataset-2_wave-right-hand_normal_001.bvh'), '--mirror', '--tag', 'wave=*wave*', '--out', file]);
+      const built = await runCliInProcess(['build', join(MOCAP_DIR, 'core'), join(MOCAP_DIR, 'locomotion', 'dataset-2_wave-right-hand_normal_001.bvh'), '--mirror', '--tag', 'wave=*wave*', '--out', file]);
       expect(built.code, built.stderr).toBe(0);
       demo = await startDemo(['--db', file]);
       page = await open(demo.url);
