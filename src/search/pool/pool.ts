@@ -18,7 +18,7 @@ import { resolvePoolOptions, DEFAULT_WORKER_BATCH_CAPACITY, type PoolOptions } f
 import { estimatePoolMemory, checkPoolMemory } from './budget.js';
 import { checkSearchStructure } from '../searchable.js';
 import { CallScratch, STAGING, type SearchStaging } from '../wasm/staging.js';
-import { createSearchMemory, sharedMemorySupported } from '../wasm/load.js';
+import { createSearchMemory, nodePackageRoot, sharedMemorySupported } from '../wasm/load.js';
 import type { InitMessage, RunMessage, WorkerReply } from './worker.js';
 import { workerExecArgv } from '../../util/worker-node.js';
 
@@ -78,7 +78,7 @@ export class MatcherPool {
     if (!parallel || matcher.wasmModule === undefined) return new MatcherPool(matcher, [], false);
 
     const wanted = o.threads;
-    const source: WorkerSource = opts.workerUrl ?? (!isNode() && defaultBrowserWorker ? defaultBrowserWorker : defaultWorkerUrl());
+    const source: WorkerSource = opts.workerUrl ?? (!isNode() && defaultBrowserWorker ? defaultBrowserWorker : await defaultWorkerUrl());
     const shape = matcher.slotShape(o.workerBatchCapacity);
     const bytes = planSlot(0, shape).end;
     const lanes: Lane[] = [];
@@ -272,7 +272,7 @@ export function setDefaultPoolWorker(start: (() => Worker) | undefined): void {
  */
 const WORKER_FILE = './worker.js';
 
-function defaultWorkerUrl(): URL {
+async function defaultWorkerUrl(): Promise<URL> {
   // Not a literal URL: bundlers copy `new URL('<literal>', import.meta.url)` into an app as an asset,
   // and the demo's bundle shipped this module's worker as raw TypeScript that nothing loads (the
   // browser entry sets its own, setDefaultPoolWorker; the demo passes its worker script:
@@ -283,10 +283,7 @@ function defaultWorkerUrl(): URL {
   }
   if (!import.meta.url.endsWith('.ts')) return here;
   const fs = process.getBuiltinModule('node:fs'), path = process.getBuiltinModule('node:path'), url = process.getBuiltinModule('node:url');
-  // (the package root: the nearest folder above this module holding package.json)
-  let dir = path.dirname(url.fileURLToPath(import.meta.url));
-  while (!fs.existsSync(path.join(dir, 'package.json')) && path.dirname(dir) !== dir) dir = path.dirname(dir);
-  const file = path.join(dir, 'dist', 'src', 'search', 'pool', 'worker.js');
+  const file = path.join(await nodePackageRoot(), 'dist', 'src', 'search', 'pool', 'worker.js');
   if (!fs.existsSync(file)) throw new Error(`MatcherPool: ${file} not found; run \`npm run build:ts\` (workers need the compiled JavaScript)`);
   return url.pathToFileURL(file);
 }
