@@ -58,6 +58,39 @@ describe('the synthesized wave', () => {
     expect(synthesizedWave(builtin)).toBe(wave);
   });
 
+  it('wraps its loop at display rates that do not land on its frames: no NaN, no jump, the clock within the loop', () => {
+    // The demo steps at the display's rate (60 Hz and more); the wave's 15 frames are 30 fps. Its clock
+    // used to wrap as soon as it passed the last frame, went below 0 on such a step, and the arm read
+    // frame -1: NaN at every wrap (the page's handRise was NaN on one frame in ten).
+    const wave = synthesizedWave(builtin), period = wave.clip.frames / wave.clip.fps;
+    const h = builtin.skeleton.names.indexOf('hand_r'), s = builtin.skeleton.names.indexOf('upperarm_r');
+    for (const hz of [60, 144, 45]) {
+      const c = new MotionMatchingController(builtin, { footIK: true });
+      c.setOverlay(new OverlayLayer(builtin, { mask: wave.mask }));
+      const input = createInput();
+      input.velocityZ = 1.3;
+      let wraps = 0, lastTime = -1, lastRise = NaN, worstJump = 0, lowest = Infinity;
+      for (let k = 0; k < 3 * hz; k++) {
+        if (k === Math.round(0.3 * hz)) c.overlay!.play(wave.clip, { loop: true });
+        c.update(1 / hz, input, keepPlaying);
+        for (const v of c.rotations) expect(Number.isFinite(v)).toBe(true);
+        for (const v of c.worldPositions) expect(Number.isFinite(v)).toBe(true);
+        const t = c.overlay!.clipTime;
+        expect(t).toBeGreaterThanOrEqual(0);
+        expect(t).toBeLessThan(period);
+        if (t < lastTime) wraps++;
+        lastTime = t;
+        const rise = c.worldPositions[3 * h + 1] - c.worldPositions[3 * s + 1];
+        if (k > 1.5 * hz) { worstJump = Math.max(worstJump, Math.abs(rise - lastRise)); lowest = Math.min(lowest, rise); }
+        lastRise = rise;
+      }
+      expect(wraps, `${hz} Hz`).toBeGreaterThanOrEqual(4);
+      // Once faded in, the hand stays above the shoulder and moves smoothly (0.5 m/s at most here, the wave's own swing).
+      expect(lowest, `${hz} Hz`).toBeGreaterThan(0.1);
+      expect(worstJump * hz, `${hz} Hz`).toBeLessThan(0.5);
+    }
+  });
+
   it.skipIf(!HAS_MOCAP)('works on the capture rig too', () => {
     const db = buildDatabase(loadBvhSources([join(MOCAP_DIR, 'core', 'dataset-2_walk_normal_005.bvh')]));
     const { wave, highest, above } = waveOver(db, 'Hand_R', 'UpperArm_R');

@@ -315,13 +315,19 @@ export class OverlayLayer {
       S[TIME] += dt;
     }
     S[ELAPSED] += dt;
-    const clip = this.clip as OverlayClip, end = (clip.frames - 1) / clip.fps;
+    const clip = this.clip as OverlayClip, end = (clip.frames - 1) / clip.fps, period = clip.frames / clip.fps;
     const continues = S[LOOP] !== 0 || S[ELAPSED] < S[DURATION] - S[FADE_OUT];
-    if (S[TIME] > end) {
-      if (clip.loop && continues) {
-        S[TIME] -= clip.frames / clip.fps; // the last frame flows into the first
-        if (S[TIME] > end) S[TIME] = 0;
-      } else if (continues && (this.index || S[LOOP] !== 0)) {
+    if (clip.loop && continues) {
+      // The last frame flows into the first: between them (time in [end, period)) the pose blends
+      // the two, and the clock wraps at the period. (Wrapped as soon as it passed the last frame,
+      // a step that did not land on a frame took the time below 0, and the pose read frame -1:
+      // NaN in the waved arm at every wrap of the demo's wave at 60 Hz.)
+      if (S[TIME] >= period) {
+        S[TIME] -= period;
+        if (S[TIME] >= period) S[TIME] = 0;
+      }
+    } else if (S[TIME] > end) {
+      if (continues && (this.index || S[LOOP] !== 0)) {
         // The next gesture (a search), or the clip again: a switch from its last frame.
         S[TIME] -= dt;
         if (S[TIME] > end) S[TIME] = end;
