@@ -1,24 +1,26 @@
 /**
  * The motion matching controller: one character's step from input to pose. The parts live beside
- * it — options (controller/options.ts), the state block layout (controller/state.ts), the query's
- * trajectory layout (controller/trajectory-layout.ts), database poses (controller/frame-pose.ts), playback and crossfade
- * layers (controller/playback.ts), the root's move (controller/root-adjustment.ts), inertialization
- * (inertialization/decay.ts), foot locking and IK (foot-ik/foot-ik.ts) — and this file strings them together.
+ * it — options (controller/options.ts), the state block layout (controller/state.ts), the simulated
+ * trajectory's step (controller/simulation.ts), the query (controller/query.ts, its layout in
+ * controller/trajectory-layout.ts), database poses (controller/frame-pose.ts), playback and crossfade
+ * layers (controller/playback.ts), a transition's offsets (controller/transition-offsets.ts), the
+ * pose's schedule under levels of detail (controller/pose-schedule.ts), the root's move
+ * (controller/root-adjustment.ts), inertialization (inertialization/decay.ts), foot locking and IK
+ * (foot-ik/foot-ik.ts), orientation warping (controller/orientation-warp.ts) — and this file strings
+ * them together.
  */
 import type { Database } from '../../database/database.js';
 import { CONTACT_LEFT, CONTACT_RIGHT } from '../../features/contacts.js';
 import { databaseRuntime, type DatabaseRuntime } from '../database-runtime.js';
 import type { PoseSearchPort, PoseSearchRequest, PoseSearchResult } from '../search-port.js';
-import { decaySpringUpdate, springCharacterUpdate, springCharacterPredict, springRotationUpdate, springRotationPredict } from '../../math/spring.js';
-import { quatFromYaw, quatInvRotateVec3, quatRotateVec3 } from '../../math/quat.js';
-import { wrapAngle } from '../../math/angle.js';
+import { quatFromYaw } from '../../math/quat.js';
 import { composeJoint, posedForwardKinematics } from '../../anim/forward-kinematics.js';
 import { InertializationDecay } from '../inertialization/decay.js';
 import { FootIK, FOOT_IK_STATE_SIZE } from '../foot-ik/foot-ik.js';
 import { type ControllerInput, type ControllerLevel, type ControllerOptions, resolveControllerOptions } from './options.js';
 import {
-  ROOT_POS, ROOT_ROT, SIM_POS, SIM_VEL, SIM_ACC, SIM_ROT, SIM_ANGVEL, DESIRED_VEL, DESIRED_ROT,
-  ROOT_VEL_OFFSET, ROOT_VEL_OFFSET_RATE, LAYER_FRACTION, LAYER_WEIGHT, LAYER_FRAME, FRAME_FRACTION,
+  ROOT_POS, ROOT_ROT, SIM_POS, SIM_VEL, SIM_ACC, SIM_ROT, SIM_ANGVEL, DESIRED_ROT,
+  ROOT_VEL_OFFSET, LAYER_FRACTION, LAYER_WEIGHT, LAYER_FRAME, FRAME_FRACTION,
   LAST_COST, LAST_SEARCH_COST, PLAY_RATE, SEARCH_TIMER, LAST_DESIRED_VX, LAST_DESIRED_VZ,
   LAST_DESIRED_FACING, STEP_DT, ADJUST_DT, COUNT_STEPS, COUNT_SEARCHES, COUNT_TRANSITIONS,
   COUNT_SECONDS, RESULT_COST, DESIRED_ROT_YAW, SINCE_TRANSITION, UPPER_TWIST_TARGET, UPPER_TWIST, UPPER_TWIST_VEL, STATE_SIZE, blockSize, CounterView, type ControllerCounters,
@@ -26,22 +28,23 @@ import {
 } from './state.js';
 import { trajectoryLayout, type TrajectoryLayout } from './trajectory-layout.js';
 import { poseScratch, sampleFramePose, blendLayerPoses, type Pose64 } from './frame-pose.js';
-import { advanceCrossfade, advanceLayer, pushLayer, updatePlayRate } from './playback.js';
+import { advancePlayback, pushLayer } from './playback.js';
 import { moveRoot } from './root-adjustment.js';
 import { placeOnGround } from './root-height.js';
-import { travelCoverage, nearestCoveredTravel } from './travel-coverage.js';
-import { twistUpperBody, upperBodyRig } from './upper-body-twist.js';
+import { turnUpperBody } from './orientation-warp.js';
+import { stepSimulation } from './simulation.js';
 import { OverlayLayer, type OverlayPlayOptions, type OverlaySource } from '../overlay/overlay.js';
-import { STAND_REQUEST_SPEED, STAND_SETTLED_SPEED, standingFrames, stepHoldRate } from './standing.js';
+import { standingFrames } from './standing.js';
 import { stepBlendWeight, savePose, blendFromSaved } from './level-blend.js';
+import { buildQuery, predictForQuery, predictTrajectory } from './query.js';
+import { decayRootVelocityOffset, drainingOffsets, endDrain, startTransitionOffsets } from './transition-offsets.js';
+import { schedulePose } from './pose-schedule.js';
 
 export { createInput, DEFAULT_CONTROLLER_OPTIONS, type ControllerInput, type ControllerOptions } from './options.js';
 export type { ControllerCounters } from './state.js';
 
 // Temporaries of one call (never held across calls): shared by every controller of a thread, so a
 // crowd's steps keep them in cache.
-const QUERY_V3 = new Float64Array(3);
-const QUERY_V3B = new Float64Array(3);
 const ROOT_STEP = new Float64Array(4);
 
 /**
@@ -289,29 +292,7 @@ export class MotionMatchingController {
     if (!Number.isNaN(input.facing) && !Number.isFinite(input.facing)) throw new RangeError(`update: facing must be finite or NaN, got ${input.facing}`);
     this.s[STEP_DT] = dt;
     const o = this.options;
-    const speed = Math.sqrt(input.velocityX * input.velocityX + input.velocityZ * input.velocityZ);
-    let facing = Number.isNaN(input.facing) ? (speed > 0.1 ? Math.atan2(input.velocityX, input.velocityZ) : this.s[LAST_DESIRED_FACING]) : input.facing;
-    this.s[UPPER_TWIST_TARGET] = 0;
-    if (!Number.isNaN(input.facing) && speed > 0.3 && o.orientationWarp > 0) facing = this.locomotionFacing(facing, Math.atan2(input.velocityX, input.velocityZ));
-    // Sharp input changes trigger a search at once rather than at the next tick.
-    const dvx = input.velocityX - this.s[LAST_DESIRED_VX], dvz = input.velocityZ - this.s[LAST_DESIRED_VZ];
-    const dv = Math.sqrt(dvx * dvx + dvz * dvz);
-    const df = Math.abs(wrapAngle(facing - this.s[LAST_DESIRED_FACING]));
-    if (dv > o.sharpVelocityChange || df > o.sharpFacingChange) this.forceSearch = true;
-    // Standing (standing.ts): asked for no motion, and held while it lasts; a request to move or to
-    // face elsewhere lets go and searches at once.
-    this.s[STAND_REQUEST] = speed < STAND_REQUEST_SPEED && this.simulationSettled() ? 1 : 0;
-    if (this.s[STAND_HOLD] !== 0 && (this.s[STAND_REQUEST] === 0 || df > o.sharpFacingChange)) { this.s[STAND_HOLD] = 0; this.forceSearch = true; }
-    this.s[LAST_DESIRED_VX] = input.velocityX; this.s[LAST_DESIRED_VZ] = input.velocityZ; this.s[LAST_DESIRED_FACING] = facing;
-
-    // Simulated trajectory: springs towards the desired velocity and facing.
-    this.s[DESIRED_VEL] = input.velocityX; this.s[DESIRED_VEL + 1] = 0; this.s[DESIRED_VEL + 2] = input.velocityZ;
-    // The desired facing changes only with the input: its quaternion is kept until then.
-    if (facing !== this.s[DESIRED_ROT_YAW]) { this.s[DESIRED_ROT_YAW] = facing; quatFromYaw(this.s, DESIRED_ROT, facing); }
-    if (dt > 0) {
-      springCharacterUpdate(this.s, SIM_POS, this.s, SIM_VEL, this.s, SIM_ACC, this.s, DESIRED_VEL, o.trajectoryHalfLife, dt, 3);
-      springRotationUpdate(this.s, SIM_ROT, this.s, SIM_ANGVEL, this.s, DESIRED_ROT, o.facingHalfLife, dt);
-    }
+    if (stepSimulation(this.s, this.db, o, input)) this.forceSearch = true;
     this.s[SEARCH_TIMER] -= dt;
     const clip = this.db.clips[this.rt.clipOf[this.frame]];
     // Continuing is possible while the clip can play until the next regular search (a looping clip
@@ -333,38 +314,9 @@ export class MotionMatchingController {
     this.searchLocal = !this.searchForced && this.s[SINCE_FULL_SEARCH] < this.s[LOD_FULL_INTERVAL] - 1e-6 && input.requireTags === null && input.excludeTags === null;
     this.request.localFrame = this.searchLocal ? this.frame : -1;
     this.request.localHalfFrames = this.s[LOD_LOCAL_FRAMES];
-    this.predictForQuery();
-    this.buildQuery(input, clip.start, clip.start + clip.count, atEnd);
+    predictForQuery(this, this.s, this.trajectory);
+    buildQuery(this, this.s, this.trajectory, input, clip.start, clip.start + clip.count, atEnd);
     return true;
-  }
-
-  /**
-   * Whether the simulated trajectory has (nearly) come to rest: a stop request asks the search for a
-   * standing pose from then on, not before; the trajectory on the way there is the walk's to follow
-   * (asked at once, the character stood within 0.2 s, half a metre short of where the simulation
-   * stopped).
-   */
-  private simulationSettled(): boolean {
-    const vx = this.s[SIM_VEL], vz = this.s[SIM_VEL + 2];
-    return vx * vx + vz * vz < STAND_SETTLED_SPEED * STAND_SETTLED_SPEED;
-  }
-
-  /**
-   * The facing the legs take for a requested `facing` while travelling along `travel` (world yaws):
-   * the facing itself when the database has motion that travels that way relative to its facing;
-   * else the facing from which the nearest motion it has travels along `travel` (a forward walk
-   * heading sideways for a sidestep the data lacks), with the upper body to turn the rest of the
-   * way, up to orientationWarp (UPPER_TWIST_TARGET). Tracking the requested path comes first: the
-   * alternative, a clip that neither faces nor travels as asked, leaves the character behind its
-   * trajectory and its planted feet dragged.
-   */
-  private locomotionFacing(facing: number, travel: number): number {
-    const beta = wrapAngle(travel - facing);
-    const covered = nearestCoveredTravel(travelCoverage(this.db), beta);
-    if (Number.isNaN(covered) || covered === beta) { this.s[UPPER_TWIST_TARGET] = 0; return facing; }
-    const legs = travel - covered, max = this.options.orientationWarp;
-    this.s[UPPER_TWIST_TARGET] = Math.max(-max, Math.min(max, wrapAngle(facing - legs)));
-    return legs;
   }
 
   /**
@@ -373,24 +325,7 @@ export class MotionMatchingController {
    * debug views call this every frame.
    */
   predictTrajectory(): void {
-    const o = this.options, n = this.trajectoryTimes.length;
-    springCharacterPredict(this.trajectoryPositions, null, null, this.s, SIM_POS, this.s, SIM_VEL, this.s, SIM_ACC, this.s, DESIRED_VEL, o.trajectoryHalfLife, this.trajectoryTimes, n, 3);
-    springRotationPredict(this.trajectoryRotations, null, this.s, SIM_ROT, this.s, SIM_ANGVEL, this.s, DESIRED_ROT, o.facingHalfLife, this.trajectoryTimes, n);
-  }
-
-  /**
-   * predictTrajectory() for the query alone: positions at the position groups' offsets and
-   * rotations at the direction groups' offsets only (the other entries keep older values; debug
-   * views call predictTrajectory() for the full arrays).
-   */
-  private predictForQuery(): void {
-    const o = this.options, times = this.trajectoryTimes, S = this.s;
-    for (const g of this.trajectory.positions) {
-      springCharacterPredict(this.trajectoryPositions, null, null, S, SIM_POS, S, SIM_VEL, S, SIM_ACC, S, DESIRED_VEL, o.trajectoryHalfLife, times, g.count, 3, g.first);
-    }
-    for (const g of this.trajectory.directions) {
-      springRotationPredict(this.trajectoryRotations, null, S, SIM_ROT, S, SIM_ANGVEL, S, DESIRED_ROT, o.facingHalfLife, times, g.count, g.first);
-    }
+    predictTrajectory(this, this.s);
   }
 
   /**
@@ -470,32 +405,6 @@ export class MotionMatchingController {
     this.s[LOD_LOCAL_FRAMES] = Math.round(level.localSeconds * this.db.fps);
   }
 
-  /**
-   * Seconds the pose moves on by in this step, or -1 when it waits. Without levels of detail: dt,
-   * exactly as given. A level updating the pose every LOD_POSE_EVERY steps gathers the time between
-   * updates (a transition updates at once); an unseen character's pose waits until it is seen and
-   * then catches up with everything gathered (`held`: it waited).
-   */
-  private schedulePose(dt: number, held: boolean): number {
-    const S = this.s;
-    if (S[LOD_UNSEEN] !== 0) {
-      S[LOD_POSE_DT] += dt;
-      S[LOD_POSE_HELD] = 1;
-      return -1;
-    }
-    if (S[LOD_POSE_EVERY] > 1) {
-      S[LOD_POSE_DT] += dt;
-      if (!(++S[LOD_POSE_COUNT] >= S[LOD_POSE_EVERY] || this.transitioned || held)) return -1;
-    } else if (!held) {
-      return dt;
-    } else {
-      S[LOD_POSE_DT] += dt;
-    }
-    const gathered = S[LOD_POSE_DT];
-    S[LOD_POSE_DT] = 0; S[LOD_POSE_COUNT] = 0;
-    return gathered;
-  }
-
   /** Second half of a step: transition if `frame` (-1 = none) is worth it, play, move, fix the feet. */
   complete(frame: number, cost: number): void {
     if (frame !== -1 && !(frame >= 0 && frame < this.db.frameCount && (frame | 0) === frame)) {
@@ -524,11 +433,12 @@ export class MotionMatchingController {
     this.wantsSearch = false;
     this.searchLocal = false;
     if (this.s[STAND_REQUEST] !== 0 && this.s[STAND_HOLD] === 0 && this.standingAt[this.frame] !== 0) this.s[STAND_HOLD] = 1;
-    const rootDelta = this.advancePlayback();
     const S = this.s;
+    this.layerCount = advancePlayback(S, this.rt, o, this.frame, this.layerCount, ROOT_STEP);
+    this.frame = S[LAYER_FRAME + this.layerCount - 1] | 0;
     const held = S[LOD_POSE_HELD] !== 0;
-    const poseDt = this.schedulePose(dt, held), poseNow = poseDt >= 0;
-    const inertial = o.blendMode === 'inertialize' && (o.inertialization || (S[LOD_DRAIN] !== 0 && this.drainingOffsets()));
+    const poseDt = schedulePose(S, dt, held, this.transitioned), poseNow = poseDt >= 0;
+    const inertial = o.blendMode === 'inertialize' && (o.inertialization || (S[LOD_DRAIN] !== 0 && drainingOffsets(S, this.inert)));
     if (inertial) {
       const hl = o.inertializationHalfLife;
       if (!poseNow) {
@@ -541,13 +451,13 @@ export class MotionMatchingController {
         this.samplePlaying();
         this.inert.apply(poseDt, hl, this.playing.positions, 0, this.playing.rotations, 0, this.translations, this.rotations);
       }
-      this.decayRootVelocityOffset();
+      decayRootVelocityOffset(S, o);
     } else if (poseNow) {
       this.samplePlaying();
       this.translations.set(this.playing.positions);
       this.rotations.set(this.playing.rotations);
     }
-    moveRoot(this.s, o, rootDelta, inertial);
+    moveRoot(this.s, o, ROOT_STEP, inertial);
     if (poseNow) {
       // The pose's parts read the step's dt from the block: the gathered time while they run.
       S[STEP_DT] = poseDt;
@@ -564,7 +474,7 @@ export class MotionMatchingController {
         else this.applyFootIKWeighted(poseDt, S[IK_WEIGHT]);
       }
       S[LOD_POSE_HELD] = 0;
-      if (o.orientationWarp > 0) this.turnUpperBody();
+      if (o.orientationWarp > 0) turnUpperBody(this, S, o, this.db);
       S[STEP_DT] = dt;
     }
     this.s[SINCE_SEARCH] += dt;
@@ -573,21 +483,6 @@ export class MotionMatchingController {
     this.s[COUNT_STEPS]++;
     this.s[COUNT_SECONDS] += dt;
     this.s[SINCE_TRANSITION] = this.transitioned ? dt : this.s[SINCE_TRANSITION] + dt;
-  }
-
-  /**
-   * Orientation warping's upper-body turn: a critically damped spring (the facing's half-life) moves
-   * the turn towards its target, continuous in angle and rate when the target changes; the pose is
-   * edited only while the turn is not (close to) zero.
-   */
-  private turnUpperBody(): void {
-    const S = this.s, target = S[UPPER_TWIST_TARGET];
-    if (target === 0 && S[UPPER_TWIST] === 0 && S[UPPER_TWIST_VEL] === 0) return;
-    S[UPPER_TWIST] -= target;
-    decaySpringUpdate(S, UPPER_TWIST, S, UPPER_TWIST_VEL, this.options.facingHalfLife, S[STEP_DT], 1);
-    S[UPPER_TWIST] += target;
-    if (Math.abs(S[UPPER_TWIST]) < 1e-6 && Math.abs(S[UPPER_TWIST_VEL]) < 1e-6) { S[UPPER_TWIST] = 0; S[UPPER_TWIST_VEL] = 0; return; }
-    twistUpperBody(this, this.db.skeleton.parents, upperBodyRig(this.db), S[UPPER_TWIST]);
   }
 
   /**
@@ -602,85 +497,6 @@ export class MotionMatchingController {
     this.computeWorldPose();
   }
 
-  /**
-   * With inertialization switched off (a coarse level of detail): true while the offsets of a
-   * transition made before the switch are still decaying, root velocity offset included; once both
-   * are gone the root velocity offset is cleared (nothing stale comes back when it is switched on)
-   * and LOD_DRAIN ends.
-   */
-  private drainingOffsets(): boolean {
-    const S = this.s;
-    if (this.inert.isActive) return true;
-    let left = 0;
-    for (let k = 0; k < 8; k++) left = Math.max(left, Math.abs(S[ROOT_VEL_OFFSET + k]));
-    if (left > 1e-6) return true;
-    this.endDrain();
-    return false;
-  }
-
-  /** Drops what is left of a drain (offsets, root velocity offset) and ends it. */
-  private endDrain(): void {
-    this.inert.reset();
-    this.s.fill(0, ROOT_VEL_OFFSET, ROOT_VEL_OFFSET + 8);
-    this.s[LOD_DRAIN] = 0;
-  }
-
-  /** The decay spring (decaySpringUpdate) on the root velocity offset of the last transition, over this step. */
-  private decayRootVelocityOffset(): void {
-    const S = this.s;
-    decaySpringUpdate(S, ROOT_VEL_OFFSET, S, ROOT_VEL_OFFSET_RATE, this.options.inertializationHalfLife, S[STEP_DT], 4);
-  }
-
-  /** Raw features of the query: the playing frame's pose features and the predicted trajectory. */
-  private buildQuery(input: ControllerInput, clipStart: number, clipEnd: number, atEnd: boolean): void {
-    const db = this.db, S = db.stride, q = this.rawQuery, f = this.frame;
-    // Pose features come from the playing frame (as in Holden's controller): they describe where
-    // the feet are now; the trajectory part comes from the simulation.
-    for (let d = 0; d < S; d++) q[d] = db.rawFeatures[f * S + d];
-    // Asked to stand, the pose's motion asked for is none: matched on its walking feet, a stop
-    // found the slow phase of another walk and walked on (standing.ts).
-    if (this.s[STAND_REQUEST] !== 0) for (const [a, b] of this.trajectory.velocityColumns) for (let d = a; d < b; d++) q[d] = 0;
-    const v = QUERY_V3, r = QUERY_V3B;
-    for (const g of this.trajectory.positions) {
-      for (let k = 0; k < g.count; k++) {
-        const t = 3 * (g.first + k);
-        v[0] = this.trajectoryPositions[t] - this.s[ROOT_POS]; v[1] = 0; v[2] = this.trajectoryPositions[t + 2] - this.s[ROOT_POS + 2];
-        quatInvRotateVec3(r, 0, this.s, ROOT_ROT, v, 0);
-        q[g.col + 2 * k] = r[0]; q[g.col + 2 * k + 1] = r[2];
-      }
-    }
-    for (const g of this.trajectory.directions) {
-      for (let k = 0; k < g.count; k++) {
-        v[0] = 0; v[1] = 0; v[2] = 1;
-        quatRotateVec3(r, 0, this.trajectoryRotations, 4 * (g.first + k), v, 0);
-        quatInvRotateVec3(v, 0, this.s, ROOT_ROT, r, 0);
-        q[g.col + 2 * k] = v[0]; q[g.col + 2 * k + 1] = v[2];
-      }
-    }
-    const nq = this.request.query;
-    for (let d = 0; d < db.dims; d++) nq[d] = (q[d] - db.mean[d]) / db.scale[d];
-    for (let d = db.dims; d < S; d++) nq[d] = 0;
-    // Continuing sets the bound a transition must beat. Its cost is the playing frame's own: the
-    // query copies that frame's pose features, so every candidate is compared as "the frame to be
-    // at now" (judging the next frame instead would favour any lookalike of the current pose).
-    // A transition must save continuingBias and minRelativeGain of that cost (UE's minimum percent
-    // improvement): smaller gains are within what the playing clip's own cost varies by over a step.
-    let c = 0;
-    if (!atEnd) {
-      for (let d = 0; d < S; d++) { const e = db.features[f * S + d] - nq[d]; c += e * e; }
-      this.s[LAST_COST] = c;
-      this.request.bestCost = Math.min(c - this.options.continuingBias, c * (1 - this.options.minRelativeGain));
-    } else {
-      this.s[LAST_COST] = Infinity;
-      this.request.bestCost = Infinity;
-    }
-    const w = Math.round(this.options.sameClipWindow * db.fps);
-    this.request.excludeStart = Math.max(clipStart, f - w);
-    this.request.excludeEnd = Math.min(clipEnd, f + w + 1);
-    this.request.requireTags = input.requireTags;
-    this.request.excludeTags = input.excludeTags;
-  }
-
   private transition(frame: number): void {
     const o = this.options;
     this.s[STAND_HOLD] = 0;
@@ -691,30 +507,10 @@ export class MotionMatchingController {
       this.layerCount = pushLayer(this.s, this.layerCount, frame);
     } else {
       if (o.inertialization) {
-        // The destination pose is needed only for the offsets (not sampled without inertialization:
-        // the coarsest level of detail cuts).
-        sampleFramePose(this.rt, frame, 0, this.destination, true);
-        // The playing pose's velocities are only needed here (the per-frame path skips them).
-        sampleFramePose(this.rt, this.s[LAYER_FRAME + this.layerCount - 1], this.s[LAYER_FRACTION + this.layerCount - 1], this.playing, true);
-        const rt = this.rt, f0 = this.frame, S = this.s, V = ROOT_VEL_OFFSET;
-        if (o.rootVelocityInertialization === 'pose') {
-          // The joint carrying the body (hips) takes the root's velocity change, so that its world
-          // velocity stays what it was: source velocity += old root velocity (and any offset still
-          // decaying) − new root velocity, in the root frame; the yaw rate likewise about +Y.
-          const m = 3 * rt.rootRelativeJoint, P = this.playing;
-          for (let d = 0; d < 3; d++) P.velocities[m + d] += S[V + d] + rt.rootVelocity[3 * f0 + d] - rt.rootVelocity[3 * frame + d];
-          P.angularVelocities[m + 1] += S[V + 3] + rt.rootYawRate[f0] - rt.rootYawRate[frame];
-          S.fill(0, ROOT_VEL_OFFSET, ROOT_VEL_OFFSET + 8);
-        }
-        // Both poses come from the validated database: no finite-value scan per transition.
-        this.inert.transition(this.playing, this.destination, o.inertializationHalfLife, false);
-        if (o.rootVelocityInertialization === 'root') {
-          for (let d = 0; d < 3; d++) S[V + d] = S[V + d] + rt.rootVelocity[3 * f0 + d] - rt.rootVelocity[3 * frame + d];
-          S[V + 3] = S[V + 3] + rt.rootYawRate[f0] - rt.rootYawRate[frame];
-        }
+        startTransitionOffsets(this.s, o, this.rt, this.inert, this.playing, this.destination, this.frame, frame, this.layerCount);
       } else {
         // A cut: offsets still draining from a finer level of detail go with it.
-        if (this.s[LOD_DRAIN] !== 0) this.endDrain();
+        if (this.s[LOD_DRAIN] !== 0) endDrain(this.s, this.inert);
       }
       this.layerCount = 1; this.s[LAYER_WEIGHT] = 1;
     }
@@ -722,28 +518,6 @@ export class MotionMatchingController {
     this.s[FRAME_FRACTION] = 0;
     this.s[LAYER_FRAME + this.layerCount - 1] = frame;
     this.s[LAYER_FRACTION + this.layerCount - 1] = 0;
-  }
-
-  /**
-   * Moves playback on by dt (time-warped) and returns the root-motion increment of the playing
-   * clip(s) over that interval, in the root's local frame, in ROOT_STEP (x, y, z, yaw).
-   */
-  private advancePlayback(): Float64Array {
-    const o = this.options, s = this.s, step = ROOT_STEP;
-    updatePlayRate(s, this.rt, o, this.frame);
-    if (s[HOLD_RATE] !== 1 || s[STAND_HOLD] !== 0) { stepHoldRate(s); s[PLAY_RATE] *= s[HOLD_RATE]; }
-    if (o.blendMode === 'crossfade' && this.layerCount > 1) {
-      this.layerCount = advanceCrossfade(s, this.rt, o, this.layerCount, step);
-    } else {
-      this.layerCount = 1;
-      s[LAYER_WEIGHT] = 1;
-      s[LAYER_FRAME] = this.frame; s[LAYER_FRACTION] = s[FRAME_FRACTION];
-      advanceLayer(s, this.rt, 0, step);
-    }
-    const top = this.layerCount - 1;
-    this.frame = s[LAYER_FRAME + top] | 0;
-    s[FRAME_FRACTION] = s[LAYER_FRACTION + top];
-    return step;
   }
 
   /** The playing pose (blend of layers), root-relative, into this.playing. */

@@ -6,8 +6,9 @@
 import type { DatabaseRuntime } from '../database-runtime.js';
 import type { ControllerOptions } from './options.js';
 import { appendBlendedPieces, appendVelocityPiece } from '../root-motion/tracks.js';
-import { DESIRED_VEL, LAYER_FRACTION, LAYER_FRAME, LAYER_WEIGHT, MAX_LAYERS, PLAY_RATE, STEP_DT, WARP_RATE, WARP_RATE_VEL } from './state.js';
+import { DESIRED_VEL, FRAME_FRACTION, HOLD_RATE, LAYER_FRACTION, LAYER_FRAME, LAYER_WEIGHT, MAX_LAYERS, PLAY_RATE, STAND_HOLD, STEP_DT, WARP_RATE, WARP_RATE_VEL } from './state.js';
 import { strideSpeeds } from './stride-speed.js';
+import { stepHoldRate } from './standing.js';
 import { decaySpringUpdate } from '../../math/spring.js';
 
 // Temporaries of one call, shared by every controller of a thread.
@@ -136,4 +137,25 @@ export function pushLayer(s: Float64Array, layers: number, frame: number): numbe
 
 function copyLayer(s: Float64Array, to: number, from: number): void {
   s[LAYER_FRAME + to] = s[LAYER_FRAME + from]; s[LAYER_FRACTION + to] = s[LAYER_FRACTION + from]; s[LAYER_WEIGHT + to] = s[LAYER_WEIGHT + from];
+}
+
+/**
+ * Moves playback on by the step's dt (time-warped; eased to rest while held standing) from the
+ * playing `frame` with `layers` crossfade layers, and writes the root-motion increment of the
+ * playing clip(s) over that interval, in the root's local frame, to `step` (x, y, z, yaw). Returns
+ * the layer count after it: the top layer is the playing frame (FRAME_FRACTION its fraction).
+ */
+export function advancePlayback(s: Float64Array, rt: DatabaseRuntime, o: ControllerOptions, frame: number, layers: number, step: Float64Array): number {
+  updatePlayRate(s, rt, o, frame);
+  if (s[HOLD_RATE] !== 1 || s[STAND_HOLD] !== 0) { stepHoldRate(s); s[PLAY_RATE] *= s[HOLD_RATE]; }
+  if (o.blendMode === 'crossfade' && layers > 1) {
+    layers = advanceCrossfade(s, rt, o, layers, step);
+  } else {
+    layers = 1;
+    s[LAYER_WEIGHT] = 1;
+    s[LAYER_FRAME] = frame; s[LAYER_FRACTION] = s[FRAME_FRACTION];
+    advanceLayer(s, rt, 0, step);
+  }
+  s[FRAME_FRACTION] = s[LAYER_FRACTION + layers - 1];
+  return layers;
 }

@@ -11,7 +11,7 @@
 import type { Database } from '../../database/database.js';
 import { databaseRuntime } from '../database-runtime.js';
 import { CONTACT_LEFT, CONTACT_RIGHT } from '../../features/contacts.js';
-import { HOLD_RATE, HOLD_RATE_VEL, STAND_HOLD, STEP_DT } from './state.js';
+import { HOLD_RATE, HOLD_RATE_VEL, SIM_VEL, STAND_HOLD, STEP_DT } from './state.js';
 
 /** A requested speed below this (m/s) asks the character to stand, once the simulated trajectory moves slower than STAND_SETTLED_SPEED (m/s). */
 export const STAND_REQUEST_SPEED = 0.05;
@@ -36,6 +36,17 @@ export function standingFrames(db: Database): Uint8Array {
   }
   cache.set(db, s);
   return s;
+}
+
+/**
+ * Whether the simulated trajectory has (nearly) come to rest: a stop request asks the search for a
+ * standing pose from then on, not before; the trajectory on the way there is the walk's to follow
+ * (asked at once, the character stood within 0.2 s, half a metre short of where the simulation
+ * stopped).
+ */
+export function simulationSettled(s: Float64Array): boolean {
+  const vx = s[SIM_VEL], vz = s[SIM_VEL + 2];
+  return vx * vx + vz * vz < STAND_SETTLED_SPEED * STAND_SETTLED_SPEED;
 }
 
 /**
