@@ -11,6 +11,15 @@ export const CHROMIUM = '/usr/bin/chromium';
 export const HAVE_CHROMIUM = existsSync(CHROMIUM);
 export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic', '--no-first-run'];
 
+/**
+ * The window of a browser test that reads no pixel: 800x450 rather than 1280x720. The demo draws with
+ * software WebGL (SwiftShader), which keeps every core busy however small the window; smaller, it
+ * draws 1.3-1.6 times the frames per second (100 and 10 agents), so waits on frames, and each
+ * page.evaluate (it waits for the busy main thread), end sooner. The canvas's centre stays clear of
+ * the panels (tests click it), and the panels keep their size (their buttons scroll into view).
+ */
+export const TEST_VIEWPORT = { width: 800, height: 450 } as const;
+
 /** "<what> skipped: /usr/bin/chromium not found (...)", printed once by each test file that needs it. */
 export function chromiumSkipReason(what: string): string {
   return `${what} skipped: ${CHROMIUM} not found (Debian: apt-get install chromium)`;

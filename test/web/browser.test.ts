@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { REPO_ROOT, HAS_MOCAP, MOCAP_DIR } from '../helpers/cli.js';
 import { startDemoServer, type DemoServer } from '../../src/web/serve-node.js';
-import { launchChromium } from '../helpers/demo-browser.js';
+import { TEST_VIEWPORT, launchChromium } from '../helpers/demo-browser.js';
 import { generateBuiltinClips } from '../../src/builtin/generate.js';
 import { buildDatabase } from '../../src/database/build.js';
 import { encodeDatabase } from '../../src/database/mmdb/mmdb.js';
@@ -33,6 +33,9 @@ if (!HAVE_CHROMIUM) console.log(SKIP_REASON);
 
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic', '--no-first-run'];
 const ARTIFACTS = join(REPO_ROOT, 'test-artifacts');
+/** The new user's window (the first page, until its screenshot); every other page is TEST_VIEWPORT's. */
+const NEW_USER = { width: 1280, height: 720 };
+const SMALL = TEST_VIEWPORT;
 
 /** What the tests read from `window.motionmatch` (web/src/handle.ts). */
 interface Handle {
@@ -98,8 +101,8 @@ function rawGet(url: string, path: string): Promise<{ status: number; headers: R
   });
 }
 
-async function openPage(browser: Browser, url: string): Promise<{ page: Page; errors: string[] }> {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+async function openPage(browser: Browser, url: string, viewport: { width: number; height: number } = SMALL): Promise<{ page: Page; errors: string[] }> {
+  const page = await browser.newPage({ viewport });
   const errors: string[] = [];
   page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
   page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
@@ -142,9 +145,31 @@ describe.skipIf(!HAVE_CHROMIUM)('browser demo (headless Chromium)', () => {
   let cli: { child: ChildProcess; url: string };
   /** The new user's page once its test passed, taken over by the next test (a page open costs 3-4 s). */
   let handedOn: { page: Page; errors: string[] } | undefined;
+  /**
+   * The files the tests drop or serve, made here before any page is open (a page left waiting on
+   * Node's work keeps software WebGL busy on every core all the while).
+   */
+  let files: {
+    bvh: Array<{ name: string; text: string }>;
+    small: Uint8Array;
+    mocap: Array<{ name: string; text: string }>;
+    served: { db: ReturnType<typeof buildDatabase>; bytes: Uint8Array };
+  };
 
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
+    const { skeleton, clips } = generateBuiltinClips();
+    const pick = ['walk_1.2', 'idle', 'run_3.5'].map((n) => clips.find((c) => c.name === n) ?? clips[0]);
+    // A small database unlike the built-in one (the --db test): three clips, one of them mirrored.
+    const servedPick = ['walk_1.2', 'run_3.5', 'idle'].map((n) => clips.find((c) => c.name === n) ?? clips[0]);
+    const servedDb = buildDatabase(servedPick.map((clip) => ({ skeleton, clip })), { mirror: true });
+    const mocapDir = join(MOCAP_DIR, 'core');
+    files = {
+      bvh: pick.map((clip) => ({ name: `${clip.name}.bvh`, text: writeBvh(skeleton, clip) })),
+      small: encodeDatabase(buildDatabase(pick.map((clip) => ({ skeleton, clip })))),
+      mocap: HAS_MOCAP ? readdirSync(mocapDir).filter((f) => f.endsWith('.bvh')).map((name) => ({ name, text: readFileSync(join(mocapDir, name), 'utf8') })) : [],
+      served: { db: servedDb, bytes: encodeDatabase(servedDb) },
+    };
     cli = await startCli([]);
     browser = await launchChromium(); // the run's shared Chromium (test/helpers/browser-setup.ts)
   }, 120_000);
@@ -176,7 +201,7 @@ describe.skipIf(!HAVE_CHROMIUM)('browser demo (headless Chromium)', () => {
   });
 
   it('runs for a new user: ready, isolated, walks with W, takes 500 agents, no console errors', async () => {
-    const opened = await openPage(browser, cli.url);
+    const opened = await openPage(browser, cli.url, NEW_USER);
     const { page, errors } = opened;
     let passed = false;
     try {
@@ -216,6 +241,7 @@ describe.skipIf(!HAVE_CHROMIUM)('browser demo (headless Chromium)', () => {
       expect(Number.isFinite(update)).toBe(true);
       expect(update).toBeGreaterThan(0);
       await page.screenshot({ path: join(ARTIFACTS, 'browser.png') });
+      await page.setViewportSize(SMALL); // (the screenshot was the last look at the window)
 
       // The other engine: agents split over worker threads (each steps its share completely).
       const other = info.mode === 'split' ? 'batched' : 'split';
@@ -244,10 +270,7 @@ describe.skipIf(!HAVE_CHROMIUM)('browser demo (headless Chromium)', () => {
         await m.setAgents(20);
       });
       expect(await page.evaluate(() => (window as unknown as W).motionmatch.stats.mode)).toBe('split');
-      const { skeleton, clips } = generateBuiltinClips();
-      const pick = ['walk_1.2', 'idle', 'run_3.5'].map((n) => clips.find((c) => c.name === n) ?? clips[0]);
-      const bvh = pick.map((clip) => ({ name: `${clip.name}.bvh`, text: writeBvh(skeleton, clip) }));
-      const small = encodeDatabase(buildDatabase(pick.map((clip) => ({ skeleton, clip }))));
+      const { bvh, small } = files;
 
       // Bad input: the message names the problem, the running scene stays as it was.
       const db0 = await page.evaluate(() => (window as unknown as W).motionmatch.database);
@@ -283,9 +306,7 @@ describe.skipIf(!HAVE_CHROMIUM)('browser demo (headless Chromium)', () => {
 
       // Real mocap (a different skeleton, centimetres, a reference root above the hips), when present.
       if (HAS_MOCAP) {
-        const dir = join(MOCAP_DIR, 'core');
-        const files = readdirSync(dir).filter((f) => f.endsWith('.bvh')).map((name) => ({ name, text: readFileSync(join(dir, name), 'utf8') }));
-        const r3 = await dropFiles(page, files);
+        const r3 = await dropFiles(page, files.mocap);
         expect(r3, r3.message).toMatchObject({ ok: true });
         expect(await framesWithin(page, 1, 1000)).toBeGreaterThan(0);
         await page.screenshot({ path: join(ARTIFACTS, 'browser-mocap.png') });
@@ -329,13 +350,11 @@ describe.skipIf(!HAVE_CHROMIUM)('browser demo (headless Chromium)', () => {
   }, 60_000);
 
   it('starts on the database given with --db (demo --db FILE), and can still go back to the built-in one', async () => {
-    // A small database unlike the built-in one: three clips, one of them mirrored.
-    const { skeleton, clips } = generateBuiltinClips();
-    const pick = ['walk_1.2', 'run_3.5', 'idle'].map((n) => clips.find((c) => c.name === n) ?? clips[0]);
-    const db = buildDatabase(pick.map((clip) => ({ skeleton, clip })), { mirror: true });
+    // A small database unlike the built-in one: three clips, one of them mirrored (made in beforeAll).
+    const { db, bytes } = files.served;
     const dir = mkdtempSync(join(tmpdir(), 'mm-demo-db-'));
     const file = join(dir, 'my crowd.mmdb');
-    writeFileSync(file, encodeDatabase(db));
+    writeFileSync(file, bytes);
     const served = await startCli(['--db', file]);
     try {
       const { page, errors } = await openPage(browser, served.url);

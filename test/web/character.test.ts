@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { REPO_ROOT } from '../helpers/cli.js';
-import { HAVE_CHROMIUM, chromiumSkipReason, launchChromium, openDemoPage, startDemo, stopDemo, type DemoProcess } from '../helpers/demo-browser.js';
+import { HAVE_CHROMIUM, TEST_VIEWPORT, chromiumSkipReason, launchChromium, openDemoPage, startDemo, stopDemo, type DemoProcess } from '../helpers/demo-browser.js';
 import { buildDatabase } from '../../src/database/build.js';
 import { builtinSources } from '../../src/index.js';
 import { buildGlb, databaseRig, type RigBone } from '../three/fixtures.js';
@@ -58,7 +58,7 @@ describe.skipIf(!HAVE_CHROMIUM)('a skinned character in the browser demo', () =>
     writeFileSync(file, buildBodyGlb({ bones: mixamo, armatureScale: 0.01 }));
     demo = await startDemo(['--character', file]);
     browser = await launchChromium();
-    ({ page, errors } = await openDemoPage(browser, demo.url, { width: 960, height: 600 }));
+    ({ page, errors } = await openDemoPage(browser, demo.url, TEST_VIEWPORT));
   }, 120_000);
 
   afterAll(async () => {

@@ -5,9 +5,9 @@
  * that moves with the input. Needs the compiled CLI and the web bundle (`npm test` builds both).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { HAVE_CHROMIUM, launchChromium, chromiumSkipReason, startDemo, stopDemo, type DemoProcess } from '../helpers/demo-browser.js';
+import { HAVE_CHROMIUM, TEST_VIEWPORT, launchChromium, chromiumSkipReason, startDemo, stopDemo, type DemoProcess } from '../helpers/demo-browser.js';
 import type { Browser, Page } from 'playwright-core';
 import { REPO_ROOT, runCliInProcess, tempDir } from '../helpers/cli.js';
 import { generateBuiltinClips } from '../../src/builtin/generate.js';
@@ -36,13 +36,23 @@ describe.skipIf(!HAVE_CHROMIUM)('the coverage panel (headless Chromium)', () => 
   let page: Page;
   const errors: string[] = [];
   let dir: string;
+  /** `motionmatch coverage` on a small database: its JSON (stdout) and HTML page, made before the page opens (it draws all the while). */
+  let written: { json: string; html: string };
 
   beforeAll(async () => {
     dir = tempDir('mm-coverage-web-');
     mkdirSync(ARTIFACTS, { recursive: true });
+    const { skeleton, clips } = generateBuiltinClips();
+    const db = buildDatabase(clips.filter((c) => /^(idle|walk_1\.2|run_3\.5)$/.test(c.name)).map((clip) => ({ skeleton, clip })));
+    const file = join(dir, 'three.mmdb');
+    writeFileSync(file, encodeDatabase(db));
+    const html = join(dir, 'three.html');
+    const r = await runCliInProcess(['coverage', file, '--cost-only', '--speeds', '1,2', '--directions', '8', '--out', html, '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    written = { json: r.stdout, html: readFileSync(html, 'utf8') };
     demo = await startDemo();
     browser = await launchChromium(); // the run's shared Chromium (test/helpers/browser-setup.ts)
-    page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+    page = await browser.newPage({ viewport: TEST_VIEWPORT });
     page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
     page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
     await page.goto(demo.url);
@@ -124,20 +134,12 @@ describe.skipIf(!HAVE_CHROMIUM)('the coverage panel (headless Chromium)', () => 
   }, 60_000);
 
   it('loads a report `motionmatch coverage` wrote (JSON and HTML) and refuses anything else', async () => {
-    const { skeleton, clips } = generateBuiltinClips();
-    const db = buildDatabase(clips.filter((c) => /^(idle|walk_1\.2|run_3\.5)$/.test(c.name)).map((clip) => ({ skeleton, clip })));
-    const file = join(dir, 'three.mmdb');
-    writeFileSync(file, encodeDatabase(db));
-    const html = join(dir, 'three.html');
-    const r = await runCliInProcess(['coverage', file, '--cost-only', '--speeds', '1,2', '--directions', '8', '--out', html, '--json']);
-    expect(r.code, r.stderr).toBe(0);
-    const loadedJson = await page.evaluate((text) => (window as unknown as W).motionmatch.coverage.load(text, 'three.json'), r.stdout);
+    const loadedJson = await page.evaluate((text) => (window as unknown as W).motionmatch.coverage.load(text, 'three.json'), written.json);
     expect(loadedJson, loadedJson.message).toMatchObject({ ok: true });
     expect(loadedJson.message).toMatch(/loaded three\.json: 85 requests \(made for three\.mmdb/);
     const report = await page.evaluate(() => (window as unknown as W).motionmatch.coverage.report);
     expect(report).toMatchObject({ name: 'three.json', source: 'loaded', cells: 85, speeds: [0, 1, 2] });
-    const { readFileSync } = await import('node:fs');
-    const loadedHtml = await page.evaluate((text) => (window as unknown as W).motionmatch.coverage.load(text, 'three.html'), readFileSync(html, 'utf8'));
+    const loadedHtml = await page.evaluate((text) => (window as unknown as W).motionmatch.coverage.load(text, 'three.html'), written.html);
     expect(loadedHtml, loadedHtml.message).toMatchObject({ ok: true });
     await page.evaluate(() => { const c = (window as unknown as W).motionmatch.coverage; c.setBand(2); c.setMeasure('bestCost'); });
     expect(await page.evaluate(() => document.querySelector('.mm-coverage svg.polar')!.getAttribute('data-speed'))).toBe('2');

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { HAVE_CHROMIUM, launchChromium, chromiumSkipReason, startDemo, stopDemo, type DemoProcess } from '../helpers/demo-browser.js';
+import { HAVE_CHROMIUM, TEST_VIEWPORT, launchChromium, chromiumSkipReason, startDemo, stopDemo, type DemoProcess } from '../helpers/demo-browser.js';
 import type { Browser, Page } from 'playwright-core';
 import { HAS_MOCAP, MOCAP_DIR, REPO_ROOT, runCliInProcess, tempDir } from '../helpers/cli.js';
 
@@ -20,7 +20,7 @@ interface OverlayHandle {
   wave(): Promise<{ ok: boolean; message: string }>; stop(): Promise<void>;
   crowd: boolean; setCrowd(on: boolean): Promise<void>; crowdActive: number | null;
 }
-type W = { motionmatch: { ready: boolean; overlay: OverlayHandle; setAgents(n: number): Promise<void>; setMode(m: string): Promise<void>; setThreads(n: number): Promise<void>; stats: { frames: number; mode: string; threads: number; crossOriginIsolated: boolean } } };
+type W = { motionmatch: { ready: boolean; overlay: OverlayHandle; player: { position: [number, number, number] }; setAgents(n: number): Promise<void>; setMode(m: string): Promise<void>; setThreads(n: number): Promise<void>; stats: { frames: number; mode: string; threads: number; crossOriginIsolated: boolean } } };
 
 /**
  * Waits until `predicate` holds on the page or `ms` have passed, whichever comes first (the checks
@@ -33,6 +33,16 @@ async function within<A>(page: Page, ms: number, predicate: (arg: A) => boolean,
   } catch (e) {
     if (!(e instanceof Error && e.name === 'TimeoutError')) throw e;
   }
+}
+
+/**
+ * Holds W until the player walks: 800 ms at most (the fixed wait this was), over once it has gone
+ * half a metre from where it stood.
+ */
+async function walking(page: Page): Promise<void> {
+  const from = await page.evaluate(() => (window as unknown as W).motionmatch.player.position);
+  await page.keyboard.down('w');
+  await within(page, 800, (p0) => { const p = (window as unknown as W).motionmatch.player.position; return Math.hypot(p[0] - p0[0], p[2] - p0[2]) > 0.5; }, from);
 }
 
 const overlay = (page: Page) => page.evaluate(() => {
@@ -53,7 +63,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the wave in the demo (headless Chromium)', () =
   afterAll(async () => { await browser?.close(); });
 
   async function open(url: string): Promise<Page> {
-    const p = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+    const p = await browser.newPage({ viewport: TEST_VIEWPORT });
     p.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
     p.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
     await p.goto(url);
@@ -76,12 +86,12 @@ describe.skipIf(!HAVE_CHROMIUM)('the wave in the demo (headless Chromium)', () =
       expect(before.playing).toBe(false);
       expect(before.handRise).toBeLessThan(0);
       await page.focus('#viewport');
-      await page.keyboard.down('w');
-      await page.waitForTimeout(800);
+      await walking(page);
       await page.keyboard.press('g');
       // (waits on the page's state, not the clock: headless software WebGL may run at a few frames per second)
       await page.waitForFunction(() => (window as unknown as W).motionmatch.overlay.weight > 0.9, null, { timeout: 10_000 });
-      await page.waitForTimeout(300);
+      // The hand up: 300 ms at most (the fixed wait this was), over as soon as it is.
+      await within(page, 300, () => (window as unknown as W).motionmatch.overlay.handRise > 0.25, null);
       const waving = await overlay(page);
       await page.screenshot({ path: join(ARTIFACTS, 'overlay-wave.png') });
       expect(waving.playing).toBe(true);
@@ -91,7 +101,8 @@ describe.skipIf(!HAVE_CHROMIUM)('the wave in the demo (headless Chromium)', () =
       expect(await page.textContent('#wave-status')).toMatch(/^waving \(\d+%\): wave \(synthesized\)$/);
       await page.keyboard.press('g');
       await page.waitForFunction(() => !(window as unknown as W).motionmatch.overlay.playing, null, { timeout: 10_000 });
-      await page.waitForTimeout(500);
+      // The hand down: 500 ms at most (likewise).
+      await within(page, 500, () => (window as unknown as W).motionmatch.overlay.handRise < 0, null);
       const stopped = await overlay(page);
       expect(stopped.playing).toBe(false);
       expect(stopped.handRise).toBeLessThan(0);
@@ -145,8 +156,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the wave in the demo (headless Chromium)', () =
     it('G plays the captured waves over the upper body', async () => {
       expect((await overlay(page)).source).toBe("the clips tagged 'wave'");
       await page.focus('#viewport');
-      await page.keyboard.down('w');
-      await page.waitForTimeout(800);
+      await walking(page);
       await page.keyboard.press('g');
       await page.waitForFunction(() => (window as unknown as W).motionmatch.overlay.playing, null, { timeout: 10_000 });
       let highest = -Infinity, shot = false;

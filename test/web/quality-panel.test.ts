@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { HAVE_CHROMIUM, launchChromium, chromiumSkipReason, startDemo, stopDemo, type DemoProcess } from '../helpers/demo-browser.js';
+import { HAVE_CHROMIUM, TEST_VIEWPORT, launchChromium, chromiumSkipReason, startDemo, stopDemo, type DemoProcess } from '../helpers/demo-browser.js';
 import type { Browser, Page } from 'playwright-core';
 import { REPO_ROOT } from '../helpers/cli.js';
 import { generateBuiltinClips } from '../../src/builtin/generate.js';
@@ -27,12 +27,17 @@ describe.skipIf(!HAVE_CHROMIUM)('the quality panel (headless Chromium)', () => {
   let page: Page;
   const errors: string[] = [];
   const figures = () => page.evaluate(() => (window as unknown as W).motionmatch.quality.figures);
+  /** What Node computes for the built-in database, made before the page opens (it draws all the while). */
+  let node: ReturnType<typeof dataLevel>['report'];
 
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
+    // The page builds the built-in database as web/src/db-worker.ts does; the same build here.
+    const { skeleton, clips } = generateBuiltinClips();
+    node = dataLevel(buildDatabase(clips.map((clip) => ({ skeleton, clip }))), 60).report;
     demo = await startDemo();
     browser = await launchChromium(); // the run's shared Chromium (test/helpers/browser-setup.ts)
-    page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+    page = await browser.newPage({ viewport: TEST_VIEWPORT });
     page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
     page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
     await page.goto(demo.url);
@@ -52,9 +57,6 @@ describe.skipIf(!HAVE_CHROMIUM)('the quality panel (headless Chromium)', () => {
     await page.evaluate(() => (window as unknown as W).motionmatch.quality.dataReady());
     const shown = (await figures()).data!;
     expect(shown).not.toBeNull();
-    // The page builds the built-in database as web/src/db-worker.ts does; the same build here.
-    const { skeleton, clips } = generateBuiltinClips();
-    const node = dataLevel(buildDatabase(clips.map((clip) => ({ skeleton, clip }))), 60).report;
     for (const key of ['skateCmPerSec', 'belowGroundMaxCm', 'hipsHeightCm', 'popMax', 'standingHoverCm']) {
       // The same code on another engine: equal up to the last digits of Math.pow and friends.
       expect(shown[key], key).toBeCloseTo(node[key as keyof typeof node] as number, 5);
@@ -65,10 +67,11 @@ describe.skipIf(!HAVE_CHROMIUM)('the quality panel (headless Chromium)', () => {
     const afterReset = await page.evaluate(() => { const q = (window as unknown as W).motionmatch.quality; q.reset(); return q.figures.seconds; });
     expect(afterReset).toBe(0);
     await page.focus('#viewport');
+    // Walks 2 s, then stands until the panel has measured more than 3 s (it stops within one).
     await page.keyboard.down('w');
-    await page.waitForTimeout(3000);
-    await page.keyboard.up('w');
     await page.waitForTimeout(2000);
+    await page.keyboard.up('w');
+    await page.waitForFunction(() => (window as unknown as W).motionmatch.quality.figures.seconds > 3.2, null, { timeout: 10_000, polling: 100 });
     // The figures and the table, read together (reading the figures redraws the table).
     const [f, cells] = await page.evaluate(() => [(window as unknown as W).motionmatch.quality.figures,
       [...document.querySelectorAll('.mm-quality tbody tr')].map((r) => [...r.children].map((c) => [c.textContent ?? '', c.className]))] as const);
@@ -87,7 +90,8 @@ describe.skipIf(!HAVE_CHROMIUM)('the quality panel (headless Chromium)', () => {
     await page.screenshot({ path: join(ARTIFACTS, 'quality-panel.png') });
     // R resets the player (a teleport), and the figures with it.
     await page.keyboard.press('r');
-    await page.waitForTimeout(300);
+    // 300 ms at most (the fixed wait this was), over as soon as the figures started over.
+    await page.waitForFunction(() => (window as unknown as W).motionmatch.quality.figures.seconds < 1, null, { timeout: 300 }).catch((e: Error) => { if (e.name !== 'TimeoutError') throw e; });
     expect((await figures()).seconds).toBeLessThan(1);
     expect(errors).toEqual([]);
   }, 60_000);

@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { HAVE_CHROMIUM, chromiumSkipReason, launchChromium, openDemoPage, startDemo, stopDemo, type DemoProcess } from '../helpers/demo-browser.js';
+import { HAVE_CHROMIUM, TEST_VIEWPORT, chromiumSkipReason, launchChromium, openDemoPage, startDemo, stopDemo, type DemoProcess } from '../helpers/demo-browser.js';
 import type { Browser, Page } from 'playwright-core';
 import { REPO_ROOT } from '../helpers/cli.js';
 import { hillsField } from '../../src/sim/terrain/terrain.js';
@@ -49,7 +49,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the demo on uneven ground (headless Chromium)',
   });
 
   it('switches the crowd onto hills and steps and back through the handle, walking on the ground, with no console error', async () => {
-    const { page, errors } = await openDemoPage(browser, demo.url, { width: 1280, height: 720 });
+    const { page, errors } = await openDemoPage(browser, demo.url, TEST_VIEWPORT);
     expect(await page.evaluate(() => (window as unknown as W).motionmatch.terrain)).toBe('off');
     await page.evaluate(() => (window as unknown as W).motionmatch.setAgents(100));
 
