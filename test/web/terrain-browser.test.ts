@@ -72,10 +72,12 @@ describe.skipIf(!HAVE_CHROMIUM)('the demo on uneven ground (headless Chromium)',
     expect(Math.hypot(x1, z1)).toBeGreaterThan(1); // it walked
     expect(Math.max(...heights) - Math.min(...heights)).toBeGreaterThan(0.05); // up and down the hills
     expect(Math.max(...gaps.slice(4))).toBeLessThan(0.3); // on the ground (a spring over steps)
-    // 100 agents on hills keep frames coming: more than 3 within a second (the wait ends when they came).
+    // 100 agents on hills keep frames coming (how fast is the benchmark's business, not a test's:
+    // a loaded machine draws a few a second).
     const f0 = await frames(page);
-    await page.waitForFunction((f) => (window as unknown as W).motionmatch.stats.frames - f > 3, f0, { timeout: 1000 }).catch((e: Error) => { if (e.name !== 'TimeoutError') throw e; });
+    await page.waitForFunction((f) => (window as unknown as W).motionmatch.stats.frames - f > 3, f0, { timeout: 20_000 });
     expect((await frames(page)) - f0).toBeGreaterThan(3);
+    expect(await page.evaluate(() => (window as unknown as W).motionmatch.error)).toBeNull();
     await page.screenshot({ path: join(ARTIFACTS, 'terrain-hills.png') });
 
     await page.evaluate(() => (window as unknown as W).motionmatch.setTerrain('steps'));
