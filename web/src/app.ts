@@ -8,13 +8,13 @@
 import * as THREE from 'three';
 import type { Database } from '../../src/database/database.js';
 import type { Backend, SearchMethod } from '../../src/search/matcher.js';
-import { UNSEEN_STEP_EVERY, checkUnseenStepEvery, isUnseenStepEvery, viewCosHalfAngle } from '../../src/runtime/lod/view.js';
-import { CrowdMesh, PlayerMesh, boneSegments, type CrowdView } from './characters.js';
+import { checkUnseenStepEvery, viewCosHalfAngle } from '../../src/runtime/lod/view.js';
+import type { CrowdView } from './characters.js';
+import { nextWorld, type World } from './world.js';
 import { servedDatabaseRef, type ServedDatabaseRef } from '../../src/web/served-database.js';
 import { databaseChecksums } from '../../src/web/database-checksums.js';
 import { DatabaseLoader, describeDatabase, type LoadedDatabase } from './load-database.js';
-import { CostBars, DatabaseTimeline, SearchHistogram, describePlayback } from './debug-panels.js';
-import { DebugScene } from './debug-scene.js';
+import { SearchHistogram, describePlayback } from './debug-panels.js';
 import { createEngine, type CrowdEngine, type EngineConfig, type EngineMode } from './engines.js';
 import { installHandle, type MotionmatchHandle } from './handle.js';
 import { playerReader, statsReader } from './handle-readers.js';
@@ -32,58 +32,20 @@ import { TerrainView, terrainSpec, type TerrainChoice } from './terrain.js';
 import { OverlayDemo } from './overlay-demo.js';
 import type { CharacterView } from './character.js';
 import { CharacterSlot } from './character-slot.js';
-import { isCharacterFile, servedCharacterRef, type ServedCharacterRef } from '../../src/web/served-character.js';
+import { isCharacterFile } from '../../src/web/served-character.js';
+import { budgetFromUrl, characterRef, unseenFromUrl } from './page-address.js';
 import type { PoseChunk } from './crowd.js';
 
 /** No agents to draw (the crowd hidden). */
 const NO_CHUNKS: readonly PoseChunk[] = [];
 
-/** `?character=URL` in the page's address, else the server's `--character` file, else null. */
-function characterRef(): ServedCharacterRef | null {
-  const wanted = new URLSearchParams(location.search).get('character');
-  return wanted ? characterUrl(wanted) : servedCharacterRef(document);
-}
-
-/** A character URL (relative to the page) and the file name it shows. */
-function characterUrl(wanted: string): ServedCharacterRef {
-  try {
-    const url = new URL(wanted, location.href);
-    const last = url.pathname.slice(url.pathname.lastIndexOf('/') + 1);
-    let name = last;
-    try { name = decodeURIComponent(last); } catch { /* keep it encoded */ }
-    return { url: url.href, name: name || url.href };
-  } catch {
-    return { url: wanted, name: wanted };
-  }
-}
-
 const MAX_AGENTS = 20000;
 /** Longest step (s): slower frames run the world slower rather than in big jumps. */
 const MAX_DT = 0.2;
 
-/** `?budget=R`: a search budget of R searches per agent-second (ignored unless a finite number > 0). */
-function budgetFromUrl(v: string | null): number | null {
-  const r = v === null ? Number.NaN : Number(v);
-  return Number.isFinite(r) && r > 0 ? r : null;
-}
-/** `?unseen=N`: agents out of view step every N frames (ignored unless an integer from 1 to 60). */
-function unseenFromUrl(v: string | null): number {
-  const n = v === null ? Number.NaN : Number(v);
-  return isUnseenStepEvery(n) ? n : UNSEEN_STEP_EVERY;
-}
 /** Software WebGL (no GPU) draws a few hundred characters at best: draw the nearest ones. */
 const SOFTWARE_MAX_DRAWN = 400;
 
-interface World {
-  db: Database;
-  name: string;
-  engine: CrowdEngine;
-  crowdMesh: CrowdMesh;
-  playerMesh: PlayerMesh;
-  debug: DebugScene;
-  costBars: CostBars;
-  timeline: DatabaseTimeline;
-}
 
 type Outcome = { ok: boolean; message: string };
 
@@ -174,8 +136,8 @@ export class App {
       files: (files) => void this.loadFiles(files),
       builtin: () => void this.loadBuiltin(),
       terrain: (choice) => void this.setTerrain(choice).catch((e: Error) => this.ui.message(e.message, 'error')),
-      character: (file) => void this.loadCharacterFile(file),
-      clearCharacter: () => void this.clearCharacter(),
+      character: (file) => void this.characterSlot.loadFile(file),
+      clearCharacter: () => void this.characterSlot.clear(),
     });
     this.histogram = new SearchHistogram(this.ui.histCanvas);
     this.characterSlot = new CharacterSlot({
@@ -237,7 +199,7 @@ export class App {
     }
     // The character asked for (?character=URL or `demo --character FILE`): a failure is shown, never thrown.
     const character = characterRef();
-    if (character) await app.loadCharacterUrl(character.url, character.name);
+    if (character) await app.characterSlot.loadUrl(character.url, character.name);
     requestAnimationFrame((t) => app.loop(t));
     return app;
   }
@@ -334,24 +296,7 @@ export class App {
         this.ui.clipInfo.textContent = describePlayback(player);
       }
     }
-    if (this.frameNo % 10 === 0) {
-      const s = this.stats;
-      this.ui.readouts({
-        fps: s.fps,
-        frameMs: s.interval.median(60),
-        updateMs: s.update.median(60),
-        searchMs: s.search.median(60),
-        queryUs: s.perQuery.median(60),
-        searches: s.searches.mean(60),
-        workerShare: w.engine.workerShare,
-        threads: w.engine.threads,
-        mode: w.engine.mode,
-        renderMs: s.render.median(60),
-        agents: w.engine.agentCount,
-        drawn: w.crowdMesh.drawn + (ch ? ch.drawnClones : 0),
-        software: this.view.software,
-      });
-    }
+    if (this.frameNo % 10 === 0) this.ui.readouts(this.stats.readouts(w.engine, w.crowdMesh.drawn + (ch ? ch.drawnClones : 0), this.view.software));
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -371,27 +316,7 @@ export class App {
     const db = this.settings ? applySchemaWeights(loaded.db, this.settings, 'the page address (#options=...)') : loaded.db;
     const engine = await createEngine(db, this.config, this.crowdOptions(db), this.agents);
     this.checkSettingsApplied(engine);
-    const old = this.world;
-    const segments = boneSegments(db);
-    let world: World;
-    if (old) {
-      old.crowdMesh.setSegments(segments);
-      old.playerMesh.setSegments(segments);
-      old.debug.setDatabase(db);
-      old.costBars.setDatabase(db);
-      old.timeline.setDatabase(db);
-      void old.engine.close();
-      world = { ...old, db, name, engine };
-    } else {
-      world = {
-        db, name, engine,
-        crowdMesh: new CrowdMesh(this.view.scene, segments),
-        playerMesh: new PlayerMesh(this.view.scene, segments),
-        debug: new DebugScene(this.view.scene, db),
-        costBars: new CostBars(this.ui.costCanvas, db),
-        timeline: new DatabaseTimeline(this.ui.timelineCanvas, db, this.ui.timelineHover),
-      };
-    }
+    const world = nextWorld(this.world, db, name, engine, this.view.scene, this.ui);
     this.world = world;
     this.characterSlot.rebuild(db);
     this.engineChanged(engine);
@@ -544,7 +469,7 @@ export class App {
   /** Loads dropped files; the running scene stays as it is unless everything worked. */
   private loadFiles(files: File[]): Promise<Outcome> {
     if (files.some((f) => isCharacterFile(f.name))) {
-      if (files.length === 1) return this.loadCharacterFile(files[0]);
+      if (files.length === 1) return this.characterSlot.loadFile(files[0]);
       return Promise.resolve(this.characterSlot.fail('drop one character file (.glb, .gltf or .vrm) at a time, without database files'));
     }
     return this.loadWith(() => this.loader.files(files, this.ui.mirrorDropped, (f, label) => this.ui.setProgress(f, label)));
@@ -571,25 +496,6 @@ export class App {
     } finally {
       this.ui.setProgress(null);
     }
-  }
-
-  // ---------------------------------------------------------------------------------------------
-  // The user's character (web/src/character.ts)
-
-  private loadCharacterFile(file: File): Promise<Outcome> {
-    return this.characterSlot.load(file.name, () => file.arrayBuffer());
-  }
-
-  private loadCharacterUrl(url: string, name: string): Promise<Outcome> {
-    return this.characterSlot.load(name, async () => {
-      const res = await fetch(url);
-      if (!res.ok) throw new Error(`HTTP ${res.status} ${res.statusText} from ${url}`);
-      return res.arrayBuffer();
-    });
-  }
-
-  private clearCharacter(): Promise<void> {
-    return this.exclusive(() => this.characterSlot.set(null, null));
   }
 
   private fail(message: string): void {
@@ -650,20 +556,7 @@ export class App {
         if (!Number.isFinite(radiansPerSecond)) throw new RangeError(`camera turn: a finite rate in rad/s, got ${radiansPerSecond}`);
         app.cameraTurn = radiansPerSecond;
       },
-      character: {
-        get loaded() { return app.character !== null; },
-        get name() { return app.character?.name ?? null; },
-        get boneMap() { return app.character ? app.character.boneMap.map((b) => ({ ...b })) : []; },
-        get legRatio() { return app.character?.legRatio ?? null; },
-        get error() { return app.characterSlot.error; },
-        get clones() { return app.character?.drawnClones ?? 0; },
-        get maxClones() { return app.character?.maxClones ?? 0; },
-        sample: () => app.character?.sample(app.world?.engine.player ?? null) ?? null,
-        boneMatrices: () => app.character?.boneMatrices() ?? [],
-        load: (url: string) => { const ref = characterUrl(String(url)); return app.loadCharacterUrl(ref.url, ref.name); },
-        loadFile: (file: File) => app.loadCharacterFile(file),
-        clear: () => app.clearCharacter(),
-      },
+      character: this.characterSlot.handle(() => app.world?.engine.player ?? null),
       get terrain() { return app.terrain; },
       setTerrain: (choice: TerrainChoice) => app.setTerrain(choice),
       setRendering: (on: boolean | 'none') => app.setRendering(on),

@@ -7,6 +7,9 @@
 import type * as THREE from 'three';
 import type { Database } from '../../src/database/database.js';
 import { CharacterView, MAX_CHARACTER_CLONES, MAX_CHARACTER_CLONES_SOFTWARE, characterErrorMessage, disposeCharacterSource, parseCharacter } from './character.js';
+import type { RetargetSource } from '../../src/three/index.js';
+import type { MotionmatchCharacter } from './handle.js';
+import { characterUrl } from './page-address.js';
 import type { SceneView } from './scene.js';
 import type { Ui } from './ui.js';
 
@@ -59,6 +62,45 @@ export class CharacterSlot {
     } finally {
       ui.setProgress(null);
     }
+  }
+
+  /** A file the user chose or dropped. */
+  loadFile(file: File): Promise<Outcome> {
+    return this.load(file.name, () => file.arrayBuffer());
+  }
+
+  /** A character served at `url`, shown as `name`. */
+  loadUrl(url: string, name: string): Promise<Outcome> {
+    return this.load(name, async () => {
+      const res = await fetch(url);
+      if (!res.ok) throw new Error(`HTTP ${res.status} ${res.statusText} from ${url}`);
+      return res.arrayBuffer();
+    });
+  }
+
+  /** Back to the box figures, between frames. */
+  clear(): Promise<void> {
+    return this.host.exclusive(() => this.set(null, null));
+  }
+
+  /** `window.motionmatch.character` (handle.ts), sampling against the controller `player()` returns. */
+  handle(player: () => RetargetSource | null): MotionmatchCharacter {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
+    const slot = this;
+    return {
+      get loaded() { return slot.view !== null; },
+      get name() { return slot.view?.name ?? null; },
+      get boneMap() { return slot.view ? slot.view.boneMap.map((b) => ({ ...b })) : []; },
+      get legRatio() { return slot.view?.legRatio ?? null; },
+      get error() { return slot.error; },
+      get clones() { return slot.view?.drawnClones ?? 0; },
+      get maxClones() { return slot.view?.maxClones ?? 0; },
+      sample: () => slot.view?.sample(player()) ?? null,
+      boneMatrices: () => slot.view?.boneMatrices() ?? [],
+      load: (url: string) => { const ref = characterUrl(String(url)); return slot.loadUrl(ref.url, ref.name); },
+      loadFile: (file: File) => slot.loadFile(file),
+      clear: () => slot.clear(),
+    };
   }
 
   /** Another database: the character's retargeters are rebuilt for it (or it is dropped, with a message). */

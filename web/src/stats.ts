@@ -2,6 +2,9 @@
  * Frame statistics: fixed-size rings of samples with median / mean / percentile read-outs.
  * Allocation-free per sample; a read-out sorts a scratch copy (60-240 numbers).
  */
+import type { EngineMode } from './engines.js';
+import type { Readouts } from './ui.js';
+
 export class SampleRing {
   private readonly values: Float64Array;
   private readonly scratch: Float64Array;
@@ -150,6 +153,15 @@ export class FrameStats {
   get fps(): number {
     const ms = this.interval.median(60);
     return ms > 0 ? 1000 / ms : Number.NaN;
+  }
+
+  /** The page's figures for `engine`, with `drawn` characters drawn (ui.ts readouts). */
+  readouts(engine: { workerShare: number; threads: number; mode: EngineMode; agentCount: number }, drawn: number, software: boolean): Readouts {
+    return {
+      fps: this.fps, frameMs: this.interval.median(60), updateMs: this.update.median(60), searchMs: this.search.median(60),
+      queryUs: this.perQuery.median(60), searches: this.searches.mean(60), renderMs: this.render.median(60),
+      workerShare: engine.workerShare, threads: engine.threads, mode: engine.mode, agents: engine.agentCount, drawn, software,
+    };
   }
 
   window(n: number) {

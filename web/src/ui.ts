@@ -44,6 +44,9 @@ function el<T extends HTMLElement>(id: string): T {
   return e as T;
 }
 
+/** The page's figures (medians of the last 60 frames; FrameStats.readouts). */
+export interface Readouts { fps: number; frameMs: number; updateMs: number; searchMs: number; queryUs: number; searches: number; workerShare: number; threads: number; mode: EngineMode; renderMs: number; agents: number; drawn: number; software: boolean }
+
 export class Ui {
   private readonly ro = {
     fps: el('ro-fps'), frame: el('ro-frame'), update: el('ro-update'), search: el('ro-search'),
@@ -208,7 +211,7 @@ export class Ui {
     if (kind === 'info') this.bannerTimer = window.setTimeout(() => this.banner.classList.add('hidden'), 4000);
   }
 
-  readouts(r: { fps: number; frameMs: number; updateMs: number; searchMs: number; queryUs: number; searches: number; workerShare: number; threads: number; mode: EngineMode; renderMs: number; agents: number; drawn: number; software: boolean }): void {
+  readouts(r: Readouts): void {
     const ms = (v: number): string => (Number.isFinite(v) ? `${v.toFixed(2)} ms` : '–');
     this.ro.fps.textContent = Number.isFinite(r.fps) ? r.fps.toFixed(0) : '–';
     this.ro.frame.textContent = ms(r.frameMs);
