@@ -51,6 +51,8 @@ const MEMO_OFFSETS = 16;
 const MEMO_CHARACTER = 0, MEMO_ROTATION = 1, MEMO_DECAY = 2, MEMO_PREDICT_X = 3, MEMO_PREDICT_ROT = MEMO_PREDICT_X + MEMO_OFFSETS;
 const memoArgs = new Float64Array(MEMO_PREDICT_ROT + MEMO_OFFSETS).fill(Number.NaN);
 const memoValues = new Float64Array(MEMO_PREDICT_ROT + MEMO_OFFSETS);
+/** The public updates' half-life and dt, handed to their `With` forms. */
+const SPRING_ARGS = new Float64Array(2);
 
 function expNegMemo(slot: number, x: number): number {
   if (memoArgs[slot] !== x) { memoArgs[slot] = x; memoValues[slot] = Math.exp(-x); }
@@ -114,30 +116,32 @@ export function springCharacterUpdate(
   dt: number,
   n = 3,
 ): void {
-  requireHalfLife('dampingFromHalfLife', halfLife);
-  const y = (2 * Math.LN2) / halfLife;
-  requireDt('springCharacterUpdate', dt);
-  springStateAt(x, xo, v, vo, a, ao, x, xo, v, vo, a, ao, desiredVelocity, dvo, y, dt, n);
+  SPRING_ARGS[0] = halfLife; SPRING_ARGS[1] = dt;
+  springCharacterUpdateWith(x, xo, v, vo, a, ao, desiredVelocity, dvo, SPRING_ARGS, 0, n);
 }
 
 /**
- * The closed-form state of the trajectory spring dt from (x, v, a), written to the out buffers
- * (which may alias the inputs; each component is read before it is written).
+ * {@link springCharacterUpdate} with the half-life and dt read from `p[po]` and `p[po + 1]`: for
+ * callers that step every character every frame. Numbers passed to (or returned from) a call V8
+ * does not inline are heap boxes, so nothing here passes one on: the closed form and expNegMemo are
+ * written out.
  */
-function springStateAt(
-  outX: Buf | null, oxo: number, outV: Buf | null, ovo: number, outA: Buf | null, oao: number,
-  x: Buf, xo: number, v: Buf, vo: number, a: Buf, ao: number,
-  desiredVelocity: Buf, dvo: number, y: number, dt: number, n: number,
-): void {
-  const e = expNegMemo(MEMO_CHARACTER, y * dt);
+export function springCharacterUpdateWith(x: Buf, xo: number, v: Buf, vo: number, a: Buf, ao: number, desiredVelocity: Buf, dvo: number, p: Float64Array, po: number, n = 3): void {
+  const halfLife = p[po], dt = p[po + 1];
+  if (!(Number.isFinite(halfLife) && halfLife > 0)) requireHalfLife('dampingFromHalfLife', halfLife);
+  if (!(Number.isFinite(dt) && dt >= 0)) requireDt('springCharacterUpdate', dt);
+  const y = (2 * Math.LN2) / halfLife, yd = y * dt;
+  // = expNegMemo(MEMO_CHARACTER, y·dt)
+  if (memoArgs[MEMO_CHARACTER] !== yd) { memoArgs[MEMO_CHARACTER] = yd; memoValues[MEMO_CHARACTER] = Math.exp(-yd); }
+  const e = memoValues[MEMO_CHARACTER];
   for (let i = 0; i < n; i++) {
     const vd = desiredVelocity[dvo + i];
     const xi = x[xo + i], vi = v[vo + i], ai = a[ao + i];
     const j0 = vi - vd;
     const j1 = ai + j0 * y;
-    if (outX !== null) outX[oxo + i] = e * (-j1 / (y * y) + (-j0 - j1 * dt) / y) + j1 / (y * y) + j0 / y + vd * dt + xi;
-    if (outV !== null) outV[ovo + i] = e * (j0 + j1 * dt) + vd;
-    if (outA !== null) outA[oao + i] = e * (ai - j1 * y * dt);
+    x[xo + i] = e * (-j1 / (y * y) + (-j0 - j1 * dt) / y) + j1 / (y * y) + j0 / y + vd * dt + xi;
+    v[vo + i] = e * (j0 + j1 * dt) + vd;
+    a[ao + i] = e * (ai - j1 * y * dt);
   }
 }
 
@@ -169,7 +173,7 @@ export function springCharacterPredict(
   requireHalfLife('dampingFromHalfLife', halfLife);
   const y = (2 * Math.LN2) / halfLife;
   for (let i = first; i < first + count; i++) requireDt('springCharacterPredict', timeOffsets[i]);
-  // The same closed form as springStateAt, written out (a call per offset would box its numbers,
+  // The same closed form as springCharacterUpdateWith, written out (a call per offset would box its numbers,
   // and this runs for every search of a crowd), with one exponential per offset.
   for (let i = first; i < first + count; i++) {
     const dt = timeOffsets[i], e = expNegOffset(MEMO_PREDICT_X, i, y * dt);
@@ -190,41 +194,11 @@ const rotScratch = new Float64Array(4);
 const logScratch = new Float64Array(3);
 
 /**
- * The rotation spring's state after dt, written to outRot/outAngVel (which may alias rot/angVel). The offset from the goal, log(rot · goal⁻¹) (short path), is
- * a decay spring towards zero; angular velocity is its rate, in the same (world, left-multiplied)
- * frame.
- */
-function rotationSpringStep(
-  outRot: Buf,
-  oro: number,
-  outAngVel: Buf,
-  oavo: number,
-  rot: Buf,
-  ro: number,
-  angVel: Buf,
-  avo: number,
-  goal: Buf,
-  go: number,
-  y: number,
-  dt: number,
-): void {
-  quatMultiplyInv(rotScratch, 0, rot, ro, goal, go);
-  quatToScaledAngleAxis(logScratch, 0, rotScratch, 0); // takes the short way round
-  const e = expNegMemo(MEMO_ROTATION, y * dt);
-  for (let k = 0; k < 3; k++) {
-    const j0 = logScratch[k];
-    const w = angVel[avo + k];
-    const j1 = w + j0 * y;
-    logScratch[k] = e * (j0 + j1 * dt);
-    outAngVel[oavo + k] = e * (w - j1 * y * dt);
-  }
-  quatFromScaledAngleAxis(rotScratch, 0, logScratch, 0);
-  quatMultiply(outRot, oro, rotScratch, 0, goal, go);
-}
-
-/**
  * Rotation spring (facing): rotation (x, y, z, w) and angular velocity (rad/s, scaled angle-axis
- * rate) move towards `goal`, critically damped with half-life h, in place.
+ * rate) move towards `goal`, critically damped with half-life h, in place. The offset from the
+ * goal, log(rot · goal⁻¹) (short path), is a decay spring towards zero; angular velocity is its
+ * rate, in the same (world, left-multiplied) frame:
+ *   j = ω + log·y;  log' = e^(−y·dt)·(log + j·dt);  ω' = e^(−y·dt)·(ω − j·y·dt).
  */
 export function springRotationUpdate(
   rot: Buf,
@@ -236,10 +210,30 @@ export function springRotationUpdate(
   halfLife: number,
   dt: number,
 ): void {
-  requireHalfLife('dampingFromHalfLife', halfLife);
-  const y = (2 * Math.LN2) / halfLife;
-  requireDt('springRotationUpdate', dt);
-  rotationSpringStep(rot, ro, angVel, avo, rot, ro, angVel, avo, goal, go, y, dt);
+  SPRING_ARGS[0] = halfLife; SPRING_ARGS[1] = dt;
+  springRotationUpdateWith(rot, ro, angVel, avo, goal, go, SPRING_ARGS, 0);
+}
+
+/** {@link springRotationUpdate} with the half-life and dt read from `p[po]` and `p[po + 1]`, written out as springCharacterUpdateWith is. */
+export function springRotationUpdateWith(rot: Buf, ro: number, angVel: Buf, avo: number, goal: Buf, go: number, p: Float64Array, po: number): void {
+  const halfLife = p[po], dt = p[po + 1];
+  if (!(Number.isFinite(halfLife) && halfLife > 0)) requireHalfLife('dampingFromHalfLife', halfLife);
+  if (!(Number.isFinite(dt) && dt >= 0)) requireDt('springRotationUpdate', dt);
+  const y = (2 * Math.LN2) / halfLife, yd = y * dt;
+  quatMultiplyInv(rotScratch, 0, rot, ro, goal, go);
+  quatToScaledAngleAxis(logScratch, 0, rotScratch, 0); // takes the short way round
+  // = expNegMemo(MEMO_ROTATION, y·dt)
+  if (memoArgs[MEMO_ROTATION] !== yd) { memoArgs[MEMO_ROTATION] = yd; memoValues[MEMO_ROTATION] = Math.exp(-yd); }
+  const e = memoValues[MEMO_ROTATION];
+  for (let k = 0; k < 3; k++) {
+    const j0 = logScratch[k];
+    const w = angVel[avo + k];
+    const j1 = w + j0 * y;
+    logScratch[k] = e * (j0 + j1 * dt);
+    angVel[avo + k] = e * (w - j1 * y * dt);
+  }
+  quatFromScaledAngleAxis(rotScratch, 0, logScratch, 0);
+  quatMultiply(rot, ro, rotScratch, 0, goal, go);
 }
 
 /**
@@ -264,7 +258,7 @@ export function springRotationPredict(
   requireHalfLife('dampingFromHalfLife', halfLife);
   const y = (2 * Math.LN2) / halfLife;
   for (let i = first; i < first + count; i++) requireDt('springRotationPredict', timeOffsets[i]);
-  // rotationSpringStep per offset, with the offset-independent part (the log of rot · goal⁻¹ and
+  // springRotationUpdateWith per offset, with the offset-independent part (the log of rot · goal⁻¹ and
   // the spring's j terms) computed once.
   quatMultiplyInv(rotScratch, 0, rot, ro, goal, go);
   quatToScaledAngleAxis(logScratch, 0, rotScratch, 0);
