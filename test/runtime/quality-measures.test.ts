@@ -37,15 +37,18 @@ function pose(x: number, z: number, lift = 0): Float64Array {
   return p;
 }
 
+/** Two numbers in an array, as the measures take them. */
+const pair = (a: number, b: number): Float64Array => new Float64Array([a, b]);
+
 /** Feeds `steps` steps of poses from `at(step)` at `hz` into recordFeet and recordPops; returns the stats. */
 function run(at: (s: number) => Float64Array, steps: number, hz = 60): QualityStats {
   const stats = new QualityStats(), dt = 1 / hz, n = 3 * J;
-  const H = new Float64Array(3 * n), heights = new Float64Array(4), ground = new Float64Array(4);
+  const H = new Float64Array(3 * n), heights = new Float64Array(4), ground = new Float64Array(4), DT = new Float64Array([dt]);
   for (let s = 0; s < steps; s++) {
     const wp = at(s), now = (s % 3) * n, p1 = ((s + 2) % 3) * n, p2 = ((s + 1) % 3) * n;
-    if (s >= 2) recordPops(stats, wp, H, p1, p2, n, dt, dt);
-    recordFeet(stats, RIG, wp, H, s >= 1 ? p1 : -1, ground, heights, 0, dt);
-    recordHips(stats, wp[1], 0.9);
+    if (s >= 2) recordPops(stats, wp, H, p1, p2, n, DT, 0, 0);
+    recordFeet(stats, RIG, wp, H, s >= 1 ? p1 : -1, ground, heights, 0, DT, 0);
+    recordHips(stats, pair(wp[1], 0.9), 0);
     for (let i = 0; i < n; i++) H[now + i] = wp[i];
     stats.steps++;
   }
@@ -99,16 +102,16 @@ describe('feet against the floor', () => {
   it('reads a foot the capture has down shown 5 cm up as lifted 5 cm, one shown as captured as 0, and leaves out feet the capture lifts', () => {
     const stats = new QualityStats();
     // 100 steps of a planted foot (captured 0.5 cm over its planted height): 90 shown as captured, 10 shown 5 cm higher.
-    for (let i = 0; i < 100; i++) recordPlantedLift(stats, 0.005, i < 10 ? 0.055 : 0.005);
+    for (let i = 0; i < 100; i++) recordPlantedLift(stats, pair(0.005, i < 10 ? 0.055 : 0.005), 0);
     // A foot the capture has in its swing (10 cm up) counts for nothing, however it is shown.
-    recordPlantedLift(stats, 0.1, 0.3);
+    recordPlantedLift(stats, pair(0.1, 0.3), 0);
     const r = stats.report();
     expect(r.plantedSteps).toBe(100);
     expect(r.plantedLiftCm).toBeCloseTo(0.5, 9); // 10 steps of 5 cm over 100
     expect(r.plantedLiftP95Cm).toBeCloseTo(5, 1);
     expect(r.plantedLiftP99Cm).toBeCloseTo(5, 1);
     const flush = new QualityStats();
-    for (let i = 0; i < 100; i++) recordPlantedLift(flush, 0.005, 0.005 - 0.01); // shown lower: not lifted (depth has it)
+    for (let i = 0; i < 100; i++) recordPlantedLift(flush, pair(0.005, 0.005 - 0.01), 0); // shown lower: not lifted (depth has it)
     expect(flush.report().plantedLiftCm).toBe(0);
     expect(flush.report().plantedLiftP99Cm).toBe(0);
   });
@@ -116,7 +119,7 @@ describe('feet against the floor', () => {
   it('measures how high the lowest foot hovers while the root stands still', () => {
     const stats = new QualityStats();
     // Still for 1 s and for 0.6 s: standing; still for 0.1 s (a turn's pause): not.
-    recordStanding(stats, 1, 0.015); recordStanding(stats, 0.6, 0.005); recordStanding(stats, 0.1, 0.3);
+    recordStanding(stats, pair(1, 0.015), 0); recordStanding(stats, pair(0.6, 0.005), 0); recordStanding(stats, pair(0.1, 0.3), 0);
     const r = stats.report();
     expect(r.standingShare).toBeCloseTo(2 / 3, 12);
     expect(r.standingHoverCm).toBeCloseTo(1, 9);

@@ -15,7 +15,7 @@ import { sampleGround } from '../ground/ground.js';
 import { QualityStats, type QualityReport } from './metrics.js';
 import { qualityRig, bodyFacing, type QualityRig } from './quality-rig.js';
 import { capturedData } from '../captured-data.js';
-import { LOWEST_FOOT, STANDING_SPEED, recordFacing, recordFeet, recordHips, recordPlantedLift, recordPops, recordStanding, recordStop } from './output-measures.js';
+import { LOWEST_FOOT, POP_JUMP, STANDING_SPEED, recordFacing, recordFeet, recordHips, recordPlantedLift, recordPops, recordStanding, recordStop } from './output-measures.js';
 
 export { QualityStats, type QualityReport } from './metrics.js';
 
@@ -55,7 +55,9 @@ const M_FACING_REQ = 17, M_FACING_SINCE = 18;
 const M_FOOT_H = 19;
 /** Seconds the root has moved slower than STANDING_SPEED. */
 const M_STILL = 23;
-const SCALARS = 24;
+/** Two numbers handed to the output measures (output-measures.ts: numbers passed to a call are heap boxes). */
+const M_ARGS = 24;
+const SCALARS = 26;
 
 export class QualityMeter {
   /** Where observations go (a crowd with levels of detail points it at the level's statistics). */
@@ -195,7 +197,8 @@ export class QualityMeter {
     // (nothing below reads that slot: the previous step is p1).
     const kept = this.hasPrev >= 2;
     if (kept) {
-      const jump = recordPops(s, wp, M, p1, p2, n, dt, M[M_PREV_DT], true);
+      recordPops(s, wp, M, p1, p2, n, M, M_STEP_DT, M_PREV_DT, true);
+      const jump = POP_JUMP[0];
       if (c.transitioned) { if (jump > s.maxJump) s.maxJump = jump; }
       else s.jumpHist[Math.min(POP_BINS, Math.floor(jump / POP_BIN))]++;
     }
@@ -206,12 +209,14 @@ export class QualityMeter {
       sampleGround(ground, wp, 3 * rig.hips, GROUND);
       hipsGround = GROUND[0];
     } else FOOT_GROUND.fill(0);
-    recordFeet(s, rig, wp, M, this.hasPrev >= 1 ? p1 : -1, FOOT_GROUND, M, M_FOOT_H, dt);
+    recordFeet(s, rig, wp, M, this.hasPrev >= 1 ? p1 : -1, FOOT_GROUND, M, M_FOOT_H, M, M_STEP_DT);
     M[M_LOW_FOOT_SPEED] = LOWEST_FOOT[1];
-    recordHips(s, wp[3 * rig.hips + 1] - hipsGround, this.captured(this.hipsHeight, 1, 0));
-    if (this.contactFootL >= 0) recordPlantedLift(s, this.captured(this.contactHeight, 2, 0), M[M_FOOT_H + this.contactFootL]);
-    if (this.contactFootR >= 0) recordPlantedLift(s, this.captured(this.contactHeight, 2, 1), M[M_FOOT_H + this.contactFootR]);
-    if (this.hasPrev >= 1) recordStanding(s, M[M_STILL], LOWEST_FOOT[0]);
+    M[M_ARGS] = wp[3 * rig.hips + 1] - hipsGround;
+    this.captured(this.hipsHeight, 1, 0, M_ARGS + 1);
+    recordHips(s, M, M_ARGS);
+    if (this.contactFootL >= 0) { this.captured(this.contactHeight, 2, 0, M_ARGS); M[M_ARGS + 1] = M[M_FOOT_H + this.contactFootL]; recordPlantedLift(s, M, M_ARGS); }
+    if (this.contactFootR >= 0) { this.captured(this.contactHeight, 2, 1, M_ARGS); M[M_ARGS + 1] = M[M_FOOT_H + this.contactFootR]; recordPlantedLift(s, M, M_ARGS); }
+    if (this.hasPrev >= 1) { M[M_ARGS] = M[M_STILL]; M[M_ARGS + 1] = LOWEST_FOOT[0]; recordStanding(s, M, M_ARGS); }
     if (this.hasPrev >= 1) {
       // A foot counts when it is in contact at both ends of the step: the landing step's speed
       // belongs to the swing that ends in it.
@@ -229,12 +234,12 @@ export class QualityMeter {
     this.hasPrev = Math.min(2, this.hasPrev + 1);
   }
 
-  /** A captured per-frame figure (`values[stride * f + k]`) at the frame the controller plays, between it and the next by its fraction. */
-  private captured(values: Float32Array, stride: number, k: number): number {
+  /** A captured per-frame figure (`values[stride * f + k]`) at the frame the controller plays, between it and the next by its fraction, into M[at]. */
+  private captured(values: Float32Array, stride: number, k: number, at: number): void {
     const c = this.controller, f = c.frame, clip = c.db.clips[c.clipIndex];
     const next = f + 1 < clip.start + clip.count ? f + 1 : f;
     const a = values[stride * f + k];
-    return a + (values[stride * next + k] - a) * c.frameFraction;
+    this.M[at] = a + (values[stride * next + k] - a) * c.frameFraction;
   }
 
   /** The body's facing against the requested one, once the request has held FACING_SETTLE seconds. */

@@ -34,10 +34,11 @@ export const LOWEST_FOOT = new Float64Array(2);
  * Skate and depth of every foot joint over one step of `dt` seconds. `wp`: world positions now;
  * `prev[p + 3j]` the step before (p < 0: the first step, depth only); `ground[k]`: the ground's
  * height under foot joint k now; `heights[h + k]`: each foot joint's height over its low height at
- * the step before, overwritten with the new one. Fills LOWEST_FOOT.
+ * the step before, overwritten with the new one; the step's dt is `T[dtAt]` (a number passed to a
+ * call that is not inlined is a heap box, and a crowd measures every agent every step). Fills LOWEST_FOOT.
  */
-export function recordFeet(stats: QualityStats, rig: QualityRig, wp: Float64Array, prev: Float64Array, p: number, ground: Float64Array, heights: Float64Array, h: number, dt: number): void {
-  const feet = rig.feet;
+export function recordFeet(stats: QualityStats, rig: QualityRig, wp: Float64Array, prev: Float64Array, p: number, ground: Float64Array, heights: Float64Array, h: number, T: Float64Array, dtAt: number): void {
+  const feet = rig.feet, dt = T[dtAt];
   let lowH = Infinity, lowSpeed = 0;
   for (let k = 0; k < feet.length; k++) {
     const j = 3 * feet[k], y = wp[j + 1], g = ground[k];
@@ -72,18 +73,20 @@ export function recordFeet(stats: QualityStats, rig: QualityRig, wp: Float64Arra
   LOWEST_FOOT[1] = lowSpeed;
 }
 
-/** The hips' height over the ground under them (m), and the captured pose's at the frame played (m). */
-export function recordHips(stats: QualityStats, height: number, captured: number): void {
+/** The hips' height over the ground under them (m) `V[at]`, and the captured pose's at the frame played (m) `V[at + 1]`. */
+export function recordHips(stats: QualityStats, V: Float64Array, at: number): void {
+  const height = V[at], captured = V[at + 1];
   addSample(stats.hipsHist, Math.max(0, height * 100), HEIGHT_BIN);
   addSample(stats.hipsOffsetHist, (height - captured) * 100 + OFFSET_RANGE, OFFSET_BIN);
 }
 
 /**
- * A leg's contact point against the capture at the frame played: `captured` and `shown` are its
+ * A leg's contact point against the capture at the frame played: `V[at]` and `V[at + 1]` are its
  * heights over its planted height (m) in the captured pose and in the output. Counted only where the
  * capture has the foot on the ground (captured below SKATE_HEIGHT): how much higher it is shown.
  */
-export function recordPlantedLift(stats: QualityStats, captured: number, shown: number): void {
+export function recordPlantedLift(stats: QualityStats, V: Float64Array, at: number): void {
+  const captured = V[at], shown = V[at + 1];
   if (!(captured < SKATE_HEIGHT)) return;
   stats.plantedCount++;
   const lift = (shown - captured) * 100;
@@ -94,10 +97,11 @@ export function recordPlantedLift(stats: QualityStats, captured: number, shown: 
 }
 
 /**
- * A step after which the root has been still for `stillSeconds` (root speed below STANDING_SPEED;
- * standing from STANDING_SECONDS on), with the lowest foot joint `lowest` m above its planted height.
+ * A step after which the root has been still for `V[at]` seconds (root speed below STANDING_SPEED;
+ * standing from STANDING_SECONDS on), with the lowest foot joint `V[at + 1]` m above its planted height.
  */
-export function recordStanding(stats: QualityStats, stillSeconds: number, lowest: number): void {
+export function recordStanding(stats: QualityStats, V: Float64Array, at: number): void {
+  const stillSeconds = V[at], lowest = V[at + 1];
   stats.motionSteps++;
   if (!(stillSeconds >= STANDING_SECONDS - 1e-9)) return;
   const hover = Math.max(0, lowest) * 100;
@@ -107,14 +111,19 @@ export function recordStanding(stats: QualityStats, stillSeconds: number, lowest
   if (hover > 0) { stats.hoverCount++; addSample(stats.hoverHist, hover, DEPTH_BIN); }
 }
 
+/** What recordPops found: the largest change of a joint's velocity this step (m/s). */
+export const POP_JUMP = new Float64Array(1);
+
 /**
  * The largest change of a joint's world velocity between the step just taken (`wp` against the
- * positions at `p1`, over dt) and the one before (`p1` against `p2`, over dtPrev), over the first
- * `n` values (3 per joint) of `H`'s slots, into the pop figures; returns it (m/s). With `keep`, `wp`
- * also replaces the oldest slot (p2) as it is read: the meter's history moves on in the same pass
- * over the joints (a second pass to copy it was a third of the meter's time in a crowd).
+ * positions at `p1`, over dt = T[dtAt]) and the one before (`p1` against `p2`, over dtPrev =
+ * T[dtPrevAt]), over the first `n` values (3 per joint) of `H`'s slots, into the pop figures and
+ * POP_JUMP (m/s). With `keep`, `wp` also replaces the oldest slot (p2) as it is read: the meter's
+ * history moves on in the same pass over the joints (a second pass to copy it was a third of the
+ * meter's time in a crowd).
  */
-export function recordPops(stats: QualityStats, wp: Float64Array, H: Float64Array, p1: number, p2: number, n: number, dt: number, dtPrev: number, keep = false): number {
+export function recordPops(stats: QualityStats, wp: Float64Array, H: Float64Array, p1: number, p2: number, n: number, T: Float64Array, dtAt: number, dtPrevAt: number, keep = false): void {
+  const dt = T[dtAt], dtPrev = T[dtPrevAt];
   // Change of world velocity, per joint: (x_t − x_{t−1}) / dt − (x_{t−1} − x_{t−2}) / dt_prev.
   const a = 1 / dt, b = 1 / dtPrev;
   let jump = 0, joint = -1;
@@ -131,7 +140,7 @@ export function recordPops(stats: QualityStats, wp: Float64Array, H: Float64Arra
   jump = Math.sqrt(jump);
   addSample(stats.popHist, jump, POP_BIN);
   if (jump > stats.popMax) { stats.popMax = jump; stats.popJoint = joint; }
-  return jump;
+  POP_JUMP[0] = jump;
 }
 
 /** A facing error (radians, any sign) into the facing figures. */

@@ -44,6 +44,8 @@ export function playbackStats(db: Database, hz: number, stats = new QualityStats
   // Three slots of positions (now, the step before, the one before that), heights, flat ground.
   const H = new Float64Array(3 * n), heights = new Float64Array(4), ground = new Float64Array(4), rootRot = new Float64Array(4);
   const dt = 1 / hz;
+  // The output measures' numbers (two arguments, then dt): they take numbers in an array.
+  const ARGS = new Float64Array([0, 0, dt]);
   for (let c = from; c < to; c++) {
     const clip = db.clips[c];
     if (clip.count < 2) continue;
@@ -63,14 +65,16 @@ export function playbackStats(db: Database, hz: number, stats = new QualityStats
       for (let i = 0; i < n; i++) wp[i] = H[now + i] = world[i0 * n + i] + (world[i1 * n + i] - world[i0 * n + i]) * a;
       const f0 = clip.start + i0, f1 = clip.start + i1;
       const rx = lerp(db.rootPositions[3 * f0], db.rootPositions[3 * f1], a), rz = lerp(db.rootPositions[3 * f0 + 2], db.rootPositions[3 * f1 + 2], a);
-      if (s >= 2) recordPops(stats, wp, H, p1, p2, n, dt, dt);
-      recordFeet(stats, rig, wp, H, s >= 1 ? p1 : -1, ground, heights, 0, dt);
-      recordHips(stats, wp[3 * rig.hips + 1], wp[3 * rig.hips + 1]);
+      if (s >= 2) recordPops(stats, wp, H, p1, p2, n, ARGS, 2, 2);
+      recordFeet(stats, rig, wp, H, s >= 1 ? p1 : -1, ground, heights, 0, ARGS, 2);
+      ARGS[0] = ARGS[1] = wp[3 * rig.hips + 1];
+      recordHips(stats, ARGS, 0);
       // The capture against itself: its planted feet are where it has them (0, by construction; the count is the data's).
-      for (const k of contactFeet) recordPlantedLift(stats, heights[k], heights[k]);
+      for (const k of contactFeet) { ARGS[0] = ARGS[1] = heights[k]; recordPlantedLift(stats, ARGS, 0); }
       if (s >= 1) {
         still = Math.hypot(rx - rootX, rz - rootZ) / dt < STANDING_SPEED ? still + dt : 0;
-        recordStanding(stats, still, LOWEST_FOOT[0]);
+        ARGS[0] = still; ARGS[1] = LOWEST_FOOT[0];
+        recordStanding(stats, ARGS, 0);
         // The contact labels of the frame played (the nearer one), at both ends of the step.
         const both = db.contacts[a < 0.5 ? f0 : f1] & db.contacts[clip.start + Math.min(last, Math.round((s - 1) * dt * fps))];
         if (both & CONTACT_LEFT) labelSkate(stats, wp, H, p1, cl, db.roles.leftFoot, dt);
