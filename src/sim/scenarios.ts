@@ -17,6 +17,8 @@ export const QUALITY_SCENARIOS = ['wander', 'path', 'stop-go', 'strafe'] as cons
 const SPEEDS = [0, 1.2, 1.6, 2.5, 3.5];
 /** Sidesteps and backward walks are slower. */
 const STRAFE_SPEEDS = [0.8, 1.0, 1.2];
+/** The strafe's facings against its travel (radians): forward, diagonals, sidesteps, backward. */
+const STRAFE_FACING_OFFSETS = [0, Math.PI / 4, -Math.PI / 4, Math.PI / 2, -Math.PI / 2, Math.PI];
 
 /**
  * A seeded, scripted driver for one agent: writes a desired velocity and facing into `input` each
@@ -158,8 +160,7 @@ export class ScriptedDriver {
   /** Walk sideways, diagonally or backwards while facing a fixed direction, changing every 2-4 s (speeds a sidestep allows). */
   private strafe(): void {
     if (this.S[D_TIME] < this.S[D_NEXT_CHANGE]) return;
-    const options = [0, Math.PI / 4, -Math.PI / 4, Math.PI / 2, -Math.PI / 2, Math.PI];
-    this.S[D_FACING_OFFSET] = options[Math.floor(this.random() * options.length)];
+    this.S[D_FACING_OFFSET] = STRAFE_FACING_OFFSETS[Math.floor(this.random() * STRAFE_FACING_OFFSETS.length)];
     this.S[D_FACE_EXPLICITLY] = 1;
     this.S[D_HEADING] += (this.random() * 2 - 1) * 0.25 * Math.PI;
     this.S[D_SPEED] = STRAFE_SPEEDS[Math.floor(this.random() * STRAFE_SPEEDS.length)];

@@ -437,7 +437,8 @@ export class MotionMatchingController {
     this.layerCount = advancePlayback(S, this.rt, o, this.frame, this.layerCount, ROOT_STEP);
     this.frame = S[LAYER_FRAME + this.layerCount - 1] | 0;
     const held = S[LOD_POSE_HELD] !== 0;
-    const poseDt = schedulePose(S, dt, held, this.transitioned), poseNow = poseDt >= 0;
+    schedulePose(S, held, this.transitioned);
+    const poseDt = S[POSE_SECONDS], poseNow = poseDt >= 0;
     const inertial = o.blendMode === 'inertialize' && (o.inertialization || (S[LOD_DRAIN] !== 0 && drainingOffsets(S, this.inert)));
     if (inertial) {
       const hl = o.inertializationHalfLife;

@@ -1,16 +1,15 @@
 import type { Database } from '../../database/database.js';
-import { quatFromScaledAngleAxis, quatFromTo, quatFromYaw, quatInvMultiply, quatMultiply, quatMultiplyInv, quatRotateVec3, quatToScaledAngleAxis } from '../../math/quat.js';
-import { wrapAngle } from '../../math/angle.js';
+import { quatFromScaledAngleAxis, quatFromTo, quatInvMultiply, quatMultiply, quatMultiplyInv, quatRotateVec3, quatToScaledAngleAxis } from '../../math/quat.js';
 import { solveTwoBoneIkInto, createTwoBoneIkScratch } from '../../math/two-bone-ik.js';
 import { type FootIKLeg, type FootRig, type LegJoints, LegView, footRig } from './rig.js';
 import { KNEE_POLE, keepAnimatedKnee, kneePole, kneeSettled, reachHold, softenReach, twistYaw, unsoftenOffset } from './leg.js';
 import {
   LOCKED, LOCK, OFFSET, OFFSET_VEL, TARGET, SHOWN, HEEL, HEEL_VEL, HEEL_SHIFT, LOCK_YAW, ANIM_HEIGHT, LEG_SIZE, RELEASED,
   HIPS_DROP, HIPS_DROP_VEL, DECAY_DT, STEP_DT, NEEDED_DROP, HIPS_DT, HIPS_MAX, FOOT_DT, FOOT_IK_STATE_SIZE,
-  IK_TARGET, FOOT_WORLD_ROT, MAX_HEEL_RAISE, BODY_DY, ANKLE_HEIGHT, LOCK_NORMAL, SHIFT, SHIFT_PREV, TILT, TILT_VEL, SHIFT_OFFSET, SHIFT_VEL, PLANTED_HEIGHT, LOCK_GROUND, CLEAR, CLEAR_VEL, FOLLOW, FOLLOW_VEL, ANIM_PREV, KNEE_PLANE, REACH, LIFT, LIFT_VEL,
+  IK_TARGET, FOOT_WORLD_ROT, MAX_HEEL_RAISE, BODY_DY, ANKLE_HEIGHT, LOCK_NORMAL, SHIFT, SHIFT_PREV, TILT, TILT_VEL, SHIFT_OFFSET, SHIFT_VEL, PLANTED_HEIGHT, LOCK_GROUND, CLEAR, CLEAR_VEL, FOLLOW, FOLLOW_VEL, ANIM_PREV, KNEE_PLANE, REACH, LIFT, LIFT_VEL, HOLD_ANIM, HOLD_LIFT,
 } from './state.js';
 import { capturedData, type CapturedData } from '../captured-data.js';
-import { PLANT_SPEED_LEG_LENGTHS, STEP_LANDED_HOLD, floorLift, groundHold, stillDown, updateLift } from './on-ground.js';
+import { PLANT_SPEED_LEG_LENGTHS, STEP_LANDED_HOLD, floorLift, stillDown, updateGroundHolds, updateLift } from './on-ground.js';
 
 export { GROUND_BAND_LEG_LENGTHS, PLANT_SPEED_LEG_LENGTHS, STILL_DOWN_LEG_LENGTHS, floorLift, groundHold } from './on-ground.js';
 import { sampleGround, type Ground } from '../ground/ground.js';
@@ -38,6 +37,26 @@ const YAW_TURN = new Float64Array(4);
 export const MAX_HELD_TURN = Math.PI / 6;
 /** A heading within this of the planted one is left as animated (radians; 0.3 degrees): no solve for it. */
 export const HEADING_TOLERANCE = 0.005;
+/** heldTurn's result: the turn (radians) of a planted foot's heading back to its lock's. */
+const HELD_TURN = new Float64Array(1);
+const TWO_PI = 2 * Math.PI;
+
+/**
+ * The turn that brings the heading of world rotation q[o..] (twistYaw) back to S[at + LOCK_YAW], at
+ * most MAX_HELD_TURN either way, into HELD_TURN[0], and that turn about +Y into YAW_TURN
+ * (= quatFromYaw). Written out, with nothing passed or returned as a number: those are heap boxes
+ * in a call V8 does not inline, and this runs for every planted leg, every step.
+ */
+function heldTurn(S: Float64Array, at: number, q: Float64Array, o: number): void {
+  // = wrapAngle(S[LOCK_YAW] − twistYaw(q, o))
+  const d = S[at + LOCK_YAW] - 2 * Math.atan2(q[o + 1], q[o + 3]);
+  let w = d - TWO_PI * Math.round(d / TWO_PI);
+  if (w === -Math.PI) w = Math.PI;
+  const turn = Math.max(-MAX_HELD_TURN, Math.min(MAX_HELD_TURN, w));
+  HELD_TURN[0] = turn;
+  const h = 0.5 * turn;
+  YAW_TURN[0] = 0; YAW_TURN[1] = Math.sin(h); YAW_TURN[2] = 0; YAW_TURN[3] = Math.cos(h);
+}
 const ANKLE_AS_ANIMATED = new Float64Array(3);
 /** The share of the leg's length it reaches to (the two-bone solve clamps at full extension). */
 const REACH_FRACTION = 0.995;
@@ -165,6 +184,7 @@ export class FootIK {
     const contact = (this.db.contacts[host.frame] & leg.bit) !== 0;
     S[at + ANIM_HEIGHT] = wp[c + 1] - rootY;
     S[at + ANKLE_HEIGHT] = wp[f + 1] - rootY;
+    updateGroundHolds(S, at, leg);
     if (S[at + LOCKED] === RELEASED && !contact) S[at + LOCKED] = 0;
     // A free foot on the ground moves as the captured one this step (before it may be planted
     // where that puts it), as far as the leg reaches.
@@ -182,7 +202,7 @@ export class FootIK {
     // ankle stopped dead, 7.8 m/s on the shared bench clips) and it is back near the ground (its lift
     // within the ground hold's top quarter, 0.03 leg lengths: planted higher, a brief contact's lock
     // stopped it in mid-descent and let go of it a few steps later, 13 cm off, knee 7.5 m/s).
-    if (lands && S[at + LOCKED] === 0 && landed && S[at + REACH] >= STEP_LANDED_HOLD && groundHold(S[at + LIFT], leg.length) >= STEP_LANDED_HOLD && this.slowEnoughToPlant(leg, at, wp)) {
+    if (lands && S[at + LOCKED] === 0 && landed && S[at + REACH] >= STEP_LANDED_HOLD && S[at + HOLD_LIFT] >= STEP_LANDED_HOLD && this.slowEnoughToPlant(leg, at, wp)) {
       // Plant the contact point where it is displayed horizontally (animation plus any offset still
       // blending out), so that nothing slides once it is down, at the height the animation has it
       // (the ground). A vertical offset still blending out goes on doing so, from where it is: the
@@ -214,7 +234,7 @@ export class FootIK {
         S[at + LOCKED] = contact ? RELEASED : 0;
       }
     }
-    decayOffset(this.S, at, leg, this.opts);
+    decayOffset(this.S, at, this.opts);
     const locked = S[at + LOCKED] === 1;
     if (!locked) decayHeel(this.S, at, this.opts);
     // The ankle's target: the animated ankle, shifted (when locked) by what puts the animated contact
@@ -234,7 +254,7 @@ export class FootIK {
     // hips too): pulling a swinging, nearly straight leg back to its old height would snap its knee.
     // A free foot on the ground stays on it (in proportion to groundHold): lowered with the hips it
     // went through the floor (8-13 cm below it on real captures) and slid there at swing speed.
-    const onGround = bodyDy !== 0 && S[at + LOCKED] !== 1 ? groundHold(S[at + ANIM_HEIGHT] - leg.plantedHeight, leg.length) : 0;
+    const onGround = bodyDy !== 0 && S[at + LOCKED] !== 1 ? S[at + HOLD_ANIM] : 0;
     // A foot never goes lower than it stands when planted: a transition's blend between two poses
     // passes a foot through the floor (3.1-3.4 cm on the built-in data, swinging or planted), and
     // the floor stops it there.
@@ -324,6 +344,7 @@ export class FootIK {
       const contact = (contacts & leg.bit) !== 0;
       S[at + ANIM_HEIGHT] = wp[c + 1] - root[1];
       S[at + ANKLE_HEIGHT] = wp[f + 1] - root[1];
+      updateGroundHolds(S, at, leg);
       if (S[at + LOCKED] === RELEASED && !contact) S[at + LOCKED] = 0;
       // As on flat ground: a free foot on the ground moves as the captured one, as far as the leg reaches.
       if (S[at + LOCKED] !== 1) { reachHold(leg, wp, S, at + OFFSET, at + REACH); followDataOnGround(this.S, at, i, leg, host, this.captured, this.db); }
@@ -371,7 +392,7 @@ export class FootIK {
           }
         }
       }
-      decayOffset(this.S, at, leg, this.opts);
+      decayOffset(this.S, at, this.opts);
       const locked = S[at + LOCKED] === 1;
       if (!locked) decayHeel(this.S, at, this.opts);
       if (locked) tiltTowards(S, at, leg, S, at + LOCK_NORMAL, false, go);
@@ -408,9 +429,8 @@ export class FootIK {
       if (locked) {
         for (let k = 0; k < 3; k++) { S[at + HEEL + k] = 0; S[at + HEEL_VEL + k] = 0; S[at + HEEL_SHIFT + k] = 0; }
         if (leg.contact !== leg.foot) {
-          const turn = Math.max(-MAX_HELD_TURN, Math.min(MAX_HELD_TURN, wrapAngle(S[at + LOCK_YAW] - twistYaw(wr, 4 * leg.foot))));
-          if (Math.abs(turn) >= HEADING_TOLERANCE) {
-            quatFromYaw(YAW_TURN, 0, turn);
+          heldTurn(S, at, wr, 4 * leg.foot);
+          if (Math.abs(HELD_TURN[0]) >= HEADING_TOLERANCE) {
             quatMultiply(FOOT_TURN, 0, FOOT_TURN, 0, YAW_TURN, 0);
             turned = true;
           }
@@ -506,9 +526,9 @@ export class FootIK {
   private holdFootHeading(leg: LegJoints, at: number, worldRotations: Float64Array): boolean {
     const S = this.S;
     // At most MAX_HELD_TURN: a body turning further than a planted foot can twist under it takes the foot along.
-    const turn = Math.max(-MAX_HELD_TURN, Math.min(MAX_HELD_TURN, wrapAngle(S[at + LOCK_YAW] - twistYaw(worldRotations, 4 * leg.foot))));
+    heldTurn(S, at, worldRotations, 4 * leg.foot);
+    const turn = HELD_TURN[0];
     if (Math.abs(turn) < HEADING_TOLERANCE) return false;
-    quatFromYaw(YAW_TURN, 0, turn);
     // Ankle target turned about the toe target P: P + Ry(turn)·(A − P).
     const px = S[at + LOCK] + S[at + OFFSET], pz = S[at + LOCK + 2] + S[at + OFFSET + 2];
     const c = Math.cos(turn), sn = Math.sin(turn), ax = S[at + TARGET] - px, az = S[at + TARGET + 2] - pz;

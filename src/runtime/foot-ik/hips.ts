@@ -35,7 +35,11 @@ export function dropToReach(S: Float64Array, at: number, leg: LegJoints, wp: Flo
   const h = 3 * leg.hip, k = 3 * leg.knee, f = 3 * leg.foot;
   // On uneven ground a little more slack: a planted leg held at full stretch (the heel raise keeps
   // it at 99.5%) swings its knee fast as the body moves on (8 m/s downhill).
-  const reach = dist3(wp, k, h) + dist3(wp, f, k) - (ground ? GROUND_REACH_SLACK * leg.length : 0.01);
+  // The thigh's and the shin's lengths as posed (= dist3(wp, k, h) + dist3(wp, f, k), written out:
+  // a number returned from a call that is not inlined is a heap box, two per leg-step here).
+  const tx = wp[k] - wp[h], ty = wp[k + 1] - wp[h + 1], tz = wp[k + 2] - wp[h + 2];
+  const sx = wp[f] - wp[k], sy = wp[f + 1] - wp[k + 1], sz = wp[f + 2] - wp[k + 2];
+  const reach = Math.sqrt(tx * tx + ty * ty + tz * tz) + Math.sqrt(sx * sx + sy * sy + sz * sz) - (ground ? GROUND_REACH_SLACK * leg.length : 0.01);
   const dx = S[at + TARGET] - wp[h], dz = S[at + TARGET + 2] - wp[h + 2], dy = wp[h + 1] - S[at + TARGET + 1];
   const horizontal = dx * dx + dz * dz;
   if (dx * dx + dy * dy + dz * dz <= reach * reach || dy <= 0) return;
@@ -83,9 +87,4 @@ export function lowerHips(S: Float64Array, rig: FootRig, parents: Int32Array, ho
   // those world positions rather than redo forward kinematics (rotations are unchanged).
   const wp = host.worldPositions, sub = rig.hipsSubtree, dy = DROP_VEC[1];
   for (let i = 0; i < sub.length; i++) wp[3 * sub[i] + 1] += dy;
-}
-
-function dist3(a: Float64Array, i: number, j: number): number {
-  const x = a[i] - a[j], y = a[i + 1] - a[j + 1], z = a[i + 2] - a[j + 2];
-  return Math.sqrt(x * x + y * y + z * z);
 }

@@ -10,9 +10,9 @@ import { quatRotateVec3 } from '../../math/quat.js';
 import type { CapturedData } from '../captured-data.js';
 import type { FootIKHost } from './host.js';
 import type { FootIKOptions } from './options.js';
-import { groundHold } from './on-ground.js';
+import { GROUND_BAND_LEG_LENGTHS } from './on-ground.js';
 import type { LegJoints } from './rig.js';
-import { ANIM_HEIGHT, ANIM_PREV, DECAY_DT, DECAY_E, HEEL, HEEL_VEL, LIFT, LOCKED, OFFSET, OFFSET_VEL, REACH, STEP_DT } from './state.js';
+import { ANIM_PREV, DECAY_DT, DECAY_E, HEEL, HEEL_VEL, HOLD, LOCKED, OFFSET, OFFSET_VEL, REACH, STEP_DT } from './state.js';
 
 /** The captured contact point's motion over a step, in the world. */
 const DATA_STEP = new Float64Array(3);
@@ -28,13 +28,19 @@ const DATA_STEP = new Float64Array(3);
  */
 export function followDataOnGround(S: Float64Array, at: number, i: number, leg: LegJoints, host: FootIKHost, data: CapturedData, db: Database): void {
   // (a foot raised by updateLift is that much further off the ground)
-  const hold = groundHold(S[at + ANIM_HEIGHT] + S[at + LIFT] - leg.plantedHeight, leg.length) * S[at + REACH];
+  const hold = S[at + HOLD] * S[at + REACH];
   if (hold <= 0) return;
   const wp = host.worldPositions, c = 3 * leg.contact, m = data.contactMotion, f = 6 * host.frame + 3 * i;
   // The captured foot's motion counts as far as the captured foot is on the ground too: a foot the
   // capture has in its swing while the output still has it down (a transition's blend) lifts
   // before it moves, and catches up in the air.
-  const frames = S[STEP_DT] * host.playRate * db.fps * groundHold(data.contactHeight[2 * host.frame + i], leg.length);
+  // = groundHold(captured height, leg.length), written out (see updateGroundHolds)
+  const band = GROUND_BAND_LEG_LENGTHS * leg.length, h = data.contactHeight[2 * host.frame + i];
+  let capturedHold: number;
+  if (h >= band) capturedHold = 0;
+  else if (h <= 0) capturedHold = 1;
+  else { capturedHold = 2 - Math.exp((h / band) * Math.LN2); capturedHold = capturedHold <= 0 ? 0 : capturedHold >= 1 ? 1 : capturedHold; }
+  const frames = S[STEP_DT] * host.playRate * db.fps * capturedHold;
   DATA_STEP[0] = m[f] * frames; DATA_STEP[1] = m[f + 1] * frames; DATA_STEP[2] = m[f + 2] * frames;
   quatRotateVec3(DATA_STEP, 0, host.rootRotation, 0, DATA_STEP, 0);
   S[at + OFFSET] += hold * (DATA_STEP[0] - (wp[c] - S[at + ANIM_PREV]));
@@ -65,13 +71,13 @@ export function decayHeel(S: Float64Array, at: number, opts: FootIKOptions): voi
  * released feet moved 20-35 cm/s faster near the ground than the data's own). It blends out as
  * the foot rises, where the same motion is part of the swing.
  */
-export function decayOffset(S: Float64Array, at: number, leg: LegJoints, opts: FootIKOptions): void {
+export function decayOffset(S: Float64Array, at: number, opts: FootIKOptions): void {
   const o = at + OFFSET, v = at + OFFSET_VEL, dt = S[STEP_DT];
   if (S[o] === 0 && S[o + 1] === 0 && S[o + 2] === 0 && S[v] === 0 && S[v + 1] === 0 && S[v + 2] === 0) return;
   const y = (2 * Math.LN2) / opts.blendHalfLife;
   if (dt !== S[DECAY_DT]) { S[DECAY_DT] = dt; S[DECAY_E] = Math.exp(-y * dt); }
   const e = S[DECAY_E];
-  const hold = S[at + LOCKED] === 1 ? 0 : groundHold(S[at + ANIM_HEIGHT] + S[at + LIFT] - leg.plantedHeight, leg.length) * S[at + REACH];
+  const hold = S[at + LOCKED] === 1 ? 0 : S[at + HOLD] * S[at + REACH];
   for (let k = 0; k < 3; k++) {
     if (k !== 1 && hold > 0) {
       // The horizontal parts move on by the share of the step the foot is off the ground, dt (1 − hold):

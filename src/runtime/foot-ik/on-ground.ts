@@ -6,7 +6,7 @@
  */
 import type { LegJoints } from './rig.js';
 import { softReachStart } from './leg.js';
-import { ANIM_HEIGHT, DECAY_DT, DECAY_E, LIFT, LIFT_VEL, LOCK, OFFSET, REACH, STEP_DT } from './state.js';
+import { ANIM_HEIGHT, DECAY_DT, DECAY_E, HOLD, HOLD_ANIM, LIFT, LIFT_VEL, LOCK, OFFSET, REACH, STEP_DT } from './state.js';
 
 /**
  * A locked foot whose contact the capture has ended stays planted while the animation still has it
@@ -74,6 +74,26 @@ export function groundHold(h: number, legLength: number): number {
 }
 
 /**
+ * This step's ground holds of leg `at` into the block: S[HOLD] of the foot as shown (its animated
+ * contact point raised by S[LIFT]), S[HOLD_ANIM] of the animated one, S[HOLD_LIFT] of the lift
+ * alone (how far a stepping foot has come down); read by the offsets (offsets.ts), the lift, the
+ * leg's bend and the landing. groundHold written out: numbers passed to or returned
+ * from a call V8 does not inline are heap boxes, and these are read for every leg, every step.
+ */
+export function updateGroundHolds(S: Float64Array, at: number, leg: LegJoints): void {
+  const band = GROUND_BAND_LEG_LENGTHS * leg.length;
+  for (let k = 0; k < 3; k++) {
+    // HOLD, HOLD_ANIM, HOLD_LIFT in turn
+    const h = k === 2 ? S[at + LIFT] : S[at + ANIM_HEIGHT] + (k === 0 ? S[at + LIFT] : 0) - leg.plantedHeight;
+    let w: number;
+    if (h >= band) w = 0;
+    else if (h <= 0) w = 1;
+    else { w = 2 - Math.exp((h / band) * Math.LN2); w = w <= 0 ? 0 : w >= 1 ? 1 : w; }
+    S[at + HOLD + k] = w;
+  }
+}
+
+/**
  * A free foot the leg cannot hold where it stands (its reach hold S[REACH] below 1: the held offset is
  * past the leg's soft reach) is not dragged along the floor: it rises, in proportion to what the leg
  * cannot hold, towards the ground band (where a foot counts as off the ground), and, off the ground
@@ -87,7 +107,7 @@ export function groundHold(h: number, legLength: number): number {
  * knee motion).
  */
 export function updateLift(S: Float64Array, at: number, leg: LegJoints, locked: boolean, halfLife: number): void {
-  let want = locked ? 0 : (1 - S[at + REACH]) * GROUND_BAND_LEG_LENGTHS * leg.length * groundHold(S[at + ANIM_HEIGHT] - leg.plantedHeight, leg.length);
+  let want = locked ? 0 : (1 - S[at + REACH]) * GROUND_BAND_LEG_LENGTHS * leg.length * S[at + HOLD_ANIM];
   // A lift that would not show is none (a leg just past its soft reach): the leg keeps its fast paths.
   if (want < LIFT_TOLERANCE) want = 0;
   const l = at + LIFT, v = at + LIFT_VEL, dt = S[STEP_DT];

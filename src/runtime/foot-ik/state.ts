@@ -38,7 +38,13 @@ export const ANIM_PREV = 49, KNEE_PLANE = 52;
 export const REACH = 55;
 /** Per leg: how far a free foot is raised because its leg cannot hold it where it stands, and its rate (foot-ik.ts updateLift). */
 export const LIFT = 56, LIFT_VEL = 57;
-export const LEG_SIZE = 58;
+/**
+ * Per leg, this step: the ground hold (on-ground.ts groundHold) of the foot as shown (its animated
+ * contact point raised by the lift of the step before), of the animated one, and of the lift alone
+ * (on-ground.ts updateGroundHolds).
+ */
+export const HOLD = 58, HOLD_ANIM = 59, HOLD_LIFT = 60;
+export const LEG_SIZE = 61;
 /** LOCKED's value for a foot released while its contact lasts. */
 export const RELEASED = 2;
 export const HIPS_DROP = 2 * LEG_SIZE, HIPS_DROP_VEL = HIPS_DROP + 1, DECAY_DT = HIPS_DROP + 2, DECAY_E = HIPS_DROP + 3;
