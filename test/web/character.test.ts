@@ -27,6 +27,8 @@ import { buildBodyGlb } from '../three/body-glb.js';
 if (!HAVE_CHROMIUM) console.log(chromiumSkipReason('character browser tests'));
 
 const ARTIFACTS = join(REPO_ROOT, 'test-artifacts');
+/** The walk's fixed step rate (Hz). */
+const WALK_HZ = 30;
 
 interface Sample { position: [number, number, number]; feet: Record<string, [number, number, number]>; lowest: number; engineLowest: number }
 interface CharacterHandle {
@@ -98,13 +100,14 @@ describe.skipIf(!HAVE_CHROMIUM)('a skinned character in the browser demo', () =>
       const median = (v: number[]): number => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
       return { low: median(lows), min: Math.min(...lows), max: Math.max(...lows), engine: median(engine) };
     });
-    // The walk is counted in engine steps of a fixed 1/60 s, with the keys pressed at given steps
-    // (W for 5 s, A held from 2.5 s to 4 s), so a loaded machine that draws few frames a second
-    // walks the same path; the crowd is simulated but not drawn, to keep those frames cheap.
-    const r = await page.evaluate(async (steps) => {
+    // The walk is counted in engine steps of a fixed 1/30 s (a frame of a 30 Hz display), with the
+    // keys pressed at given steps (W for 5 s, A held from 2.5 s to 4 s), so a loaded machine that
+    // draws few frames a second walks the same path; the crowd is simulated but not drawn, to keep
+    // those frames cheap.
+    const r = await page.evaluate(async ({ steps, hz }) => {
       const m = (window as unknown as W).motionmatch;
       const h = m.character;
-      m.setFixedStep(1 / 60);
+      m.setFixedStep(1 / hz);
       m.setRendering(false);
       const key = (type: 'keydown' | 'keyup', code: string): void => { window.dispatchEvent(new KeyboardEvent(type, { code, key: code.slice(3).toLowerCase(), bubbles: true })); };
       const lows: number[] = [], engine: number[] = [];
@@ -134,7 +137,7 @@ describe.skipIf(!HAVE_CHROMIUM)('a skinned character in the browser demo', () =>
       m.setFixedStep(null);
       m.setRendering(true);
       return { start: start.position, end: end.position, lows, engine, nan, matrices, steps: last - first };
-    }, 300);
+    }, { steps: 5 * WALK_HZ, hz: WALK_HZ });
     mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: join(ARTIFACTS, 'character.png') });
 
@@ -147,7 +150,7 @@ describe.skipIf(!HAVE_CHROMIUM)('a skinned character in the browser demo', () =>
     const sorted = [...dev].sort((a, b) => a - b);
     const p95 = sorted[Math.floor(0.95 * (sorted.length - 1))];
     const cm = (v: number): string => `${(100 * v).toFixed(2)} cm`;
-    console.log(`character walk: ${r.steps} engine steps of 1/60 s, ${r.lows.length} sampled, moved ${moved.toFixed(2)} m; standing: lowest foot joint ${cm(standing.low)} (${cm(standing.min)}-${cm(standing.max)}), the engine's ${cm(standing.engine)}; ` +
+    console.log(`character walk: ${r.steps} engine steps of 1/${WALK_HZ} s, ${r.lows.length} sampled, moved ${moved.toFixed(2)} m; standing: lowest foot joint ${cm(standing.low)} (${cm(standing.min)}-${cm(standing.max)}), the engine's ${cm(standing.engine)}; ` +
       `lowest foot joint minus standing over the run: min ${cm(sorted[0])}, median ${cm(sorted[Math.floor(sorted.length / 2)])}, p95 ${cm(p95)}, max ${cm(sorted[sorted.length - 1])} ` +
       `(frames above 2 cm: ${dev.filter((d) => d > 0.02).length}, where the engine's feet rose ${dev.map((d, i) => (d > 0.02 ? cm(r.engine[i] - standing.engine) : '')).filter(Boolean).join(', ') || '-'}); ` +
       `off the engine's (scaled) by at most ${cm(Math.max(...follow))}; frames where the engine had a foot down: ${dev.filter((d, i) => r.engine[i] - standing.engine < 0.015).length}; ${r.matrices} bone matrices read, ${r.nan} with NaN`);
