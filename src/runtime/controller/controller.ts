@@ -46,6 +46,8 @@ export type { ControllerCounters } from './state.js';
 // Temporaries of one call (never held across calls): shared by every controller of a thread, so a
 // crowd's steps keep them in cache.
 const ROOT_STEP = new Float64Array(4);
+/** The inertialization step's dt and half-life (Inertializer.applyWith). */
+const INERT_ARGS = new Float64Array(2);
 
 /**
  * Fastest desired speed accepted (m/s). No character runs faster; a larger value is a unit mistake
@@ -441,16 +443,17 @@ export class MotionMatchingController {
     const poseDt = S[POSE_SECONDS], poseNow = poseDt >= 0;
     const inertial = o.blendMode === 'inertialize' && (o.inertialization || (S[LOD_DRAIN] !== 0 && drainingOffsets(S, this.inert)));
     if (inertial) {
-      const hl = o.inertializationHalfLife;
+      // dt and half-life in an array: numbers passed to a call V8 does not inline are heap boxes.
+      INERT_ARGS[0] = poseDt; INERT_ARGS[1] = o.inertializationHalfLife;
       if (!poseNow) {
         // the pose waits for its turn
       } else if (this.s[FRAME_FRACTION] === 0) {
         // On a frame exactly (a 30 Hz step on 30 fps data): read the database pose in place.
         const f = this.frame, J = this.joints;
-        this.inert.apply(poseDt, hl, this.rt.translations, f * J * 3, this.rt.rotations, f * J * 4, this.translations, this.rotations);
+        this.inert.applyWith(INERT_ARGS, 0, this.rt.translations, f * J * 3, this.rt.rotations, f * J * 4, this.translations, this.rotations);
       } else {
         this.samplePlaying();
-        this.inert.apply(poseDt, hl, this.playing.positions, 0, this.playing.rotations, 0, this.translations, this.rotations);
+        this.inert.applyWith(INERT_ARGS, 0, this.playing.positions, 0, this.playing.rotations, 0, this.translations, this.rotations);
       }
       decayRootVelocityOffset(S, o);
     } else if (poseNow) {
@@ -471,7 +474,7 @@ export class MotionMatchingController {
       if (S[IK_WEIGHT] > 0) {
         // A held pose is stale: foot IK starts from the fresh one (no locks where the feet were).
         if (held) this.footIK.reset(this.worldPositions);
-        if (S[IK_WEIGHT] >= 1) this.footIK.apply(this, poseDt, o.ground, o.groundOptions);
+        if (S[IK_WEIGHT] >= 1) this.footIK.applyWith(this, S, STEP_DT, o.ground, o.groundOptions);
         else this.applyFootIKWeighted(poseDt, S[IK_WEIGHT]);
       }
       S[LOD_POSE_HELD] = 0;

@@ -159,6 +159,13 @@ export class FootIK {
     else this.applyGroundStep(host, ground, groundOptions);
   }
 
+  /** {@link apply} with dt read from `p[po]`: nothing passed as a number, whether or not V8 inlines the call. */
+  applyWith(host: FootIKHost, p: Float64Array, po: number, ground: Ground | null = null, groundOptions: GroundOptions = DEFAULT_GROUND_OPTIONS): void {
+    this.S[STEP_DT] = p[po];
+    if (ground === null) this.applyStep(host);
+    else this.applyGroundStep(host, ground, groundOptions);
+  }
+
   // The flat-ground step, in per-leg methods: one method over both legs was too large for V8 to
   // inline its small helpers, whose number arguments and results were then boxed (100 bytes of
   // garbage per character-step).

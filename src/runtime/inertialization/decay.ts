@@ -268,6 +268,18 @@ export class InertializationDecay {
     return this.applyStep(playingPositions, posAt, playingRotations, rotAt, outPositions, outRotations);
   }
 
+  /** {@link apply} with dt and the half-life read from `p[po]` and `p[po + 1]`: nothing passed as a number, whether or not V8 inlines the call. */
+  applyWith(
+    p: Float64Array, po: number,
+    playingPositions: Float32Array | Float64Array, posAt: number,
+    playingRotations: Float32Array | Float64Array, rotAt: number,
+    outPositions: Float64Array, outRotations: Float64Array,
+  ): boolean {
+    CALL[CALL_DT] = p[po];
+    CALL[CALL_HALF_LIFE] = p[po + 1];
+    return this.applyStep(playingPositions, posAt, playingRotations, rotAt, outPositions, outRotations);
+  }
+
   private applyStep(
     playingPositions: Float32Array | Float64Array, posAt: number,
     playingRotations: Float32Array | Float64Array, rotAt: number,
