@@ -261,20 +261,15 @@ export class InertializationDecay {
     playingRotations: Float32Array | Float64Array, rotAt: number,
     outPositions: Float64Array, outRotations: Float64Array,
   ): boolean {
-    // A small wrapper that gets inlined: the numbers reach applyStep through scratch, since number
-    // arguments of a call that is not inlined are heap-allocated (crowds call this per character).
+    // The numbers reach the step through scratch: number arguments of a call that is not inlined
+    // are heap-allocated (crowds call this per character, and use applyWith).
     CALL[CALL_DT] = dt;
     CALL[CALL_HALF_LIFE] = halfLife;
-    return this.applyStep(playingPositions, posAt, playingRotations, rotAt, outPositions, outRotations);
+    return this.applyWith(CALL, 0, playingPositions, posAt, playingRotations, rotAt, outPositions, outRotations);
   }
 
   /** {@link apply} with dt and the half-life read from `p[po]` and `p[po + 1]`: nothing passed as a number, whether or not V8 inlines the call. */
-  applyWith(
-    p: Float64Array, po: number,
-    playingPositions: Float32Array | Float64Array, posAt: number,
-    playingRotations: Float32Array | Float64Array, rotAt: number,
-    outPositions: Float64Array, outRotations: Float64Array,
-  ): boolean {
+  applyWith(p: Float64Array, po: number, playingPositions: Float32Array | Float64Array, posAt: number, playingRotations: Float32Array | Float64Array, rotAt: number, outPositions: Float64Array, outRotations: Float64Array): boolean {
     CALL[CALL_DT] = p[po];
     CALL[CALL_HALF_LIFE] = p[po + 1];
     return this.applyStep(playingPositions, posAt, playingRotations, rotAt, outPositions, outRotations);
