@@ -191,7 +191,7 @@ export class FootIK {
     const contact = (this.db.contacts[host.frame] & leg.bit) !== 0;
     S[at + ANIM_HEIGHT] = wp[c + 1] - rootY;
     S[at + ANKLE_HEIGHT] = wp[f + 1] - rootY;
-    updateGroundHolds(S, at, leg);
+    updateGroundHolds(S, at, leg, this.captured.contactHeight, 2 * host.frame + i);
     if (S[at + LOCKED] === RELEASED && !contact) S[at + LOCKED] = 0;
     // A free foot on the ground moves as the captured one this step (before it may be planted
     // where that puts it), as far as the leg reaches.
@@ -351,7 +351,7 @@ export class FootIK {
       const contact = (contacts & leg.bit) !== 0;
       S[at + ANIM_HEIGHT] = wp[c + 1] - root[1];
       S[at + ANKLE_HEIGHT] = wp[f + 1] - root[1];
-      updateGroundHolds(S, at, leg);
+      updateGroundHolds(S, at, leg, this.captured.contactHeight, 2 * host.frame + i);
       if (S[at + LOCKED] === RELEASED && !contact) S[at + LOCKED] = 0;
       // As on flat ground: a free foot on the ground moves as the captured one, as far as the leg reaches.
       if (S[at + LOCKED] !== 1) { reachHold(leg, wp, S, at + OFFSET, at + REACH); followDataOnGround(this.S, at, i, leg, host, this.captured, this.db); }

@@ -10,9 +10,8 @@ import { quatRotateVec3 } from '../../math/quat.js';
 import type { CapturedData } from '../captured-data.js';
 import type { FootIKHost } from './host.js';
 import type { FootIKOptions } from './options.js';
-import { GROUND_BAND_LEG_LENGTHS } from './on-ground.js';
 import type { LegJoints } from './rig.js';
-import { ANIM_PREV, DECAY_DT, DECAY_E, HEEL, HEEL_VEL, HOLD, LOCKED, OFFSET, OFFSET_VEL, REACH, STEP_DT } from './state.js';
+import { ANIM_PREV, DECAY_DT, DECAY_E, HEEL, HEEL_VEL, HOLD, HOLD_CAPTURED, LOCKED, OFFSET, OFFSET_VEL, REACH, STEP_DT } from './state.js';
 
 /** The captured contact point's motion over a step, in the world. */
 const DATA_STEP = new Float64Array(3);
@@ -34,13 +33,7 @@ export function followDataOnGround(S: Float64Array, at: number, i: number, leg: 
   // The captured foot's motion counts as far as the captured foot is on the ground too: a foot the
   // capture has in its swing while the output still has it down (a transition's blend) lifts
   // before it moves, and catches up in the air.
-  // = groundHold(captured height, leg.length), written out (see updateGroundHolds)
-  const band = GROUND_BAND_LEG_LENGTHS * leg.length, h = data.contactHeight[2 * host.frame + i];
-  let capturedHold: number;
-  if (h >= band) capturedHold = 0;
-  else if (h <= 0) capturedHold = 1;
-  else { capturedHold = 2 - Math.exp((h / band) * Math.LN2); capturedHold = capturedHold <= 0 ? 0 : capturedHold >= 1 ? 1 : capturedHold; }
-  const frames = S[STEP_DT] * host.playRate * db.fps * capturedHold;
+  const frames = S[STEP_DT] * host.playRate * db.fps * S[at + HOLD_CAPTURED];
   DATA_STEP[0] = m[f] * frames; DATA_STEP[1] = m[f + 1] * frames; DATA_STEP[2] = m[f + 2] * frames;
   quatRotateVec3(DATA_STEP, 0, host.rootRotation, 0, DATA_STEP, 0);
   S[at + OFFSET] += hold * (DATA_STEP[0] - (wp[c] - S[at + ANIM_PREV]));

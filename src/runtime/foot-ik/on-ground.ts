@@ -76,15 +76,17 @@ export function groundHold(h: number, legLength: number): number {
 /**
  * This step's ground holds of leg `at` into the block: S[HOLD] of the foot as shown (its animated
  * contact point raised by S[LIFT]), S[HOLD_ANIM] of the animated one, S[HOLD_LIFT] of the lift
- * alone (how far a stepping foot has come down); read by the offsets (offsets.ts), the lift, the
- * leg's bend and the landing. groundHold written out: numbers passed to or returned
- * from a call V8 does not inline are heap boxes, and these are read for every leg, every step.
+ * alone (how far a stepping foot has come down), S[HOLD_CAPTURED] of the captured contact point at
+ * the frame played (`captured[ci]`, capturedData's contactHeight); read by the offsets
+ * (offsets.ts), the lift, the leg's bend and the landing. groundHold written out: numbers passed to
+ * or returned from a call V8 does not inline are heap boxes, and these are read for every leg,
+ * every step.
  */
-export function updateGroundHolds(S: Float64Array, at: number, leg: LegJoints): void {
+export function updateGroundHolds(S: Float64Array, at: number, leg: LegJoints, captured: Float32Array, ci: number): void {
   const band = GROUND_BAND_LEG_LENGTHS * leg.length;
-  for (let k = 0; k < 3; k++) {
-    // HOLD, HOLD_ANIM, HOLD_LIFT in turn
-    const h = k === 2 ? S[at + LIFT] : S[at + ANIM_HEIGHT] + (k === 0 ? S[at + LIFT] : 0) - leg.plantedHeight;
+  for (let k = 0; k < 4; k++) {
+    // HOLD, HOLD_ANIM, HOLD_LIFT, HOLD_CAPTURED in turn
+    const h = k === 3 ? captured[ci] : k === 2 ? S[at + LIFT] : S[at + ANIM_HEIGHT] + (k === 0 ? S[at + LIFT] : 0) - leg.plantedHeight;
     let w: number;
     if (h >= band) w = 0;
     else if (h <= 0) w = 1;

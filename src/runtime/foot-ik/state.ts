@@ -40,11 +40,11 @@ export const REACH = 55;
 export const LIFT = 56, LIFT_VEL = 57;
 /**
  * Per leg, this step: the ground hold (on-ground.ts groundHold) of the foot as shown (its animated
- * contact point raised by the lift of the step before), of the animated one, and of the lift alone
- * (on-ground.ts updateGroundHolds).
+ * contact point raised by the lift of the step before), of the animated one, of the lift alone, and
+ * of the captured contact point at the frame played (on-ground.ts updateGroundHolds).
  */
-export const HOLD = 58, HOLD_ANIM = 59, HOLD_LIFT = 60;
-export const LEG_SIZE = 61;
+export const HOLD = 58, HOLD_ANIM = 59, HOLD_LIFT = 60, HOLD_CAPTURED = 61;
+export const LEG_SIZE = 62;
 /** LOCKED's value for a foot released while its contact lasts. */
 export const RELEASED = 2;
 export const HIPS_DROP = 2 * LEG_SIZE, HIPS_DROP_VEL = HIPS_DROP + 1, DECAY_DT = HIPS_DROP + 2, DECAY_E = HIPS_DROP + 3;
