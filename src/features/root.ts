@@ -52,15 +52,22 @@ export function savitzkyGolay(src: Float64Array, n: number, half: number, out: F
   const h = Math.max(0, Math.min(half, (n - 1) >> 1));
   if (h === 0 || n < 3) { for (let i = 0; i < n; i++) out[i] = src[i]; return; }
   const len = 2 * h + 1;
+  // The sums of powers of t depend only on where the window starts against i (d = a - i): the same
+  // for every interior sample. Integers, so summed once they equal the sums taken at every sample.
+  let lastD = 1, s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0;
   for (let i = 0; i < n; i++) {
     // Window [a, a + len) containing i, centred where possible.
     const a = Math.min(Math.max(0, i - h), n - len);
+    if (a - i !== lastD) {
+      lastD = a - i;
+      s0 = 0; s1 = 0; s2 = 0; s3 = 0; s4 = 0;
+      for (let t = lastD; t < lastD + len; t++) { const t2 = t * t; s0 += 1; s1 += t; s2 += t2; s3 += t2 * t; s4 += t2 * t2; }
+    }
     // Normal equations of y ~ c0 + c1 t + c2 t^2 with t = k - i (small numbers: well conditioned).
-    let s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, y0 = 0, y1 = 0, y2 = 0;
+    let y0 = 0, y1 = 0, y2 = 0;
     for (let k = a; k < a + len; k++) {
-      const t = k - i, t2 = t * t, y = src[k];
-      s0 += 1; s1 += t; s2 += t2; s3 += t2 * t; s4 += t2 * t2;
-      y0 += y; y1 += y * t; y2 += y * t2;
+      const t = k - i, y = src[k];
+      y0 += y; y1 += y * t; y2 += y * (t * t);
     }
     // c0 by Cramer's rule on [[s0 s1 s2][s1 s2 s3][s2 s3 s4]] c = [y0 y1 y2].
     const det = s0 * (s2 * s4 - s3 * s3) - s1 * (s1 * s4 - s3 * s2) + s2 * (s1 * s3 - s2 * s2);
