@@ -106,6 +106,33 @@ describe('checkSearchableDatabase', () => {
   });
 });
 
+describe('non-finite values', () => {
+  // 61 frames x 5 joints: 915 translations, a length four-at-a-time reads leave a tail of 3 in.
+  const odd = makeRandomDatabase(33, { frames: 61, joints: 5, clips: 2, tags: 1 });
+  const n = odd.translations.length;
+
+  it('are found wherever they are (each of a group of four, the tail), at their index', () => {
+    expect(n % 4).toBe(3);
+    for (const i of [0, 1, 2, 3, 4, 7, n - 4, n - 3, n - 2, n - 1]) {
+      for (const bad of [NaN, Infinity, -Infinity]) {
+        const t = cloneDatabase(odd);
+        t.translations[i] = bad;
+        const e = errorOf(() => checkDatabaseConsistency(t, 'odd.mmdb'));
+        expect(e.code).toBe('not-finite');
+        const frame = Math.floor(i / 15), joint = Math.floor(i / 3) % 5;
+        expect(e.message).toContain(`'translations' value ${i % 3} of frame ${frame}, joint ${joint} is ${String(bad)}`);
+      }
+    }
+  });
+
+  it('the largest finite float32 values are finite (their sums are taken in float64)', () => {
+    const t = cloneDatabase(odd);
+    for (let i = 0; i < 8; i++) t.translations[i] = (i % 2 ? -1 : 1) * 3.4028234663852886e38;
+    // Far outside any skeleton, but finite: the finite check passes it on (other checks may not).
+    try { checkDatabaseConsistency(t, 'odd.mmdb'); } catch (e) { expect((e as DatabaseFormatError).code).not.toBe('not-finite'); }
+  });
+});
+
 describe('checkDatabaseConsistency on hostile shapes', () => {
   it('many joints named by many schema bones stay linear (bones are looked up in a map)', () => {
     const J = 60_000;
