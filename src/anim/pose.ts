@@ -96,14 +96,15 @@ export function worldTransformsOfFrames(parents: Int32Array, rot: Buf, pos: Buf,
 
 /**
  * Per-frame linear velocities (m/s) from a frame-major position track of `width` values per frame
- * (e.g. J*3 world positions): central differences inside, one-sided at the ends.
+ * (e.g. J*3 world positions): central differences inside, one-sided at the ends. Only columns
+ * [from, to) are written (default: all).
  */
-export function finiteDifferenceVelocities(track: Float64Array, width: number, frames: number, fps: number, out: Float64Array): void {
+export function finiteDifferenceVelocities(track: Float64Array, width: number, frames: number, fps: number, out: Float64Array, from = 0, to = width): void {
   for (let f = 0; f < frames; f++) {
     const a = f > 0 ? f - 1 : f;
     const b = f < frames - 1 ? f + 1 : f;
     const dt = (b - a) / fps;
-    for (let k = 0; k < width; k++) {
+    for (let k = from; k < to; k++) {
       out[f * width + k] = dt > 0 ? (track[b * width + k] - track[a * width + k]) / dt : 0;
     }
   }

@@ -281,12 +281,14 @@ export function deriveDatabase(input: DeriveInput): Database {
 
   // Pass 2: root track, features, contacts, per clip.
   let start = 0;
-  // One velocity scratch for all clips (finiteDifferenceVelocities overwrites every value it covers).
+  // One velocity scratch for all clips, written for the joints read from it (the velocity groups'
+  // bones and the contact joints; the others' columns are never read, and hold an older clip's).
   const velScratch = new Float64Array(work.reduce((m, w) => Math.max(m, w.clip.frameCount), 0) * J * 3);
+  const velocityJoints = [...new Set([leftContactJoint, rightContactJoint, ...schema.groups.flatMap((g, i) => (g.kind === 'boneVelocity' ? groupBones[i] : []))])];
   for (const w of work) {
     const F = w.clip.frameCount;
     const worldVel = velScratch.subarray(0, F * J * 3);
-    finiteDifferenceVelocities(w.worldPos, J * 3, F, fps, worldVel);
+    for (const j of velocityJoints) finiteDifferenceVelocities(w.worldPos, J * 3, F, fps, worldVel, 3 * j, 3 * j + 3);
     const rootPos = new Float64Array(F * 3), rootRot = new Float64Array(F * 4);
     computeRootTrack(w.worldRot, w.worldPos, J, F, hips, axes[`${w.mirrored}`], smoothFrames, rootPos, rootRot, positionSmoothFrames, w.clip.loop);
     extractClipFeatures({ frames: F, fps, joints: J, worldPos: w.worldPos, worldVel, rootPos, rootRot, loop: w.clip.loop }, schema, groupBones, stride, db.rawFeatures, start);
