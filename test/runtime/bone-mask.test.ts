@@ -4,8 +4,6 @@
  */
 import { describe, it, expect, beforeAll } from 'vitest';
 import fc from 'fast-check';
-import { buildDatabase } from '../../src/database/build.js';
-import { builtinSources } from '../../src/database/sources-node.js';
 import type { Database } from '../../src/database/database.js';
 import {
   armsMask, boneMaskFromSubtree, boneMaskFromWeightArray, boneMaskFromWeights, BoneMaskError, maskSparesLegs,
@@ -13,9 +11,10 @@ import {
 } from '../../src/runtime/overlay/bone-mask.js';
 import { upperBodyRig } from '../../src/runtime/controller/upper-body-twist.js';
 import { skeletonFrom } from '../helpers/skeletons.js';
+import { builtinDatabase } from '../helpers/builtin-db.js';
 
 let db: Database;
-beforeAll(() => { db = buildDatabase(builtinSources()); });
+beforeAll(() => { db = builtinDatabase(); });
 
 const named = (mask: { weights: Float64Array }, names: readonly string[]) =>
   Object.fromEntries(names.map((n, j) => [n, mask.weights[j]]).filter(([, w]) => (w as number) > 0));

@@ -1,6 +1,6 @@
 import { describe, it, expect, beforeAll } from 'vitest';
 import { buildDatabase } from '../../src/database/build.js';
-import { builtinSources, loadBvhSources } from '../../src/database/sources-node.js';
+import { loadBvhSources } from '../../src/database/sources-node.js';
 import { Matcher } from '../../src/search/matcher.js';
 import { MatcherSearchPort } from '../../src/runtime/matcher-port.js';
 import { MotionMatchingController, createInput, DEFAULT_CONTROLLER_OPTIONS } from '../../src/runtime/controller/controller.js';
@@ -10,6 +10,7 @@ import { QualityMeter } from '../../src/runtime/quality/meter.js';
 import { HAS_MOCAP, MOCAP_DIR } from '../helpers/cli.js';
 import { playbackQuality } from '../../src/runtime/quality/playback-quality.js';
 import { join } from 'node:path';
+import { builtinDatabase } from '../helpers/builtin-db.js';
 
 /** Documented bound on the largest joint-velocity jump across a transition (m/s), see docs/runtime.md. */
 const TRANSITION_JUMP_BOUND = 6;
@@ -17,7 +18,7 @@ const TRANSITION_JUMP_BOUND = 6;
 let db: Database;
 let port: MatcherSearchPort;
 beforeAll(async () => {
-  db = buildDatabase(builtinSources());
+  db = builtinDatabase();
   port = new MatcherSearchPort(await Matcher.create(db), 'kdtree');
 });
 

@@ -3,17 +3,16 @@
  * root velocities that integrate back to the root track, and the per-frame clip table.
  */
 import { describe, it, expect, beforeAll } from 'vitest';
-import { buildDatabase } from '../../src/database/build.js';
-import { builtinSources } from '../../src/database/sources-node.js';
 import { databaseRuntime, computeDatabaseRuntime, movingJoints } from '../../src/runtime/database-runtime.js';
 import { posedForwardKinematics } from '../../src/anim/forward-kinematics.js';
 import { forwardKinematics } from '../../src/anim/pose.js';
 import { quatRotateVec3, quatYaw } from '../../src/math/quat.js';
 import { wrapAngle } from '../../src/math/angle.js';
 import type { Database } from '../../src/database/database.js';
+import { builtinDatabase } from '../helpers/builtin-db.js';
 
 let db: Database;
-beforeAll(() => { db = buildDatabase(builtinSources()); });
+beforeAll(() => { db = builtinDatabase(); });
 
 describe('databaseRuntime', () => {
   it('is computed once per database and shared', () => {

@@ -7,8 +7,6 @@
  * locomotion clips.
  */
 import { describe, it, expect, beforeAll } from 'vitest';
-import { buildDatabase } from '../../src/database/build.js';
-import { builtinSources } from '../../src/database/sources-node.js';
 import { Matcher } from '../../src/search/matcher.js';
 import { MatcherSearchPort } from '../../src/runtime/matcher-port.js';
 import { MotionMatchingController, createInput } from '../../src/runtime/controller/controller.js';
@@ -17,11 +15,12 @@ import { GROUND_BAND_LEG_LENGTHS } from '../../src/runtime/foot-ik/on-ground.js'
 import { LOCKED, RELEASED } from '../../src/runtime/foot-ik/state.js';
 import { SKATE_HEIGHT, skateWeight } from '../../src/runtime/quality/output-measures.js';
 import type { Database } from '../../src/database/database.js';
+import { builtinDatabase } from '../helpers/builtin-db.js';
 
 let db: Database;
 let port: MatcherSearchPort;
 beforeAll(async () => {
-  db = buildDatabase(builtinSources());
+  db = builtinDatabase();
   port = new MatcherSearchPort(await Matcher.create(db), 'kdtree');
 });
 

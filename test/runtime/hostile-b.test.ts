@@ -5,17 +5,16 @@
  * failing inside with a raw TypeError.
  */
 import { describe, it, expect, beforeAll } from 'vitest';
-import { buildDatabase } from '../../src/database/build.js';
-import { builtinSources } from '../../src/database/sources-node.js';
 import type { Database } from '../../src/database/database.js';
 import { Matcher } from '../../src/search/matcher.js';
 import { OverlayLayer } from '../../src/runtime/overlay/overlay.js';
 import { BoneMaskError, upperBodyMask, type BoneMask } from '../../src/runtime/overlay/bone-mask.js';
+import { builtinDatabase } from '../helpers/builtin-db.js';
 
 let db: Database;
 let good: BoneMask;
 beforeAll(() => {
-  db = buildDatabase(builtinSources());
+  db = builtinDatabase();
   good = upperBodyMask(db, { falloff: 2 });
 });
 

@@ -7,8 +7,6 @@
  * what each switch does to the pose.
  */
 import { describe, it, expect, beforeAll } from 'vitest';
-import { buildDatabase } from '../../src/database/build.js';
-import { builtinSources } from '../../src/database/sources-node.js';
 import { Matcher } from '../../src/search/matcher.js';
 import { MotionMatchingController, createInput, DEFAULT_CONTROLLER_OPTIONS, type ControllerOptions } from '../../src/runtime/controller/controller.js';
 import { MatcherSearchPort } from '../../src/runtime/matcher-port.js';
@@ -17,11 +15,12 @@ import { stepBlendWeight, savePose, blendFromSaved, LEVEL_BLEND_HALF_LIFE } from
 import { InertializationDecay } from '../../src/runtime/inertialization/decay.js';
 import { ScriptedDriver } from '../../src/sim/scenarios.js';
 import type { Database } from '../../src/database/database.js';
+import { builtinDatabase } from '../helpers/builtin-db.js';
 
 let db: Database;
 let port: MatcherSearchPort;
 beforeAll(async () => {
-  db = buildDatabase(builtinSources());
+  db = builtinDatabase();
   port = new MatcherSearchPort(await Matcher.create(db), 'kdtree');
 });
 

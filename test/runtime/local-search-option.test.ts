@@ -5,8 +5,6 @@
  * a crowd's batch (sim/agents.ts), with their share in the reports.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildDatabase } from '../../src/database/build.js';
-import { builtinSources } from '../../src/database/sources-node.js';
 import { Matcher } from '../../src/search/matcher.js';
 import { MatcherSearchPort } from '../../src/runtime/matcher-port.js';
 import { MotionMatchingController, createInput } from '../../src/runtime/controller/controller.js';
@@ -21,11 +19,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCliInProcess } from '../helpers/cli.js';
+import { builtinDatabase } from '../helpers/builtin-db.js';
 
 let db: Database;
 let matcher: Matcher;
 beforeAll(async () => {
-  db = buildDatabase(builtinSources());
+  db = builtinDatabase();
   matcher = await Matcher.create(db);
 });
 

@@ -5,8 +5,6 @@
  * if it had been seen all along.
  */
 import { describe, it, expect, beforeAll } from 'vitest';
-import { buildDatabase } from '../../src/database/build.js';
-import { builtinSources } from '../../src/database/sources-node.js';
 import { Matcher } from '../../src/search/matcher.js';
 import { MatcherSearchPort } from '../../src/runtime/matcher-port.js';
 import { MotionMatchingController, createInput } from '../../src/runtime/controller/controller.js';
@@ -14,11 +12,12 @@ import { DEFAULT_LOD_LEVELS, levelOptions } from '../../src/runtime/lod/levels.j
 import { LOD_VIEW_MARGIN, inLodView, revealsPerStep, seeAll, viewCosHalfAngle, type LodView } from '../../src/runtime/lod/view.js';
 import { ScriptedDriver } from '../../src/sim/scenarios.js';
 import type { Database } from '../../src/database/database.js';
+import { builtinDatabase } from '../helpers/builtin-db.js';
 
 let db: Database;
 let port: MatcherSearchPort;
 beforeAll(async () => {
-  db = buildDatabase(builtinSources());
+  db = builtinDatabase();
   port = new MatcherSearchPort(await Matcher.create(db), 'kdtree');
 });
 

@@ -4,8 +4,6 @@
  * levels, the local search's window, the budget's shares and urgency order, and no starvation.
  */
 import { describe, it, expect, beforeAll } from 'vitest';
-import { buildDatabase } from '../../src/database/build.js';
-import { builtinSources } from '../../src/database/sources-node.js';
 import { Matcher } from '../../src/search/matcher.js';
 import { MotionMatchingController, createInput } from '../../src/runtime/controller/controller.js';
 import { CrowdSearchBatch } from '../../src/runtime/crowd/batch.js';
@@ -15,11 +13,12 @@ import { DEFAULT_LOD_LEVELS, initialLodLevel, lodDistance, selectLodLevel, valid
 import { BUDGET_BLOCK, FORCED_BONUS, budgetShare, rankByUrgency } from '../../src/runtime/lod/search-budget.js';
 import { ScriptedDriver } from '../../src/sim/scenarios.js';
 import type { Database } from '../../src/database/database.js';
+import { builtinDatabase } from '../helpers/builtin-db.js';
 
 let db: Database;
 let matcher: Matcher;
 beforeAll(async () => {
-  db = buildDatabase(builtinSources());
+  db = builtinDatabase();
   matcher = await Matcher.create(db);
 });
 

@@ -4,8 +4,6 @@
  * the requested way and the upper body turning towards the requested facing.
  */
 import { describe, it, expect, beforeAll } from 'vitest';
-import { buildDatabase } from '../../src/database/build.js';
-import { builtinSources } from '../../src/database/sources-node.js';
 import { travelCoverage, nearestCoveredTravel, travelBin, TRAVEL_BINS } from '../../src/runtime/controller/travel-coverage.js';
 import { upperBodyRig } from '../../src/runtime/controller/upper-body-twist.js';
 import { MotionMatchingController, createInput } from '../../src/runtime/controller/controller.js';
@@ -13,10 +11,11 @@ import type { PoseSearchPort } from '../../src/runtime/search-port.js';
 import type { Database } from '../../src/database/database.js';
 import { quatYaw } from '../../src/math/quat.js';
 import { makeRootTrackDatabase } from '../helpers/root-track-db.js';
+import { builtinDatabase } from '../helpers/builtin-db.js';
 
 const deg = Math.PI / 180;
 let builtin: Database;
-beforeAll(() => { builtin = buildDatabase(builtinSources()); });
+beforeAll(() => { builtin = builtinDatabase(); });
 
 /** A database whose only motion is a forward walk (a 1.2 m/s loop): it cannot sidestep. */
 function forwardOnly(): Database {

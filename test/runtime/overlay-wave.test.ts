@@ -6,7 +6,7 @@
 import { describe, it, expect, beforeAll } from 'vitest';
 import { join } from 'node:path';
 import { buildDatabase } from '../../src/database/build.js';
-import { builtinSources, loadBvhSources } from '../../src/database/sources-node.js';
+import { loadBvhSources } from '../../src/database/sources-node.js';
 import type { Database } from '../../src/database/database.js';
 import { MotionMatchingController, createInput } from '../../src/runtime/controller/controller.js';
 import { OverlayLayer } from '../../src/runtime/overlay/overlay.js';
@@ -15,6 +15,7 @@ import { maskSparesLegs } from '../../src/runtime/overlay/bone-mask.js';
 import type { PoseSearchPort } from '../../src/runtime/search-port.js';
 import { HAS_MOCAP, MOCAP_DIR } from '../helpers/cli.js';
 import { makeRootTrackDatabase } from '../helpers/root-track-db.js';
+import { builtinDatabase } from '../helpers/builtin-db.js';
 
 const keepPlaying: PoseSearchPort = { searchPose(_r, out) { out.frame = -1; out.cost = Infinity; } };
 
@@ -45,7 +46,7 @@ function waveOver(db: Database, hand: string, shoulder: string) {
 
 describe('the synthesized wave', () => {
   let builtin: Database;
-  beforeAll(() => { builtin = buildDatabase(builtinSources()); });
+  beforeAll(() => { builtin = builtinDatabase(); });
 
   it('waves the built-in character\'s right hand above its shoulder, the rest of the body untouched', () => {
     const { wave, highest, above } = waveOver(builtin, 'hand_r', 'upperarm_r');

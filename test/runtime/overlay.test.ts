@@ -5,8 +5,6 @@
  * enters the gesture nearest to the current pose.
  */
 import { describe, it, expect, beforeAll } from 'vitest';
-import { buildDatabase } from '../../src/database/build.js';
-import { builtinSources } from '../../src/database/sources-node.js';
 import type { Database } from '../../src/database/database.js';
 import { Matcher } from '../../src/search/matcher.js';
 import { MatcherSearchPort } from '../../src/runtime/matcher-port.js';
@@ -15,11 +13,12 @@ import { OverlayLayer, type OverlayOptions, type OverlayPlayOptions, type Overla
 import { armsMask, boneMaskFromSubtree, upperBodyMask } from '../../src/runtime/overlay/bone-mask.js';
 import { overlayClipFromDatabase } from '../../src/runtime/overlay/clip.js';
 import type { PoseSearchPort } from '../../src/runtime/search-port.js';
+import { builtinDatabase } from '../helpers/builtin-db.js';
 
 let db: Database;
 let port: PoseSearchPort;
 beforeAll(async () => {
-  db = buildDatabase(builtinSources());
+  db = builtinDatabase();
   port = new MatcherSearchPort(await Matcher.create(db, { backend: 'js' }), 'kdtree');
 });
 

@@ -13,8 +13,7 @@ import { QualityMeter } from '../../src/runtime/quality/meter.js';
 import { createInput } from '../../src/runtime/controller/controller.js';
 import type { MotionMatchingController } from '../../src/runtime/controller/controller.js';
 import { playbackQuality } from '../../src/runtime/quality/playback-quality.js';
-import { buildDatabase } from '../../src/database/build.js';
-import { builtinSources } from '../../src/database/sources-node.js';
+import { builtinDatabase } from '../helpers/builtin-db.js';
 
 // A rig of 7 joints: 0 hips, 1/2 left/right thigh, 3/4 left/right toe, 5/6 left/right ankle.
 const J = 7;
@@ -153,7 +152,7 @@ describe('facing', () => {
 
 /** A stand-in for the controller with the fields the meter reads, moving its root at `speed(t)` along +Z. */
 function fakeController(speed: (t: number) => number) {
-  const db = buildDatabase(builtinSources());
+  const db = builtinDatabase();
   const c = {
     db, joints: db.skeleton.names.length, worldPositions: new Float64Array(3 * db.skeleton.names.length),
     rootPosition: new Float64Array(3), simPosition: new Float64Array(3), simVelocity: new Float64Array(3), simAcceleration: new Float64Array(3),
@@ -199,7 +198,7 @@ describe('stops', () => {
 
 describe("the data's own level", () => {
   it('plays the built-in database plainly: feet on the ground, little skate, no stop figures, no planted foot lifted', () => {
-    const db = buildDatabase(builtinSources());
+    const db = builtinDatabase();
     const r = playbackQuality(db, 60);
     expect(r.skateCmPerSec).toBeGreaterThan(0);
     expect(r.skateCmPerSec).toBeLessThan(2);

@@ -6,8 +6,6 @@
  * and steps next to the same run on flat ground.
  */
 import { describe, it, expect, beforeAll } from 'vitest';
-import { buildDatabase } from '../../src/database/build.js';
-import { builtinSources } from '../../src/database/sources-node.js';
 import { Matcher } from '../../src/search/matcher.js';
 import { MatcherSearchPort } from '../../src/runtime/matcher-port.js';
 import { MotionMatchingController, createInput, type ControllerOptions } from '../../src/runtime/controller/controller.js';
@@ -18,11 +16,12 @@ import { groundFromFunctions, type Ground } from '../../src/runtime/ground/groun
 import { ScriptedDriver, type ScenarioName } from '../../src/sim/scenarios.js';
 import { hillsField, stepsField } from '../../src/sim/terrain/terrain.js';
 import type { Database } from '../../src/database/database.js';
+import { builtinDatabase } from '../helpers/builtin-db.js';
 
 let db: Database;
 let port: MatcherSearchPort;
 beforeAll(async () => {
-  db = buildDatabase(builtinSources());
+  db = builtinDatabase();
   port = new MatcherSearchPort(await Matcher.create(db), 'kdtree');
 });
 

@@ -1,8 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { ApproximateMatcher, measureRecall, symmetricEigen } from '../../src/search/approximate.js';
-import { buildDatabase } from '../../src/database/build.js';
-import { builtinSources } from '../../src/database/sources-node.js';
 import { Matcher } from '../../src/search/matcher.js';
+import { builtinDatabase } from '../helpers/builtin-db.js';
 
 describe('approximate search (PCA KD-tree + exact re-ranking)', () => {
   it('diagonalises a symmetric matrix', () => {
@@ -19,7 +18,7 @@ describe('approximate search (PCA KD-tree + exact re-ranking)', () => {
   });
 
   it('is exact with all components and enough candidates, and reports honest recall otherwise', async () => {
-    const db = buildDatabase(builtinSources());
+    const db = builtinDatabase();
     const exact = await Matcher.create(db, { backend: 'js' });
     const n = 200, S = db.stride;
     const queries = new Float32Array(n * S);

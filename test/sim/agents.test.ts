@@ -3,8 +3,6 @@
  * (src/sim/agents.ts) and the up-front memory check (src/sim/memory-node.ts).
  */
 import { describe, it, expect, beforeAll } from 'vitest';
-import { buildDatabase } from '../../src/database/build.js';
-import { builtinSources } from '../../src/database/sources-node.js';
 import { Matcher } from '../../src/search/matcher.js';
 import { createInput } from '../../src/runtime/controller/controller.js';
 import { ScriptedDriver, SCENARIOS, QUALITY_SCENARIOS } from '../../src/sim/scenarios.js';
@@ -12,11 +10,12 @@ import { AgentGroup, agentHashesInOrder, type SimulationConfig } from '../../src
 import { workerRanges, WORKER_BLOCK } from '../../src/sim/worker-split.js';
 import { estimateSimulationMemory, requireSimulationFits } from '../../src/sim/memory-node.js';
 import type { Database } from '../../src/database/database.js';
+import { builtinDatabase } from '../helpers/builtin-db.js';
 
 let db: Database;
 let matcher: Matcher;
 beforeAll(async () => {
-  db = buildDatabase(builtinSources());
+  db = builtinDatabase();
   matcher = await Matcher.create(db);
 });
 

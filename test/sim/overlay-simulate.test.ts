@@ -6,8 +6,6 @@
  */
 import { describe, it, expect, beforeAll } from 'vitest';
 import { join } from 'node:path';
-import { buildDatabase } from '../../src/database/build.js';
-import { builtinSources } from '../../src/database/sources-node.js';
 import type { Database } from '../../src/database/database.js';
 import { OverlayLayer } from '../../src/runtime/overlay/overlay.js';
 import { upperBodyMask } from '../../src/runtime/overlay/bone-mask.js';
@@ -15,12 +13,13 @@ import { OverlaySchedule, overlaySimulation, DEFAULT_OVERLAY_SIMULATION } from '
 import { OverlayStats } from '../../src/sim/overlay/metrics.js';
 import { runAgentGroups, runSimulation, type SimulationOptions } from '../../src/sim/simulation.js';
 import { HAS_MOCAP, MOCAP_DIR, runCli, runCliInProcess, tempDir } from '../helpers/cli.js';
+import { builtinDatabase } from '../helpers/builtin-db.js';
 
 /** The documented bound on the joint velocity jump at overlay entry and exit in a simulation (m/s; docs/overlays.md). */
 const ENTRY_EXIT_JUMP_BOUND = 6;
 
 let db: Database;
-beforeAll(() => { db = buildDatabase(builtinSources()); });
+beforeAll(() => { db = builtinDatabase(); });
 
 function options(o: Partial<SimulationOptions> = {}): SimulationOptions {
   return { agents: 40, seconds: 8, hz: 30, seed: 3, scenario: 'mixed', method: 'kdtree', footIK: true, recordAgent: -1, workers: 1, backend: 'js', warmup: false, ...o };

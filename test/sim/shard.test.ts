@@ -21,6 +21,7 @@ import { partialReport, partialReportText, parsePartialReport, runIdentity, data
 import { mergePartialReports } from '../../src/sim/shard/merge.js';
 import { crc32 } from '../../src/util/crc32.js';
 import type { Database } from '../../src/database/database.js';
+import { builtinDatabase } from '../helpers/builtin-db.js';
 
 describe('shard plan', () => {
   it('parses I/N and auto/N (index from JOB_COMPLETION_INDEX)', () => {
@@ -198,7 +199,7 @@ describe('partial reports merged', () => {
   };
 
   beforeAll(async () => {
-    db = buildDatabase(builtinSources());
+    db = builtinDatabase();
     whole = await runSimulation(db, base);
     for (let i = 0; i < N; i++) texts.push(await shardText(base, i, N));
   });
@@ -299,7 +300,7 @@ describe('partial reports merged with levels of detail', () => {
   };
 
   beforeAll(async () => {
-    db = buildDatabase(builtinSources());
+    db = builtinDatabase();
     whole = await runSimulation(db, base);
     texts = [];
     for (let i = 0; i < N; i++) texts.push(await shardText(base, i, N));

@@ -8,8 +8,6 @@
 import { describe, it, expect, beforeAll } from 'vitest';
 import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
-import { buildDatabase } from '../../src/database/build.js';
-import { builtinSources } from '../../src/database/sources-node.js';
 import type { Database } from '../../src/database/database.js';
 import { runAgentGroups, runSimulation, type SimulationOptions, type SimulationResult } from '../../src/sim/simulation.js';
 import { stepCount } from '../../src/sim/agents.js';
@@ -22,6 +20,7 @@ import { HeightField } from '../../src/runtime/ground/height-field.js';
 import type { TerrainSpec } from '../../src/sim/terrain/terrain.js';
 import type { QualityReport } from '../../src/runtime/quality/meter.js';
 import { runCli, runCliInProcess, tempDir } from '../helpers/cli.js';
+import { builtinDatabase } from '../helpers/builtin-db.js';
 
 /** Feet against the ground: means add floats (equal up to the order of the sums), the rest exactly. */
 const GROUND_MEANS = ['footGroundErrorCm', 'footFloatCm', 'footPenetrationCm'] as const;
@@ -39,7 +38,7 @@ function overlayCounts(o: Record<string, unknown>): Record<string, unknown> {
 }
 
 let db: Database;
-beforeAll(() => { db = buildDatabase(builtinSources()); });
+beforeAll(() => { db = builtinDatabase(); });
 
 // 8 s: every agent starts its first overlay within 3-8 s (the default schedule).
 const base = (o: Partial<SimulationOptions> = {}): SimulationOptions => ({

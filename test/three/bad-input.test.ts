@@ -3,14 +3,14 @@
  * claiming gigabytes allocates nothing.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildDatabase, builtinSources } from '../../src/index.js';
 import type { Database } from '../../src/database/database.js';
 import { ThreeRetargeter, ThreeRigError, checkGlb, parseGlb } from '../../src/three/index.js';
 import { buildGlb, databaseRig, packGlb } from './fixtures.js';
 import { variantRig } from './rigs.js';
+import { builtinDatabase } from '../helpers/builtin-db.js';
 
 let db: Database;
-beforeAll(() => { db = buildDatabase(builtinSources()); });
+beforeAll(() => { db = builtinDatabase(); });
 
 /** The error a promise or function ends with (must be a one-line ThreeRigError). */
 async function refusal(f: () => unknown): Promise<ThreeRigError> {

@@ -5,13 +5,14 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Vector3 } from 'three';
-import { buildDatabase, builtinSources, Matcher, MatcherSearchPort, MotionMatchingController, createInput } from '../../src/index.js';
+import {  Matcher, MatcherSearchPort, MotionMatchingController, createInput } from '../../src/index.js';
 import type { Database } from '../../src/database/database.js';
 import { ThreeRetargeter, parseGlb } from '../../src/three/index.js';
 import { buildGlb, databaseRig } from './fixtures.js';
+import { builtinDatabase } from '../helpers/builtin-db.js';
 
 let db: Database;
-beforeAll(() => { db = buildDatabase(builtinSources()); });
+beforeAll(() => { db = builtinDatabase(); });
 
 describe('three adapter: identity', () => {
   it('a rig built from the database skeleton reproduces the engine joints within 0.1 mm over 300 steps', async () => {

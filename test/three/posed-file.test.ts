@@ -7,16 +7,17 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Quaternion, Vector3, type Object3D } from 'three';
-import { buildDatabase, builtinSources, Matcher, MatcherSearchPort, MotionMatchingController, createInput } from '../../src/index.js';
+import {  Matcher, MatcherSearchPort, MotionMatchingController, createInput } from '../../src/index.js';
 import type { Database } from '../../src/database/database.js';
 import { ThreeRetargeter, parseGlb } from '../../src/three/index.js';
 import { buildGlb, databaseRig } from './fixtures.js';
 import { mixamoRig, unrealRig } from './rigs.js';
+import { builtinDatabase } from '../helpers/builtin-db.js';
 
 let db: Database;
 let search: MatcherSearchPort;
 beforeAll(async () => {
-  db = buildDatabase(builtinSources());
+  db = builtinDatabase();
   search = new MatcherSearchPort(await Matcher.create(db), 'kdtree');
 });
 

@@ -5,12 +5,13 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { GLTF } from 'three/examples/jsm/loaders/GLTFLoader.js';
-import { buildDatabase, builtinSources, Matcher, MatcherSearchPort, MotionMatchingController, createInput } from '../../src/index.js';
+import {  Matcher, MatcherSearchPort, MotionMatchingController, createInput } from '../../src/index.js';
 import type { Database } from '../../src/database/database.js';
 import { ThreeRetargeter, parseGlb, type ThreeRetargeterOptions } from '../../src/three/index.js';
 import { buildGlb, databaseRig, type RigSpec } from './fixtures.js';
 import { mixamo65Rig, mixamoRig, unrealRig, vroidRig, vrmRig } from './rigs.js';
 import { Recorder, jointSets, type Measures } from './measure.js';
+import { builtinDatabase } from '../helpers/builtin-db.js';
 
 const DT = 1 / 60, STEPS = 600;
 
@@ -35,7 +36,7 @@ const results = new Map<string, Result>();
 let db: Database;
 
 beforeAll(async () => {
-  db = buildDatabase(builtinSources());
+  db = builtinDatabase();
   const matcher = await Matcher.create(db);
   const search = new MatcherSearchPort(matcher, 'kdtree');
   const c = new MotionMatchingController(db);

@@ -6,18 +6,18 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { Vector3, type Object3D, type SkinnedMesh } from 'three';
 import * as SkeletonUtils from 'three/examples/jsm/utils/SkeletonUtils.js';
 import {
-  buildDatabase, builtinSources, Matcher, MatcherSearchPort, MotionMatchingController, createInput, groundFromFunctions, synthesizedWave,
-} from '../../src/index.js';
+    Matcher, MatcherSearchPort, MotionMatchingController, createInput, groundFromFunctions, synthesizedWave } from '../../src/index.js';
 import type { Database } from '../../src/database/database.js';
 import { ThreeRetargeter, parseGlb } from '../../src/three/index.js';
 import { smallestHeapGrowth } from '../helpers/heap-growth.js';
 import { buildGlb, databaseRig } from './fixtures.js';
 import { mixamoRig, unrealRig } from './rigs.js';
+import { builtinDatabase } from '../helpers/builtin-db.js';
 
 let db: Database;
 let search: MatcherSearchPort;
 beforeAll(async () => {
-  db = buildDatabase(builtinSources());
+  db = builtinDatabase();
   search = new MatcherSearchPort(await Matcher.create(db), 'kdtree');
 });
 

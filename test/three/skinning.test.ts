@@ -9,17 +9,18 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Group, Matrix4, Vector3, type Object3D, type SkinnedMesh } from 'three';
 import * as SkeletonUtils from 'three/examples/jsm/utils/SkeletonUtils.js';
-import { buildDatabase, builtinSources, Matcher, MatcherSearchPort, MotionMatchingController, createInput } from '../../src/index.js';
+import {  Matcher, MatcherSearchPort, MotionMatchingController, createInput } from '../../src/index.js';
 import type { Database } from '../../src/database/database.js';
 import { ThreeRetargeter, parseGlb, type ThreeRetargeterOptions } from '../../src/three/index.js';
 import { smallestHeapGrowth } from '../helpers/heap-growth.js';
 import { buildGlb, databaseRig, type RigSpec } from './fixtures.js';
 import { mixamo65Rig, mixamoRig, unrealRig, vroidRig, vrmRig } from './rigs.js';
+import { builtinDatabase } from '../helpers/builtin-db.js';
 
 let db: Database;
 let search: MatcherSearchPort;
 beforeAll(async () => {
-  db = buildDatabase(builtinSources());
+  db = builtinDatabase();
   search = new MatcherSearchPort(await Matcher.create(db), 'kdtree');
 });
 

@@ -11,16 +11,17 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { Vector3, type Object3D } from 'three';
 import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
 import { VRMLoaderPlugin, type VRM } from '@pixiv/three-vrm';
-import { buildDatabase, builtinSources, Matcher, MatcherSearchPort, MotionMatchingController, createInput } from '../../src/index.js';
+import {  Matcher, MatcherSearchPort, MotionMatchingController, createInput } from '../../src/index.js';
 import type { Database } from '../../src/database/database.js';
 import { ThreeRetargeter, parseGlb } from '../../src/three/index.js';
 import { buildGlb, databaseRig, packGlb } from './fixtures.js';
 import { vroidRig } from './rigs.js';
+import { builtinDatabase } from '../helpers/builtin-db.js';
 
 let db: Database;
 let search: MatcherSearchPort;
 beforeAll(async () => {
-  db = buildDatabase(builtinSources());
+  db = builtinDatabase();
   search = new MatcherSearchPort(await Matcher.create(db), 'kdtree');
 });
 

@@ -14,13 +14,12 @@ import { parseLodTable, LodTableError, lodTableJson } from '../../src/sim/lod/fi
 import { DEFAULT_LOD_LEVELS } from '../../src/runtime/lod/levels.js';
 import { parseHeightFieldFile, heightFieldToJson } from '../../src/sim/terrain/file.js';
 import { HeightFieldError } from '../../src/runtime/ground/height-field.js';
-import { buildDatabase } from '../../src/database/build.js';
-import { builtinSources } from '../../src/database/sources-node.js';
 import { runAgentGroups, type SimulationOptions } from '../../src/sim/simulation.js';
 import { stepCount } from '../../src/sim/agents.js';
 import { shardAgentRange } from '../../src/sim/shard/plan.js';
 import { partialReport, partialReportText, parsePartialReport, runIdentity, PartialReportError } from '../../src/sim/shard/report.js';
 import { crc32 } from '../../src/util/crc32.js';
+import { builtinDatabase } from '../helpers/builtin-db.js';
 
 /** The error `fn` throws (fails the test when it throws none). */
 function thrown(fn: () => unknown): Error {
@@ -229,7 +228,7 @@ describe('partial reports: a forged file (checksum recomputed) is refused field 
   const o: SimulationOptions = { agents: 4, seconds: 1, hz: 30, seed: 5, scenario: 'mixed', method: 'kdtree', footIK: true, recordAgent: -1, workers: 1, backend: 'auto', warmup: false };
   let text = '';
   beforeAll(async () => {
-    const db = buildDatabase(builtinSources());
+    const db = builtinDatabase();
     const shard = { index: 0, count: 2 };
     const run = await runAgentGroups(db, { ...o, agentRange: shardAgentRange(o.agents, shard) });
     const t = new Date(0);

@@ -18,11 +18,10 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { REPO_ROOT } from '../helpers/cli.js';
 import { HAVE_CHROMIUM, TEST_VIEWPORT, chromiumSkipReason, launchChromium, openDemoPage, startDemo, stopDemo, type DemoProcess } from '../helpers/demo-browser.js';
-import { buildDatabase } from '../../src/database/build.js';
-import { builtinSources } from '../../src/index.js';
 import { buildGlb, databaseRig, type RigBone } from '../three/fixtures.js';
 import { mixamoRig } from '../three/rigs.js';
 import { buildBodyGlb } from '../three/body-glb.js';
+import { builtinDatabase } from '../helpers/builtin-db.js';
 
 if (!HAVE_CHROMIUM) console.log(chromiumSkipReason('character browser tests'));
 
@@ -54,7 +53,7 @@ describe.skipIf(!HAVE_CHROMIUM)('a skinned character in the browser demo', () =>
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'motionmatch-character-'));
-    const db = buildDatabase(builtinSources());
+    const db = builtinDatabase();
     mixamo = mixamoRig(databaseRig(db));
     const file = join(dir, 'mixamo.glb');
     writeFileSync(file, buildBodyGlb({ bones: mixamo, armatureScale: 0.01 }));

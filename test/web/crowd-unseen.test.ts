@@ -5,12 +5,11 @@
  * one coming into view steps that very frame; agents in view or near the camera step every frame.
  */
 import { describe, it, expect, beforeAll } from 'vitest';
-import { buildDatabase } from '../../src/database/build.js';
-import { builtinSources } from '../../src/database/sources-node.js';
 import { Matcher } from '../../src/search/matcher.js';
 import { UNSEEN_MAX_GATHERED, inLodView, restsUnseen, viewCosHalfAngle } from '../../src/runtime/lod/view.js';
 import { Crowd, crowdRadius, type BatchSearcher, type CrowdOptions, type PoseChunk } from '../../web/src/crowd.js';
 import type { Database } from '../../src/database/database.js';
+import { builtinDatabase } from '../helpers/builtin-db.js';
 
 const DT = 1 / 60;
 const AGENTS = 300;
@@ -18,7 +17,7 @@ let db: Database;
 let searcher: BatchSearcher;
 
 beforeAll(async () => {
-  db = buildDatabase(builtinSources());
+  db = builtinDatabase();
   const matcher = await Matcher.create(db);
   searcher = { matcher, searchBatch: (q, k, o, out) => matcher.searchBatch(q, k, o, out) };
 });

@@ -6,11 +6,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { buildDatabase } from '../../src/database/build.js';
-import { builtinSources } from '../../src/database/sources-node.js';
 import type { Database } from '../../src/database/database.js';
 import { HAVE_CHROMIUM, chromiumSkipReason, launchChromium, openDemoPage, startDemo, stopDemo, type DemoProcess } from '../helpers/demo-browser.js';
 import { runCli } from '../helpers/cli.js';
+import { builtinDatabase } from '../helpers/builtin-db.js';
 
 if (!HAVE_CHROMIUM) console.log(chromiumSkipReason('demo tag filters'));
 
@@ -26,7 +25,7 @@ let db: Database;
 let demo: DemoProcess | undefined;
 let browser: Browser | undefined;
 beforeAll(async () => {
-  db = buildDatabase(builtinSources());
+  db = builtinDatabase();
   if (!HAVE_CHROMIUM) return;
   demo = await startDemo(['--no-build', '--exclude-tag', 'walk']);
   browser = await launchChromium();
