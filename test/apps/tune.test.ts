@@ -186,6 +186,9 @@ describe('motionmatch tune', () => {
       [['tune', small, '--out', ''], /--out needs a folder name/],
       [['tune', small, '--holdout', ''], /--holdout needs a file name/],
       [['tune', small, '--options', ''], /--options needs a file name/],
+      [['tune', small, '--holdout-agents', '10'], /--holdout-agents and --holdout-seconds size the --holdout check: give --holdout FILE too/],
+      [['tune', small, '--holdout', small, '--holdout-agents', '0'], /--holdout-agents must be >= 1/],
+      [['tune', small, '--holdout', small, '--holdout-seconds', '1'], /--holdout-seconds must be >= 2/],
     ];
     for (const [args, message] of usage) {
       const r = await runCliInProcess(args);

@@ -24,7 +24,8 @@ import { QUALITY_SCENARIOS } from '../../sim/scenarios.js';
 export const TUNE_DEFAULTS = { budget: 120, agents: 32, seconds: 10, hz: 30, seed: 1, out: 'tune-results' } as const;
 
 export const TUNE_USAGE = `usage: motionmatch tune DB [--budget SECONDS] [--out DIR] [--seed K] [--evaluations N] [--design N]
-                        [--agents N] [--seconds S] [--workers W] [--holdout FILE] [--options FILE] [--json]
+                        [--agents N] [--seconds S] [--workers W] [--holdout FILE [--holdout-agents N] [--holdout-seconds S]]
+                        [--options FILE] [--json]
 
   Sweeps the settings that trade responsiveness for quality — pose and trajectory feature
   weights, continuing bias, search interval, trajectory and inertialization half-lives — over
@@ -50,6 +51,8 @@ export const TUNE_USAGE = `usage: motionmatch tune DB [--budget SECONDS] [--out 
   --holdout FILE    afterwards, compare the defaults (or --options) and the recommendation on this database
                     (captures the sweep never saw) with \`motionmatch quality\`'s settings (${QUALITY_DEFAULTS.agents} agents x ${QUALITY_DEFAULTS.seconds} s),
                     means over seeds ${QUALITY_DEFAULTS.seed}..${QUALITY_DEFAULTS.seed + 2}, differences judged against the seed-to-seed spread
+  --holdout-agents N, --holdout-seconds S
+                    the held-back check's crowd instead (a quicker check, or a larger one for a closer call)
   --json            print one JSON object (what front.json holds, and the files written)`;
 
 function shellWord(a: string): string {
@@ -214,6 +217,8 @@ export async function tuneCommand(argv: string[]): Promise<number> {
     seconds: { type: 'string' },
     workers: { type: 'string' },
     holdout: { type: 'string' },
+    'holdout-agents': { type: 'string' },
+    'holdout-seconds': { type: 'string' },
     options: { type: 'string' },
     json: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
@@ -233,6 +238,15 @@ export async function tuneCommand(argv: string[]): Promise<number> {
   const agents = integerOption(values.agents, 'agents', TUNE_USAGE, 1, 100_000) ?? TUNE_DEFAULTS.agents;
   const seconds = numberOption(values.seconds, 'seconds', TUNE_USAGE, 2, 3600) ?? TUNE_DEFAULTS.seconds;
   const workers = integerOption(values.workers, 'workers', TUNE_USAGE, 1, 64) ?? 1;
+  if (values.holdout === undefined && (values['holdout-agents'] !== undefined || values['holdout-seconds'] !== undefined)) {
+    throw new UsageError('--holdout-agents and --holdout-seconds size the --holdout check: give --holdout FILE too', TUNE_USAGE);
+  }
+  const held = {
+    agents: integerOption(values['holdout-agents'], 'holdout-agents', TUNE_USAGE, 1, 100_000) ?? QUALITY_DEFAULTS.agents,
+    seconds: numberOption(values['holdout-seconds'], 'holdout-seconds', TUNE_USAGE, 2, 3600) ?? QUALITY_DEFAULTS.seconds,
+  };
+  // The quality command lines printed to check the held-back figures: with the check's own crowd.
+  const heldSize = held.agents === QUALITY_DEFAULTS.agents && held.seconds === QUALITY_DEFAULTS.seconds ? '' : ` --agents ${held.agents} --seconds ${held.seconds}`;
   const out = values.out ?? TUNE_DEFAULTS.out;
   const json = !!values.json;
   const hz = TUNE_DEFAULTS.hz;
@@ -306,7 +320,7 @@ export async function tuneCommand(argv: string[]): Promise<number> {
     const hb = createProgress('held-back check', !json && !!process.stderr.isTTY);
     hb.update(0, 1, `${values.holdout}: ${startLabel} and recommendation`);
     try {
-      holdout = await compareOnHoldout(holdoutDb, recommendedSettings, { agents: QUALITY_DEFAULTS.agents, seconds: QUALITY_DEFAULTS.seconds, hz, seed: QUALITY_DEFAULTS.seed, workers, source: values.holdout, ...(baseSettings ? { baseline: baseSettings } : {}) });
+      holdout = await compareOnHoldout(holdoutDb, recommendedSettings, { agents: held.agents, seconds: held.seconds, hz, seed: QUALITY_DEFAULTS.seed, workers, source: values.holdout, ...(baseSettings ? { baseline: baseSettings } : {}) });
     } finally {
       hb.done();
     }
@@ -315,7 +329,7 @@ export async function tuneCommand(argv: string[]): Promise<number> {
   const files = { json: join(out, 'front.json'), svg: join(out, 'front.svg'), settings: join(out, 'recommended.json') };
   const checks = [
     `motionmatch quality ${shellWord(dbPath)} --options ${shellWord(files.settings)}`,
-    ...(values.holdout !== undefined ? [`motionmatch quality ${shellWord(values.holdout)}${values.options !== undefined ? ` --options ${shellWord(values.options)}` : ''}`, `motionmatch quality ${shellWord(values.holdout)} --options ${shellWord(files.settings)}`] : []),
+    ...(values.holdout !== undefined ? [`motionmatch quality ${shellWord(values.holdout)}${heldSize}${values.options !== undefined ? ` --options ${shellWord(values.options)}` : ''}`, `motionmatch quality ${shellWord(values.holdout)}${heldSize} --options ${shellWord(files.settings)}`] : []),
   ];
   const report = {
     version: 1,
@@ -333,7 +347,7 @@ export async function tuneCommand(argv: string[]): Promise<number> {
     confirmations: result.confirmations,
     stoppedBy: result.stoppedBy,
     elapsedSeconds: result.elapsedSeconds,
-    holdout: holdout && values.holdout !== undefined ? { source: values.holdout, agents: QUALITY_DEFAULTS.agents, seconds: QUALITY_DEFAULTS.seconds, seed: QUALITY_DEFAULTS.seed, ...holdout } : null,
+    holdout: holdout && values.holdout !== undefined ? { source: values.holdout, agents: held.agents, seconds: held.seconds, seed: QUALITY_DEFAULTS.seed, ...holdout } : null,
     checks,
   };
   const svg = tuneFrontSvg(result, {
@@ -363,7 +377,7 @@ export async function tuneCommand(argv: string[]): Promise<number> {
   ];
   if (holdout && values.holdout !== undefined) {
     const sp = holdout.spread;
-    lines.push('', `held-back captures ${values.holdout} (${QUALITY_DEFAULTS.agents} agents x ${QUALITY_DEFAULTS.seconds} s, means over seeds ${holdout.seeds.join(', ')}):`, HEADER,
+    lines.push('', `held-back captures ${values.holdout} (${held.agents} agents x ${held.seconds} s, means over seeds ${holdout.seeds.join(', ')}):`, HEADER,
       objectiveRow(startLabel, holdout.defaults.objectives, null), objectiveRow('recommended', holdout.recommended.objectives, null),
       objectiveRow('seed spread', sp, null),
       `  ${holdout.improved.length ? `better beyond the seed spread: ${holdout.improved.join(', ')}` : 'no quality measure better beyond the seed spread'}; trajectory error ${holdout.trajectoryNoWorse ? 'no worse' : 'WORSE'} (beyond the spread)`);
