@@ -470,14 +470,16 @@ describe('parseBvh: linear time on pathological input', () => {
     expect(ms, label).toBeLessThan(60_000);
   };
 
-  it('a 50 MB single line of values, a 50 MB token, 50 MB of whitespace or braces', () => {
-    const big = 50 * 1024 * 1024;
-    timed('50 MB line of values', () => expectBvhError(header + '1 '.repeat(big / 2), 33, /more motion data/));
-    timed('50 MB token', () => expectBvhError(header + '1'.repeat(big), 33, /out-of-range motion value '1{37}\.\.\.'/));
-    timed('50 MB whitespace', () => expectBvhError(header + ' \t'.repeat(big / 2), 32, /found 0/));
-    timed('50 MB of newlines', () => expectBvhError(header + '\n'.repeat(big), 32, /found 0/));
-    timed('50 MB of braces', () => expectBvhError('HIERARCHY\nROOT A\n{\n' + '{'.repeat(big), 4, /unexpected '\{'/));
-    timed('50 MB joint name', () => expectBvhError('HIERARCHY\nROOT ' + 'a'.repeat(big), 2, /expected '\{'/));
+  // 10 MB proves what 50 MB did (the suite ran 13 s on it): a scan quadratic in the line's length
+  // would take hours on either.
+  it('a 10 MB single line of values, a 10 MB token, 10 MB of whitespace or braces', () => {
+    const big = 10 * 1024 * 1024;
+    timed('10 MB line of values', () => expectBvhError(header + '1 '.repeat(big / 2), 33, /more motion data/));
+    timed('10 MB token', () => expectBvhError(header + '1'.repeat(big), 33, /out-of-range motion value '1{37}\.\.\.'/));
+    timed('10 MB whitespace', () => expectBvhError(header + ' \t'.repeat(big / 2), 32, /found 0/));
+    timed('10 MB of newlines', () => expectBvhError(header + '\n'.repeat(big), 32, /found 0/));
+    timed('10 MB of braces', () => expectBvhError('HIERARCHY\nROOT A\n{\n' + '{'.repeat(big), 4, /unexpected '\{'/));
+    timed('10 MB joint name', () => expectBvhError('HIERARCHY\nROOT ' + 'a'.repeat(big), 2, /expected '\{'/));
   });
 
   it('a huge declared frame count with 20 MB of data: linear, bounded memory, says how many were found', () => {
