@@ -10,15 +10,14 @@ import { BENCH_SETS, defaultMocapDir, resolveMocapDir, type BenchSetName } from 
 import { renderMarkdown } from '../../bench/report.js';
 import { renderSvgChart } from '../../bench/svg-chart.js';
 import { benchControllerStep, benchSimulationScaling, type ControllerBenchOptions, type ControllerBenchRow, type ScalingRow } from '../../bench/controller-bench.js';
-import { buildDatabase } from '../../database/build.js';
-import { builtinSources } from '../../database/sources-node.js';
+import { builtinDatabase } from '../builtin-database.js';
 
 const SECTIONS = ['search', 'runtime'] as const;
 type Section = (typeof SECTIONS)[number];
 
 /** Runtime figures on the built-in database: the controller's step cost and the crowd simulation's throughput. */
 async function runRuntimeBench(quick: boolean, agentCounts: number[], log: (m: string) => void): Promise<{ controller: ControllerBenchRow[]; simulation: ScalingRow[] }> {
-  const db = buildDatabase(builtinSources());
+  const db = builtinDatabase();
   const controller: ControllerBenchRow[] = [];
   const variants: ControllerBenchOptions[] = [
     { footIK: true, inertialization: true }, { footIK: false, inertialization: true }, { footIK: false, inertialization: false },

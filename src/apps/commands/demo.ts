@@ -18,9 +18,8 @@ import { readSettingsFile } from '../../sim/settings/options-file-node.js';
 import { settingsFragment, type EngineSettings } from '../../sim/settings/options-file.js';
 import { TAG_OPTIONS, searchTagsOption, tagOptionsUsage } from '../tag-options.js';
 import { checkSearchTags, searchTagsFragment, searchTagsText, type SearchTags } from '../../sim/search-tags.js';
-import { buildDatabase } from '../../database/build.js';
-import { builtinSources } from '../../database/sources-node.js';
 import type { Database } from '../../database/database.js';
+import { builtinDatabase } from '../builtin-database.js';
 
 export const DEMO_USAGE = `usage: motionmatch demo [--db FILE [--serve-float32]] [--character FILE] [--options FILE] [--port N] [--host H]
                         [--require-tag TAG] [--exclude-tag TAG]
@@ -105,7 +104,7 @@ export async function demoCommand(argv: string[]): Promise<number> {
   const settings: EngineSettings | null = values.options !== undefined ? readSettingsFile(userPath(values.options)) : null;
   const tags = searchTagsOption(values, DEMO_USAGE);
   // The built-in database's tags, to check the filters against when no --db is given.
-  if (tags && values.db === undefined) checkTagsOn(buildDatabase(builtinSources()), tags);
+  if (tags && values.db === undefined) checkTagsOn(builtinDatabase(), tags);
   let database: (ServedDatabase & { frames: number; clips: number; source: string; compact: CompactCopy | null }) | undefined;
   if (values.db !== undefined) {
     const file = userPath(values.db);

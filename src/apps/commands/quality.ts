@@ -7,8 +7,6 @@ import { basename } from 'node:path';
 import { tuneJitForCrowds } from '../../util/jit-node.js';
 import { createProgress } from '../../util/progress.js';
 import { writeFileAtomic } from '../../util/files-node.js';
-import { buildDatabase } from '../../database/build.js';
-import { builtinSources } from '../../database/sources-node.js';
 import type { Database } from '../../database/database.js';
 import { columnDataValue, columnRatio, qualityColumns } from '../../tools/quality/columns.js';
 import { QUALITY_TARGETS, TERRAIN_QUALITY_TARGETS } from '../../tools/quality/targets.js';
@@ -26,6 +24,7 @@ import { checkOutputFile } from '../output-file.js';
 import { oneLineWorkerErrors } from '../worker-error.js';
 import { readSettingsFile } from '../../sim/settings/options-file-node.js';
 import { applySchemaWeights } from '../../sim/settings/options-file.js';
+import { builtinDatabase } from '../builtin-database.js';
 
 /** Defaults that keep a run on a ~50,000-frame database well under a minute on two cores; 60 Hz is the display rate. */
 export const QUALITY_DEFAULTS = { agents: 100, seconds: 20, hz: 60, seed: 1 } as const;
@@ -115,7 +114,7 @@ export async function qualityCommand(argv: string[]): Promise<number> {
 
   tuneJitForCrowds(); // as `simulate` runs (src/util/jit-node.ts)
   const t0 = performance.now();
-  const loaded: Database = dbPath !== undefined ? readDatabaseArgument(dbPath) : buildDatabase(builtinSources());
+  const loaded: Database = dbPath !== undefined ? readDatabaseArgument(dbPath) : builtinDatabase();
   const db = engineSettings ? applySchemaWeights(loaded, engineSettings, values.options) : loaded;
   try { checkSearchTags(db, tags); } catch (e) { throw new UsageError((e as Error).message, QUALITY_USAGE); }
   const source = dbPath ?? 'builtin';

@@ -4,8 +4,6 @@ import { hostname } from 'node:os';
 import { tuneJitForCrowds } from '../../util/jit-node.js';
 import { parseCommandArgs, integerOption, numberOption, UsageError } from '../args.js';
 import { readDatabaseArgument } from '../database-file.js';
-import { buildDatabase } from '../../database/build.js';
-import { builtinSources } from '../../database/sources-node.js';
 import { runAgentGroups, runSimulation, type SimulationOptions, type SimulationResult } from '../../sim/simulation.js';
 import { stepCount } from '../../sim/agents.js';
 import { parseShardSpec, shardAgentRange, shardBlock, ShardSpecError, type ShardSpec } from '../../sim/shard/plan.js';
@@ -32,6 +30,7 @@ import { readLodTableFile } from '../../sim/lod/file-node.js';
 import { BUDGET_BLOCK } from '../../runtime/lod/search-budget.js';
 import { TAG_OPTIONS, searchTagsOption, tagOptionsUsage } from '../tag-options.js';
 import { checkSearchTags, searchTagsText } from '../../sim/search-tags.js';
+import { builtinDatabase } from '../builtin-database.js';
 
 export const SIMULATE_USAGE = `usage: motionmatch simulate [--db FILE] [--agents N] [--seconds S] [--hz H] [--seed K]
                             [--workers W] [--scenario wander|path|stop-go|strafe|mixed]
@@ -165,7 +164,7 @@ export async function simulateCommand(argv: string[]): Promise<number> {
   const overlay = overlayOption(values);
   const tags = searchTagsOption(values, SIMULATE_USAGE);
 
-  const built = values.db !== undefined ? readDatabaseArgument(values.db) : buildDatabase(builtinSources());
+  const built = values.db !== undefined ? readDatabaseArgument(values.db) : builtinDatabase();
   const db = settings ? applySchemaWeights(built, settings, values.options) : built;
   try { checkSearchTags(db, tags); } catch (e) { throw new UsageError((e as Error).message, SIMULATE_USAGE); }
   const bar = createProgress('simulate', !json && !!process.stderr.isTTY);
