@@ -4,8 +4,10 @@
 // prepack writes the shipped manifest in place (npm packs the package.json it finds on disk) and
 // keeps the original beside it; postpack puts the original back with its modification time (the
 // demo bundle's freshness check compares against it). A pack that died between the two leaves the
-// backup, and the next prepack or postpack restores it first.
-import { existsSync, readFileSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+// backup, and the next prepack or postpack restores it first. Every write goes to a temporary file
+// renamed over the target: whatever reads package.json meanwhile (vite resolving imports while the
+// tests pack the repository) sees one whole file or the other, never an empty one.
+import { existsSync, readFileSync, renameSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** Scripts kept in the packed package.json: they need only what ships (bin/, dist/src/, web-dist/). */
@@ -23,14 +25,20 @@ export function packedManifest(text) {
   return JSON.stringify(pkg, null, 2) + '\n';
 }
 
+/** Writes `text` to `file` whole (a temporary file renamed over it), with the given times when there are. */
+function replaceFile(file, text, times) {
+  const part = `${file}.${process.pid}.part`;
+  writeFileSync(part, text);
+  if (times) utimesSync(part, new Date(times.atimeMs), new Date(times.mtimeMs));
+  renameSync(part, file);
+}
+
 /** Puts the original package.json back if a backup is there; returns whether it did. */
 export function restoreManifest(root) {
   const backup = join(root, MANIFEST_BACKUP);
   if (!existsSync(backup)) return false;
   const { text, atimeMs, mtimeMs } = JSON.parse(readFileSync(backup, 'utf8'));
-  const file = join(root, 'package.json');
-  writeFileSync(file, text);
-  utimesSync(file, new Date(atimeMs), new Date(mtimeMs));
+  replaceFile(join(root, 'package.json'), text, { atimeMs, mtimeMs });
   unlinkSync(backup);
   return true;
 }
@@ -41,6 +49,6 @@ export function writePackedManifest(root) {
   const file = join(root, 'package.json');
   const text = readFileSync(file, 'utf8');
   const st = statSync(file);
-  writeFileSync(join(root, MANIFEST_BACKUP), JSON.stringify({ text, atimeMs: st.atimeMs, mtimeMs: st.mtimeMs }));
-  writeFileSync(file, packedManifest(text));
+  replaceFile(join(root, MANIFEST_BACKUP), JSON.stringify({ text, atimeMs: st.atimeMs, mtimeMs: st.mtimeMs }));
+  replaceFile(file, packedManifest(text));
 }
