@@ -1,24 +1,35 @@
 /**
- * The test fixture test/helpers/builtin-db.ts stands in for `buildDatabase(builtinSources())` in
- * many test files: what it returns must be that database exactly, and each call a copy of its own.
+ * Two stand-ins for `buildDatabase(builtinSources())`: the test fixture test/helpers/builtin-db.ts
+ * (many test files) and the CLI's per-process copy src/apps/builtin-database.ts (simulate, quality,
+ * bench, demo). What each returns must be that database exactly, and each call a copy of its own.
  */
 import { describe, expect, it } from 'vitest';
 import { isDeepStrictEqual } from 'node:util';
 import { buildDatabase } from '../../src/database/build.js';
 import { builtinSources } from '../../src/database/builtin-sources.js';
 import { builtinDatabase } from '../helpers/builtin-db.js';
+import { builtinDatabase as cliBuiltinDatabase } from '../../src/apps/builtin-database.js';
+import type { Database } from '../../src/database/database.js';
 
-describe('the built-in database test fixture', () => {
-  it('is the database built, every array and field, and a fresh copy per call', () => {
-    const built = buildDatabase(builtinSources());
-    const fixture = builtinDatabase();
-    const differing = Object.keys(built).filter((k) => !isDeepStrictEqual((built as unknown as Record<string, unknown>)[k], (fixture as unknown as Record<string, unknown>)[k]));
-    expect(differing).toEqual([]);
-    expect(Object.keys(fixture).sort()).toEqual(Object.keys(built).sort());
-    fixture.features[0] += 1;
-    fixture.clips[0].name = 'changed';
-    const next = builtinDatabase();
-    expect(next.features[0]).toBe(built.features[0]);
-    expect(next.clips[0].name).toBe(built.clips[0].name);
-  });
+/** The fields of `a` and `b` that differ (deep, prototypes included), and those only one has. */
+function differingFields(a: Database, b: Database): string[] {
+  const ra = a as unknown as Record<string, unknown>, rb = b as unknown as Record<string, unknown>;
+  return [...new Set([...Object.keys(ra), ...Object.keys(rb)])].filter((k) => !(k in ra) || !(k in rb) || !isDeepStrictEqual(ra[k], rb[k]));
+}
+
+describe('stand-ins for the built-in database', () => {
+  const built = buildDatabase(builtinSources());
+  for (const [name, get] of [['the test fixture', builtinDatabase], ["the CLI's copy", cliBuiltinDatabase]] as const) {
+    it(`${name} is the database built, every array and field, and a fresh copy per call`, () => {
+      const first = get();
+      expect(differingFields(built, first)).toEqual([]);
+      // A command or test that changes its copy changes no other.
+      first.features[0] += 1;
+      first.clips[0].name = 'changed';
+      const next = get();
+      expect(differingFields(built, next)).toEqual([]);
+      next.mean[1] += 1;
+      expect(differingFields(built, get())).toEqual([]);
+    });
+  }
 });
