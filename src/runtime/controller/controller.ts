@@ -48,6 +48,8 @@ export type { ControllerCounters } from './state.js';
 const ROOT_STEP = new Float64Array(4);
 /** The inertialization step's dt and half-life (Inertializer.applyWith). */
 const INERT_ARGS = new Float64Array(2);
+/** prepare()'s dt on its way to prepareStep() (not the state: a refused dt must leave the state as it was). */
+const PREPARE_DT = new Float64Array(1);
 
 /**
  * Fastest desired speed accepted (m/s). No character runs faster; a larger value is a unit mistake
@@ -285,6 +287,14 @@ export class MotionMatchingController {
    * complete().
    */
   prepare(dt: number, input: ControllerInput): boolean {
+    // An inlined wrapper: dt reaches prepareStep through an array (a number argument of a call that
+    // is not inlined is a 16-byte heap box; a crowd prepares every agent every step).
+    PREPARE_DT[0] = dt;
+    return this.prepareStep(input);
+  }
+
+  private prepareStep(input: ControllerInput): boolean {
+    const dt = PREPARE_DT[0];
     if (!(Number.isFinite(dt) && dt >= 0 && dt <= 1)) throw new RangeError(`update: dt must be in [0, 1] seconds, got ${dt}`);
     // Every check before the first write: a refused input leaves the state as it was.
     const vx = input.velocityX, vz = input.velocityZ;
