@@ -392,11 +392,23 @@ export class ThreeRetargeter {
     const rig = this.rig, W = this.rotations, src = this.pairs.source, corr = this.pairs.correction;
     const inv = this.invRoot, v = this.v, active = this.active;
     inv[0] = -c.rootRotation[0]; inv[1] = -c.rootRotation[1]; inv[2] = -c.rootRotation[2]; inv[3] = c.rootRotation[3];
+    const ix = inv[0], iy = inv[1], iz = inv[2], iw = inv[3], E = c.worldRotations;
     for (let a = 0; a < active.length; a++) {
       const j = active[a], s = src[j], p = rig.parents[j];
       if (s >= 0) {
-        quatMultiply(this.q, 0, inv, 0, c.worldRotations, 4 * s);
-        quatMultiply(W, 4 * j, this.q, 0, corr, 4 * j);
+        // W_j = (inv × E_s) × corr_j, written out (= quatMultiply(q, 0, inv, 0, E, 4s), then
+        // quatMultiply(W, 4j, q, 0, corr, 4j): the same operations in the same order).
+        const s4 = 4 * s, j4 = 4 * j;
+        const ex = E[s4], ey = E[s4 + 1], ez = E[s4 + 2], ew = E[s4 + 3];
+        const qx = iw * ex + ix * ew + iy * ez - iz * ey;
+        const qy = iw * ey - ix * ez + iy * ew + iz * ex;
+        const qz = iw * ez + ix * ey - iy * ex + iz * ew;
+        const qw = iw * ew - ix * ex - iy * ey - iz * ez;
+        const cx = corr[j4], cy = corr[j4 + 1], cz = corr[j4 + 2], cw = corr[j4 + 3];
+        W[j4] = qw * cx + qx * cw + qy * cz - qz * cy;
+        W[j4 + 1] = qw * cy - qx * cz + qy * cw + qz * cx;
+        W[j4 + 2] = qw * cz + qx * cy - qy * cx + qz * cw;
+        W[j4 + 3] = qw * cw - qx * cx - qy * cy - qz * cz;
       } else if (p >= 0) {
         quatMultiply(W, 4 * j, W, 4 * p, rig.restLocal, 4 * j);
       } else {
@@ -413,12 +425,25 @@ export class ThreeRetargeter {
 
   /** Positions and locals of the active joints from their world rotations (the hips' position given). */
   private forwardKinematicsFromRotations(): void {
-    const rig = this.rig, W = this.rotations, P = this.positions, L = this.locals, active = this.active;
+    const parents = this.rig.parents, offsets = this.rig.offsets, W = this.rotations, P = this.positions, L = this.locals, active = this.active;
     for (let a = 1; a < active.length; a++) {
-      const j = active[a], p = rig.parents[j];
-      quatInvMultiply(L, 4 * j, W, 4 * p, W, 4 * j);
-      quatRotateVec3(this.v, 0, W, 4 * p, rig.offsets, 3 * j);
-      P[3 * j] = P[3 * p] + this.v[0]; P[3 * j + 1] = P[3 * p + 1] + this.v[1]; P[3 * j + 2] = P[3 * p + 2] + this.v[2];
+      const j = active[a], p = parents[j], j4 = 4 * j, p4 = 4 * p, j3 = 3 * j, p3 = 3 * p;
+      // Written out, the same operations in the same order as
+      //   quatInvMultiply(L, 4j, W, 4p, W, 4j)                       L_j = conj(W_p) × W_j
+      //   quatRotateVec3(v, 0, W, 4p, offsets, 3j); P_j = P_p + v     the offset turned by W_p
+      // (as calls, V8 did not inline them: every joint of every character paid two calls).
+      const px = W[p4], py = W[p4 + 1], pz = W[p4 + 2], pw = W[p4 + 3];
+      const ax = -px, ay = -py, az = -pz;
+      const bx = W[j4], by = W[j4 + 1], bz = W[j4 + 2], bw = W[j4 + 3];
+      L[j4] = pw * bx + ax * bw + ay * bz - az * by;
+      L[j4 + 1] = pw * by - ax * bz + ay * bw + az * bx;
+      L[j4 + 2] = pw * bz + ax * by - ay * bx + az * bw;
+      L[j4 + 3] = pw * bw - ax * bx - ay * by - az * bz;
+      const vx = offsets[j3], vy = offsets[j3 + 1], vz = offsets[j3 + 2];
+      const tx = 2 * (py * vz - pz * vy), ty = 2 * (pz * vx - px * vz), tz = 2 * (px * vy - py * vx);
+      P[j3] = P[p3] + (vx + pw * tx + (py * tz - pz * ty));
+      P[j3 + 1] = P[p3 + 1] + (vy + pw * ty + (pz * tx - px * tz));
+      P[j3 + 2] = P[p3 + 2] + (vz + pw * tz + (px * ty - py * tx));
     }
   }
 

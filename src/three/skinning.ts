@@ -224,15 +224,31 @@ export function writeSkinning(plan: SkinningPlan, W: Float64Array, P: Float64Arr
         t6 = A[0] * r6 + A[3] * r7 + A[6] * r8; t7 = A[1] * r6 + A[4] * r7 + A[7] * r8; t8 = A[2] * r6 + A[5] * r7 + A[8] * r8;
         t9 = A[0] * px + A[3] * py + A[6] * pz + A[9]; t10 = A[1] * px + A[4] * py + A[7] * pz + A[10]; t11 = A[2] * px + A[5] * py + A[8] * pz + A[11];
       }
-      // boneMatrices[i] = T × (scaled inverse bind) = affineMultiply(T, B) stored as a 4x4 (storeAffine)
+      // boneMatrices[i] = T × (scaled inverse bind) = affineMultiply(T, B) stored as a 4x4 (storeAffine),
+      // column c of B times T, the translation's weight w = 0 for c < 3 and 1 for c = 3:
+      //   out[o + 4c + r] = t_r * B[3c] + t_(3+r) * B[3c+1] + t_(6+r) * B[3c+2] + w * t_(9+r),  out[o + 4c + 3] = w
+      // written out per column (a loop over c was a loop per bone of every character).
       const b = 12 * i, o = 16 * i;
-      for (let c = 0; c < 4; c++) {
-        const bx = affine[b + 3 * c], by = affine[b + 3 * c + 1], bz = affine[b + 3 * c + 2], w = c === 3 ? 1 : 0;
-        out[o + 4 * c] = t0 * bx + t3 * by + t6 * bz + w * t9;
-        out[o + 4 * c + 1] = t1 * bx + t4 * by + t7 * bz + w * t10;
-        out[o + 4 * c + 2] = t2 * bx + t5 * by + t8 * bz + w * t11;
-        out[o + 4 * c + 3] = w;
-      }
+      let bx = affine[b], by = affine[b + 1], bz = affine[b + 2];
+      out[o] = t0 * bx + t3 * by + t6 * bz + 0 * t9;
+      out[o + 1] = t1 * bx + t4 * by + t7 * bz + 0 * t10;
+      out[o + 2] = t2 * bx + t5 * by + t8 * bz + 0 * t11;
+      out[o + 3] = 0;
+      bx = affine[b + 3]; by = affine[b + 4]; bz = affine[b + 5];
+      out[o + 4] = t0 * bx + t3 * by + t6 * bz + 0 * t9;
+      out[o + 5] = t1 * bx + t4 * by + t7 * bz + 0 * t10;
+      out[o + 6] = t2 * bx + t5 * by + t8 * bz + 0 * t11;
+      out[o + 7] = 0;
+      bx = affine[b + 6]; by = affine[b + 7]; bz = affine[b + 8];
+      out[o + 8] = t0 * bx + t3 * by + t6 * bz + 0 * t9;
+      out[o + 9] = t1 * bx + t4 * by + t7 * bz + 0 * t10;
+      out[o + 10] = t2 * bx + t5 * by + t8 * bz + 0 * t11;
+      out[o + 11] = 0;
+      bx = affine[b + 9]; by = affine[b + 10]; bz = affine[b + 11];
+      out[o + 12] = t0 * bx + t3 * by + t6 * bz + t9;
+      out[o + 13] = t1 * bx + t4 * by + t7 * bz + t10;
+      out[o + 14] = t2 * bx + t5 * by + t8 * bz + t11;
+      out[o + 15] = 1;
     } else if (kd === COPY) {
       const d = 16 * i, s = 16 * ref[i];
       for (let k = 0; k < 16; k++) out[d + k] = out[s + k];
