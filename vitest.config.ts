@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { LongestFirstSequencer } from './test/helpers/sequencer.js';
 
 /** The files that measure heap growth (test/helpers/heap-growth.ts). */
 const ALLOCATION_TESTS = ['test/sim/step-allocation.test.ts', 'test/three/runtime.test.ts', 'test/three/skinning.test.ts', 'test/util/heap-growth.test.ts'];
@@ -17,6 +18,8 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // The longest files first, also in a fresh clone (test/helpers/sequencer.ts).
+    sequence: { sequencer: LongestFirstSequencer },
     // More workers than cores: the browser tests and the CLIs the tests spawn leave a worker waiting
     // on another process, and a third worker fills that time (2 cores: 355 s against 410 s).
     maxWorkers: Math.max(3, availableParallelism() + 1),
