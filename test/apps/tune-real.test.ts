@@ -54,7 +54,7 @@ describe.skipIf(!HAS_MOCAP)('motionmatch tune on the real captures', () => {
     // design, refinement, confirmation, holdout) and the result is deterministic (--evaluations with
     // a seed). On 2026-12-05 20 evaluations recommended #14 (refinement), 16 find the same, 12 find
     // nothing that holds on seed 2. The held-back check runs 50 agents x 10 s per scenario and seed
-    // instead of quality's 100 x 20 (the test took 45 s alone, 19 s now): on 2026-12-06 it judged #14
+    // instead of quality's 100 x 20 (the test took 45 s alone, 21 s now): on 2026-12-06 it judged #14
     // better in transitions (2.23 against 2.65/s, spread 0.05) and pops p99.9 (4.72 against 5.44 m/s,
     // spread 0.56), trajectory error 2.73 cm against 2.94 (spread 0.11); with 100 x 20 the figures
     // were 2.19 against 2.59/s, 4.57 against 5.16 m/s, 2.76 against 3.02 cm.
