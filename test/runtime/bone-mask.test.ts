@@ -11,7 +11,7 @@ import {
 } from '../../src/runtime/overlay/bone-mask.js';
 import { upperBodyRig } from '../../src/runtime/controller/upper-body-twist.js';
 import { skeletonFrom } from '../helpers/skeletons.js';
-import { builtinDatabase } from '../helpers/builtin-db.js';
+import { builtinDatabase } from '../../src/apps/builtin-database.js';
 
 let db: Database;
 beforeAll(() => { db = builtinDatabase(); });

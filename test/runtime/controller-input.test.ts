@@ -9,7 +9,7 @@ import { MatcherSearchPort } from '../../src/runtime/matcher-port.js';
 import { MotionMatchingController, createInput, MAX_DESIRED_SPEED } from '../../src/runtime/controller/controller.js';
 import { resolveControllerOptions } from '../../src/runtime/controller/options.js';
 import type { Database } from '../../src/database/database.js';
-import { builtinDatabase } from '../helpers/builtin-db.js';
+import { builtinDatabase } from '../../src/apps/builtin-database.js';
 
 let db: Database;
 let port: MatcherSearchPort;

@@ -10,7 +10,7 @@ import { QualityMeter } from '../../src/runtime/quality/meter.js';
 import { HAS_MOCAP, MOCAP_DIR } from '../helpers/cli.js';
 import { playbackQuality } from '../../src/runtime/quality/playback-quality.js';
 import { join } from 'node:path';
-import { builtinDatabase } from '../helpers/builtin-db.js';
+import { builtinDatabase } from '../../src/apps/builtin-database.js';
 
 /** Documented bound on the largest joint-velocity jump across a transition (m/s), see docs/runtime.md. */
 const TRANSITION_JUMP_BOUND = 6;

@@ -9,7 +9,7 @@ import { forwardKinematics } from '../../src/anim/pose.js';
 import { quatRotateVec3, quatYaw } from '../../src/math/quat.js';
 import { wrapAngle } from '../../src/math/angle.js';
 import type { Database } from '../../src/database/database.js';
-import { builtinDatabase } from '../helpers/builtin-db.js';
+import { builtinDatabase } from '../../src/apps/builtin-database.js';
 
 let db: Database;
 beforeAll(() => { db = builtinDatabase(); });

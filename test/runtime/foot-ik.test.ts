@@ -8,7 +8,7 @@ import { MatcherSearchPort } from '../../src/runtime/matcher-port.js';
 import { MotionMatchingController, createInput } from '../../src/runtime/controller/controller.js';
 import { FootIK, DEFAULT_FOOT_IK_OPTIONS, FOOT_IK_STATE_SIZE } from '../../src/runtime/foot-ik/foot-ik.js';
 import type { Database } from '../../src/database/database.js';
-import { builtinDatabase } from '../helpers/builtin-db.js';
+import { builtinDatabase } from '../../src/apps/builtin-database.js';
 
 let db: Database;
 let port: MatcherSearchPort;

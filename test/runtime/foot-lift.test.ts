@@ -15,7 +15,7 @@ import { GROUND_BAND_LEG_LENGTHS } from '../../src/runtime/foot-ik/on-ground.js'
 import { LOCKED, RELEASED } from '../../src/runtime/foot-ik/state.js';
 import { SKATE_HEIGHT, skateWeight } from '../../src/runtime/quality/output-measures.js';
 import type { Database } from '../../src/database/database.js';
-import { builtinDatabase } from '../helpers/builtin-db.js';
+import { builtinDatabase } from '../../src/apps/builtin-database.js';
 
 let db: Database;
 let port: MatcherSearchPort;

@@ -9,7 +9,7 @@ import type { Database } from '../../src/database/database.js';
 import { Matcher } from '../../src/search/matcher.js';
 import { OverlayLayer } from '../../src/runtime/overlay/overlay.js';
 import { BoneMaskError, upperBodyMask, type BoneMask } from '../../src/runtime/overlay/bone-mask.js';
-import { builtinDatabase } from '../helpers/builtin-db.js';
+import { builtinDatabase } from '../../src/apps/builtin-database.js';
 
 let db: Database;
 let good: BoneMask;

@@ -15,7 +15,7 @@ import { stepBlendWeight, savePose, blendFromSaved, LEVEL_BLEND_HALF_LIFE } from
 import { InertializationDecay } from '../../src/runtime/inertialization/decay.js';
 import { ScriptedDriver } from '../../src/sim/scenarios.js';
 import type { Database } from '../../src/database/database.js';
-import { builtinDatabase } from '../helpers/builtin-db.js';
+import { builtinDatabase } from '../../src/apps/builtin-database.js';
 
 let db: Database;
 let port: MatcherSearchPort;

@@ -13,7 +13,7 @@ import { DEFAULT_LOD_LEVELS, initialLodLevel, lodDistance, selectLodLevel, valid
 import { BUDGET_BLOCK, FORCED_BONUS, budgetShare, rankByUrgency } from '../../src/runtime/lod/search-budget.js';
 import { ScriptedDriver } from '../../src/sim/scenarios.js';
 import type { Database } from '../../src/database/database.js';
-import { builtinDatabase } from '../helpers/builtin-db.js';
+import { builtinDatabase } from '../../src/apps/builtin-database.js';
 
 let db: Database;
 let matcher: Matcher;

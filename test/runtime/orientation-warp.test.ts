@@ -11,7 +11,7 @@ import type { PoseSearchPort } from '../../src/runtime/search-port.js';
 import type { Database } from '../../src/database/database.js';
 import { quatYaw } from '../../src/math/quat.js';
 import { makeRootTrackDatabase } from '../helpers/root-track-db.js';
-import { builtinDatabase } from '../helpers/builtin-db.js';
+import { builtinDatabase } from '../../src/apps/builtin-database.js';
 
 const deg = Math.PI / 180;
 let builtin: Database;

@@ -15,7 +15,7 @@ import { maskSparesLegs } from '../../src/runtime/overlay/bone-mask.js';
 import type { PoseSearchPort } from '../../src/runtime/search-port.js';
 import { HAS_MOCAP, MOCAP_DIR } from '../helpers/cli.js';
 import { makeRootTrackDatabase } from '../helpers/root-track-db.js';
-import { builtinDatabase } from '../helpers/builtin-db.js';
+import { builtinDatabase } from '../../src/apps/builtin-database.js';
 
 const keepPlaying: PoseSearchPort = { searchPose(_r, out) { out.frame = -1; out.cost = Infinity; } };
 

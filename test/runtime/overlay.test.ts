@@ -13,7 +13,7 @@ import { OverlayLayer, type OverlayOptions, type OverlayPlayOptions, type Overla
 import { armsMask, boneMaskFromSubtree, upperBodyMask } from '../../src/runtime/overlay/bone-mask.js';
 import { overlayClipFromDatabase } from '../../src/runtime/overlay/clip.js';
 import type { PoseSearchPort } from '../../src/runtime/search-port.js';
-import { builtinDatabase } from '../helpers/builtin-db.js';
+import { builtinDatabase } from '../../src/apps/builtin-database.js';
 
 let db: Database;
 let port: PoseSearchPort;

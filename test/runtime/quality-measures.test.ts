@@ -13,7 +13,7 @@ import { QualityMeter } from '../../src/runtime/quality/meter.js';
 import { createInput } from '../../src/runtime/controller/controller.js';
 import type { MotionMatchingController } from '../../src/runtime/controller/controller.js';
 import { playbackQuality } from '../../src/runtime/quality/playback-quality.js';
-import { builtinDatabase } from '../helpers/builtin-db.js';
+import { builtinDatabase } from '../../src/apps/builtin-database.js';
 
 // A rig of 7 joints: 0 hips, 1/2 left/right thigh, 3/4 left/right toe, 5/6 left/right ankle.
 const J = 7;

@@ -16,7 +16,7 @@ import { groundFromFunctions, type Ground } from '../../src/runtime/ground/groun
 import { ScriptedDriver, type ScenarioName } from '../../src/sim/scenarios.js';
 import { hillsField, stepsField } from '../../src/sim/terrain/terrain.js';
 import type { Database } from '../../src/database/database.js';
-import { builtinDatabase } from '../helpers/builtin-db.js';
+import { builtinDatabase } from '../../src/apps/builtin-database.js';
 
 let db: Database;
 let port: MatcherSearchPort;

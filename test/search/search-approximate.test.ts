@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { ApproximateMatcher, measureRecall, symmetricEigen } from '../../src/search/approximate.js';
 import { Matcher } from '../../src/search/matcher.js';
-import { builtinDatabase } from '../helpers/builtin-db.js';
+import { builtinDatabase } from '../../src/apps/builtin-database.js';
 
 describe('approximate search (PCA KD-tree + exact re-ranking)', () => {
   it('diagonalises a symmetric matrix', () => {

@@ -10,7 +10,7 @@ import { AgentGroup, agentHashesInOrder, type SimulationConfig } from '../../src
 import { workerRanges, WORKER_BLOCK } from '../../src/sim/worker-split.js';
 import { estimateSimulationMemory, requireSimulationFits } from '../../src/sim/memory-node.js';
 import type { Database } from '../../src/database/database.js';
-import { builtinDatabase } from '../helpers/builtin-db.js';
+import { builtinDatabase } from '../../src/apps/builtin-database.js';
 
 let db: Database;
 let matcher: Matcher;

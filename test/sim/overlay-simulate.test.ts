@@ -13,7 +13,7 @@ import { OverlaySchedule, overlaySimulation, DEFAULT_OVERLAY_SIMULATION } from '
 import { OverlayStats } from '../../src/sim/overlay/metrics.js';
 import { runAgentGroups, runSimulation, type SimulationOptions } from '../../src/sim/simulation.js';
 import { HAS_MOCAP, MOCAP_DIR, runCli, runCliInProcess, tempDir } from '../helpers/cli.js';
-import { builtinDatabase } from '../helpers/builtin-db.js';
+import { builtinDatabase } from '../../src/apps/builtin-database.js';
 
 /** The documented bound on the joint velocity jump at overlay entry and exit in a simulation (m/s; docs/overlays.md). */
 const ENTRY_EXIT_JUMP_BOUND = 6;

@@ -21,7 +21,7 @@ import { partialReport, partialReportText, parsePartialReport, runIdentity, data
 import { mergePartialReports } from '../../src/sim/shard/merge.js';
 import { crc32 } from '../../src/util/crc32.js';
 import type { Database } from '../../src/database/database.js';
-import { builtinDatabase } from '../helpers/builtin-db.js';
+import { builtinDatabase } from '../../src/apps/builtin-database.js';
 
 describe('shard plan', () => {
   it('parses I/N and auto/N (index from JOB_COMPLETION_INDEX)', () => {

@@ -20,7 +20,7 @@ import { HeightField } from '../../src/runtime/ground/height-field.js';
 import type { TerrainSpec } from '../../src/sim/terrain/terrain.js';
 import type { QualityReport } from '../../src/runtime/quality/meter.js';
 import { runCli, runCliInProcess, tempDir } from '../helpers/cli.js';
-import { builtinDatabase } from '../helpers/builtin-db.js';
+import { builtinDatabase } from '../../src/apps/builtin-database.js';
 
 /** Feet against the ground: means add floats (equal up to the order of the sums), the rest exactly. */
 const GROUND_MEANS = ['footGroundErrorCm', 'footFloatCm', 'footPenetrationCm'] as const;

@@ -7,7 +7,7 @@ import type { Database } from '../../src/database/database.js';
 import { ThreeRetargeter, ThreeRigError, checkGlb, parseGlb } from '../../src/three/index.js';
 import { buildGlb, databaseRig, packGlb } from './fixtures.js';
 import { variantRig } from './rigs.js';
-import { builtinDatabase } from '../helpers/builtin-db.js';
+import { builtinDatabase } from '../../src/apps/builtin-database.js';
 
 let db: Database;
 beforeAll(() => { db = builtinDatabase(); });

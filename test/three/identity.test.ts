@@ -9,7 +9,7 @@ import {  Matcher, MatcherSearchPort, MotionMatchingController, createInput } fr
 import type { Database } from '../../src/database/database.js';
 import { ThreeRetargeter, parseGlb } from '../../src/three/index.js';
 import { buildGlb, databaseRig } from './fixtures.js';
-import { builtinDatabase } from '../helpers/builtin-db.js';
+import { builtinDatabase } from '../../src/apps/builtin-database.js';
 
 let db: Database;
 beforeAll(() => { db = builtinDatabase(); });

@@ -11,7 +11,7 @@ import { ThreeRetargeter, parseGlb, type ThreeRetargeterOptions } from '../../sr
 import { buildGlb, databaseRig, type RigSpec } from './fixtures.js';
 import { mixamo65Rig, mixamoRig, unrealRig, vroidRig, vrmRig } from './rigs.js';
 import { Recorder, jointSets, type Measures } from './measure.js';
-import { builtinDatabase } from '../helpers/builtin-db.js';
+import { builtinDatabase } from '../../src/apps/builtin-database.js';
 
 const DT = 1 / 60, STEPS = 600;
 

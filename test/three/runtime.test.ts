@@ -12,7 +12,7 @@ import { ThreeRetargeter, parseGlb } from '../../src/three/index.js';
 import { smallestHeapGrowth } from '../helpers/heap-growth.js';
 import { buildGlb, databaseRig } from './fixtures.js';
 import { mixamoRig, unrealRig } from './rigs.js';
-import { builtinDatabase } from '../helpers/builtin-db.js';
+import { builtinDatabase } from '../../src/apps/builtin-database.js';
 
 let db: Database;
 let search: MatcherSearchPort;

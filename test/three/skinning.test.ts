@@ -15,7 +15,7 @@ import { ThreeRetargeter, parseGlb, type ThreeRetargeterOptions } from '../../sr
 import { smallestHeapGrowth } from '../helpers/heap-growth.js';
 import { buildGlb, databaseRig, type RigSpec } from './fixtures.js';
 import { mixamo65Rig, mixamoRig, unrealRig, vroidRig, vrmRig } from './rigs.js';
-import { builtinDatabase } from '../helpers/builtin-db.js';
+import { builtinDatabase } from '../../src/apps/builtin-database.js';
 
 let db: Database;
 let search: MatcherSearchPort;

@@ -16,7 +16,7 @@ import type { Database } from '../../src/database/database.js';
 import { ThreeRetargeter, parseGlb } from '../../src/three/index.js';
 import { buildGlb, databaseRig, packGlb } from './fixtures.js';
 import { vroidRig } from './rigs.js';
-import { builtinDatabase } from '../helpers/builtin-db.js';
+import { builtinDatabase } from '../../src/apps/builtin-database.js';
 
 let db: Database;
 let search: MatcherSearchPort;

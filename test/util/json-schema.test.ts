@@ -19,7 +19,7 @@ import { stepCount } from '../../src/sim/agents.js';
 import { shardAgentRange } from '../../src/sim/shard/plan.js';
 import { partialReport, partialReportText, parsePartialReport, runIdentity, PartialReportError } from '../../src/sim/shard/report.js';
 import { crc32 } from '../../src/util/crc32.js';
-import { builtinDatabase } from '../helpers/builtin-db.js';
+import { builtinDatabase } from '../../src/apps/builtin-database.js';
 
 /** The error `fn` throws (fails the test when it throws none). */
 function thrown(fn: () => unknown): Error {

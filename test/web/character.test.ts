@@ -21,7 +21,7 @@ import { HAVE_CHROMIUM, TEST_VIEWPORT, chromiumSkipReason, launchChromium, openD
 import { buildGlb, databaseRig, type RigBone } from '../three/fixtures.js';
 import { mixamoRig } from '../three/rigs.js';
 import { buildBodyGlb } from '../three/body-glb.js';
-import { builtinDatabase } from '../helpers/builtin-db.js';
+import { builtinDatabase } from '../../src/apps/builtin-database.js';
 
 if (!HAVE_CHROMIUM) console.log(chromiumSkipReason('character browser tests'));
 

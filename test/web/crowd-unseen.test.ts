@@ -9,7 +9,7 @@ import { Matcher } from '../../src/search/matcher.js';
 import { UNSEEN_MAX_GATHERED, inLodView, restsUnseen, viewCosHalfAngle } from '../../src/runtime/lod/view.js';
 import { Crowd, crowdRadius, type BatchSearcher, type CrowdOptions, type PoseChunk } from '../../web/src/crowd.js';
 import type { Database } from '../../src/database/database.js';
-import { builtinDatabase } from '../helpers/builtin-db.js';
+import { builtinDatabase } from '../../src/apps/builtin-database.js';
 
 const DT = 1 / 60;
 const AGENTS = 300;

@@ -9,7 +9,7 @@ import type { Browser, Page } from 'playwright-core';
 import type { Database } from '../../src/database/database.js';
 import { HAVE_CHROMIUM, chromiumSkipReason, launchChromium, openDemoPage, startDemo, stopDemo, type DemoProcess } from '../helpers/demo-browser.js';
 import { runCli } from '../helpers/cli.js';
-import { builtinDatabase } from '../helpers/builtin-db.js';
+import { builtinDatabase } from '../../src/apps/builtin-database.js';
 
 if (!HAVE_CHROMIUM) console.log(chromiumSkipReason('demo tag filters'));
 
