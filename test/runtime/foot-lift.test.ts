@@ -12,7 +12,8 @@ import { MatcherSearchPort } from '../../src/runtime/matcher-port.js';
 import { MotionMatchingController, createInput } from '../../src/runtime/controller/controller.js';
 import { FootIK, DEFAULT_FOOT_IK_OPTIONS } from '../../src/runtime/foot-ik/foot-ik.js';
 import { GROUND_BAND_LEG_LENGTHS } from '../../src/runtime/foot-ik/on-ground.js';
-import { LOCKED, RELEASED } from '../../src/runtime/foot-ik/state.js';
+import { LOCK, LOCKED, RELEASED } from '../../src/runtime/foot-ik/state.js';
+import { HELD_GAP_LEG_LENGTHS } from '../../src/runtime/foot-ik/foot-ik.js';
 import { SKATE_HEIGHT, skateWeight } from '../../src/runtime/quality/output-measures.js';
 import type { Database } from '../../src/database/database.js';
 import { builtinDatabase } from '../../src/apps/builtin-database.js';
@@ -69,6 +70,74 @@ function releaseFarAway(away: number, steps: number): Episode {
   expect(released, 'leg 0 was never locked for 3 steps').toBeGreaterThan(0);
   return out;
 }
+
+interface PulledLock {
+  /** Per step after the lock was moved: leg 0 locked (1) or not, its contact point (world). */
+  locked: number[];
+  contact: number[][];
+  plantedHeight: number;
+  legLength: number;
+}
+
+/**
+ * Walks forward as releaseFarAway does; the first time leg 0 has been locked for 3 steps, moves its
+ * lock `behind` m back along the walk, with the lock left on, as a body pulled away from a planted
+ * foot leaves it (a root adjusted towards the trajectory, a turn the data does not have), and
+ * records the next `steps` steps.
+ */
+function pullLockAway(behind: number, steps: number): PulledLock {
+  const c = new MotionMatchingController(db, { footIK: false });
+  const ik = new FootIK(db, DEFAULT_FOOT_IK_OPTIONS);
+  ik.reset(c.worldPositions);
+  const S = (ik as unknown as { S: Float64Array }).S;
+  const input = createInput();
+  input.velocityZ = 1.2;
+  const leg = ik.legs[0];
+  let lockedFor = 0, moved = -1;
+  const out: PulledLock = { locked: [], contact: [], plantedHeight: leg.plantedHeight, legLength: leg.length };
+  for (let s = 0; s < 20 * HZ && (moved < 0 || s < moved + steps); s++) {
+    c.update(1 / HZ, input, port);
+    ik.apply(c, 1 / HZ);
+    lockedFor = leg.locked ? lockedFor + 1 : 0;
+    if (moved < 0 && s > 2 * HZ && lockedFor === 3) {
+      // The walk goes along world +z (the root starts facing it).
+      S[LOCK + 2] -= behind;
+      moved = s;
+      continue;
+    }
+    if (moved >= 0) {
+      const wp = c.worldPositions;
+      out.locked.push(S[LOCKED] === 1 ? 1 : 0);
+      out.contact.push([wp[3 * leg.contact], wp[3 * leg.contact + 1], wp[3 * leg.contact + 2]]);
+    }
+  }
+  expect(moved, 'leg 0 was never locked for 3 steps').toBeGreaterThan(0);
+  return out;
+}
+
+describe('a lock the leg cannot reach', () => {
+  it('is let go of at once, and the foot steps after the body instead of hanging in the air behind it', () => {
+    const e = pullLockAway(0.5, 30);
+    // Steps the foot stays locked with its contact point off the ground (the leg cannot reach down to the lock).
+    let hanging = 0, travel = 0, nearGround = 0;
+    for (let s = 0; s < e.contact.length; s++) {
+      const h = e.contact[s][1] - e.plantedHeight;
+      if (e.locked[s] === 1 && h > HELD_GAP_LEG_LENGTHS * e.legLength) hanging++;
+      if (s === 0) continue;
+      const a = e.contact[s - 1], b = e.contact[s];
+      const d = Math.hypot(b[0] - a[0], b[2] - a[2]);
+      travel += d;
+      nearGround += d * skateWeight(0.5 * (a[1] + b[1]) - e.plantedHeight);
+    }
+    const lockedSteps = e.locked.reduce((a, b) => a + b, 0);
+    console.log(`lock pulled 50 cm behind: locked ${lockedSteps} of ${e.locked.length} steps, ${hanging} of them with the toe more than ${(100 * HELD_GAP_LEG_LENGTHS * e.legLength).toFixed(1)} cm up; ${(100 * travel).toFixed(1)} cm travelled, ${(100 * nearGround).toFixed(1)} cm of it within the skate band`);
+    // Held on (before the rule), it stayed locked 27 of 29 steps, 9 of them hanging off the ground, and went 13 cm.
+    expect(hanging).toBeLessThanOrEqual(1);
+    // The foot catches up with the body, mostly through the air.
+    expect(travel).toBeGreaterThan(0.3);
+    expect(nearGround).toBeLessThan(0.2 * travel);
+  });
+});
 
 describe('a foot the leg cannot hold', () => {
   it('travels to the animation through the air, not along the floor, and without a pop', () => {

@@ -70,6 +70,8 @@ const GROUND_UNDER_JOINT = new Float64Array(4);
 
 /** On uneven ground, how fast a planted foot may follow its animated height (m/s). */
 const PLANTED_VERTICAL_SPEED = 0.5;
+/** A locked contact point shown further than this from its lock (in leg lengths; 2.6 cm for a 0.87 m leg, the skate measure's band) is not held: the leg cannot reach it. */
+export const HELD_GAP_LEG_LENGTHS = 0.03;
 /** A foot displayed higher than this above its animated height (in leg lengths) has not landed yet. */
 export const LANDED_LEG_LENGTHS = 0.1;
 
@@ -223,13 +225,14 @@ export class FootIK {
       S[at + LOCK_YAW] = twistYaw(host.worldRotations, 4 * leg.foot);
       S[at + LOCKED] = 1;
     } else if (S[at + LOCKED] === 1) {
+      const held = this.heldLastStep(leg, at);
       // Held horizontally; its height is the animation's, every step (a rolling foot rolls, and a
       // foot planted while a transition's blend still lifted it comes down onto the ground: held
       // at its height when planted, a standing character's feet hovered 1-2 cm).
       S[at + LOCK + 1] = wp[c + 1];
       const dx = S[at + LOCK] - wp[c], dz = S[at + LOCK + 2] - wp[c + 2];
       const limit = this.opts.unlockLegLengths * leg.length;
-      if ((!contact && !stillDown(leg, at, S, wp)) || dx * dx + dz * dz > limit * limit) {
+      if ((!contact && !stillDown(leg, at, S, wp)) || !held || dx * dx + dz * dz > limit * limit) {
         // Hand over from the lock to the animation without a jump: offset = old target - new desired
         // (the foot moves as a whole, so the contact point's gap is the ankle's).
         // A raised heel stays raised and blends down like the offset: the ankle starts where it was.
@@ -361,12 +364,13 @@ export class FootIK {
         // rolls), moving up or down no faster than PLANTED_VERTICAL_SPEED: a contact label on a toe
         // still high in a hop lowered the held foot at 2 m/s, faster than the hips drop, and the
         // stretched leg snapped its knee (7-8 m/s).
+        const held = this.heldLastStep(leg, at);
         const wanted = S[at + LOCK_GROUND] + S[at + ANIM_HEIGHT] / Math.max(S[at + LOCK_NORMAL + 1], Math.cos(go.maxFootTilt));
         const most = PLANTED_VERTICAL_SPEED * S[STEP_DT], was = S[at + LOCK + 1];
         S[at + LOCK + 1] = wanted > was + most ? was + most : wanted < was - most ? was - most : wanted;
         const dx = S[at + LOCK] - wp[c], dz = S[at + LOCK + 2] - wp[c + 2];
         const limit = this.opts.unlockLegLengths * leg.length;
-        if ((!contact && !stillDown(leg, at, S, wp)) || dx * dx + dz * dz > limit * limit) {
+        if ((!contact && !stillDown(leg, at, S, wp)) || !held || dx * dx + dz * dz > limit * limit) {
           // Hand over to the animation over the ground without a jump: the contact point's target
           // (LOCK + OFFSET) becomes the animated one (shifted by the ground under it) plus the offset.
           for (let k = 0; k < 3; k++) S[at + OFFSET + k] += S[at + LOCK + k] - wp[c + k];
@@ -557,6 +561,22 @@ export class FootIK {
     const dx = wp[c] + S[at + OFFSET] - S[at + SHOWN], dz = wp[c + 2] + S[at + OFFSET + 2] - S[at + SHOWN + 2];
     const most = PLANT_SPEED_LEG_LENGTHS * leg.length * dt;
     return dx * dx + dz * dz < most * most;
+  }
+
+  /**
+   * Whether the last step's solve put leg `leg`'s contact point where the lock wanted it (LOCK plus
+   * the offset and lift still blending out), within HELD_GAP_LEG_LENGTHS: a lock the leg cannot
+   * reach, even with the heel raised, is no lock. Held on, the stretched leg hung the foot in the
+   * air behind the body, toe off the floor, until the body was a leg length away (on the shared
+   * captures' locomotion clips, a fifth of the contact-labelled foot joints were shown more than
+   * 2.5 cm up, against 2% in the data); let go, the foot steps after the body (updateLift).
+   */
+  private heldLastStep(leg: LegJoints, at: number): boolean {
+    const S = this.S, most = HELD_GAP_LEG_LENGTHS * leg.length;
+    const gx = S[at + SHOWN] - S[at + LOCK] - S[at + OFFSET];
+    const gy = S[at + SHOWN + 1] - S[at + LOCK + 1] - S[at + OFFSET + 1] - S[at + LIFT];
+    const gz = S[at + SHOWN + 2] - S[at + LOCK + 2] - S[at + OFFSET + 2];
+    return gx * gx + gy * gy + gz * gz <= most * most;
   }
 
   /** Turns free leg `leg`'s foot by its heel turn (S[HEEL]) from its animated world rotation, the joints below it with it. */
