@@ -364,13 +364,12 @@ export class FootIK {
         // rolls), moving up or down no faster than PLANTED_VERTICAL_SPEED: a contact label on a toe
         // still high in a hop lowered the held foot at 2 m/s, faster than the hips drop, and the
         // stretched leg snapped its knee (7-8 m/s).
-        const held = this.heldLastStep(leg, at);
         const wanted = S[at + LOCK_GROUND] + S[at + ANIM_HEIGHT] / Math.max(S[at + LOCK_NORMAL + 1], Math.cos(go.maxFootTilt));
         const most = PLANTED_VERTICAL_SPEED * S[STEP_DT], was = S[at + LOCK + 1];
         S[at + LOCK + 1] = wanted > was + most ? was + most : wanted < was - most ? was - most : wanted;
         const dx = S[at + LOCK] - wp[c], dz = S[at + LOCK + 2] - wp[c + 2];
         const limit = this.opts.unlockLegLengths * leg.length;
-        if ((!contact && !stillDown(leg, at, S, wp)) || !held || dx * dx + dz * dz > limit * limit) {
+        if ((!contact && !stillDown(leg, at, S, wp)) || dx * dx + dz * dz > limit * limit) {
           // Hand over to the animation over the ground without a jump: the contact point's target
           // (LOCK + OFFSET) becomes the animated one (shifted by the ground under it) plus the offset.
           for (let k = 0; k < 3; k++) S[at + OFFSET + k] += S[at + LOCK + k] - wp[c + k];
@@ -570,6 +569,8 @@ export class FootIK {
    * air behind the body, toe off the floor, until the body was a leg length away (on the shared
    * captures' locomotion clips, a fifth of the contact-labelled foot joints were shown more than
    * 2.5 cm up, against 2% in the data); let go, the foot steps after the body (updateLift).
+   * Flat ground only: on uneven ground the hips drop to reach a lock (dropToReach), and letting go
+   * there too popped the legs (the real set's strafe on hills: 8.5 → 10.5 m/s).
    */
   private heldLastStep(leg: LegJoints, at: number): boolean {
     const S = this.S, most = HELD_GAP_LEG_LENGTHS * leg.length;
