@@ -1,12 +1,12 @@
 import type { Database } from '../../database/database.js';
-import { quatFromScaledAngleAxis, quatFromTo, quatInvMultiply, quatMultiply, quatMultiplyInv, quatRotateVec3, quatToScaledAngleAxis } from '../../math/quat.js';
+import { quatFromScaledAngleAxis, quatInvMultiply, quatMultiply, quatMultiplyInv, quatRotateVec3, quatToScaledAngleAxis } from '../../math/quat.js';
 import { solveTwoBoneIkInto, createTwoBoneIkScratch } from '../../math/two-bone-ik.js';
 import { type FootIKLeg, type FootRig, type LegJoints, LegView, footRig } from './rig.js';
 import { KNEE_POLE, keepAnimatedKnee, kneePole, kneeSettled, reachHold, softenReach, twistYaw, unsoftenOffset } from './leg.js';
 import {
   LOCKED, LOCK, OFFSET, OFFSET_VEL, TARGET, SHOWN, HEEL, HEEL_VEL, HEEL_SHIFT, LOCK_YAW, ANIM_HEIGHT, LEG_SIZE, RELEASED,
   HIPS_DROP, HIPS_DROP_VEL, DECAY_DT, STEP_DT, NEEDED_DROP, HIPS_DT, HIPS_MAX, FOOT_DT, FOOT_IK_STATE_SIZE,
-  IK_TARGET, FOOT_WORLD_ROT, MAX_HEEL_RAISE, BODY_DY, ANKLE_HEIGHT, LOCK_NORMAL, SHIFT, SHIFT_PREV, TILT, TILT_VEL, SHIFT_OFFSET, SHIFT_VEL, PLANTED_HEIGHT, LOCK_GROUND, CLEAR, CLEAR_VEL, FOLLOW, FOLLOW_VEL, ANIM_PREV, KNEE_PLANE, REACH, LIFT, LIFT_VEL, HOLD_ANIM, HOLD_LIFT,
+  IK_TARGET, FOOT_WORLD_ROT, BODY_DY, ANKLE_HEIGHT, LOCK_NORMAL, SHIFT, SHIFT_PREV, TILT, TILT_VEL, SHIFT_OFFSET, SHIFT_VEL, PLANTED_HEIGHT, LOCK_GROUND, CLEAR, CLEAR_VEL, FOLLOW, FOLLOW_VEL, ANIM_PREV, KNEE_PLANE, REACH, LIFT, LIFT_VEL, HOLD_ANIM, HOLD_LIFT,
 } from './state.js';
 import { capturedData, type CapturedData } from '../captured-data.js';
 import { PLANT_SPEED_LEG_LENGTHS, STEP_LANDED_HOLD, floorLift, stillDown, updateGroundHolds, updateLift } from './on-ground.js';
@@ -20,6 +20,9 @@ import type { FootIKHost } from './host.js';
 import { validateFootIKOptions, type FootIKOptions } from './options.js';
 import { dropToReach, landingAhead, lowerHips } from './hips.js';
 import { decayHeel, decayOffset, followDataOnGround } from './offsets.js';
+import { HEADING_TOLERANCE, HELD_TURN, YAW_TURN, heldTurn, holdFootHeading, pivotAboutContact } from './planted-turn.js';
+
+export { HEADING_TOLERANCE, MAX_HELD_TURN } from './planted-turn.js';
 
 export { FOOT_IK_STATE_SIZE } from './state.js';
 export type { FootIKLeg, LegJoints } from './rig.js';
@@ -29,37 +32,8 @@ export { DEFAULT_FOOT_IK_OPTIONS, validateFootIKOptions, type FootIKOptions } fr
 
 // Temporaries of one call, shared by every character of a thread (they stay in cache in a crowd).
 const IK_SCRATCH = createTwoBoneIkScratch();
-const PIVOT_FROM = new Float64Array(3);
-const PIVOT_TO = new Float64Array(3);
 const PIVOT_TURN = new Float64Array(4);
-const YAW_TURN = new Float64Array(4);
-/** The most a planted foot's heading is held against the body's turn (radians). */
-export const MAX_HELD_TURN = Math.PI / 6;
-/** A heading within this of the planted one is left as animated (radians; 0.3 degrees): no solve for it. */
-export const HEADING_TOLERANCE = 0.005;
-/** heldTurn's result: the turn (radians) of a planted foot's heading back to its lock's. */
-const HELD_TURN = new Float64Array(1);
-const TWO_PI = 2 * Math.PI;
-
-/**
- * The turn that brings the heading of world rotation q[o..] (twistYaw) back to S[at + LOCK_YAW], at
- * most MAX_HELD_TURN either way, into HELD_TURN[0], and that turn about +Y into YAW_TURN
- * (= quatFromYaw). Written out, with nothing passed or returned as a number: those are heap boxes
- * in a call V8 does not inline, and this runs for every planted leg, every step.
- */
-function heldTurn(S: Float64Array, at: number, q: Float64Array, o: number): void {
-  // = wrapAngle(S[LOCK_YAW] − twistYaw(q, o))
-  const d = S[at + LOCK_YAW] - 2 * Math.atan2(q[o + 1], q[o + 3]);
-  let w = d - TWO_PI * Math.round(d / TWO_PI);
-  if (w === -Math.PI) w = Math.PI;
-  const turn = Math.max(-MAX_HELD_TURN, Math.min(MAX_HELD_TURN, w));
-  HELD_TURN[0] = turn;
-  const h = 0.5 * turn;
-  YAW_TURN[0] = 0; YAW_TURN[1] = Math.sin(h); YAW_TURN[2] = 0; YAW_TURN[3] = Math.cos(h);
-}
 const ANKLE_AS_ANIMATED = new Float64Array(3);
-/** The share of the leg's length it reaches to (the two-bone solve clamps at full extension). */
-const REACH_FRACTION = 0.995;
 // Uneven ground: each leg's contact point target (3 per leg), the tilt and the whole turn of a foot, a foot-sized vector.
 const CONTACT_TARGET = new Float64Array(6);
 const TILT_TURN = new Float64Array(4);
@@ -276,7 +250,7 @@ export class FootIK {
     if (S[at + LOCKED] === 1) {
       // Recomputed below: the heading held and any heel raise the leg needs to reach the lock.
       for (let k = 0; k < 3; k++) { S[at + HEEL + k] = 0; S[at + HEEL_VEL + k] = 0; S[at + HEEL_SHIFT + k] = 0; ANKLE_AS_ANIMATED[k] = S[at + TARGET + k]; }
-      if (leg.contact !== leg.foot) yawHeld = this.holdFootHeading(leg, at, host.worldRotations);
+      if (leg.contact !== leg.foot) yawHeld = holdFootHeading(S, leg, at, host.worldRotations);
     } else if (S[o] * S[o] + S[o + 1] * S[o + 1] + S[o + 2] * S[o + 2] < 1e-10 && heel < 1e-12 && onGround === 0 && lift === 0 && S[at + LIFT] === 0 && kneeSettled(leg, wp, S, at + KNEE_PLANE)) { keepAnimatedKnee(leg, wp, S, at + KNEE_PLANE); return; }
     // (A free leg still blending out an offset follows the body down too, above: its target was
     // taken before the hips were lowered. Held at the old height while any offset was left, it
@@ -310,7 +284,7 @@ export class FootIK {
         quatMultiply(FOOT_WORLD_ROT, 0, YAW_TURN, 0, FOOT_WORLD_ROT, 0);
         quatToScaledAngleAxis(S, at + HEEL, YAW_TURN, 0);
       }
-      if (leg.contact !== leg.foot) this.pivotAboutContact(leg, at, wp, yawHeld);
+      if (leg.contact !== leg.foot) pivotAboutContact(S, leg, at, wp, yawHeld);
       for (let k = 0; k < 3; k++) S[at + HEEL_SHIFT + k] = IK_TARGET[k] - ANKLE_AS_ANIMATED[k];
     } else if (heel >= 1e-12) {
       // = quatMultiply(FOOT_WORLD_ROT, quatFromScaledAngleAxis(heel), FOOT_WORLD_ROT): a heel raised
@@ -458,7 +432,7 @@ export class FootIK {
       quatMultiply(FOOT_WORLD_ROT, 0, FOOT_TURN, 0, wr, 4 * leg.foot);
       if (locked && leg.contact !== leg.foot) {
         // Heel raised where the leg cannot reach the toe, or where the ground behind it is higher.
-        this.pivotAboutContact(leg, at, wp, false);
+        pivotAboutContact(S, leg, at, wp, false);
         clearHeel(S, at, ground, go);
         // Remembered for a release: the foot's whole turn apart from the tilt, tilt⁻¹ · rotation · animated⁻¹.
         quatMultiplyInv(PIVOT_TURN, 0, FOOT_WORLD_ROT, 0, wr, 4 * leg.foot);
@@ -484,67 +458,6 @@ export class FootIK {
       for (let b = 0; b < leg.below.length; b++) host.updateWorldJoint(leg.below[b]);
     }
     this.recordShown(wp);
-  }
-
-  /**
-   * A locked toe the leg cannot reach with the foot as animated is still reached by raising the heel:
-   * the ankle target (IK_TARGET) moves on the sphere of foot length around the toe target, from
-   * where the animation has it towards the hip, just far enough for the leg to reach it (at most
-   * MAX_HEEL_RAISE), and the foot's world rotation (FOOT_WORLD_ROT) turns with it, so the toe stays
-   * on its lock. Without it a stretched leg dragged its planted toe along (most of the remaining
-   * skate on real captures). With d = |hip − toe|, r = foot length and φ the angle at the toe
-   * between ankle and hip, the ankle is at the leg's reach ℓ after turning by θ = φ − acos((r² + d² − ℓ²) / (2 r d)).
-   */
-  private pivotAboutContact(leg: LegJoints, at: number, wp: Float64Array, yawHeld: boolean): void {
-    const S = this.S, h = 3 * leg.hip;
-    const reach = leg.length * REACH_FRACTION;
-    const tx = IK_TARGET[0] - wp[h], ty = IK_TARGET[1] - wp[h + 1], tz = IK_TARGET[2] - wp[h + 2];
-    if (tx * tx + ty * ty + tz * tz <= reach * reach) return;
-    // Toe target P, and from it the ankle target (u, length r) and the hip (dH, length d).
-    const px = S[at + LOCK] + S[at + OFFSET], py = S[at + LOCK + 1] + S[at + OFFSET + 1], pz = S[at + LOCK + 2] + S[at + OFFSET + 2];
-    let ux = IK_TARGET[0] - px, uy = IK_TARGET[1] - py, uz = IK_TARGET[2] - pz;
-    const r = Math.sqrt(ux * ux + uy * uy + uz * uz);
-    const hx = wp[h] - px, hy = wp[h + 1] - py, hz = wp[h + 2] - pz, d = Math.sqrt(hx * hx + hy * hy + hz * hz);
-    if (!(r > 1e-6 && d > 1e-6)) return;
-    ux /= r; uy /= r; uz /= r;
-    const a = hx * ux + hy * uy + hz * uz;
-    let wx = hx - a * ux, wy = hy - a * uy, wz = hz - a * uz;
-    const b = Math.sqrt(wx * wx + wy * wy + wz * wz);
-    if (!(b > 1e-9)) return;
-    wx /= b; wy /= b; wz /= b;
-    const phi = Math.atan2(b, a), k = (r * r + d * d - reach * reach) / (2 * r * d);
-    const theta = Math.min(MAX_HEEL_RAISE, k >= 1 ? phi : Math.max(0, phi - Math.acos(Math.max(-1, k))));
-    const c = Math.cos(theta), sn = Math.sin(theta);
-    PIVOT_FROM[0] = ux; PIVOT_FROM[1] = uy; PIVOT_FROM[2] = uz;
-    PIVOT_TO[0] = c * ux + sn * wx; PIVOT_TO[1] = c * uy + sn * wy; PIVOT_TO[2] = c * uz + sn * wz;
-    IK_TARGET[0] = px + r * PIVOT_TO[0]; IK_TARGET[1] = py + r * PIVOT_TO[1]; IK_TARGET[2] = pz + r * PIVOT_TO[2];
-    // = quatMultiply(FOOT_WORLD_ROT, quatFromTo(u, new u), FOOT_WORLD_ROT): the foot turns about the toe.
-    quatFromTo(PIVOT_TURN, 0, PIVOT_FROM, 0, PIVOT_TO, 0);
-    quatMultiply(FOOT_WORLD_ROT, 0, PIVOT_TURN, 0, FOOT_WORLD_ROT, 0);
-    // Remembered for a release: the whole turn of the foot (heading held, then heel raised), to blend out.
-    if (yawHeld) quatMultiply(PIVOT_TURN, 0, PIVOT_TURN, 0, YAW_TURN, 0);
-    quatToScaledAngleAxis(S, at + HEEL, PIVOT_TURN, 0);
-  }
-
-  /**
-   * Keeps a planted foot heading the way it was planted: the animated foot's heading (its world
-   * rotation's twist about +Y) is turned back to the one it had at the lock, about the toe, so that
-   * turning the body (root adjustment, inertialized transitions) does not swing the heel round the
-   * planted toe. Pitch and roll stay animated: a heel rolling off still rolls. Rotates the ankle
-   * target in S[TARGET] and leaves the turn in YAW_TURN; returns whether there was a turn to make.
-   */
-  private holdFootHeading(leg: LegJoints, at: number, worldRotations: Float64Array): boolean {
-    const S = this.S;
-    // At most MAX_HELD_TURN: a body turning further than a planted foot can twist under it takes the foot along.
-    heldTurn(S, at, worldRotations, 4 * leg.foot);
-    const turn = HELD_TURN[0];
-    if (Math.abs(turn) < HEADING_TOLERANCE) return false;
-    // Ankle target turned about the toe target P: P + Ry(turn)·(A − P).
-    const px = S[at + LOCK] + S[at + OFFSET], pz = S[at + LOCK + 2] + S[at + OFFSET + 2];
-    const c = Math.cos(turn), sn = Math.sin(turn), ax = S[at + TARGET] - px, az = S[at + TARGET + 2] - pz;
-    S[at + TARGET] = px + c * ax + sn * az;
-    S[at + TARGET + 2] = pz - sn * ax + c * az;
-    return true;
   }
 
   /**
