@@ -88,9 +88,16 @@ export interface WorkClip {
   mirrored: boolean;
   /** The source's own rate when it was resampled. */
   sourceFps: number | undefined;
-  worldRot: Float64Array;
-  worldPos: Float64Array;
+  /**
+   * The world transforms of its frames (frames*J*4, frames*J*3), or null: deriveDatabase then asks
+   * DeriveInput.worldTransforms for them when it reads the clip (the compact loader).
+   */
+  worldRot: Float64Array | null;
+  worldPos: Float64Array | null;
 }
+
+/** A work clip with its world transforms (the build's own). */
+type PosedWorkClip = WorkClip & { worldRot: Float64Array; worldPos: Float64Array };
 
 /** Hip to knee plus knee to ankle of the leg ending in `foot`, in the rest pose (m; 1 without a leg). */
 function legLength(s: Skeleton, foot: number): number {
@@ -160,7 +167,7 @@ export function buildDatabase(sources: readonly SourceMotion[], options: BuildOp
   let done = 0;
 
   // Pass 1: forward kinematics of every clip.
-  const work: WorkClip[] = all.map(({ clip, mirrored, sourceFps }) => {
+  const work: PosedWorkClip[] = all.map(({ clip, mirrored, sourceFps }) => {
     const worldRot = new Float64Array(clip.frameCount * J * 4);
     const worldPos = new Float64Array(clip.frameCount * J * 3);
     worldTransformsOfFrames(skeleton.parents, clip.rotations, clip.translations, clip.frameCount, worldRot, worldPos);
@@ -220,8 +227,17 @@ export interface DeriveInput {
   fps: number;
   schema: FeatureSchema;
   contacts: ContactOptions;
-  /** Clips in database order, with their world transforms (forward kinematics of their poses). */
+  /** Clips in database order, with their world transforms (forward kinematics of their poses) or without (see worldTransforms). */
   work: WorkClip[];
+  /**
+   * For work clips without world transforms: forward kinematics of work clip `clip`'s frames for
+   * `joints` (parents first, each after its parent) into `outRot` and `outPos` (frames*J*4,
+   * frames*J*3; the other joints' entries are left as they are: nothing derived reads them).
+   * deriveDatabase computes each such clip when it reads it, into one scratch for all of them: the
+   * compact loader held every clip's transforms at once (62 MB for the shared real set), and
+   * allocating them took a fifth of its decode.
+   */
+  worldTransforms?: (clip: number, joints: Int32Array, outRot: Float64Array, outPos: Float64Array) => void;
   /**
    * The clips' poses already laid out as the database stores them (float32, clips back to back, the
    * same values as the work clips'): adopted instead of allocated and copied (the compact loader).
@@ -248,13 +264,18 @@ export function deriveDatabase(input: DeriveInput): Database {
   const hips = roles.hips;
   const leftLeg = legRootJoint(skeleton, hips, roles.leftFoot);
   const rightLeg = legRootJoint(skeleton, hips, roles.rightFoot);
+  const transformsOf = worldTransformsReader(input, J);
+  const axisJoints = withAncestors(skeleton, [hips, leftLeg, rightLeg]);
   const forwardAxis = (mirrored: boolean): Float64Array => {
     const acc = [0, 0, 0];
-    for (const w of work) {
+    for (let i = 0; i < work.length; i++) {
+      const w = work[i];
       if (w.mirrored !== mirrored) continue;
-      const a = leftLeg >= 0 && rightLeg >= 0
-        ? estimateHipsForwardAxis(w.worldRot, w.worldPos, J, w.clip.frameCount, hips, leftLeg, rightLeg)
-        : [0, 0, 1];
+      let a: number[] = [0, 0, 1];
+      if (leftLeg >= 0 && rightLeg >= 0) {
+        const [worldRot, worldPos] = transformsOf(i, axisJoints);
+        a = estimateHipsForwardAxis(worldRot, worldPos, J, w.clip.frameCount, hips, leftLeg, rightLeg);
+      }
       for (let k = 0; k < 3; k++) acc[k] += a[k] * w.clip.frameCount;
     }
     const n = Math.hypot(acc[0], acc[1], acc[2]) || 1;
@@ -285,13 +306,15 @@ export function deriveDatabase(input: DeriveInput): Database {
   // bones and the contact joints; the others' columns are never read, and hold an older clip's).
   const velScratch = new Float64Array(work.reduce((m, w) => Math.max(m, w.clip.frameCount), 0) * J * 3);
   const velocityJoints = [...new Set([leftContactJoint, rightContactJoint, ...schema.groups.flatMap((g, i) => (g.kind === 'boneVelocity' ? groupBones[i] : []))])];
-  for (const w of work) {
-    const F = w.clip.frameCount;
+  const readJoints = derivedJoints(skeleton, roles, schema);
+  for (let i = 0; i < work.length; i++) {
+    const w = work[i], F = w.clip.frameCount;
+    const [worldRot, worldPos] = transformsOf(i, readJoints);
     const worldVel = velScratch.subarray(0, F * J * 3);
-    for (const j of velocityJoints) finiteDifferenceVelocities(w.worldPos, J * 3, F, fps, worldVel, 3 * j, 3 * j + 3);
+    for (const j of velocityJoints) finiteDifferenceVelocities(worldPos, J * 3, F, fps, worldVel, 3 * j, 3 * j + 3);
     const rootPos = new Float64Array(F * 3), rootRot = new Float64Array(F * 4);
-    computeRootTrack(w.worldRot, w.worldPos, J, F, hips, axes[`${w.mirrored}`], smoothFrames, rootPos, rootRot, positionSmoothFrames, w.clip.loop);
-    extractClipFeatures({ frames: F, fps, joints: J, worldPos: w.worldPos, worldVel, rootPos, rootRot, loop: w.clip.loop }, schema, groupBones, stride, db.rawFeatures, start);
+    computeRootTrack(worldRot, worldPos, J, F, hips, axes[`${w.mirrored}`], smoothFrames, rootPos, rootRot, positionSmoothFrames, w.clip.loop);
+    extractClipFeatures({ frames: F, fps, joints: J, worldPos, worldVel, rootPos, rootRot, loop: w.clip.loop }, schema, groupBones, stride, db.rawFeatures, start);
     footContacts(worldVel, J, F, fps, leftContactJoint, rightContactJoint, contactOpts, db.contacts, start);
     if (!input.poses) {
       db.rotations.set(w.clip.rotations, start * J * 4);
@@ -311,4 +334,42 @@ export function deriveDatabase(input: DeriveInput): Database {
   computeNormalization(db.rawFeatures, N, stride, schema, db.mean, db.scale);
   normalizeRows(db.rawFeatures, N, stride, dims, db.mean, db.scale, db.features);
   return db;
+}
+
+/**
+ * The joints whose world transforms deriveDatabase reads (the hips, the legs' roots, the contact
+ * joints, the schema's bones) and their ancestors, parents first: the others' world transforms are
+ * never read.
+ */
+export function derivedJoints(skeleton: Skeleton, roles: Record<BoneRole, number>, schema: FeatureSchema): Int32Array {
+  const bones = [roles.hips, legRootJoint(skeleton, roles.hips, roles.leftFoot), legRootJoint(skeleton, roles.hips, roles.rightFoot), ...contactJoints(roles)];
+  for (const group of schemaGroupBones(schema, skeleton, roles)) bones.push(...group);
+  return withAncestors(skeleton, bones);
+}
+
+/** `joints` (-1s and out-of-range indices skipped) and their ancestors, in index order (parents first: the skeleton has been checked). */
+function withAncestors(skeleton: Skeleton, joints: readonly number[]): Int32Array {
+  const J = skeleton.names.length, need = new Uint8Array(J);
+  for (const j of joints) for (let k = j; k >= 0 && k < J && !need[k]; k = skeleton.parents[k]) need[k] = 1;
+  const list: number[] = [];
+  for (let j = 0; j < J; j++) if (need[j]) list.push(j);
+  return Int32Array.from(list);
+}
+
+/**
+ * Work clip i's world transforms for `joints`: its own, or computed by input.worldTransforms into
+ * a scratch shared by every clip (valid until the next call).
+ */
+function worldTransformsReader(input: DeriveInput, J: number): (i: number, joints: Int32Array) => [Float64Array, Float64Array] {
+  const { work, worldTransforms } = input;
+  const frames = work.reduce((m, w) => (w.worldRot === null || w.worldPos === null ? Math.max(m, w.clip.frameCount) : m), 0);
+  const rot = new Float64Array(frames * J * 4), pos = new Float64Array(frames * J * 3);
+  return (i, joints) => {
+    const w = work[i];
+    if (w.worldRot !== null && w.worldPos !== null) return [w.worldRot, w.worldPos];
+    if (!worldTransforms) throw new RangeError(`deriveDatabase: work clip ${i} has no world transforms and no worldTransforms was given`);
+    const F = w.clip.frameCount, r = rot.subarray(0, F * J * 4), p = pos.subarray(0, F * J * 3);
+    worldTransforms(i, joints, r, p);
+    return [r, p];
+  };
 }

@@ -6,10 +6,6 @@
  * problem is a DatabaseFormatError naming the source and the section. Pure and browser-safe.
  */
 import type { Database } from '../database.js';
-import type { Skeleton } from '../../anim/skeleton.js';
-import { legRootJoint } from '../../features/root.js';
-import { contactJoints } from '../../features/contacts.js';
-import { schemaGroupBones, type BoneRole, type FeatureSchema } from '../../features/schema.js';
 import { composeJoint } from '../../anim/forward-kinematics.js';
 import { deriveDatabase, type WorkClip } from '../build.js';
 import { checkSearchableDatabase, checkStoredPoseSections } from '../database-check.js';
@@ -38,26 +34,6 @@ function readContacts(r: FieldReader): ContactOptions {
   if (typeof speed !== 'number' || !(speed > 0 && speed <= 100)) r.fail('inconsistent', `contact speed threshold is ${describeValue(speed)}, expected a speed in (0, 100] m/s`);
   if (typeof filter !== 'number' || !(filter >= 0 && filter <= 10)) r.fail('inconsistent', `contact filter is ${describeValue(filter)}, expected [0, 10] seconds`);
   return { speedThreshold: speed, filterSeconds: filter };
-}
-
-/**
- * The joints whose world transforms deriveDatabase reads (the hips, the legs' roots, the contact
- * joints, the schema's bones) and their ancestors, parents first: the loader leaves the others'
- * world transforms at 0, which nothing derived looks at.
- */
-function derivedJoints(skeleton: Skeleton, roles: Record<BoneRole, number>, schema: FeatureSchema): Int32Array {
-  const J = skeleton.names.length, need = new Uint8Array(J);
-  const mark = (j: number): void => {
-    for (let k = j; k >= 0 && k < J && !need[k]; k = skeleton.parents[k]) need[k] = 1;
-  };
-  mark(roles.hips);
-  mark(legRootJoint(skeleton, roles.hips, roles.leftFoot));
-  mark(legRootJoint(skeleton, roles.hips, roles.rightFoot));
-  for (const j of contactJoints(roles)) mark(j);
-  for (const bones of schemaGroupBones(schema, skeleton, roles)) for (const j of bones) mark(j);
-  const list: number[] = [];
-  for (let j = 0; j < J; j++) if (need[j]) list.push(j);
-  return Int32Array.from(list);
 }
 
 /**
@@ -144,14 +120,13 @@ export function decodeCompactDatabase(b: Uint8Array, c: Container, meta: Meta, s
   }, source);
 
   let done = clips.length;
-  const joints = derivedJoints(skeleton, roles, schema);
-  const work: WorkClip[] = clips.map((range, i) => {
+  // Each clip's world transforms are computed when derive reads it (DeriveInput.worldTransforms).
+  const work: WorkClip[] = clips.map((range, i) => ({ clip: poses.clips[i], mirrored: range.mirrored, sourceFps: range.sourceFps, worldRot: null, worldPos: null }));
+  const worldTransforms = (i: number, joints: Int32Array, outRot: Float64Array, outPos: Float64Array): void => {
     const clip = poses.clips[i];
-    const worldRot = new Float64Array(range.count * J * 4), worldPos = new Float64Array(range.count * J * 3);
-    worldTransformsOfFloat32Frames(skeleton.parents, joints, clip.rotations, clip.translations, range.count, worldRot, worldPos);
-    return { clip, mirrored: range.mirrored, sourceFps: range.sourceFps, worldRot, worldPos };
-  });
-  const db = deriveDatabase({ skeleton, roles, fps: meta.fps, schema, contacts, work, poses, onClip: (name) => onProgress?.(++done, 2 * clips.length, name) });
+    worldTransformsOfFloat32Frames(skeleton.parents, joints, clip.rotations, clip.translations, clip.frameCount, outRot, outPos);
+  };
+  const db = deriveDatabase({ skeleton, roles, fps: meta.fps, schema, contacts, work, worldTransforms, poses, onClip: (name) => onProgress?.(++done, 2 * clips.length, name) });
   db.clips = clips;
   db.tagNames = tagNames;
   db.tagBits = tagBits;
