@@ -1,7 +1,8 @@
 /**
  * The compact loader's fast paths (float32 views instead of float64 clip copies, mirroring in
- * place, forward kinematics of only the joints the rebuild reads) give, bit for bit, what
- * deriveDatabase computes from float64 copies of the decoded poses with full forward kinematics.
+ * place, forward kinematics of only the joints the rebuild reads, computed clip by clip into one
+ * scratch when the rebuild reads the clip) give, bit for bit, what deriveDatabase computes from
+ * float64 copies of the decoded poses with full forward kinematics held for every clip.
  */
 import { describe, expect, it } from 'vitest';
 import { buildDatabase, deriveDatabase, type WorkClip } from '../../src/database/build.js';
