@@ -234,8 +234,8 @@ export interface DeriveInput {
    * `joints` (parents first, each after its parent) into `outRot` and `outPos` (frames*J*4,
    * frames*J*3; the other joints' entries are left as they are: nothing derived reads them).
    * deriveDatabase computes each such clip when it reads it, into one scratch for all of them: the
-   * compact loader held every clip's transforms at once (62 MB for the shared real set), and
-   * allocating them took a fifth of its decode.
+   * compact loader held every clip's transforms at once (62 MB for the shared real set; computed
+   * clip by clip, its decode is 8% faster, docs/compact.md).
    */
   worldTransforms?: (clip: number, joints: Int32Array, outRot: Float64Array, outPos: Float64Array) => void;
   /**
