@@ -6,7 +6,7 @@
  */
 import type { LegJoints } from './rig.js';
 import {
-  LOCK, OFFSET, SHOWN, CLEAR, CLEAR_VEL, FOLLOW, FOLLOW_VEL, SHIFT_OFFSET, SHIFT_VEL, SHIFT_PREV, SHIFT_SLOPE, SHIFT, TILT, TILT_VEL, ANIM_HEIGHT, ANKLE_HEIGHT, STEP_DT, FOOT_DT, FOOT_E, FOOT_HALF_LIFE,
+  LOCK, OFFSET, SHOWN, CLEAR, CLEAR_VEL, GROUND_AHEAD, FOLLOW, FOLLOW_VEL, SHIFT_OFFSET, SHIFT_VEL, SHIFT_PREV, SHIFT_SLOPE, SHIFT, TILT, TILT_VEL, ANIM_HEIGHT, ANKLE_HEIGHT, STEP_DT, FOOT_DT, FOOT_E, FOOT_HALF_LIFE,
   IK_TARGET, FOOT_WORLD_ROT, MAX_HEEL_RAISE,
 } from './state.js';
 import type { GroundOptions } from '../ground/ground-options.js';
@@ -51,6 +51,7 @@ export function followGroundUnderFoot(S: Float64Array, at: number, leg: LegJoint
   }
   // The slope of the ground under the foot.
   const gx = -GROUND_UNDER_FOOT[1] / GROUND_UNDER_FOOT[2], gz = -GROUND_UNDER_FOOT[3] / GROUND_UNDER_FOOT[2];
+  S[at + GROUND_AHEAD] = 0;
   if (go.swingLookAhead > 0 && moved > 0) {
     let ax = vx * go.swingLookAhead, az = vz * go.swingLookAhead;
     const reach = Math.sqrt(ax * ax + az * az), most = MAX_LOOK_AHEAD * leg.length;
@@ -64,6 +65,8 @@ export function followGroundUnderFoot(S: Float64Array, at: number, leg: LegJoint
     const tan = Math.tan(go.followSlope), along = gx * gx + gz * gz > tan * tan ? 0 : gx * ax + gz * az;
     const rise = AHEAD[0] - (g + along);
     if (rise > 0) g += rise;
+    // For clearGround: how far the ground ahead rises beyond the slope under the foot (a step's edge).
+    S[at + GROUND_AHEAD] = rise > 0 ? rise : 0;
   }
   const prev = S[at + SHIFT_PREV];
   if (restart || prev !== prev) {
@@ -148,7 +151,7 @@ export function clearHeel(S: Float64Array, at: number, ground: Ground, go: Groun
 }
 
 /** decaySpringUpdate on n values of the block with footHalfLife, its e^(−y·dt) cached per dt and half-life. */
-function decayFootSpring(S: Float64Array, x: number, v: number, n: number, go: GroundOptions): void {
+export function decayFootSpring(S: Float64Array, x: number, v: number, n: number, go: GroundOptions): void {
   const dt = S[STEP_DT], h = go.footHalfLife, y = (2 * Math.LN2) / h;
   if (dt !== S[FOOT_DT] || h !== S[FOOT_HALF_LIFE]) { S[FOOT_DT] = dt; S[FOOT_HALF_LIFE] = h; S[FOOT_E] = Math.exp(-y * dt); }
   const e = S[FOOT_E];

@@ -44,7 +44,13 @@ export const LIFT = 56, LIFT_VEL = 57;
  * of the captured contact point at the frame played (on-ground.ts updateGroundHolds).
  */
 export const HOLD = 58, HOLD_ANIM = 59, HOLD_LIFT = 60, HOLD_CAPTURED = 61;
-export const LEG_SIZE = 62;
+/**
+ * Per leg, on uneven ground: how far a free foot is raised ahead of the ground it is about to swing
+ * over, and its rate (foot-ik.ts clearGround); the ground's height at the look-ahead point this step
+ * (foot-ground.ts followGroundUnderFoot).
+ */
+export const CLEAR_LIFT = 62, CLEAR_LIFT_VEL = 63, GROUND_AHEAD = 64;
+export const LEG_SIZE = 65;
 /** LOCKED's value for a foot released while its contact lasts. */
 export const RELEASED = 2;
 export const HIPS_DROP = 2 * LEG_SIZE, HIPS_DROP_VEL = HIPS_DROP + 1, DECAY_DT = HIPS_DROP + 2, DECAY_E = HIPS_DROP + 3;
