@@ -10,10 +10,9 @@ import { describe, it, expect, beforeAll } from 'vitest';
 import { Matcher } from '../../src/search/matcher.js';
 import { MatcherSearchPort } from '../../src/runtime/matcher-port.js';
 import { MotionMatchingController, createInput } from '../../src/runtime/controller/controller.js';
-import { FootIK, DEFAULT_FOOT_IK_OPTIONS } from '../../src/runtime/foot-ik/foot-ik.js';
+import { FootIK, DEFAULT_FOOT_IK_OPTIONS, HELD_GAP_LEG_LENGTHS, type FootIKLeg } from '../../src/runtime/foot-ik/foot-ik.js';
 import { GROUND_BAND_LEG_LENGTHS } from '../../src/runtime/foot-ik/on-ground.js';
 import { LOCK, LOCKED, RELEASED } from '../../src/runtime/foot-ik/state.js';
-import { HELD_GAP_LEG_LENGTHS } from '../../src/runtime/foot-ik/foot-ik.js';
 import { SKATE_HEIGHT, skateWeight } from '../../src/runtime/quality/output-measures.js';
 import type { Database } from '../../src/database/database.js';
 import { builtinDatabase } from '../../src/apps/builtin-database.js';
@@ -37,38 +36,45 @@ interface Episode {
 
 /**
  * Walks forward with a no-IK controller and a separate FootIK; the first time leg 0 has been locked
- * for a while, releases it as a transition would with its foot `away` m to the side of the animation's,
- * and records the next `steps` steps.
+ * for 3 steps (after 2 s), calls `disturb` with the FootIK block and the leg, then `record` after
+ * each of the next `steps` steps.
  */
-function releaseFarAway(away: number, steps: number): Episode {
+function disturbLockedLeg(steps: number, disturb: (S: Float64Array, leg: FootIKLeg) => void, record: (c: MotionMatchingController, S: Float64Array, leg: FootIKLeg) => void): FootIKLeg {
   const c = new MotionMatchingController(db, { footIK: false });
   const ik = new FootIK(db, DEFAULT_FOOT_IK_OPTIONS);
   ik.reset(c.worldPositions);
   const S = (ik as unknown as { S: Float64Array }).S;
   const input = createInput();
-  input.velocityZ = 1.2;
+  input.velocityZ = 1.2; // along world +z (the root starts facing it)
   const leg = ik.legs[0];
-  let lockedFor = 0, released = -1;
-  const out: Episode = { contact: [], joints: [], plantedHeight: leg.plantedHeight, legLength: leg.length };
-  for (let s = 0; s < 20 * HZ && (released < 0 || s < released + steps); s++) {
+  let lockedFor = 0, disturbed = -1;
+  for (let s = 0; s < 20 * HZ && (disturbed < 0 || s < disturbed + steps); s++) {
     c.update(1 / HZ, input, port);
     ik.apply(c, 1 / HZ);
     lockedFor = leg.locked ? lockedFor + 1 : 0;
-    if (released < 0 && s > 2 * HZ && lockedFor === 3) {
-      // The lock hands over to the animation with the held foot 35 cm to the side (world x).
-      S[LOCKED] = RELEASED;
-      leg.offset[0] = away; leg.offset[1] = 0; leg.offset[2] = 0;
-      released = s;
+    if (disturbed < 0 && s > 2 * HZ && lockedFor === 3) {
+      disturb(S, leg);
+      disturbed = s;
       continue;
     }
-    if (released >= 0) {
-      const wp = c.worldPositions, at = (j: number) => [wp[3 * j], wp[3 * j + 1], wp[3 * j + 2]];
-      out.contact.push(at(leg.contact));
-      out.joints.push([at(leg.hip), at(leg.knee), at(leg.foot), at(leg.contact)]);
-    }
+    if (disturbed >= 0) record(c, S, leg);
   }
-  expect(released, 'leg 0 was never locked for 3 steps').toBeGreaterThan(0);
-  return out;
+  expect(disturbed, 'leg 0 was never locked for 3 steps').toBeGreaterThan(0);
+  return leg;
+}
+
+/** The lock handed over to the animation with the held foot `away` m to the side (world x), as a transition would; the next `steps` steps. */
+function releaseFarAway(away: number, steps: number): Episode {
+  const contact: number[][] = [], joints: number[][][] = [];
+  const leg = disturbLockedLeg(steps, (S, l) => {
+    S[LOCKED] = RELEASED;
+    l.offset[0] = away; l.offset[1] = 0; l.offset[2] = 0;
+  }, (c, _S, l) => {
+    const wp = c.worldPositions, at = (j: number) => [wp[3 * j], wp[3 * j + 1], wp[3 * j + 2]];
+    contact.push(at(l.contact));
+    joints.push([at(l.hip), at(l.knee), at(l.foot), at(l.contact)]);
+  });
+  return { contact, joints, plantedHeight: leg.plantedHeight, legLength: leg.length };
 }
 
 interface PulledLock {
@@ -80,39 +86,18 @@ interface PulledLock {
 }
 
 /**
- * Walks forward as releaseFarAway does; the first time leg 0 has been locked for 3 steps, moves its
- * lock `behind` m back along the walk, with the lock left on, as a body pulled away from a planted
- * foot leaves it (a root adjusted towards the trajectory, a turn the data does not have), and
- * records the next `steps` steps.
+ * The lock moved `behind` m back along the walk with the lock left on, as a body pulled away from a
+ * planted foot leaves it (a root adjusted towards the trajectory, a turn the data does not have); the
+ * next `steps` steps.
  */
 function pullLockAway(behind: number, steps: number): PulledLock {
-  const c = new MotionMatchingController(db, { footIK: false });
-  const ik = new FootIK(db, DEFAULT_FOOT_IK_OPTIONS);
-  ik.reset(c.worldPositions);
-  const S = (ik as unknown as { S: Float64Array }).S;
-  const input = createInput();
-  input.velocityZ = 1.2;
-  const leg = ik.legs[0];
-  let lockedFor = 0, moved = -1;
-  const out: PulledLock = { locked: [], contact: [], plantedHeight: leg.plantedHeight, legLength: leg.length };
-  for (let s = 0; s < 20 * HZ && (moved < 0 || s < moved + steps); s++) {
-    c.update(1 / HZ, input, port);
-    ik.apply(c, 1 / HZ);
-    lockedFor = leg.locked ? lockedFor + 1 : 0;
-    if (moved < 0 && s > 2 * HZ && lockedFor === 3) {
-      // The walk goes along world +z (the root starts facing it).
-      S[LOCK + 2] -= behind;
-      moved = s;
-      continue;
-    }
-    if (moved >= 0) {
-      const wp = c.worldPositions;
-      out.locked.push(S[LOCKED] === 1 ? 1 : 0);
-      out.contact.push([wp[3 * leg.contact], wp[3 * leg.contact + 1], wp[3 * leg.contact + 2]]);
-    }
-  }
-  expect(moved, 'leg 0 was never locked for 3 steps').toBeGreaterThan(0);
-  return out;
+  const locked: number[] = [], contact: number[][] = [];
+  const leg = disturbLockedLeg(steps, (S) => { S[LOCK + 2] -= behind; }, (c, S, l) => {
+    const wp = c.worldPositions;
+    locked.push(S[LOCKED] === 1 ? 1 : 0);
+    contact.push([wp[3 * l.contact], wp[3 * l.contact + 1], wp[3 * l.contact + 2]]);
+  });
+  return { locked, contact, plantedHeight: leg.plantedHeight, legLength: leg.length };
 }
 
 describe('a lock the leg cannot reach', () => {
