@@ -7,50 +7,11 @@
 //
 // Usage: node scripts/contact-locks.mjs DB.mmdb [--scenario wander] [--agents 24] [--seconds 20] [--json]
 // Needs the compiled package (npm run build).
-import { parseArgs } from 'node:util';
-import { existsSync } from 'node:fs';
+import { DIST, scenarioDiagnostic } from './scenario-diagnostic.mjs';
 
-const root = new URL('../dist/src/', import.meta.url);
-if (!existsSync(new URL('runtime/foot-ik/state.js', root))) {
-  process.stderr.write('contact-locks: dist/ not found; run `npm run build` first\n');
-  process.exit(1);
-}
-const USAGE = 'usage: node scripts/contact-locks.mjs DB.mmdb [--scenario wander|path|stop-go|strafe] [--agents N] [--seconds S] [--json]';
-let values, positionals;
-try {
-  ({ values, positionals } = parseArgs({
-    allowPositionals: true,
-    options: { scenario: { type: 'string', default: 'wander' }, agents: { type: 'string', default: '24' }, seconds: { type: 'string', default: '20' }, json: { type: 'boolean', default: false } },
-  }));
-} catch (e) {
-  process.stderr.write(`contact-locks: ${e.message}\n${USAGE}\n`);
-  process.exit(2);
-}
-const agents = Number(values.agents), seconds = Number(values.seconds);
-if (positionals.length !== 1 || !(Number.isInteger(agents) && agents >= 1 && agents <= 10_000) || !(seconds > 0 && seconds <= 3600)) {
-  process.stderr.write(`${USAGE}\n`);
-  process.exit(2);
-}
-const { readDatabaseFile } = await import(new URL('database/mmdb/mmdb-node.js', root));
-const { Matcher } = await import(new URL('search/matcher.js', root));
-const { MatcherSearchPort } = await import(new URL('runtime/matcher-port.js', root));
-const { MotionMatchingController, createInput } = await import(new URL('runtime/controller/controller.js', root));
-const { ScriptedDriver, QUALITY_SCENARIOS } = await import(new URL('sim/scenarios.js', root));
-if (!QUALITY_SCENARIOS.includes(values.scenario)) {
-  process.stderr.write(`contact-locks: --scenario must be one of ${QUALITY_SCENARIOS.join(', ')}, got ${values.scenario}\n${USAGE}\n`);
-  process.exit(2);
-}
-const { LOCKED, LEG_SIZE, RELEASED } = await import(new URL('runtime/foot-ik/state.js', root));
-const { CONTACT_LEFT, CONTACT_RIGHT, contactJoints } = await import(new URL('features/contacts.js', root));
-
-let db;
-try {
-  db = readDatabaseFile(positionals[0]);
-} catch (e) {
-  process.stderr.write(`contact-locks: ${e.message}\n`);
-  process.exit(1);
-}
-const port = new MatcherSearchPort(await Matcher.create(db), 'kdtree');
+const { db, dbPath, scenario, agents, seconds, json, port, MotionMatchingController, createInput, ScriptedDriver } = await scenarioDiagnostic('contact-locks');
+const { LOCKED, LEG_SIZE, RELEASED } = await import(new URL('runtime/foot-ik/state.js', DIST));
+const { CONTACT_LEFT, CONTACT_RIGHT, contactJoints } = await import(new URL('features/contacts.js', DIST));
 const dt = 1 / 60, steps = Math.round(seconds / dt);
 const [leftJoint, rightJoint] = contactJoints(db.roles);
 const legs = [{ bit: CONTACT_LEFT, joint: leftJoint }, { bit: CONTACT_RIGHT, joint: rightJoint }];
@@ -60,7 +21,7 @@ const add = (key, speed) => { const r = rows.get(key) ?? [0, 0]; r[0]++; r[1] +=
 for (let a = 0; a < agents; a++) {
   const c = new MotionMatchingController(db);
   c.reset(c.frame, 3 * a, 0, 0);
-  const driver = new ScriptedDriver(values.scenario, 1, a, dt), input = createInput(), prev = new Float64Array(6);
+  const driver = new ScriptedDriver(scenario, 1, a, dt), input = createInput(), prev = new Float64Array(6);
   for (let t = 0; t < steps; t++) {
     driver.drive(c.rootPosition, input);
     c.update(dt, input, port);
@@ -81,10 +42,10 @@ const all = rows.get('contact')?.[0] ?? 0;
 const out = [...rows].sort(([a], [b]) => a.localeCompare(b)).map(([key, [n, sum]]) => ({
   steps: key, legSteps: n, shareOfContact: all ? n / all : 0, meanSpeedCmPerSec: sum / n, addsToContactMeanCmPerSec: all ? sum / all : 0,
 }));
-if (values.json) {
-  process.stdout.write(JSON.stringify({ database: positionals[0], scenario: values.scenario, agents, seconds, rows: out }) + '\n');
+if (json) {
+  process.stdout.write(JSON.stringify({ database: dbPath, scenario: scenario, agents, seconds, rows: out }) + '\n');
 } else {
-  process.stdout.write(`${positionals[0]}, ${values.scenario}, ${agents} agents x ${seconds} s at 60 Hz: leg-steps whose frame has the foot down\n`);
+  process.stdout.write(`${dbPath}, ${scenario}, ${agents} agents x ${seconds} s at 60 Hz: leg-steps whose frame has the foot down\n`);
   process.stdout.write(`${'steps'.padEnd(36)} ${'leg-steps'.padStart(9)} ${'share'.padStart(7)} ${'speed cm/s'.padStart(10)} ${'adds cm/s'.padStart(9)}\n`);
   for (const r of out) {
     process.stdout.write(`${r.steps.padEnd(36)} ${String(r.legSteps).padStart(9)} ${(100 * r.shareOfContact).toFixed(1).padStart(6)}% ${r.meanSpeedCmPerSec.toFixed(1).padStart(10)} ${r.addsToContactMeanCmPerSec.toFixed(2).padStart(9)}\n`);

@@ -9,51 +9,13 @@
 //
 // Usage: node scripts/skate-split.mjs DB.mmdb [--scenario wander] [--agents 24] [--seconds 20] [--json]
 // Needs the compiled package (npm run build).
-import { parseArgs } from 'node:util';
-import { existsSync } from 'node:fs';
+import { DIST, scenarioDiagnostic } from './scenario-diagnostic.mjs';
 
-const root = new URL('../dist/src/', import.meta.url);
-if (!existsSync(new URL('runtime/quality/output-measures.js', root))) {
-  process.stderr.write('skate-split: dist/ not found; run `npm run build` first\n');
-  process.exit(1);
-}
-const USAGE = 'usage: node scripts/skate-split.mjs DB.mmdb [--scenario wander|path|stop-go|strafe] [--agents N] [--seconds S] [--json]';
-let values, positionals;
-try {
-  ({ values, positionals } = parseArgs({
-    allowPositionals: true,
-    options: { scenario: { type: 'string', default: 'wander' }, agents: { type: 'string', default: '24' }, seconds: { type: 'string', default: '20' }, json: { type: 'boolean', default: false } },
-  }));
-} catch (e) {
-  process.stderr.write(`skate-split: ${e.message}\n${USAGE}\n`);
-  process.exit(2);
-}
-const agents = Number(values.agents), seconds = Number(values.seconds);
-if (positionals.length !== 1 || !(Number.isInteger(agents) && agents >= 1 && agents <= 10_000) || !(seconds > 0 && seconds <= 3600)) {
-  process.stderr.write(`${USAGE}\n`);
-  process.exit(2);
-}
-const { readDatabaseFile } = await import(new URL('database/mmdb/mmdb-node.js', root));
-const { Matcher } = await import(new URL('search/matcher.js', root));
-const { MatcherSearchPort } = await import(new URL('runtime/matcher-port.js', root));
-const { MotionMatchingController, createInput } = await import(new URL('runtime/controller/controller.js', root));
-const { ScriptedDriver, QUALITY_SCENARIOS } = await import(new URL('sim/scenarios.js', root));
-const { forwardKinematics } = await import(new URL('anim/pose.js', root));
-const { qualityRig } = await import(new URL('runtime/quality/quality-rig.js', root));
-const { SKATE_HEIGHT, skateWeight } = await import(new URL('runtime/quality/output-measures.js', root));
-const { CONTACT_LEFT, CONTACT_RIGHT } = await import(new URL('features/contacts.js', root));
-if (!QUALITY_SCENARIOS.includes(values.scenario)) {
-  process.stderr.write(`skate-split: --scenario must be one of ${QUALITY_SCENARIOS.join(', ')}, got ${values.scenario}\n${USAGE}\n`);
-  process.exit(2);
-}
-
-let db;
-try {
-  db = readDatabaseFile(positionals[0]);
-} catch (e) {
-  process.stderr.write(`skate-split: ${e.message}\n`);
-  process.exit(1);
-}
+const { db, dbPath, scenario, agents, seconds, json, port, MotionMatchingController, createInput, ScriptedDriver } = await scenarioDiagnostic('skate-split');
+const { forwardKinematics } = await import(new URL('anim/pose.js', DIST));
+const { qualityRig } = await import(new URL('runtime/quality/quality-rig.js', DIST));
+const { SKATE_HEIGHT, skateWeight } = await import(new URL('runtime/quality/output-measures.js', DIST));
+const { CONTACT_LEFT, CONTACT_RIGHT } = await import(new URL('features/contacts.js', DIST));
 const rig = qualityRig(db), r = db.roles, J = db.skeleton.names.length;
 /** Per foot joint: its leg's contact bit (left toe and ankle: CONTACT_LEFT). */
 const bits = Int32Array.from(rig.feet, (j) => (j === r.leftToe || j === r.leftFoot ? CONTACT_LEFT : CONTACT_RIGHT));
@@ -95,12 +57,11 @@ const data = tally();
 // The engine's output in the scenario (foot IK on, flat ground, 60 Hz), labelled by the frame played.
 const output = tally();
 {
-  const port = new MatcherSearchPort(await Matcher.create(db), 'kdtree');
   const dt = 1 / 60, steps = Math.round(seconds / dt), prev = new Float64Array(3 * J);
   for (let a = 0; a < agents; a++) {
     const c = new MotionMatchingController(db);
     c.reset(c.frame, 3 * a, 0, 0);
-    const driver = new ScriptedDriver(values.scenario, 1, a, dt), input = createInput();
+    const driver = new ScriptedDriver(scenario, 1, a, dt), input = createInput();
     for (let t = 0; t < steps; t++) {
       driver.drive(c.rootPosition, input);
       c.update(dt, input, port);
@@ -128,15 +89,15 @@ function rows(t) {
 }
 const nearMean = (t) => (t.skate[0] + t.skate[2]) / Math.max(1, t.count[0] + t.count[2]);
 const result = {
-  database: positionals[0], scenario: values.scenario, agents, seconds, skateHeightM: SKATE_HEIGHT,
+  database: dbPath, scenario: scenario, agents, seconds, skateHeightM: SKATE_HEIGHT,
   data: { nearGroundSkateCmPerSec: nearMean(data), parts: rows(data) },
   output: { nearGroundSkateCmPerSec: nearMean(output), parts: rows(output) },
 };
-if (values.json) {
+if (json) {
   process.stdout.write(JSON.stringify(result) + '\n');
 } else {
-  process.stdout.write(`${positionals[0]}: foot joint-steps by the contact label of the frame shown and by height (near the ground: below ${100 * SKATE_HEIGHT} cm over the joint's low height)\n`);
-  process.stdout.write(`data: every clip played plainly; output: ${values.scenario}, ${agents} agents x ${seconds} s at 60 Hz\n`);
+  process.stdout.write(`${dbPath}: foot joint-steps by the contact label of the frame shown and by height (near the ground: below ${100 * SKATE_HEIGHT} cm over the joint's low height)\n`);
+  process.stdout.write(`data: every clip played plainly; output: ${scenario}, ${agents} agents x ${seconds} s at 60 Hz\n`);
   process.stdout.write(`${'part'.padEnd(30)} ${'data share'.padStart(10)} ${'skate'.padStart(7)} ${'output share'.padStart(12)} ${'skate'.padStart(7)}\n`);
   const fmt = (x) => (x === null ? '–' : x.toFixed(1));
   for (let k = 0; k < 4; k++) {

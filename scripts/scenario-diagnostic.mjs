@@ -1,0 +1,45 @@
+// What the scenario diagnostics (contact-locks.mjs, skate-split.mjs) share: their command line
+// (DB.mmdb [--scenario S] [--agents N] [--seconds S] [--json]), checked with a usage line and exit 2,
+// the database read (a one-line error and exit 1), and the compiled package's modules they drive a
+// crowd with. Needs the compiled package (npm run build).
+import { parseArgs } from 'node:util';
+import { existsSync } from 'node:fs';
+
+/** The compiled package's src/ folder. */
+export const DIST = new URL('../dist/src/', import.meta.url);
+
+/**
+ * Parses and checks `name`'s command line, reads the database, and imports the crowd's modules:
+ * { db, scenario, agents, seconds, json, dbPath, port, MotionMatchingController, createInput, ScriptedDriver }.
+ * Exits with a one-line message on a bad command line (2) or an unreadable database (1).
+ */
+export async function scenarioDiagnostic(name) {
+  const usage = `usage: node scripts/${name}.mjs DB.mmdb [--scenario wander|path|stop-go|strafe] [--agents N] [--seconds S] [--json]`;
+  const fail = (code, message) => { process.stderr.write(`${message}\n`); process.exit(code); };
+  if (!existsSync(new URL('sim/scenarios.js', DIST))) fail(1, `${name}: dist/ not found; run \`npm run build\` first`);
+  let values, positionals;
+  try {
+    ({ values, positionals } = parseArgs({
+      allowPositionals: true,
+      options: { scenario: { type: 'string', default: 'wander' }, agents: { type: 'string', default: '24' }, seconds: { type: 'string', default: '20' }, json: { type: 'boolean', default: false } },
+    }));
+  } catch (e) {
+    fail(2, `${name}: ${e.message}\n${usage}`);
+  }
+  const agents = Number(values.agents), seconds = Number(values.seconds);
+  if (positionals.length !== 1 || !(Number.isInteger(agents) && agents >= 1 && agents <= 10_000) || !(seconds > 0 && seconds <= 3600)) fail(2, usage);
+  const { readDatabaseFile } = await import(new URL('database/mmdb/mmdb-node.js', DIST));
+  const { Matcher } = await import(new URL('search/matcher.js', DIST));
+  const { MatcherSearchPort } = await import(new URL('runtime/matcher-port.js', DIST));
+  const { MotionMatchingController, createInput } = await import(new URL('runtime/controller/controller.js', DIST));
+  const { ScriptedDriver, QUALITY_SCENARIOS } = await import(new URL('sim/scenarios.js', DIST));
+  if (!QUALITY_SCENARIOS.includes(values.scenario)) fail(2, `${name}: --scenario must be one of ${QUALITY_SCENARIOS.join(', ')}, got ${values.scenario}\n${usage}`);
+  let db;
+  try {
+    db = readDatabaseFile(positionals[0]);
+  } catch (e) {
+    fail(1, `${name}: ${e.message}`);
+  }
+  const port = new MatcherSearchPort(await Matcher.create(db), 'kdtree');
+  return { db, dbPath: positionals[0], scenario: values.scenario, agents, seconds, json: values.json, port, MotionMatchingController, createInput, ScriptedDriver };
+}
