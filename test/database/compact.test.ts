@@ -11,7 +11,8 @@ import { decodeDatabase, encodeDatabase, inspectDatabase } from '../../src/datab
 import { encodeCompactDatabase } from '../../src/database/mmdb/encode-compact.js';
 import { readPoseErrorReport } from '../../src/database/mmdb/inspect.js';
 import { measurePoseError } from '../../src/database/compact/pose-error.js';
-import { ERROR_THRESHOLD } from '../../src/database/compact/error-metric.js';
+import { ERROR_THRESHOLD, VIRTUAL_POINT_DISTANCE, virtualPointError } from '../../src/database/compact/error-metric.js';
+import { quatRotateVec3 } from '../../src/math/quat.js';
 import { encodeClip } from '../../src/database/compact/encode-clip.js';
 import { decodeClip } from '../../src/database/compact/decode-clip.js';
 import { clipOfRange } from '../../src/database/compact/mirror-links.js';
@@ -117,6 +118,33 @@ describe('compact clip codec', () => {
     };
     expect(measurePoseError(db.skeleton.parents, db.clips, db, tilted(2e-4)).overall.max).toBeGreaterThan(ERROR_THRESHOLD);
     expect(measurePoseError(db.skeleton.parents, db.clips, db, tilted(2e-5)).overall.max).toBeLessThan(ERROR_THRESHOLD);
+  });
+
+  it('the virtual-point error equals the six points measured one by one', () => {
+    // The encoder's expansion (|p ± d c|² = |p|² + d²|c|² ± 2d p·c, larger side only) against the
+    // definition: each point at ±3 cm along a local axis, placed by both transforms, the farthest pair.
+    let seed = 7;
+    const rand = (): number => ((seed = (seed * 16807) % 2147483647) / 2147483647) * 2 - 1;
+    const unit = (q: Float64Array, at: number): void => {
+      for (let k = 0; k < 4; k++) q[at + k] = rand();
+      const n = Math.hypot(q[at], q[at + 1], q[at + 2], q[at + 3]);
+      for (let k = 0; k < 4; k++) q[at + k] /= n;
+    };
+    const aRot = new Float64Array(4), bRot = new Float64Array(4), aPos = new Float64Array(3), bPos = new Float64Array(3);
+    const pa = new Float64Array(3), pb = new Float64Array(3), axis = new Float64Array(3);
+    for (let trial = 0; trial < 200; trial++) {
+      unit(aRot, 0);
+      // Half the trials nearly the same rotation (the encoder's case), half any two.
+      if (trial % 2) { unit(bRot, 0); } else { for (let k = 0; k < 4; k++) bRot[k] = aRot[k] + 1e-4 * rand(); bRot.set(bRot.map((v) => v / Math.hypot(...bRot))); }
+      for (let k = 0; k < 3; k++) { aPos[k] = rand(); bPos[k] = aPos[k] + (trial % 3 ? 1e-4 : 0.1) * rand(); }
+      let want = 0;
+      for (let k = 0; k < 6; k++) {
+        axis.fill(0); axis[k >> 1] = k & 1 ? -VIRTUAL_POINT_DISTANCE : VIRTUAL_POINT_DISTANCE;
+        quatRotateVec3(pa, 0, aRot, 0, axis, 0); quatRotateVec3(pb, 0, bRot, 0, axis, 0);
+        want = Math.max(want, Math.hypot(aPos[0] + pa[0] - bPos[0] - pb[0], aPos[1] + pa[1] - bPos[1] - pb[1], aPos[2] + pa[2] - bPos[2] - pb[2]));
+      }
+      expect(virtualPointError(aRot, aPos, 0, bRot, bPos, 0)).toBeCloseTo(want, 12);
+    }
   });
 
   it('a tighter bound costs more bytes and holds', () => {

@@ -11,7 +11,7 @@
 import { LEVEL_BITS, RAW_LEVEL, SEGMENT_FRAMES, START_LEVEL } from './bit-rates.js';
 import { BitWriter, bitsFromFloat } from './bit-stream.js';
 import { align4, LEVEL_FIELD_BITS, readClipHeader, segmentCount, TRACK_ANIMATED, TRACK_ANIMATED_DROP_X, TRACK_CONSTANT, TRACK_DEFAULT, droppedComponent, type ClipHeader } from './clip-layout.js';
-import { ERROR_THRESHOLD, parentsFirstOrder, subtrees, virtualPointError, worldOfJoints } from './error-metric.js';
+import { ERROR_THRESHOLD, parentsFirstOrder, subtrees, virtualPointErrorSquared, worldOfJoints } from './error-metric.js';
 import { completeRotation, normaliseInClip, quantiseSample, segmentBase, segmentRangeOf, segmentStep, STORED_COMPONENTS } from './quantise.js';
 
 /** A track whose values never move further than this from its first frame's is constant (exactly, for captures). */
@@ -142,6 +142,8 @@ interface ClipWork {
   segPos: Float64Array;
   order: Int32Array;
   below: Int32Array[];
+  /** leavesFirst(header, order). */
+  channelOrder: Int32Array;
 }
 
 /**
@@ -163,19 +165,28 @@ function decodeChannel(w: ClipWork, ch: number, level: number, ranges: Uint8Arra
   if (t.rotation) for (let f = f0; f < f0 + n; f++) completeRotation(w.lossyRot, (f * J + t.joint) * 4, t.dropped);
 }
 
-/** Recomputes the segment's world transforms below `joint` and returns the largest error there. */
-function errorBelow(w: ClipWork, joints: Int32Array, f0: number, n: number): number {
-  let e = 0;
+/** Recomputes the segment's world transforms of `joints` (a joint and everything below it) from the lossy poses. */
+function segmentTransforms(w: ClipWork, joints: Int32Array, f0: number, n: number): void {
+  for (let f = f0; f < f0 + n; f++) worldOfJoints(w.p.parents, joints, w.J, w.lossyRot, w.lossyPos, f, w.segRot, w.segPos, f - f0);
+}
+
+/**
+ * Recomputes the segment's world transforms of `joints` and tells whether every one keeps its
+ * virtual points within the bound (`thresholdSquared`, m²). Stops at the first that does not: the
+ * frames after it keep their transforms, and the caller that undoes the step recomputes them all
+ * (segmentTransforms).
+ */
+function withinBound(w: ClipWork, joints: Int32Array, f0: number, n: number, thresholdSquared: number): boolean {
   const J = w.J;
   for (let f = f0; f < f0 + n; f++) {
     const slot = f - f0;
     worldOfJoints(w.p.parents, joints, J, w.lossyRot, w.lossyPos, f, w.segRot, w.segPos, slot);
     for (let i = 0; i < joints.length; i++) {
       const j = joints[i];
-      e = Math.max(e, virtualPointError(w.segRot, w.segPos, slot * J + j, w.refRot, w.refPos, f * J + j));
+      if (virtualPointErrorSquared(w.segRot, w.segPos, slot * J + j, w.refRot, w.refPos, f * J + j) > thresholdSquared) return false;
     }
   }
-  return e;
+  return true;
 }
 
 /** The segment ranges of every animated track's components (8 bits each, 2 per component). */
@@ -204,7 +215,7 @@ function segmentRanges(w: ClipWork, f0: number, n: number): Uint8Array {
  * values of all three, so the check sees exactly what the decoder will produce.
  */
 function chooseLevels(w: ClipWork, ranges: Uint8Array, f0: number, n: number, threshold: number): Uint8Array {
-  const tracks = w.header.tracks, C = tracks.length * 3;
+  const tracks = w.header.tracks, C = tracks.length * 3, bound = threshold * threshold;
   const levels = new Uint8Array(C).fill(START_LEVEL);
   const setAll = (level: number): void => {
     levels.fill(level);
@@ -212,27 +223,31 @@ function chooseLevels(w: ClipWork, ranges: Uint8Array, f0: number, n: number, th
     for (let ch = 0; ch < C; ch++) decodeChannel(w, ch, level, ranges, f0, n);
   };
   setAll(START_LEVEL);
-  if (errorBelow(w, w.order, f0, n) > threshold) {
+  if (!withinBound(w, w.order, f0, n, bound)) {
     setAll(RAW_LEVEL);
-    errorBelow(w, w.order, f0, n);
+    segmentTransforms(w, w.order, f0, n);
   }
-  // Leaves first: the joints deepest in the parents-first order come last in it.
-  const depth = (ch: number): number => w.order.indexOf(tracks[(ch / 3) | 0].joint);
-  const channelOrder = Array.from({ length: C }, (_, ch) => ch).sort((x, y) => depth(y) - depth(x) || x - y);
   const done = new Uint8Array(C);
   for (let changed = true; changed;) {
     changed = false;
-    for (const ch of channelOrder) {
+    for (const ch of w.channelOrder) {
       if (done[ch] || levels[ch] === 0) continue;
       const below = w.below[tracks[(ch / 3) | 0].joint];
       decodeChannel(w, ch, levels[ch] - 1, ranges, f0, n);
-      if (errorBelow(w, below, f0, n) <= threshold) { levels[ch]--; changed = true; continue; }
+      if (withinBound(w, below, f0, n, bound)) { levels[ch]--; changed = true; continue; }
       done[ch] = 1;
       decodeChannel(w, ch, levels[ch], ranges, f0, n);
-      errorBelow(w, below, f0, n);
+      segmentTransforms(w, below, f0, n);
     }
   }
   return levels;
+}
+
+/** Channels (track * 3 + component) in the order chooseLevels lowers them: leaves first (the joints deepest in the parents-first order come last in it). */
+function leavesFirst(header: ClipHeader, order: Int32Array): Int32Array {
+  const tracks = header.tracks;
+  const depth = (ch: number): number => order.indexOf(tracks[(ch / 3) | 0].joint);
+  return Int32Array.from({ length: tracks.length * 3 }, (_, ch) => ch).sort((x, y) => depth(y) - depth(x) || x - y);
 }
 
 /** Appends a segment: levels, ranges, packed samples. */
@@ -270,7 +285,7 @@ export function encodeClip(p: ClipPoses, threshold: number = ERROR_THRESHOLD): U
     p, J, header, hdv: new DataView(headerBytes.buffer), rot,
     lossyRot: new Float32Array(F * J * 4), lossyPos: new Float32Array(F * J * 3),
     refRot, refPos, segRot: new Float64Array(SEGMENT_FRAMES * J * 4), segPos: new Float64Array(SEGMENT_FRAMES * J * 3),
-    order, below: subtrees(p.parents, order),
+    order, below: subtrees(p.parents, order), channelOrder: leavesFirst(header, order),
   };
   // Default and constant tracks, as the decoder fills them.
   for (let f = 0; f < F; f++) {
