@@ -121,15 +121,13 @@ describe.skipIf(!hasMocap)('BVH import speed', () => {
   it('parses the 137-file bench set (27 MB) completely (its time is logged; speed is benchmarked, not asserted)', () => {
     const files = listBvhFiles([join(mocapDir, 'bench')]);
     const texts = files.map((f) => readFileSync(f, 'utf8'));
-    let best = Infinity, frames = 0;
-    for (let rep = 0; rep < 3; rep++) {
-      const t0 = performance.now();
-      frames = 0;
-      texts.forEach((t, i) => { frames += parseBvh(t, { file: files[i] }).clip.frameCount; });
-      best = Math.min(best, performance.now() - t0);
-    }
+    // One pass: the time is only logged, for a reader of the run (speed is not asserted in tests).
+    let frames = 0;
+    const t0 = performance.now();
+    texts.forEach((t, i) => { frames += parseBvh(t, { file: files[i] }).clip.frameCount; });
+    const ms = performance.now() - t0;
     const mb = texts.reduce((n, t) => n + t.length, 0) / 1e6;
-    console.log(`bvh parse speed: ${files.length} files, ${mb.toFixed(1)} MB, ${frames} frames in ${best.toFixed(0)} ms (best of 3)`);
+    console.log(`bvh parse speed: ${files.length} files, ${mb.toFixed(1)} MB, ${frames} frames in ${ms.toFixed(0)} ms (one pass)`);
     expect(frames).toBe(20464);
   });
 });
