@@ -1,22 +1,29 @@
 /**
  * The built-in database for the commands that run on it when no --db is given (simulate, quality,
- * bench, demo's tag check). Generating the procedural clips and building takes 1–2 s; a process
- * that runs several commands (a server; a test worker, whose files use it as their fixture) pays
- * it once. A command may change the database it gets (settings files reweight the features in
- * place), so the first call keeps a copy as built and every later call gets a copy of that copy
- * (structuredClone: plain objects and typed arrays, 7–12 ms for its 10 MB, equal to the build in
- * every field).
+ * bench, demo's tag check). Generating the procedural clips and building takes 1–2 s (2–4 s in a
+ * fresh process, before V8 has optimised the generator), every command, every process. So the
+ * first build is kept on disk (builtin-cache-node.ts: a float32 .mmdb named by a hash of the code
+ * that builds it), and a later process reads it back in about a tenth of that; the database read is
+ * equal to the build in every field. Within a process it is built or read once: a command may change
+ * the database it gets (settings files reweight the features in place), so the first call keeps a
+ * copy as built and every later call gets a copy of that copy (structuredClone: plain objects and
+ * typed arrays, 7–12 ms for its 10 MB).
  */
 import { buildDatabase } from '../database/build.js';
 import { builtinSources } from '../database/builtin-sources.js';
 import type { Database } from '../database/database.js';
+import { readCachedBuiltin, writeCachedBuiltin } from './builtin-cache-node.js';
 
 let pristine: Database | null = null;
 
-/** `buildDatabase(builtinSources())`, built once per process; each call's database is its own. */
+/** `buildDatabase(builtinSources())`, built (or read from the cache) once per process; each call's database is its own. */
 export function builtinDatabase(): Database {
   if (pristine) return structuredClone(pristine);
-  const db = buildDatabase(builtinSources());
+  let db = readCachedBuiltin();
+  if (db === null) {
+    db = buildDatabase(builtinSources());
+    writeCachedBuiltin(db);
+  }
   pristine = structuredClone(db);
   return db;
 }

@@ -1,0 +1,104 @@
+/**
+ * The built-in database kept on disk between processes (builtin-database.ts): a float32 .mmdb in
+ * the cache folder ($MOTIONMATCH_CACHE_DIR, else the package's node_modules/.cache/motionmatch,
+ * else the temporary folder), named by a SHA-256 of the code that builds it: every source file of
+ * the running engine (the folder this module's parent is, compiled or not), paths and contents. Any
+ * change to any of them, a rebuild of dist/ included, names another file: a stale database is never
+ * read. The file is written atomically and checked on read like any database (checksums, ranges);
+ * one that fails is built again and replaced. MOTIONMATCH_NO_CACHE=1 turns the cache off.
+ * Nothing here prints: the commands' output (--json) stays as it was.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Database } from '../database/database.js';
+import { decodeDatabase } from '../database/mmdb/decode.js';
+import { encodeDatabase } from '../database/mmdb/encode.js';
+import { writeFileAtomic } from '../util/files-node.js';
+
+/** The engine's source folder (src/ or dist/src/): the parent of this module's folder. */
+const ENGINE_DIR = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/**
+ * Cache files are named builtin-<where>-<code>.mmdb: <where> a hash of the engine's folder, so that
+ * engines in several places (a repository's src/ and dist/, an installed copy) sharing one cache
+ * folder each keep their own file and replace only their own older ones; other names in the folder
+ * are never touched.
+ */
+const WHERE = createHash('sha256').update(ENGINE_DIR).digest('hex').slice(0, 8);
+const OWN_NAME = new RegExp(`^builtin-${WHERE}-[0-9a-f]{16}\\.mmdb$`);
+
+/** The cache file for the running code, or null with the cache off or no folder to put it in. */
+function cacheFile(env: NodeJS.ProcessEnv = process.env): string | null {
+  if (env.MOTIONMATCH_NO_CACHE) return null;
+  const dir = cacheDir(env);
+  return dir === null ? null : join(dir, `builtin-${WHERE}-${codeHash()}.mmdb`);
+}
+
+/** $MOTIONMATCH_CACHE_DIR, else node_modules/.cache/motionmatch of the package, else the temporary folder; null when none can be made. */
+function cacheDir(env: NodeJS.ProcessEnv): string | null {
+  const chosen = env.MOTIONMATCH_CACHE_DIR;
+  const root = packageRoot();
+  const dirs = chosen ? [chosen] : [...(root ? [join(root, 'node_modules', '.cache', 'motionmatch')] : []), join(tmpdir(), 'motionmatch-cache')];
+  for (const dir of dirs) {
+    try {
+      mkdirSync(dir, { recursive: true });
+      return dir;
+    } catch {
+      // not writable: try the next
+    }
+  }
+  return null;
+}
+
+/** The nearest folder above the engine holding a package.json (the repository, or the installed package). */
+function packageRoot(): string | null {
+  for (let dir = ENGINE_DIR; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) return dir;
+    if (dirname(dir) === dir) return null;
+  }
+}
+
+let hash: string | null = null;
+
+/** First 16 hex digits of the SHA-256 of the engine's code files (.js, or .ts when run from sources), paths and contents. */
+function codeHash(): string {
+  if (hash !== null) return hash;
+  const h = createHash('sha256');
+  const files = readdirSync(ENGINE_DIR, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile() && /\.(js|ts)$/.test(e.name) && !e.name.endsWith('.d.ts'))
+    .map((e) => join(e.parentPath ?? e.path, e.name))
+    .sort();
+  for (const f of files) h.update(`${relative(ENGINE_DIR, f)}\n`).update(readFileSync(f));
+  return (hash = h.digest('hex').slice(0, 16));
+}
+
+/** The cached built-in database of the running code, or null (none yet, unreadable, damaged, cache off). */
+export function readCachedBuiltin(): Database | null {
+  const file = cacheFile();
+  if (file === null || !existsSync(file)) return null;
+  try {
+    return decodeDatabase(readFileSync(file), file);
+  } catch {
+    return null; // damaged or cut short: built again and replaced
+  }
+}
+
+/** Writes `db` (just built by the running code) as the cache file and removes older ones; a failure to write only costs the next process a build. */
+export function writeCachedBuiltin(db: Database): void {
+  const file = cacheFile();
+  if (file === null) return;
+  try {
+    writeFileAtomic(file, encodeDatabase(db), 'the built-in database cache');
+  } catch {
+    return;
+  }
+  const dir = dirname(file);
+  for (const name of readdirSync(dir)) {
+    if (OWN_NAME.test(name) && join(dir, name) !== file) {
+      try { unlinkSync(join(dir, name)); } catch { /* another process's, or gone */ }
+    }
+  }
+}
