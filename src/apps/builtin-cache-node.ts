@@ -9,14 +9,14 @@
  * Nothing here prints: the commands' output (--json) stays as it was.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Database } from '../database/database.js';
-import { decodeDatabase } from '../database/mmdb/decode.js';
+import { readDatabaseFile } from '../database/mmdb/mmdb-node.js';
 import { encodeDatabase } from '../database/mmdb/encode.js';
-import { writeFileAtomic } from '../util/files-node.js';
+import { firstUsableFolder, writeFileAtomic } from '../util/files-node.js';
 
 /** The engine's source folder (src/ or dist/src/): the parent of this module's folder. */
 const ENGINE_DIR = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -42,15 +42,7 @@ function cacheDir(env: NodeJS.ProcessEnv): string | null {
   const chosen = env.MOTIONMATCH_CACHE_DIR;
   const root = packageRoot();
   const dirs = chosen ? [chosen] : [...(root ? [join(root, 'node_modules', '.cache', 'motionmatch')] : []), join(tmpdir(), 'motionmatch-cache')];
-  for (const dir of dirs) {
-    try {
-      mkdirSync(dir, { recursive: true });
-      return dir;
-    } catch {
-      // not writable: try the next
-    }
-  }
-  return null;
+  return firstUsableFolder(dirs);
 }
 
 /** The nearest folder above the engine holding a package.json (the repository, or the installed package). */
@@ -80,7 +72,8 @@ export function readCachedBuiltin(): Database | null {
   const file = cacheFile();
   if (file === null || !existsSync(file)) return null;
   try {
-    return decodeDatabase(readFileSync(file), file);
+    // (read as any database file: a regular file of bounded size, checked section by section)
+    return readDatabaseFile(file);
   } catch {
     return null; // damaged or cut short: built again and replaced
   }

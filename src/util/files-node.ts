@@ -3,7 +3,7 @@
  * block forever, /dev/zero would grow memory without limit), and write only regular files, through
  * a temporary file that is renamed into place and removed again if the process is interrupted.
  */
-import { closeSync, fstatSync, fsyncSync, lstatSync, openSync, readSync, renameSync, statSync, unlinkSync, writeSync, constants } from 'node:fs';
+import { closeSync, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readSync, renameSync, statSync, unlinkSync, writeSync, constants } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 
@@ -205,4 +205,17 @@ export function writeFileAtomic(path: string, bytes: Uint8Array | string, what: 
     try { fsyncSync(dfd); } finally { closeSync(dfd); }
   } catch { /* best effort */ }
   return data.length;
+}
+
+/** The first of `dirs` that exists or can be made (recursively), or null when none can: where a cache goes. */
+export function firstUsableFolder(dirs: readonly string[]): string | null {
+  for (const dir of dirs) {
+    try {
+      mkdirSync(dir, { recursive: true });
+      return dir;
+    } catch {
+      // not writable: try the next
+    }
+  }
+  return null;
 }

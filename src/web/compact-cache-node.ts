@@ -6,7 +6,7 @@
  * CRC-32 and size, so an edited or rebuilt file is encoded again and an unchanged one is not. The
  * cache keeps the MAX_CACHED most recently used encodings.
  */
-import { existsSync, mkdirSync, readdirSync, statSync, unlinkSync, utimesSync } from 'node:fs';
+import { existsSync, readdirSync, statSync, unlinkSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import type { Database } from '../database/database.js';
@@ -14,6 +14,7 @@ import { readDatabaseBytes, writeCompactDatabaseFile } from '../database/mmdb/mm
 import { MMDB_COMPACT_VERSION } from '../database/mmdb/format.js';
 import { decodeDatabase } from '../database/mmdb/decode.js';
 import { crc32 } from '../util/crc32.js';
+import { firstUsableFolder } from '../util/files-node.js';
 
 /** The format version in a .mmdb file's header (bytes 8..11; the header has been checked). */
 export function mmdbVersion(bytes: Uint8Array): number {
@@ -47,14 +48,8 @@ const CACHED_NAME = /^[A-Za-z0-9_-]+\.[0-9a-f]{8}\.[0-9a-f]{8}-\d+\.compact\.mmd
 export function compactCacheDir(packageRoot: string, env: NodeJS.ProcessEnv = process.env): string {
   const chosen = env.MOTIONMATCH_CACHE_DIR;
   const dirs = chosen ? [resolve(chosen)] : [join(packageRoot, 'node_modules', '.cache', 'motionmatch-demo'), join(tmpdir(), 'motionmatch-demo-cache')];
-  for (const dir of dirs) {
-    try {
-      mkdirSync(dir, { recursive: true });
-      return dir;
-    } catch {
-      // not writable: try the next
-    }
-  }
+  const dir = firstUsableFolder(dirs);
+  if (dir !== null) return dir;
   throw new Error(`cannot create a cache folder for the demo's compact database (tried ${dirs.join(' and ')}): give --serve-float32 to serve the file as it is, or MOTIONMATCH_CACHE_DIR=FOLDER`);
 }
 
