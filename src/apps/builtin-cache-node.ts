@@ -1,8 +1,9 @@
 /**
  * The built-in database kept on disk between processes (builtin-database.ts): a float32 .mmdb in
  * the cache folder ($MOTIONMATCH_CACHE_DIR, else the package's node_modules/.cache/motionmatch,
- * else the temporary folder), named by a SHA-256 of the code that builds it: every source file of
- * the running engine (the folder this module's parent is, compiled or not), paths and contents. Any
+ * else motionmatch-cache-<uid> in the temporary folder), named by a SHA-256 of the code that
+ * builds it: every source file of the running engine (the folder this module's parent is, compiled
+ * or not), paths and contents. Any
  * change to any of them, a rebuild of dist/ included, names another file: a stale database is never
  * read. The file is written atomically and checked on read like any database (checksums, ranges);
  * one that fails is built again and replaced. MOTIONMATCH_NO_CACHE=1 turns the cache off.
@@ -10,13 +11,12 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Database } from '../database/database.js';
 import { readDatabaseFile } from '../database/mmdb/mmdb-node.js';
 import { encodeDatabase } from '../database/mmdb/encode.js';
-import { firstUsableFolder, writeFileAtomic } from '../util/files-node.js';
+import { firstUsableFolder, userTemporaryFolder, writeFileAtomic } from '../util/files-node.js';
 
 /** The engine's source folder (src/ or dist/src/): the parent of this module's folder. */
 const ENGINE_DIR = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -41,7 +41,7 @@ function cacheFile(env: NodeJS.ProcessEnv = process.env): string | null {
 function cacheDir(env: NodeJS.ProcessEnv): string | null {
   const chosen = env.MOTIONMATCH_CACHE_DIR;
   const root = packageRoot();
-  const dirs = chosen ? [chosen] : [...(root ? [join(root, 'node_modules', '.cache', 'motionmatch')] : []), join(tmpdir(), 'motionmatch-cache')];
+  const dirs = chosen ? [chosen] : [...(root ? [join(root, 'node_modules', '.cache', 'motionmatch')] : []), userTemporaryFolder('motionmatch-cache')];
   return firstUsableFolder(dirs);
 }
 

@@ -3,9 +3,10 @@
  * block forever, /dev/zero would grow memory without limit), and write only regular files, through
  * a temporary file that is renamed into place and removed again if the process is interrupted.
  */
-import { closeSync, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readSync, renameSync, statSync, unlinkSync, writeSync, constants } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { closeSync, existsSync, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readSync, renameSync, statSync, unlinkSync, writeSync, constants } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { tmpdir, userInfo } from 'node:os';
 
 /** A file that cannot be read or written as asked; the message starts with what and where. */
 export class FileAccessError extends Error {
@@ -207,15 +208,55 @@ export function writeFileAtomic(path: string, bytes: Uint8Array | string, what: 
   return data.length;
 }
 
-/** The first of `dirs` that exists or can be made (recursively), or null when none can: where a cache goes. */
+/** The first of `dirs` that is a folder or can be made (with its missing parents), or null when none can: where a cache goes. */
 export function firstUsableFolder(dirs: readonly string[]): string | null {
   for (const dir of dirs) {
     try {
-      mkdirSync(dir, { recursive: true });
+      makeFolder(dir, 'cache');
       return dir;
     } catch {
       // not writable: try the next
     }
   }
   return null;
+}
+
+/**
+ * Makes folder `dir` (`what`: "the bench report's", in messages) and its missing parents, one level
+ * at a time; FileAccessError when something on the way is not a folder or a level cannot be made.
+ * Not mkdirSync's `recursive`: on Node 20 it never returns for a folder under /proc (each level
+ * answers ENOENT, and it retries the parent that exists), and a signal cannot stop it.
+ */
+export function makeFolder(dir: string, what: string): void {
+  const missing: string[] = [];
+  let at = resolve(dir);
+  while (!existsSync(at)) {
+    missing.push(at);
+    const up = dirname(at);
+    if (up === at) break;
+    at = up;
+  }
+  if (existsSync(at) && !statSync(at).isDirectory()) {
+    throw new FileAccessError(dir, `cannot make ${what} folder '${dir}': '${at}' is not a folder`, 'ENOTDIR');
+  }
+  for (let i = missing.length - 1; i >= 0; i--) {
+    try {
+      mkdirSync(missing[i]);
+    } catch (e) {
+      const code = errnoCode(e);
+      if (code === 'EEXIST') continue; // made by another process meanwhile
+      const why = code === 'ENOENT' ? 'the file system there takes no new folders' : code ?? (e as Error).message;
+      throw new FileAccessError(dir, `cannot make ${what} folder '${dir}': cannot make '${missing[i]}' (${why})`, code, { cause: e });
+    }
+  }
+}
+
+/**
+ * A folder of the system's temporary folder for this user's `name` cache: `name-<uid>` (the user
+ * name where there is no uid). The temporary folder is shared on a multi-user machine: another user's
+ * files are never read as ours.
+ */
+export function userTemporaryFolder(name: string): string {
+  const user = process.getuid?.() ?? userInfo().username;
+  return join(tmpdir(), `${name}-${user}`);
 }

@@ -2,19 +2,18 @@
  * The database the demo serves (`motionmatch demo --db FILE`): a compact file as it is; a float32
  * file as a compact encoding of it (docs/compact.md), 20x fewer bytes for the page to download,
  * encoded once and cached under the package's node_modules/.cache/motionmatch-demo/ (else the
- * system's temporary folder; MOTIONMATCH_CACHE_DIR chooses another), keyed by the float32 file's
+ * user's own folder in the system's temporary folder; MOTIONMATCH_CACHE_DIR chooses another), keyed by the float32 file's
  * CRC-32 and size, so an edited or rebuilt file is encoded again and an unchanged one is not. The
  * cache keeps the MAX_CACHED most recently used encodings.
  */
 import { existsSync, readdirSync, statSync, unlinkSync, utimesSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import type { Database } from '../database/database.js';
 import { readDatabaseBytes, writeCompactDatabaseFile } from '../database/mmdb/mmdb-node.js';
 import { MMDB_COMPACT_VERSION } from '../database/mmdb/format.js';
 import { decodeDatabase } from '../database/mmdb/decode.js';
 import { crc32 } from '../util/crc32.js';
-import { firstUsableFolder } from '../util/files-node.js';
+import { firstUsableFolder, userTemporaryFolder } from '../util/files-node.js';
 
 /** The format version in a .mmdb file's header (bytes 8..11; the header has been checked). */
 export function mmdbVersion(bytes: Uint8Array): number {
@@ -43,11 +42,11 @@ const CACHED_NAME = /^[A-Za-z0-9_-]+\.[0-9a-f]{8}\.[0-9a-f]{8}-\d+\.compact\.mmd
 
 /**
  * The folder cached encodings go in: $MOTIONMATCH_CACHE_DIR when set, else under `packageRoot`'s
- * node_modules/.cache when writable, else the temporary folder.
+ * node_modules/.cache when writable, else the user's own folder in the temporary folder.
  */
 export function compactCacheDir(packageRoot: string, env: NodeJS.ProcessEnv = process.env): string {
   const chosen = env.MOTIONMATCH_CACHE_DIR;
-  const dirs = chosen ? [resolve(chosen)] : [join(packageRoot, 'node_modules', '.cache', 'motionmatch-demo'), join(tmpdir(), 'motionmatch-demo-cache')];
+  const dirs = chosen ? [resolve(chosen)] : [join(packageRoot, 'node_modules', '.cache', 'motionmatch-demo'), userTemporaryFolder('motionmatch-demo-cache')];
   const dir = firstUsableFolder(dirs);
   if (dir !== null) return dir;
   throw new Error(`cannot create a cache folder for the demo's compact database (tried ${dirs.join(' and ')}): give --serve-float32 to serve the file as it is, or MOTIONMATCH_CACHE_DIR=FOLDER`);
