@@ -1,5 +1,5 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli, runCliInProcess, tempDir, HAS_MOCAP, MOCAP_DIR, MOCAP_SKIP_REASON } from '../helpers/cli.js';
 import { retimeSchedule, retimeClip, enlargeSources, resolveMocapDir } from '../../src/bench/datasets.js';
@@ -242,6 +242,27 @@ describe('motionmatch bench options', () => {
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr).toMatch(/usage: motionmatch bench/);
     }
+  });
+
+  it('checks where --json FILE goes before benchmarking: its folder made, or one line and exit 1 at once', () => {
+    // Its own process with a time limit: the folder under /proc once hung mkdirSync's recursive mode
+    // for good, after the whole benchmark, deaf to SIGTERM.
+    const cases: Array<[string, RegExp]> = [
+      ['/proc/motionmatch-bench/x.json', /cannot make the bench report's folder '\/proc\/motionmatch-bench': cannot make '\/proc\/motionmatch-bench' \(the file system there takes no new folders\)/],
+      [join(dir, 'file.json', 'x.json'), /cannot make the bench report's folder '.*file\.json': '.*file\.json' is not a folder/],
+    ];
+    writeFileSync(join(dir, 'file.json'), '{}');
+    for (const [out, message] of cases) {
+      const t0 = performance.now();
+      const r = runCli(['bench', '--quick', '--json', out], { timeoutMs: 30_000 });
+      expect(r.code, `${out}: ${r.stderr}`).toBe(1);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr).toMatch(message);
+      expect(performance.now() - t0).toBeLessThan(20_000);
+    }
+    const made = join(dir, 'made', 'deeper', 'b.json');
+    expect(runCli(['bench', '--quick', '--sections', 'search', '--methods', 'brute', '--backends', 'js', '--threads', '0', '--queries', '4', '--noise', '0.1', '--json', made]).code).toBe(0);
+    expect(existsSync(made)).toBe(true);
   });
 
   it('fails clearly for a missing --db file or an empty --mocap folder', async () => {

@@ -23,6 +23,9 @@ export function runCli(args: string[], options: { timeoutMs?: number; env?: Reco
     cwd: REPO_ROOT,
     encoding: 'utf8',
     timeout: options.timeoutMs ?? 120_000,
+    // A command stuck in a synchronous loop never handles SIGTERM (spawnSync's default), and the
+    // test would wait for it for good.
+    killSignal: 'SIGKILL',
     env: { ...process.env, ...options.env },
     maxBuffer: 64 * 1024 * 1024,
   });

@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { tuneJitForCrowds } from '../../util/jit-node.js';
 import { dirname, resolve } from 'node:path';
 import { parseCommandArgs, numberOption, integerOption, UsageError } from '../args.js';
@@ -11,6 +11,8 @@ import { renderMarkdown } from '../../bench/report.js';
 import { renderSvgChart } from '../../bench/svg-chart.js';
 import { benchControllerStep, benchSimulationScaling, type ControllerBenchOptions, type ControllerBenchRow, type ScalingRow } from '../../bench/controller-bench.js';
 import { builtinDatabase } from '../builtin-database.js';
+import { checkOutputFile } from '../output-file.js';
+import { makeFolder } from '../../util/files-node.js';
 
 const SECTIONS = ['search', 'runtime'] as const;
 type Section = (typeof SECTIONS)[number];
@@ -210,6 +212,15 @@ export async function benchCommand(argv: string[]): Promise<number> {
   const jsonTarget = values.json;
   const jsonStdout = jsonTarget === '-';
   const jsonPath = jsonStdout ? null : resolve(jsonTarget ?? DEFAULT_BENCH_JSON);
+  if (jsonPath !== null) {
+    // Before the benchmark, not after it: its folder made, the report and the chart writable there
+    // and neither of them the --db file.
+    if (jsonTarget !== undefined && jsonTarget.trim() === '') throw new UsageError('--json needs a file name (or - for stdout)', BENCH_USAGE);
+    makeFolder(dirname(jsonPath), "the bench report's");
+    const inputs = [{ path: values.db, label: 'the --db file' }];
+    checkOutputFile(jsonPath, '--json', 'the bench report', BENCH_USAGE, inputs);
+    checkOutputFile(svgPathFor(jsonPath), '--json', 'the bench chart', BENCH_USAGE, inputs);
+  }
   const bar = createProgress('bench', !jsonStdout && !!process.stderr.isTTY);
   const log = (msg: string) => {
     bar.done();
@@ -227,7 +238,6 @@ export async function benchCommand(argv: string[]): Promise<number> {
     process.stdout.write(JSON.stringify(full, null, 2) + '\n');
     return 0;
   }
-  mkdirSync(dirname(jsonPath!), { recursive: true });
   writeFileSync(jsonPath!, JSON.stringify(full, null, 2) + '\n');
   if (report) {
     const svgPath = svgPathFor(jsonPath!);
