@@ -16,6 +16,7 @@ import { parseBvh } from '../../src/import/bvh/bvh.js';
 import type { Clip } from '../../src/anim/clip.js';
 import type { Skeleton } from '../../src/anim/skeleton.js';
 import { HAS_MOCAP, MOCAP_DIR, runCliInProcess, tempDir } from '../helpers/cli.js';
+import { expectSameNumbers, expectDifferentNumbers } from '../helpers/same-numbers.js';
 
 /** The basis that lays a +y set along `a` (the inverse of turnUpright's turn for `a`). */
 const LAY: Record<UpAxis, UpAxis> = { '+y': '+y', '-y': '-y', '+z': '-z', '-z': '+z', '+x': '-x', '-x': '+x' };
@@ -57,11 +58,11 @@ describe('the up axis of a set of captures', () => {
       expect(found.axis).toBe(axis);
       expect(found.unconfirmed).toBeNull();
       const back = turnUpright(laid.skeleton, laid.clips, found.axis);
-      expect(back.skeleton.offsets).toEqual(skeleton.offsets);
-      expect(back.skeleton.endSiteOffsets).toEqual(skeleton.endSiteOffsets);
+      expectSameNumbers(back.skeleton.offsets, skeleton.offsets, 'offsets');
+      expectSameNumbers(back.skeleton.endSiteOffsets, skeleton.endSiteOffsets, 'end sites');
       back.clips.forEach((c, i) => {
-        expect(c.rotations).toEqual(clips[i].rotations);
-        expect(c.translations).toEqual(clips[i].translations);
+        expectSameNumbers(c.rotations, clips[i].rotations, `clip ${i} rotations`);
+        expectSameNumbers(c.translations, clips[i].translations, `clip ${i} translations`);
       });
     });
   }
@@ -72,12 +73,12 @@ describe('the up axis of a set of captures', () => {
     const a = buildDatabase(sources, { mirror: true });
     const b = buildDatabase(laid.clips.map((clip): SourceMotion => ({ skeleton: laid.skeleton, clip })), { mirror: true, onUpAxis: (f) => findings.push(f.axis) });
     expect(findings).toEqual(['+z']);
-    expect(b.features).toEqual(a.features);
-    expect(b.rootPositions).toEqual(a.rootPositions);
-    expect(b.contacts).toEqual(a.contacts);
+    expectSameNumbers(b.features, a.features, 'features');
+    expectSameNumbers(b.rootPositions, a.rootPositions, 'root positions');
+    expectSameNumbers(b.contacts, a.contacts, 'contacts');
     // Without the turn (told it stands along +y) the same set is measured lying down: other features.
     const lying = buildDatabase(laid.clips.map((clip): SourceMotion => ({ skeleton: laid.skeleton, clip })), { mirror: true, up: '+y' });
-    expect(lying.features).not.toEqual(a.features);
+    expectDifferentNumbers(lying.features, a.features, 'features of the set left lying');
   });
 
   it('does not turn a set only its motion lays down: an upright rest pose whose captures lie along +z', () => {
