@@ -4,10 +4,10 @@
  * fresh process, before V8 has optimised the generator), every command, every process. So the
  * first build is kept on disk (builtin-cache-node.ts: a float32 .mmdb named by a hash of the code
  * that builds it), and a later process reads it back in about a tenth of that; the database read is
- * equal to the build in every field. Within a process it is built or read once: a command may change
- * the database it gets (settings files reweight the features in place), so the first call keeps a
- * copy as built and every later call gets a copy of that copy (structuredClone: plain objects and
- * typed arrays, 7–12 ms for its 10 MB).
+ * equal to the build in every field. Within a process it is built or read once, and each call gets a
+ * database of its own (the first call keeps a copy as built, every later call gets a copy of that
+ * copy; structuredClone: plain objects and typed arrays, 7–12 ms for its 10 MB), so that no command
+ * depends on what another did to the one it got.
  */
 import { buildDatabase } from '../database/build.js';
 import { builtinSources } from '../database/builtin-sources.js';
