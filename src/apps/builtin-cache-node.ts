@@ -17,6 +17,7 @@ import type { Database } from '../database/database.js';
 import { readDatabaseFile } from '../database/mmdb/mmdb-node.js';
 import { encodeDatabase } from '../database/mmdb/encode.js';
 import { firstUsableFolder, userTemporaryFolder, writeFileAtomic } from '../util/files-node.js';
+import { nodePackageRootSync } from '../search/wasm/package-files.js';
 
 /** The engine's source folder (src/ or dist/src/): the parent of this module's folder. */
 const ENGINE_DIR = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -45,11 +46,12 @@ function cacheDir(env: NodeJS.ProcessEnv): string | null {
   return firstUsableFolder(dirs);
 }
 
-/** The nearest folder above the engine holding a package.json (the repository, or the installed package). */
+/** The package the engine belongs to (the repository, or the installed package), or null without one. */
 function packageRoot(): string | null {
-  for (let dir = ENGINE_DIR; ; dir = dirname(dir)) {
-    if (existsSync(join(dir, 'package.json'))) return dir;
-    if (dirname(dir) === dir) return null;
+  try {
+    return nodePackageRootSync();
+  } catch {
+    return null;
   }
 }
 

@@ -29,6 +29,11 @@ function nodeBuiltins(what: string): { fs: typeof import('node:fs'); path: typeo
  * TypeScript sources (src/search/wasm/) and from the compiled output (dist/src/search/wasm/).
  */
 export async function nodePackageRoot(): Promise<string> {
+  return nodePackageRootSync();
+}
+
+/** nodePackageRoot without a promise, for callers that are synchronous (the built-in database cache). */
+export function nodePackageRootSync(): string {
   const { fs, path, url } = nodeBuiltins('finding the package folder');
   const here = url.fileURLToPath(import.meta.url);
   let dir = path.dirname(here);
@@ -40,7 +45,6 @@ export async function nodePackageRoot(): Promise<string> {
   }
 }
 
-/** Reads build/<variant>.wasm from the package (Node only). */
 export async function readWasmFile(v: WasmVariant): Promise<Uint8Array> {
   const { fs, path } = nodeBuiltins('reading the WASM builds from build/');
   const file = path.join(await nodePackageRoot(), 'build', wasmFileName(v));
