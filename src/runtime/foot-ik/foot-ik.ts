@@ -2,7 +2,7 @@ import type { Database } from '../../database/database.js';
 import { quatFromScaledAngleAxis, quatInvMultiply, quatMultiply, quatMultiplyInv, quatRotateVec3, quatToScaledAngleAxis } from '../../math/quat.js';
 import { solveTwoBoneIkInto, createTwoBoneIkScratch } from '../../math/two-bone-ik.js';
 import { type FootIKLeg, type FootRig, type LegJoints, LegView, footRig } from './rig.js';
-import { KNEE_POLE, keepAnimatedKnee, kneePole, kneeSettled, reachHold, softenReach, twistYaw, unsoftenOffset } from './leg.js';
+import { KNEE_POLE, keepAnimatedKnee, kneePole, kneeSettled, reachHold, softenReach, unsoftenOffset } from './leg.js';
 import {
   LOCKED, LOCK, OFFSET, OFFSET_VEL, TARGET, SHOWN, HEEL, HEEL_VEL, HEEL_SHIFT, LOCK_YAW, ANIM_HEIGHT, LEG_SIZE, RELEASED,
   HIPS_DROP, HIPS_DROP_VEL, DECAY_DT, STEP_DT, NEEDED_DROP, HIPS_DT, HIPS_MAX, FOOT_DT, FOOT_IK_STATE_SIZE,
@@ -20,7 +20,7 @@ import type { FootIKHost } from './host.js';
 import { validateFootIKOptions, type FootIKOptions } from './options.js';
 import { dropToReach, landingAhead, lowerHips } from './hips.js';
 import { decayHeel, decayOffset, followDataOnGround } from './offsets.js';
-import { HEADING_TOLERANCE, HELD_TURN, YAW_TURN, heldTurn, holdFootHeading, pivotAboutContact } from './planted-turn.js';
+import { HEADING_TOLERANCE, HEEL_RAISE_SPEED, HELD_TURN, PIVOT, YAW_TURN, footBearing, heelRaiseToReach, heldTurn, holdFootHeading, pivotAboutContact } from './planted-turn.js';
 
 export { HEADING_TOLERANCE, MAX_HELD_TURN } from './planted-turn.js';
 
@@ -185,7 +185,7 @@ export class FootIK {
     // ankle stopped dead, 7.8 m/s on the shared bench clips) and it is back near the ground (its lift
     // within the ground hold's top quarter, 0.03 leg lengths: planted higher, a brief contact's lock
     // stopped it in mid-descent and let go of it a few steps later, 13 cm off, knee 7.5 m/s).
-    if (lands && S[at + LOCKED] === 0 && landed && S[at + REACH] >= STEP_LANDED_HOLD && S[at + HOLD_LIFT] >= STEP_LANDED_HOLD && this.slowEnoughToPlant(leg, at, wp)) {
+    if (lands && S[at + LOCKED] === 0 && landed && S[at + REACH] >= STEP_LANDED_HOLD && S[at + HOLD_LIFT] >= STEP_LANDED_HOLD && this.slowEnoughToPlant(leg, at, wp) && this.holdsPlanted(leg, at, wp, S[at + OFFSET + 1])) {
       // Plant the contact point where it is displayed horizontally (animation plus any offset still
       // blending out), so that nothing slides once it is down, at the height the animation has it
       // (the ground). A vertical offset still blending out goes on doing so, from where it is: the
@@ -196,7 +196,7 @@ export class FootIK {
         S[at + LOCK + k] = k === 1 ? wp[c + 1] : wp[c + k] + S[at + OFFSET + k];
         if (k !== 1) { S[at + OFFSET + k] = 0; S[at + OFFSET_VEL + k] = 0; }
       }
-      S[at + LOCK_YAW] = twistYaw(host.worldRotations, 4 * leg.foot);
+      S[at + LOCK_YAW] = footBearing(leg, wp);
       S[at + LOCKED] = 1;
     } else if (S[at + LOCKED] === 1) {
       const held = this.heldLastStep(leg, at);
@@ -250,7 +250,7 @@ export class FootIK {
     if (S[at + LOCKED] === 1) {
       // Recomputed below: the heading held and any heel raise the leg needs to reach the lock.
       for (let k = 0; k < 3; k++) { S[at + HEEL + k] = 0; S[at + HEEL_VEL + k] = 0; S[at + HEEL_SHIFT + k] = 0; ANKLE_AS_ANIMATED[k] = S[at + TARGET + k]; }
-      if (leg.contact !== leg.foot) yawHeld = holdFootHeading(S, leg, at, host.worldRotations);
+      if (leg.contact !== leg.foot) yawHeld = holdFootHeading(S, leg, at, wp);
     } else if (S[o] * S[o] + S[o + 1] * S[o + 1] + S[o + 2] * S[o + 2] < 1e-10 && heel < 1e-12 && onGround === 0 && lift === 0 && S[at + LIFT] === 0 && kneeSettled(leg, wp, S, at + KNEE_PLANE)) { keepAnimatedKnee(leg, wp, S, at + KNEE_PLANE); return; }
     // (A free leg still blending out an offset follows the body down too, above: its target was
     // taken before the hips were lowered. Held at the old height while any offset was left, it
@@ -360,7 +360,7 @@ export class FootIK {
           // frame (see updateLock).
           // (Where the ground is steeper than a foot tilts, e.g. a step's riser, as on a maxFootTilt slope.)
           const lockY = GROUND_UNDER_FOOT[0] + S[at + ANIM_HEIGHT] / Math.max(GROUND_UNDER_FOOT[2], Math.cos(go.maxFootTilt));
-          if (S[at + SHOWN + 1] - lockY < LANDED_LEG_LENGTHS * leg.length && this.slowEnoughToPlant(leg, at, wp)) {
+          if (S[at + SHOWN + 1] - lockY < LANDED_LEG_LENGTHS * leg.length && this.slowEnoughToPlant(leg, at, wp) && this.holdsPlanted(leg, at, wp, S[at + FOLLOW] * S[at + SHIFT] + S[at + OFFSET + 1])) {
             const freeY = wp[c + 1] + S[at + FOLLOW] * S[at + SHIFT] + S[at + OFFSET + 1];
             S[at + LOCK] = wp[c] + S[at + OFFSET]; S[at + LOCK + 1] = lockY; S[at + LOCK + 2] = wp[c + 2] + S[at + OFFSET + 2];
             for (let k = 0; k < 3; k++) {
@@ -368,7 +368,7 @@ export class FootIK {
               S[at + OFFSET_VEL + k] = 0;
               S[at + LOCK_NORMAL + k] = GROUND_UNDER_FOOT[1 + k];
             }
-            S[at + LOCK_YAW] = twistYaw(wr, 4 * leg.foot);
+            S[at + LOCK_YAW] = footBearing(leg, wp);
             S[at + LOCK_GROUND] = GROUND_UNDER_FOOT[0];
             S[at + CLEAR] = 0; S[at + CLEAR_VEL] = 0;
             S[at + PLANTED_HEIGHT] = S[at + ANIM_HEIGHT];
@@ -413,7 +413,7 @@ export class FootIK {
       if (locked) {
         for (let k = 0; k < 3; k++) { S[at + HEEL + k] = 0; S[at + HEEL_VEL + k] = 0; S[at + HEEL_SHIFT + k] = 0; }
         if (leg.contact !== leg.foot) {
-          heldTurn(S, at, wr, 4 * leg.foot);
+          heldTurn(S, at, leg, wp);
           if (Math.abs(HELD_TURN[0]) >= HEADING_TOLERANCE) {
             quatMultiply(FOOT_TURN, 0, FOOT_TURN, 0, YAW_TURN, 0);
             turned = true;
@@ -474,6 +474,23 @@ export class FootIK {
     const dx = wp[c] + S[at + OFFSET] - S[at + SHOWN], dz = wp[c + 2] + S[at + OFFSET + 2] - S[at + SHOWN + 2];
     const most = PLANT_SPEED_LEG_LENGTHS * leg.length * dt;
     return dx * dx + dz * dz < most * most;
+  }
+
+  /**
+   * Whether leg `leg` holds its foot planted where it is displayed (the animated foot moved by the
+   * horizontal offset and `dy`) with its heel raised no faster than HEEL_RAISE_SPEED from the turn
+   * the foot shows now, the hips lowered as far as they may go this step (S[HIPS_MAX]: a foot
+   * stepping down onto uneven ground is reached by lowering them). A foot held back at full stretch (dragged behind the body, toe down) and
+   * planted as a transition brought the animation's foot forward was reachable only with the foot
+   * nearly vertical: the heel rose 55 degrees in one step, the ankle jumped 6.7 m/s (the shared
+   * real captures' wander). Not planted, the foot steps after the body instead (updateLift).
+   */
+  private holdsPlanted(leg: LegJoints, at: number, wp: Float64Array, dy: number): boolean {
+    if (leg.contact === leg.foot) return true;
+    const S = this.S, f = 3 * leg.foot, c = 3 * leg.contact, ox = S[at + OFFSET], oz = S[at + OFFSET + 2];
+    heelRaiseToReach(leg, wp, S[HIPS_MAX], wp[f] + ox, wp[f + 1] + dy, wp[f + 2] + oz, wp[c] + ox, wp[c + 1] + dy, wp[c + 2] + oz);
+    const shown = Math.sqrt(S[at + HEEL] * S[at + HEEL] + S[at + HEEL + 1] * S[at + HEEL + 1] + S[at + HEEL + 2] * S[at + HEEL + 2]);
+    return PIVOT[0] <= shown + HEEL_RAISE_SPEED * S[STEP_DT];
   }
 
   /**

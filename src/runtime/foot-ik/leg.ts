@@ -227,8 +227,3 @@ export function softReachStart(leg: LegJoints, wp: Float64Array): number {
   const ax = wp[f] - wp[h], ay = wp[f + 1] - wp[h + 1], az = wp[f + 2] - wp[h + 2];
   return Math.max(Math.min(Math.sqrt(ax * ax + ay * ay + az * az), leg.length), (1 - SOFT_REACH) * leg.length);
 }
-
-/** The heading of world rotation q[o..]: its twist about +Y, 2·atan2(y, w) (same sense as quatFromYaw). */
-export function twistYaw(q: Float64Array, o: number): number {
-  return 2 * Math.atan2(q[o + 1], q[o + 3]);
-}

@@ -21,18 +21,43 @@ export const HEADING_TOLERANCE = 0.005;
 /** heldTurn's result: the turn (radians) of a planted foot's heading back to its lock's. */
 export const HELD_TURN = new Float64Array(1);
 const TWO_PI = 2 * Math.PI;
+/**
+ * A foot whose contact-to-ankle line is steeper than this share of its length horizontally (about
+ * 75 degrees: on tiptoe) has no heading to hold; from twice the share (60 degrees) on, the whole of it.
+ */
+const HEADING_SHOWS = 0.25;
 
 /**
- * The turn that brings the heading of world rotation q[o..] (twistYaw) back to S[at + LOCK_YAW], at
- * most MAX_HELD_TURN either way, into HELD_TURN[0], and that turn about +Y into YAW_TURN
- * (= quatFromYaw). Written out, with nothing passed or returned as a number: those are heap boxes
- * in a call V8 does not inline, and this runs for every planted leg, every step.
+ * A foot's heading: the bearing of its ankle seen from its contact point, in the ground plane
+ * (atan2(x, z), the sense of quatFromYaw: a turn by θ about +Y adds θ). What a viewer sees swing
+ * round a planted toe is that line, so it is what the hold keeps. The twist of the foot's world
+ * rotation about +Y is not it: a foot pitching (its heel rising) changes that twist, and holding it
+ * swung the heel sideways about the toe, 8 cm/s on the locomotion captures against 0.7 in the data.
  */
-export function heldTurn(S: Float64Array, at: number, q: Float64Array, o: number): void {
-  // = wrapAngle(S[LOCK_YAW] − twistYaw(q, o))
-  const d = S[at + LOCK_YAW] - 2 * Math.atan2(q[o + 1], q[o + 3]);
+export function footBearing(leg: LegJoints, wp: Float64Array): number {
+  const f = 3 * leg.foot, c = 3 * leg.contact;
+  return Math.atan2(wp[f] - wp[c], wp[f + 2] - wp[c + 2]);
+}
+
+/**
+ * The turn that brings foot `leg`'s heading (footBearing, from the positions `wp`) back to
+ * S[at + LOCK_YAW], at most MAX_HELD_TURN either way, into HELD_TURN[0], and that turn about +Y into
+ * YAW_TURN (= quatFromYaw). Where the foot is too steep for its heading to show (HEADING_SHOWS) the
+ * hold fades out and the lock's heading follows the animation's, so that nothing jumps as the foot
+ * flattens again. Written out, with nothing returned as a number (a heap box in a call V8 does not
+ * inline), since it runs for every planted leg, every step.
+ */
+export function heldTurn(S: Float64Array, at: number, leg: LegJoints, wp: Float64Array): void {
+  const f = 3 * leg.foot, c = 3 * leg.contact;
+  const x = wp[f] - wp[c], y = wp[f + 1] - wp[c + 1], z = wp[f + 2] - wp[c + 2];
+  const flat = x * x + z * z, length = Math.sqrt(flat + y * y);
+  // = wrapAngle(S[LOCK_YAW] − footBearing(leg, wp))
+  const bearing = Math.atan2(x, z), d = S[at + LOCK_YAW] - bearing;
   let w = d - TWO_PI * Math.round(d / TWO_PI);
   if (w === -Math.PI) w = Math.PI;
+  // The share of the heading that shows: 0 up to HEADING_SHOWS of the length flat, 1 from twice that.
+  const shows = length > 0 ? Math.min(1, Math.max(0, Math.sqrt(flat) / length / HEADING_SHOWS - 1)) : 0;
+  if (shows < 1) { w *= shows; S[at + LOCK_YAW] = bearing + w; }
   const turn = Math.max(-MAX_HELD_TURN, Math.min(MAX_HELD_TURN, w));
   HELD_TURN[0] = turn;
   const h = 0.5 * turn;
@@ -40,26 +65,31 @@ export function heldTurn(S: Float64Array, at: number, q: Float64Array, o: number
 }
 /** The share of the leg's length it reaches to (the two-bone solve clamps at full extension). */
 const REACH_FRACTION = 0.995;
+/**
+ * How fast a heel may rise to plant a foot (rad/s): as fast as a foot turns at a run's push-off
+ * (10-15 rad/s), far below the one-step jump of a foot planted where only a near-vertical foot
+ * reaches (30-60 rad/s at 60 Hz).
+ */
+export const HEEL_RAISE_SPEED = 12;
 
 /**
- * A locked toe the leg cannot reach with the foot as animated is still reached by raising the heel:
- * the ankle target (IK_TARGET) moves on the sphere of foot length around the toe target, from
- * where the animation has it towards the hip, just far enough for the leg to reach it (at most
- * MAX_HEEL_RAISE), and the foot's world rotation (FOOT_WORLD_ROT) turns with it, so the toe stays
- * on its lock. Without it a stretched leg dragged its planted toe along (most of the remaining
- * skate on real captures). With d = |hip − toe|, r = foot length and φ the angle at the toe
- * between ankle and hip, the ankle is at the leg's reach ℓ after turning by θ = φ − acos((r² + d² − ℓ²) / (2 r d)).
+ * The heel raise that lets leg `leg` reach an ankle target A = (ax, ay, az) on a toe target P =
+ * (px, py, pz): the ankle moves on the sphere of foot length r around P, from where it is towards
+ * the hip, until it is at the leg's reach ℓ. With d = |hip − P| and φ the angle at the toe between
+ * ankle and hip, the turn is θ = φ − acos((r² + d² − ℓ²) / (2 r d)) (φ when even a foot pointing at
+ * the hip is too short), at most MAX_HEEL_RAISE. The hip is where `wp` has it, lowered by `hipDrop`
+ * (m). Into PIVOT: θ, then the unit vectors u (P to ankle) and w (towards the hip, normal to u),
+ * then r. θ is 0 when A is within reach already.
  */
-export function pivotAboutContact(S: Float64Array, leg: LegJoints, at: number, wp: Float64Array, yawHeld: boolean): void {
-  const h = 3 * leg.hip;
+export function heelRaiseToReach(leg: LegJoints, wp: Float64Array, hipDrop: number, ax: number, ay: number, az: number, px: number, py: number, pz: number): void {
+  const h = 3 * leg.hip, hipY = wp[h + 1] - hipDrop;
   const reach = leg.length * REACH_FRACTION;
-  const tx = IK_TARGET[0] - wp[h], ty = IK_TARGET[1] - wp[h + 1], tz = IK_TARGET[2] - wp[h + 2];
+  PIVOT[0] = 0;
+  const tx = ax - wp[h], ty = ay - hipY, tz = az - wp[h + 2];
   if (tx * tx + ty * ty + tz * tz <= reach * reach) return;
-  // Toe target P, and from it the ankle target (u, length r) and the hip (dH, length d).
-  const px = S[at + LOCK] + S[at + OFFSET], py = S[at + LOCK + 1] + S[at + OFFSET + 1], pz = S[at + LOCK + 2] + S[at + OFFSET + 2];
-  let ux = IK_TARGET[0] - px, uy = IK_TARGET[1] - py, uz = IK_TARGET[2] - pz;
+  let ux = ax - px, uy = ay - py, uz = az - pz;
   const r = Math.sqrt(ux * ux + uy * uy + uz * uz);
-  const hx = wp[h] - px, hy = wp[h + 1] - py, hz = wp[h + 2] - pz, d = Math.sqrt(hx * hx + hy * hy + hz * hz);
+  const hx = wp[h] - px, hy = hipY - py, hz = wp[h + 2] - pz, d = Math.sqrt(hx * hx + hy * hy + hz * hz);
   if (!(r > 1e-6 && d > 1e-6)) return;
   ux /= r; uy /= r; uz /= r;
   const a = hx * ux + hy * uy + hz * uz;
@@ -68,10 +98,30 @@ export function pivotAboutContact(S: Float64Array, leg: LegJoints, at: number, w
   if (!(b > 1e-9)) return;
   wx /= b; wy /= b; wz /= b;
   const phi = Math.atan2(b, a), k = (r * r + d * d - reach * reach) / (2 * r * d);
-  const theta = Math.min(MAX_HEEL_RAISE, k >= 1 ? phi : Math.max(0, phi - Math.acos(Math.max(-1, k))));
-  const c = Math.cos(theta), sn = Math.sin(theta);
-  PIVOT_FROM[0] = ux; PIVOT_FROM[1] = uy; PIVOT_FROM[2] = uz;
-  PIVOT_TO[0] = c * ux + sn * wx; PIVOT_TO[1] = c * uy + sn * wy; PIVOT_TO[2] = c * uz + sn * wz;
+  PIVOT[0] = Math.min(MAX_HEEL_RAISE, k >= 1 ? phi : Math.max(0, phi - Math.acos(Math.max(-1, k))));
+  PIVOT[1] = ux; PIVOT[2] = uy; PIVOT[3] = uz;
+  PIVOT[4] = wx; PIVOT[5] = wy; PIVOT[6] = wz;
+  PIVOT[7] = r;
+}
+/** heelRaiseToReach's result: θ, u (3), w (3), r. */
+export const PIVOT = new Float64Array(8);
+
+/**
+ * A locked toe the leg cannot reach with the foot as animated is still reached by raising the heel
+ * (heelRaiseToReach): the ankle target (IK_TARGET) moves towards the hip just far enough for the
+ * leg to reach it, and the foot's world rotation (FOOT_WORLD_ROT) turns with it, so the toe stays on
+ * its lock. Without it a stretched leg dragged its planted toe along (most of the remaining skate
+ * on real captures).
+ */
+export function pivotAboutContact(S: Float64Array, leg: LegJoints, at: number, wp: Float64Array, yawHeld: boolean): void {
+  // Toe target P = LOCK + OFFSET.
+  const px = S[at + LOCK] + S[at + OFFSET], py = S[at + LOCK + 1] + S[at + OFFSET + 1], pz = S[at + LOCK + 2] + S[at + OFFSET + 2];
+  heelRaiseToReach(leg, wp, 0, IK_TARGET[0], IK_TARGET[1], IK_TARGET[2], px, py, pz);
+  const theta = PIVOT[0];
+  if (theta === 0) return;
+  const c = Math.cos(theta), sn = Math.sin(theta), r = PIVOT[7];
+  PIVOT_FROM[0] = PIVOT[1]; PIVOT_FROM[1] = PIVOT[2]; PIVOT_FROM[2] = PIVOT[3];
+  PIVOT_TO[0] = c * PIVOT[1] + sn * PIVOT[4]; PIVOT_TO[1] = c * PIVOT[2] + sn * PIVOT[5]; PIVOT_TO[2] = c * PIVOT[3] + sn * PIVOT[6];
   IK_TARGET[0] = px + r * PIVOT_TO[0]; IK_TARGET[1] = py + r * PIVOT_TO[1]; IK_TARGET[2] = pz + r * PIVOT_TO[2];
   // = quatMultiply(FOOT_WORLD_ROT, quatFromTo(u, new u), FOOT_WORLD_ROT): the foot turns about the toe.
   quatFromTo(PIVOT_TURN, 0, PIVOT_FROM, 0, PIVOT_TO, 0);
@@ -88,9 +138,9 @@ export function pivotAboutContact(S: Float64Array, leg: LegJoints, at: number, w
  * planted toe. Pitch and roll stay animated: a heel rolling off still rolls. Rotates the ankle
  * target in S[TARGET] and leaves the turn in YAW_TURN; returns whether there was a turn to make.
  */
-export function holdFootHeading(S: Float64Array, leg: LegJoints, at: number, worldRotations: Float64Array): boolean {
+export function holdFootHeading(S: Float64Array, leg: LegJoints, at: number, wp: Float64Array): boolean {
   // At most MAX_HELD_TURN: a body turning further than a planted foot can twist under it takes the foot along.
-  heldTurn(S, at, worldRotations, 4 * leg.foot);
+  heldTurn(S, at, leg, wp);
   const turn = HELD_TURN[0];
   if (Math.abs(turn) < HEADING_TOLERANCE) return false;
   // Ankle target turned about the toe target P: P + Ry(turn)·(A − P).

@@ -10,7 +10,8 @@
  * - SHOWN: where the contact point was displayed at the end of the last step (after IK and the hips drop);
  * - HEEL, HEEL_VEL: the foot's turn about its planted toe (scaled angle-axis, world) and its rate;
  *   HEEL_SHIFT: how far that turn moved the ankle target this step;
- * - LOCK_YAW: the planted foot's heading (its world rotation's twist about +Y) when it was planted;
+ * - LOCK_YAW: the planted foot's heading (the bearing of its ankle from its contact point: planted-turn.ts
+ *   footBearing) when it was planted, or as the animation turned it while too steep to show one;
  * - ANIM_HEIGHT, ANKLE_HEIGHT: the animated contact point's and ankle's heights above the animation's
  *   ground (the root) this step; ANIM_PREV: where the animated contact point was (world) at the last step;
  *   KNEE_PLANE: the side the knee points to (a unit vector, world; leg.ts kneePole); REACH: how much
