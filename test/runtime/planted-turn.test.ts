@@ -5,7 +5,7 @@
  * the one the geometry gives.
  */
 import { describe, expect, it } from 'vitest';
-import { HELD_TURN, PIVOT, YAW_TURN, footBearing, heelRaiseToReach, heldTurn } from '../../src/runtime/foot-ik/planted-turn.js';
+import { HELD_TURN, PIVOT, REACH_IN, YAW_TURN, footBearing, heelRaiseToReach, heldTurn } from '../../src/runtime/foot-ik/planted-turn.js';
 import { LOCK_YAW } from '../../src/runtime/foot-ik/state.js';
 import { quatFromAxisAngle, quatMultiply, quatRotateVec3 } from '../../src/math/quat.js';
 import type { LegJoints } from '../../src/runtime/foot-ik/rig.js';
@@ -84,10 +84,16 @@ describe('planted foot heading', () => {
   });
 });
 
+/** heelRaiseToReach for the ankle and toe where `wp` has them, the hip where it is. */
+function reach(wp: Float64Array): void {
+  REACH_IN.set([wp[6], wp[7], wp[8], wp[9], wp[10], wp[11], 0]);
+  heelRaiseToReach(LEG, wp);
+}
+
 describe('heel raise to reach', () => {
   it('is none where the leg reaches the ankle as it is', () => {
     const { wp } = footAt([0, 0.02, 0], 0, 0, 0);
-    heelRaiseToReach(LEG, wp, 0, wp[6], wp[7], wp[8], wp[9], wp[10], wp[11]);
+    reach(wp);
     expect(PIVOT[0]).toBe(0);
   });
 
@@ -95,7 +101,7 @@ describe('heel raise to reach', () => {
     const { wp } = footAt([0, 0.02, 0], 0, 0, 0);
     // The hip 0.85 m up and 0.2 m ahead of the toe: the ankle behind the toe is out of reach.
     wp.set([0, 0.87, 0.2], 0);
-    heelRaiseToReach(LEG, wp, 0, wp[6], wp[7], wp[8], wp[9], wp[10], wp[11]);
+    reach(wp);
     const theta = PIVOT[0], r = PIVOT[7];
     expect(theta).toBeGreaterThan(0.05);
     const c = Math.cos(theta), s = Math.sin(theta);
@@ -106,7 +112,7 @@ describe('heel raise to reach', () => {
   it('is the whole angle to the hip (at most MAX_HEEL_RAISE) where even a foot pointing at the hip falls short', () => {
     const { wp } = footAt([0, 0.02, 0], 0, 0, 0);
     wp.set([0, 0.02, 1.2], 0); // the hip a leg and a half away along the ground
-    heelRaiseToReach(LEG, wp, 0, wp[6], wp[7], wp[8], wp[9], wp[10], wp[11]);
+    reach(wp);
     expect(PIVOT[0]).toBeCloseTo(Math.PI / 3, 12);
   });
 });

@@ -20,7 +20,7 @@ import type { FootIKHost } from './host.js';
 import { validateFootIKOptions, type FootIKOptions } from './options.js';
 import { dropToReach, landingAhead, lowerHips } from './hips.js';
 import { decayHeel, decayOffset, followDataOnGround } from './offsets.js';
-import { HEADING_TOLERANCE, HEEL_RAISE_SPEED, HELD_TURN, PIVOT, YAW_TURN, footBearing, heelRaiseToReach, heldTurn, holdFootHeading, pivotAboutContact } from './planted-turn.js';
+import { HEADING_TOLERANCE, HEEL_RAISE_SPEED, HELD_TURN, PIVOT, REACH_IN, YAW_TURN, footBearing, heelRaiseToReach, heldTurn, holdFootHeading, pivotAboutContact } from './planted-turn.js';
 
 export { HEADING_TOLERANCE, MAX_HELD_TURN } from './planted-turn.js';
 
@@ -185,7 +185,7 @@ export class FootIK {
     // ankle stopped dead, 7.8 m/s on the shared bench clips) and it is back near the ground (its lift
     // within the ground hold's top quarter, 0.03 leg lengths: planted higher, a brief contact's lock
     // stopped it in mid-descent and let go of it a few steps later, 13 cm off, knee 7.5 m/s).
-    if (lands && S[at + LOCKED] === 0 && landed && S[at + REACH] >= STEP_LANDED_HOLD && S[at + HOLD_LIFT] >= STEP_LANDED_HOLD && this.slowEnoughToPlant(leg, at, wp) && this.holdsPlanted(leg, at, wp, S[at + OFFSET + 1])) {
+    if (lands && S[at + LOCKED] === 0 && landed && S[at + REACH] >= STEP_LANDED_HOLD && S[at + HOLD_LIFT] >= STEP_LANDED_HOLD && this.slowEnoughToPlant(leg, at, wp) && this.holdsPlanted(leg, at, wp, false)) {
       // Plant the contact point where it is displayed horizontally (animation plus any offset still
       // blending out), so that nothing slides once it is down, at the height the animation has it
       // (the ground). A vertical offset still blending out goes on doing so, from where it is: the
@@ -360,7 +360,7 @@ export class FootIK {
           // frame (see updateLock).
           // (Where the ground is steeper than a foot tilts, e.g. a step's riser, as on a maxFootTilt slope.)
           const lockY = GROUND_UNDER_FOOT[0] + S[at + ANIM_HEIGHT] / Math.max(GROUND_UNDER_FOOT[2], Math.cos(go.maxFootTilt));
-          if (S[at + SHOWN + 1] - lockY < LANDED_LEG_LENGTHS * leg.length && this.slowEnoughToPlant(leg, at, wp) && this.holdsPlanted(leg, at, wp, S[at + FOLLOW] * S[at + SHIFT] + S[at + OFFSET + 1])) {
+          if (S[at + SHOWN + 1] - lockY < LANDED_LEG_LENGTHS * leg.length && this.slowEnoughToPlant(leg, at, wp) && this.holdsPlanted(leg, at, wp, true)) {
             const freeY = wp[c + 1] + S[at + FOLLOW] * S[at + SHIFT] + S[at + OFFSET + 1];
             S[at + LOCK] = wp[c] + S[at + OFFSET]; S[at + LOCK + 1] = lockY; S[at + LOCK + 2] = wp[c + 2] + S[at + OFFSET + 2];
             for (let k = 0; k < 3; k++) {
@@ -478,17 +478,21 @@ export class FootIK {
 
   /**
    * Whether leg `leg` holds its foot planted where it is displayed (the animated foot moved by the
-   * horizontal offset and `dy`) with its heel raised no faster than HEEL_RAISE_SPEED from the turn
+   * offset, and on uneven ground by the height it follows the ground with) with its heel raised no faster than HEEL_RAISE_SPEED from the turn
    * the foot shows now, the hips lowered as far as they may go this step (S[HIPS_MAX]: a foot
    * stepping down onto uneven ground is reached by lowering them). A foot held back at full stretch (dragged behind the body, toe down) and
    * planted as a transition brought the animation's foot forward was reachable only with the foot
    * nearly vertical: the heel rose 55 degrees in one step, the ankle jumped 6.7 m/s (the shared
    * real captures' wander). Not planted, the foot steps after the body instead (updateLift).
    */
-  private holdsPlanted(leg: LegJoints, at: number, wp: Float64Array, dy: number): boolean {
+  private holdsPlanted(leg: LegJoints, at: number, wp: Float64Array, ground: boolean): boolean {
     if (leg.contact === leg.foot) return true;
     const S = this.S, f = 3 * leg.foot, c = 3 * leg.contact, ox = S[at + OFFSET], oz = S[at + OFFSET + 2];
-    heelRaiseToReach(leg, wp, S[HIPS_MAX], wp[f] + ox, wp[f + 1] + dy, wp[f + 2] + oz, wp[c] + ox, wp[c + 1] + dy, wp[c + 2] + oz);
+    const dy = S[at + OFFSET + 1] + (ground ? S[at + FOLLOW] * S[at + SHIFT] : 0);
+    REACH_IN[0] = wp[f] + ox; REACH_IN[1] = wp[f + 1] + dy; REACH_IN[2] = wp[f + 2] + oz;
+    REACH_IN[3] = wp[c] + ox; REACH_IN[4] = wp[c + 1] + dy; REACH_IN[5] = wp[c + 2] + oz;
+    REACH_IN[6] = S[HIPS_MAX];
+    heelRaiseToReach(leg, wp);
     const shown = Math.sqrt(S[at + HEEL] * S[at + HEEL] + S[at + HEEL + 1] * S[at + HEEL + 1] + S[at + HEEL + 2] * S[at + HEEL + 2]);
     return PIVOT[0] <= shown + HEEL_RAISE_SPEED * S[STEP_DT];
   }

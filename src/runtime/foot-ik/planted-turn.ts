@@ -73,16 +73,18 @@ const REACH_FRACTION = 0.995;
 export const HEEL_RAISE_SPEED = 12;
 
 /**
- * The heel raise that lets leg `leg` reach an ankle target A = (ax, ay, az) on a toe target P =
- * (px, py, pz): the ankle moves on the sphere of foot length r around P, from where it is towards
- * the hip, until it is at the leg's reach ℓ. With d = |hip − P| and φ the angle at the toe between
- * ankle and hip, the turn is θ = φ − acos((r² + d² − ℓ²) / (2 r d)) (φ when even a foot pointing at
- * the hip is too short), at most MAX_HEEL_RAISE. The hip is where `wp` has it, lowered by `hipDrop`
- * (m). Into PIVOT: θ, then the unit vectors u (P to ankle) and w (towards the hip, normal to u),
- * then r. θ is 0 when A is within reach already.
+ * The heel raise that lets leg `leg` reach an ankle target A = REACH_IN[0..3] on a toe target P =
+ * REACH_IN[3..6]: the ankle moves on the sphere of foot length r around P, from where it is
+ * towards the hip, until it is at the leg's reach ℓ. With d = |hip − P| and φ the angle at the toe
+ * between ankle and hip, the turn is θ = φ − acos((r² + d² − ℓ²) / (2 r d)) (φ when even a foot
+ * pointing at the hip is too short), at most MAX_HEEL_RAISE. The hip is where `wp` has it, lowered
+ * by REACH_IN[6] (m). Into PIVOT: θ, then the unit vectors u (P to ankle) and w (towards the hip,
+ * normal to u), then r. θ is 0 when A is within reach already. In and out through arrays: numbers
+ * passed to a call V8 does not inline are heap boxes, and the pivot runs for planted legs every step.
  */
-export function heelRaiseToReach(leg: LegJoints, wp: Float64Array, hipDrop: number, ax: number, ay: number, az: number, px: number, py: number, pz: number): void {
-  const h = 3 * leg.hip, hipY = wp[h + 1] - hipDrop;
+export function heelRaiseToReach(leg: LegJoints, wp: Float64Array): void {
+  const h = 3 * leg.hip, hipY = wp[h + 1] - REACH_IN[6];
+  const ax = REACH_IN[0], ay = REACH_IN[1], az = REACH_IN[2], px = REACH_IN[3], py = REACH_IN[4], pz = REACH_IN[5];
   const reach = leg.length * REACH_FRACTION;
   PIVOT[0] = 0;
   const tx = ax - wp[h], ty = ay - hipY, tz = az - wp[h + 2];
@@ -103,6 +105,8 @@ export function heelRaiseToReach(leg: LegJoints, wp: Float64Array, hipDrop: numb
   PIVOT[4] = wx; PIVOT[5] = wy; PIVOT[6] = wz;
   PIVOT[7] = r;
 }
+/** heelRaiseToReach's input: the ankle target (3), the toe target (3), how far the hip may be lowered. */
+export const REACH_IN = new Float64Array(7);
 /** heelRaiseToReach's result: θ, u (3), w (3), r. */
 export const PIVOT = new Float64Array(8);
 
@@ -116,7 +120,9 @@ export const PIVOT = new Float64Array(8);
 export function pivotAboutContact(S: Float64Array, leg: LegJoints, at: number, wp: Float64Array, yawHeld: boolean): void {
   // Toe target P = LOCK + OFFSET.
   const px = S[at + LOCK] + S[at + OFFSET], py = S[at + LOCK + 1] + S[at + OFFSET + 1], pz = S[at + LOCK + 2] + S[at + OFFSET + 2];
-  heelRaiseToReach(leg, wp, 0, IK_TARGET[0], IK_TARGET[1], IK_TARGET[2], px, py, pz);
+  REACH_IN[0] = IK_TARGET[0]; REACH_IN[1] = IK_TARGET[1]; REACH_IN[2] = IK_TARGET[2];
+  REACH_IN[3] = px; REACH_IN[4] = py; REACH_IN[5] = pz; REACH_IN[6] = 0;
+  heelRaiseToReach(leg, wp);
   const theta = PIVOT[0];
   if (theta === 0) return;
   const c = Math.cos(theta), sn = Math.sin(theta), r = PIVOT[7];
