@@ -3,7 +3,9 @@
 // captured frame) and by whether the joint is near the ground (its height over its own low height
 // below H = 2.5 cm, the skate measure's band), with each part's share of the joint-steps and its
 // mean skate (speed × the measure's weight). Side by side: the database played plainly (every clip,
-// frame by frame, no search, no IK: the data's level) and the engine's output in one scenario.
+// frame by frame, no search, no IK: the data's level), the same data at the frames the output plays
+// (each output step counts the captured step from the frame it shows to the next: the data's level
+// for the mix of motion the scenario asks for) and the engine's output in one scenario.
 // A diagnostic for docs/quality.md ("Where the stand-in's skate comes from"): it splits the measure by
 // the data's labels, it is no measure itself.
 //
@@ -32,8 +34,9 @@ function add(t, contact, over, overPrev, dist, dt) {
   if (near) t.skate[part] += (dist / dt) * 100 * skateWeight(mid);
 }
 
-// The data played plainly, frame by frame at the database's rate.
-const data = tally();
+// The data played plainly, frame by frame at the database's rate; each frame's foot joint positions
+// are kept for the tally at the frames played.
+const data = tally(), FEET = rig.feet.length, captured = new Float64Array(db.frameCount * 3 * FEET);
 {
   const rot = new Float64Array(4 * J), pos = new Float64Array(3 * J), wr = new Float64Array(4 * J), wp = new Float64Array(3 * J), prev = new Float64Array(3 * J);
   const dt = 1 / db.fps;
@@ -43,6 +46,7 @@ const data = tally();
       for (let i = 0; i < 4 * J; i++) rot[i] = db.rotations[4 * J * f + i];
       for (let i = 0; i < 3 * J; i++) pos[i] = db.translations[3 * J * f + i];
       forwardKinematics(db.skeleton.parents, rot, 0, pos, 0, wr, wp);
+      for (let q = 0; q < FEET; q++) for (let d = 0; d < 3; d++) captured[3 * (FEET * f + q) + d] = wp[3 * rig.feet[q] + d];
       if (k > 0) {
         for (let q = 0; q < rig.feet.length; q++) {
           const j = 3 * rig.feet[q];
@@ -54,8 +58,18 @@ const data = tally();
   }
 }
 
-// The engine's output in the scenario (foot IK on, flat ground, 60 Hz), labelled by the frame played.
-const output = tally();
+/** The captured step from frame f to the next of its clip (none at a clip's end), into `t`, labelled by f. */
+function addCaptured(t, f, clip) {
+  if (f + 1 >= clip.start + clip.count) return;
+  for (let q = 0; q < FEET; q++) {
+    const a = 3 * (FEET * f + q), b = a + 3 * FEET;
+    add(t, (db.contacts[f] & bits[q]) !== 0, captured[b + 1] - rig.restHeights[q], captured[a + 1] - rig.restHeights[q], Math.hypot(captured[b] - captured[a], captured[b + 2] - captured[a + 2]), 1 / db.fps);
+  }
+}
+
+// The engine's output in the scenario (foot IK on, flat ground, 60 Hz), labelled by the frame played;
+// the data at the same frames beside it.
+const output = tally(), played = tally();
 {
   const dt = 1 / 60, steps = Math.round(seconds / dt), prev = new Float64Array(3 * J);
   for (let a = 0; a < agents; a++) {
@@ -66,6 +80,7 @@ const output = tally();
       driver.drive(c.rootPosition, input);
       c.update(dt, input, port);
       const wp = c.worldPositions;
+      addCaptured(played, c.frame, db.clips[c.clipIndex]);
       if (t > 0) {
         for (let q = 0; q < rig.feet.length; q++) {
           const j = 3 * rig.feet[q];
@@ -91,18 +106,19 @@ const nearMean = (t) => (t.skate[0] + t.skate[2]) / Math.max(1, t.count[0] + t.c
 const result = {
   database: dbPath, scenario: scenario, agents, seconds, skateHeightM: SKATE_HEIGHT,
   data: { nearGroundSkateCmPerSec: nearMean(data), parts: rows(data) },
+  dataAtFramesPlayed: { nearGroundSkateCmPerSec: nearMean(played), parts: rows(played) },
   output: { nearGroundSkateCmPerSec: nearMean(output), parts: rows(output) },
 };
 if (json) {
   process.stdout.write(JSON.stringify(result) + '\n');
 } else {
   process.stdout.write(`${dbPath}: foot joint-steps by the contact label of the frame shown and by height (near the ground: below ${100 * SKATE_HEIGHT} cm over the joint's low height)\n`);
-  process.stdout.write(`data: every clip played plainly; output: ${scenario}, ${agents} agents x ${seconds} s at 60 Hz\n`);
-  process.stdout.write(`${'part'.padEnd(30)} ${'data share'.padStart(10)} ${'skate'.padStart(7)} ${'output share'.padStart(12)} ${'skate'.padStart(7)}\n`);
+  process.stdout.write(`data: every clip played plainly; at frames played: the data's step from each frame the output shows; output: ${scenario}, ${agents} agents x ${seconds} s at 60 Hz\n`);
+  process.stdout.write(`${'part'.padEnd(30)} ${'data share'.padStart(10)} ${'skate'.padStart(7)} ${'played share'.padStart(12)} ${'skate'.padStart(7)} ${'output share'.padStart(12)} ${'skate'.padStart(7)}\n`);
   const fmt = (x) => (x === null ? '–' : x.toFixed(1));
   for (let k = 0; k < 4; k++) {
-    const d = result.data.parts[k], o = result.output.parts[k];
-    process.stdout.write(`${PARTS[k].padEnd(30)} ${(100 * d.share).toFixed(1).padStart(9)}% ${fmt(d.meanSkateCmPerSec).padStart(7)} ${(100 * o.share).toFixed(1).padStart(11)}% ${fmt(o.meanSkateCmPerSec).padStart(7)}\n`);
+    const d = result.data.parts[k], p = result.dataAtFramesPlayed.parts[k], o = result.output.parts[k];
+    process.stdout.write(`${PARTS[k].padEnd(30)} ${(100 * d.share).toFixed(1).padStart(9)}% ${fmt(d.meanSkateCmPerSec).padStart(7)} ${(100 * p.share).toFixed(1).padStart(11)}% ${fmt(p.meanSkateCmPerSec).padStart(7)} ${(100 * o.share).toFixed(1).padStart(11)}% ${fmt(o.meanSkateCmPerSec).padStart(7)}\n`);
   }
-  process.stdout.write(`${'near-ground skate mean (cm/s)'.padEnd(30)} ${''.padStart(10)} ${result.data.nearGroundSkateCmPerSec.toFixed(1).padStart(7)} ${''.padStart(12)} ${result.output.nearGroundSkateCmPerSec.toFixed(1).padStart(7)}\n`);
+  process.stdout.write(`${'near-ground skate mean (cm/s)'.padEnd(30)} ${''.padStart(10)} ${result.data.nearGroundSkateCmPerSec.toFixed(1).padStart(7)} ${''.padStart(12)} ${result.dataAtFramesPlayed.nearGroundSkateCmPerSec.toFixed(1).padStart(7)} ${''.padStart(12)} ${result.output.nearGroundSkateCmPerSec.toFixed(1).padStart(7)}\n`);
 }
