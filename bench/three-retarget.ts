@@ -29,7 +29,7 @@
  * those frames' engine step with the applies, less the other frames' engine step alone.
  *
  *   node --expose-gc dist/bench/three-retarget.js [--agents 1000] [--frames 300] [--rounds 3]
- *        [--output matrices|bones|both] [--unseen 0] [--far 0] [--hold-pose] [--root-relative] [--baseline FILE] [--interleave] [--json]
+ *        [--output matrices|bones|both] [--unseen 0] [--far 0] [--hold-pose] [--root-relative] [--leg-scale 1] [--baseline FILE] [--interleave] [--json]
  */
 import { parseArgs } from 'node:util';
 import { Bone, BufferGeometry, Float32BufferAttribute, Group, MeshBasicMaterial, Skeleton, SkinnedMesh, Uint16BufferAttribute, type Object3D } from 'three';
@@ -58,14 +58,19 @@ const FINGERS = ['Thumb', 'Index', 'Middle', 'Ring', 'Pinky'];
 /**
  * A Mixamo-style character: the database skeleton's rest pose under Mixamo names, 4 bones per finger
  * on each hand and end bones on the head and toes (65 bones), skinned to a small mesh (8 vertices
- * per bone) so that three treats it as a real skinned character.
+ * per bone) so that three treats it as a real skinned character. With `legScale` other than 1 the
+ * bones below the thighs (shins, feet, toes) are that many times the capture's: a character of
+ * other proportions, whose feet the retargeter's foot IK must place on every step (with the
+ * capture's proportions the retargeted pose has them where the engine does, and the IK has nothing to do).
  */
-function mixamoCharacter(db: Database): { scene: Group; bones: number } {
-  const s = db.skeleton, bones: Bone[] = [];
+function mixamoCharacter(db: Database, legScale: number): { scene: Group; bones: number } {
+  const s = db.skeleton, bones: Bone[] = [], r = db.roles;
+  const scaled = new Set([r.leftFoot, r.rightFoot, r.leftToe, r.rightToe, s.parents[r.leftFoot], s.parents[r.rightFoot]]);
   for (let j = 0; j < s.names.length; j++) {
     const b = new Bone();
     b.name = `mixamorig${MIXAMO_NAMES[s.names[j]] ?? s.names[j]}`;
-    b.position.set(s.offsets[3 * j], s.offsets[3 * j + 1], s.offsets[3 * j + 2]);
+    const k = scaled.has(j) ? legScale : 1;
+    b.position.set(k * s.offsets[3 * j], k * s.offsets[3 * j + 1], k * s.offsets[3 * j + 2]);
     if (s.parents[j] >= 0) bones[s.parents[j]].add(b);
     bones.push(b);
   }
@@ -180,7 +185,7 @@ function retargetStep(crowd: Crowd, controllers: readonly MotionMatchingControll
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { agents: { type: 'string', default: '1000' }, frames: { type: 'string', default: '300' }, rounds: { type: 'string', default: '3' }, output: { type: 'string', default: 'matrices' }, unseen: { type: 'string', default: '0' }, baseline: { type: 'string' }, interleave: { type: 'boolean', default: false }, far: { type: 'string', default: '0' }, 'hold-pose': { type: 'boolean', default: false }, 'root-relative': { type: 'boolean', default: false }, help: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } } });
+  const { values } = parseArgs({ options: { agents: { type: 'string', default: '1000' }, frames: { type: 'string', default: '300' }, rounds: { type: 'string', default: '3' }, output: { type: 'string', default: 'matrices' }, unseen: { type: 'string', default: '0' }, baseline: { type: 'string' }, interleave: { type: 'boolean', default: false }, far: { type: 'string', default: '0' }, 'hold-pose': { type: 'boolean', default: false }, 'root-relative': { type: 'boolean', default: false }, 'leg-scale': { type: 'string', default: '1' }, help: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } } });
   if (values.help) {
     process.stdout.write([
       'node --expose-gc dist/bench/three-retarget.js [options]   (docs/three.md, "Cost")',
@@ -191,6 +196,7 @@ async function main(): Promise<void> {
       '  --far F               share of the characters far away: the engine updates their pose every 4th step',
       "  --hold-pose           the retargeters' holdPose option (held poses only placed; not --baseline's)",
       "  --root-relative       the retargeters' rootRelativeSkinning option (not --baseline's)",
+      '  --leg-scale S         shins and feet S times the capture\'s (default 1: its proportions; foot IK then solves every leg)',
       "  --baseline FILE       another build's retargeter module, timed on its own crowd in the same frames",
       "  --interleave          also time each character's apply() right after its controller's step",
       '  --json                one JSON object',
@@ -209,10 +215,12 @@ async function main(): Promise<void> {
   const far = Math.round(farShare * N);
   const outputs: Output[] = values.output === 'both' ? ['matrices', 'bones'] : values.output === 'matrices' || values.output === 'bones' ? [values.output] : [];
   if (outputs.length === 0) throw new RangeError(`--output must be matrices, bones or both, got ${values.output}`);
+  const legScale = Number(values['leg-scale']);
+  if (!(legScale >= 0.5 && legScale <= 2)) throw new RangeError(`--leg-scale must be a number in [0.5, 2], got ${values['leg-scale']}`);
   const gc = (globalThis as { gc?: () => void }).gc;
   const db = buildDatabase(builtinSources());
   const matcher = await Matcher.create(db);
-  const { scene: original, bones } = mixamoCharacter(db);
+  const { scene: original, bones } = mixamoCharacter(db, legScale);
 
   // Memory per extra character: a clone sharing geometry and material, and its retargeter.
   const heap = gc ? (): number => { gc(); gc(); return process.memoryUsage().heapUsed; } : null;
@@ -297,10 +305,10 @@ async function main(): Promise<void> {
     frames: withApplyMs.length, engineWithApplyMsPerFrame: median(withApplyMs), applyMsPerFrame: median(withApplyMs) - engine,
     matricesMsPerFrame: median(afterMs), ratio: (median(withApplyMs) - engine + median(afterMs)) / engine,
   } : null;
-  const report = { agents: N, unseen, far, holdPose: values['hold-pose'] === true, rootRelativeSkinning: values['root-relative'] === true, bones, frames: total, hz: 60, engineMsPerFrame: engine, target: 0.25, crowds: rows, interleaved };
+  const report = { agents: N, legScale, unseen, far, holdPose: values['hold-pose'] === true, rootRelativeSkinning: values['root-relative'] === true, bones, frames: total, hz: 60, engineMsPerFrame: engine, target: 0.25, crowds: rows, interleaved };
   if (values.json) { process.stdout.write(JSON.stringify(report) + '\n'); return; }
   const lines = [
-    `three.js characters: ${N} clones of a ${bones}-bone Mixamo-style rig${unseen > 0 ? ` (${unseen} out of view)` : ''}${far > 0 ? ` (${far} far: pose every 4th step)` : ''}${values['hold-pose'] ? ', holdPose' : ''}${values['root-relative'] ? ', rootRelativeSkinning' : ''}, ${total} frames at 60 Hz (median per frame)`,
+    `three.js characters: ${N} clones of a ${bones}-bone Mixamo-style rig${legScale !== 1 ? ` (shins and feet ${legScale} times the capture's)` : ''}${unseen > 0 ? ` (${unseen} out of view)` : ''}${far > 0 ? ` (${far} far: pose every 4th step)` : ''}${values['hold-pose'] ? ', holdPose' : ''}${values['root-relative'] ? ', rootRelativeSkinning' : ''}, ${total} frames at 60 Hz (median per frame)`,
     `  engine step (prepare, batched search, complete)      ${engine.toFixed(2)} ms (${(1000 * engine / N).toFixed(2)} us per character)`,
   ];
   for (const r of rows) {

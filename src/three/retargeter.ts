@@ -48,6 +48,9 @@ const SCRATCH = {
   ik: createTwoBoneIkScratch(), rootFrame: new Float64Array(12), skin: new Float64Array(24), world: new Matrix4(),
 };
 
+/** How close (m, in the rig's frame) the retargeted ankle must be to its target for foot IK to leave the leg as it is: far below what shows (0.01 mm). */
+const REACHED = 1e-5;
+
 /** The database's side, made once per database. */
 const SOURCE_RIGS = new WeakMap<Database, SourceRig>();
 function sourceRigOf(db: Database): SourceRig {
@@ -355,8 +358,8 @@ export class ThreeRetargeter {
     this.poseVersion++;
     this.retarget(c);
     if (this.footIK) {
-      this.plantFoot(c, 0); this.plantFoot(c, 1);
-      this.forwardKinematicsFromLocals(this.legTails[0]); this.forwardKinematicsFromLocals(this.legTails[1]);
+      if (this.plantFoot(c, 0)) this.forwardKinematicsFromLocals(this.legTails[0]);
+      if (this.plantFoot(c, 1)) this.forwardKinematicsFromLocals(this.legTails[1]);
     }
     if (this.output === 'bones') this.writeBones();
     this.writeRoot(c);
@@ -459,9 +462,11 @@ export class ThreeRetargeter {
   /**
    * Step 3 for one leg: the ankle goes where the engine's ankle is, scaled about the root; over a
    * ground, at the same height over the ground under it as the engine's (scaled). The knee bends
-   * towards the engine's knee; the foot keeps its retargeted world rotation.
+   * towards the engine's knee; the foot keeps its retargeted world rotation. Returns whether the leg
+   * was solved: where the retargeted pose already has the ankle on its target (within REACHED: a rig
+   * with the capture's proportions, scaled or not, on flat ground) the solve would change nothing.
    */
-  private plantFoot(c: RetargetSource, leg: number): void {
+  private plantFoot(c: RetargetSource, leg: number): boolean {
     const L6 = 6 * leg, hip = this.legs[L6], knee = this.legs[L6 + 1], foot = this.legs[L6 + 2];
     const sHip = this.legs[L6 + 3], sKnee = this.legs[L6 + 4], sFoot = this.legs[L6 + 5];
     const v = this.v, inv = this.invRoot, k = this.legRatio, wp = c.worldPositions, rp = c.rootPosition, t = this.target;
@@ -478,6 +483,9 @@ export class ThreeRetargeter {
       const ours = this.groundHeight(g, this.position[0] + v[3], this.position[2] + v[5]);
       t[1] = ours + k * under + this.lift - this.position[1];
     }
+    const P = this.positions, f3 = 3 * foot;
+    const ex = t[0] - P[f3], ey = t[1] - P[f3 + 1], ez = t[2] - P[f3 + 2];
+    if (ex * ex + ey * ey + ez * ez < REACHED * REACHED) return false;
     // Pole: the engine's knee offset from its hip, in the root frame.
     for (let d = 0; d < 3; d++) v[d] = wp[3 * sKnee + d] - wp[3 * sHip + d];
     quatRotateVec3(this.pole, 0, inv, 0, v, 0);
@@ -486,6 +494,7 @@ export class ThreeRetargeter {
     solveTwoBoneIkInto(this.locals, this.positions, this.rotations, this.rig.parents, hip, knee, foot, t, this.ik, this.pole);
     // The foot keeps its retargeted world rotation (flat where the engine's is flat).
     quatInvMultiply(this.locals, 4 * foot, this.rotations, 4 * knee, this.footRot, 0);
+    return true;
   }
 
   /** Step 4 (output 'bones'): the driven bones' rotations and the hips' position. */
