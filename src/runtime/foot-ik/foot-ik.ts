@@ -551,7 +551,13 @@ export class FootIK {
     S[at + CLEAR_LIFT] -= want;
     decayFootSpring(S, at + CLEAR_LIFT, at + CLEAR_LIFT_VEL, 1, go);
     S[at + CLEAR_LIFT] += want;
-    const lift = Math.max(need, S[at + CLEAR_LIFT]);
+    // The clearance over the ground under the foot is kept at once, and let go of by the same
+    // spring: a foot held up over a step's upper level, once its toe had passed the edge, dropped
+    // to the lower level in one step (21 cm: a toe's velocity jumped 12.9 m/s, the built-in
+    // database on steps). A landing foot too comes down onto the lower level by the spring (let go of
+    // at once where the capture has it down, the real set's skate on steps stayed 14-21% higher).
+    if (need >= S[at + CLEAR_LIFT]) { S[at + CLEAR_LIFT] = need; S[at + CLEAR_LIFT_VEL] = 0; }
+    const lift = S[at + CLEAR_LIFT];
     if (lift > 0) { IK_TARGET[1] += lift; CONTACT_TARGET[p + 1] += lift; }
   }
 
