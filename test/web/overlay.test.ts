@@ -98,7 +98,11 @@ describe.skipIf(!HAVE_CHROMIUM)('the wave in the demo (headless Chromium)', () =
       expect(waving.weight).toBeGreaterThan(0.9);
       expect(waving.clip).toBe('wave (synthesized)');
       expect(waving.handRise).toBeGreaterThan(0.25);
-      expect(await page.textContent('#wave-status')).toMatch(/^waving \(\d+%\): wave \(synthesized\)$/);
+      // The status line is redrawn every few frames (a few a second under software WebGL in a full
+      // test run): waited for, then read (read at once, it still said 'G waves: …' once in three runs).
+      const statusLine = /^waving \(\d+%\): wave \(synthesized\)$/;
+      await page.waitForFunction((re) => new RegExp(re).test(document.getElementById('wave-status')?.textContent ?? ''), statusLine.source, { timeout: 10_000 }).catch(() => undefined);
+      expect(await page.textContent('#wave-status')).toMatch(statusLine);
       await page.keyboard.press('g');
       await page.waitForFunction(() => !(window as unknown as W).motionmatch.overlay.playing, null, { timeout: 10_000 });
       // The hand down: 500 ms at most (likewise).
