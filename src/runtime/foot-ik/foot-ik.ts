@@ -478,12 +478,13 @@ export class FootIK {
 
   /**
    * Whether leg `leg` holds its foot planted where it is displayed (the animated foot moved by the
-   * offset, and on uneven ground by the height it follows the ground with) with its heel raised no faster than HEEL_RAISE_SPEED from the turn
-   * the foot shows now, the hips lowered as far as they may go this step (S[HIPS_MAX]: a foot
-   * stepping down onto uneven ground is reached by lowering them). A foot held back at full stretch (dragged behind the body, toe down) and
-   * planted as a transition brought the animation's foot forward was reachable only with the foot
-   * nearly vertical: the heel rose 55 degrees in one step, the ankle jumped 6.7 m/s (the shared
-   * real captures' wander). Not planted, the foot steps after the body instead (updateLift).
+   * offset, and on uneven ground by the height it follows the ground with) with its heel raised no
+   * faster than HEEL_RAISE_SPEED from the turn the foot shows now, the hips lowered as far as they
+   * may go this step (S[HIPS_MAX]: a foot stepping down onto uneven ground is reached by lowering
+   * them). A foot held back at full stretch (dragged behind the body, toe down) and planted as a
+   * transition brought the animation's foot forward was reachable only with the foot nearly
+   * vertical: the heel rose 55 degrees in one step, the ankle jumped 6.7 m/s (the shared real
+   * captures' wander). Not planted, the foot steps after the body instead (updateLift).
    */
   private holdsPlanted(leg: LegJoints, at: number, wp: Float64Array, ground: boolean): boolean {
     if (leg.contact === leg.foot) return true;

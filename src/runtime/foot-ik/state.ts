@@ -46,9 +46,10 @@ export const LIFT = 56, LIFT_VEL = 57;
  */
 export const HOLD = 58, HOLD_ANIM = 59, HOLD_LIFT = 60, HOLD_CAPTURED = 61;
 /**
- * Per leg, on uneven ground: how far a free foot is raised ahead of the ground it is about to swing
- * over, and its rate (foot-ik.ts clearGround); the ground's height at the look-ahead point this step
- * (foot-ground.ts followGroundUnderFoot).
+ * Per leg, on uneven ground: how far a free foot is raised over the ground under it and ahead of the
+ * ground it is about to swing over (raised at once, lowered by a spring), and its rate (foot-ik.ts
+ * clearGround); how far the ground rises at the look-ahead point this step (foot-ground.ts
+ * followGroundUnderFoot).
  */
 export const CLEAR_LIFT = 62, CLEAR_LIFT_VEL = 63, GROUND_AHEAD = 64;
 export const LEG_SIZE = 65;
