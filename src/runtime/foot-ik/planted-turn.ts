@@ -138,8 +138,8 @@ export function pivotAboutContact(S: Float64Array, leg: LegJoints, at: number, w
 }
 
 /**
- * Keeps a planted foot heading the way it was planted: the animated foot's heading (its world
- * rotation's twist about +Y) is turned back to the one it had at the lock, about the toe, so that
+ * Keeps a planted foot heading the way it was planted: the animated foot's heading (footBearing,
+ * the bearing of its ankle from its toe) is turned back to the one it had at the lock, about the toe, so that
  * turning the body (root adjustment, inertialized transitions) does not swing the heel round the
  * planted toe. Pitch and roll stay animated: a heel rolling off still rolls. Rotates the ankle
  * target in S[TARGET] and leaves the turn in YAW_TURN; returns whether there was a turn to make.
