@@ -2,9 +2,9 @@
 // run. `prepare`, `prepack`, `pretest`, the builds and the checks call files that are not shipped
 // (scripts/, web/, assembly/, test/); left in, they are scripts that fail for whoever runs them.
 // prepack writes the shipped manifest in place (npm packs the package.json it finds on disk) and
-// keeps the original beside it; postpack puts the original back with its modification time (the
-// demo bundle's freshness check compares against it). A pack that died between the two leaves the
-// backup, and the next prepack or postpack restores it first. Every write goes to a temporary file
+// keeps the original beside it; postpack puts the original back. Both carry the original's
+// modification time: the demo bundle's freshness check compares against it. A pack that died
+// between the two leaves the backup, and the next prepack or postpack restores it first. Every write goes to a temporary file
 // renamed over the target: whatever reads package.json meanwhile (vite resolving imports while the
 // tests pack the repository) sees one whole file or the other, never an empty one.
 import { existsSync, readFileSync, renameSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
@@ -29,7 +29,8 @@ export function packedManifest(text) {
 function replaceFile(file, text, times) {
   const part = `${file}.${process.pid}.part`;
   writeFileSync(part, text);
-  if (times) utimesSync(part, new Date(times.atimeMs), new Date(times.mtimeMs));
+  // Seconds as numbers, not Dates: a Date keeps whole milliseconds and would move the time back.
+  if (times) utimesSync(part, times.atimeMs / 1000, times.mtimeMs / 1000);
   renameSync(part, file);
 }
 
@@ -50,5 +51,7 @@ export function writePackedManifest(root) {
   const text = readFileSync(file, 'utf8');
   const st = statSync(file);
   replaceFile(join(root, MANIFEST_BACKUP), JSON.stringify({ text, atimeMs: st.atimeMs, mtimeMs: st.mtimeMs }));
-  replaceFile(file, packedManifest(text));
+  // With the original's times: a demo started meanwhile would otherwise take package.json for newer
+  // than web-dist/ and rebuild it (emptying it) under the pack.
+  replaceFile(file, packedManifest(text), { atimeMs: st.atimeMs, mtimeMs: st.mtimeMs });
 }
