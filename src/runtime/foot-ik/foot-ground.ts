@@ -6,7 +6,7 @@
  */
 import type { LegJoints } from './rig.js';
 import {
-  LOCK, OFFSET, SHOWN, CLEAR, CLEAR_VEL, GROUND_AHEAD, FOLLOW, FOLLOW_VEL, SHIFT_OFFSET, SHIFT_VEL, SHIFT_PREV, SHIFT_SLOPE, SHIFT, TILT, TILT_VEL, ANIM_HEIGHT, ANKLE_HEIGHT, STEP_DT, FOOT_DT, FOOT_E, FOOT_HALF_LIFE,
+  LOCK, OFFSET, SHOWN, CLEAR, CLEAR_VEL, GROUND_AHEAD, FOLLOW, FOLLOW_VEL, SHIFT_OFFSET, SHIFT_VEL, SHIFT_PREV, SHIFT_SLOPE, SHIFT, TILT, TILT_VEL, ANIM_HEIGHT, ANKLE_HEIGHT, STEP_DT, SETTLING, FOOT_DT, FOOT_E, FOOT_HALF_LIFE,
   IK_TARGET, FOOT_WORLD_ROT, MAX_HEEL_RAISE,
 } from './state.js';
 import type { GroundOptions } from '../ground/ground-options.js';
@@ -25,6 +25,14 @@ const HEEL_TURN = new Float64Array(4);
 const MAX_LOOK_AHEAD = 0.5;
 /** Free feet tilt fully with the ground up to this animated height (leg lengths), not at all from TILT_FADE_END. */
 const TILT_FADE_START = 0.1, TILT_FADE_END = 0.3;
+
+/**
+ * How much a free foot at animated height h (leg lengths over the animation's ground) goes with the
+ * ground rather than with the body: 1 near the ground, 0 high in its swing, linear between.
+ */
+export function groundShare(h: number): number {
+  return h <= TILT_FADE_START ? 1 : h >= TILT_FADE_END ? 0 : (TILT_FADE_END - h) / (TILT_FADE_END - TILT_FADE_START);
+}
 /** A planted foot's ankle is kept at least this share of its animated height above the ground under it. */
 const HEEL_CLEARANCE = 0.9;
 
@@ -71,8 +79,9 @@ export function followGroundUnderFoot(S: Float64Array, at: number, leg: LegJoint
   const prev = S[at + SHIFT_PREV];
   if (restart || prev !== prev) {
     S[at + SHIFT_OFFSET] = 0; S[at + SHIFT_VEL] = 0;
-    // Never followed a ground before (the option was just set): start from the root's level.
-    if (!restart) S[at + SHIFT_OFFSET] = rootPosition[1] - g;
+    // Never followed a ground before (the option was just set): start from the root's level; just
+    // after a reset, on the ground.
+    if (!restart && S[SETTLING] === 0) S[at + SHIFT_OFFSET] = rootPosition[1] - g;
   } else {
     // What the slope explains is followed at once; the rest (a step passing under the foot or ahead of it) goes into the offset.
     S[at + SHIFT_OFFSET] -= g - prev - explainedRise(vx * dt, vz * dt, S[at + SHIFT_SLOPE], S[at + SHIFT_SLOPE + 1], gx, gz, Math.tan(go.followSlope));
@@ -84,7 +93,7 @@ export function followGroundUnderFoot(S: Float64Array, at: number, leg: LegJoint
   // it goes with the body (a back-kick over ground rising behind a runner went above the hip, its
   // knee bent backwards); by a spring, since the animated height jumps at transitions.
   const h = S[at + ANIM_HEIGHT] / leg.length;
-  const take = h <= TILT_FADE_START ? 1 : h >= TILT_FADE_END ? 0 : (TILT_FADE_END - h) / (TILT_FADE_END - TILT_FADE_START);
+  const take = groundShare(h);
   S[at + FOLLOW] -= take;
   decayFootSpring(S, at + FOLLOW, at + FOLLOW_VEL, 1, go);
   S[at + FOLLOW] += take;
@@ -104,7 +113,7 @@ export function tiltTowards(S: Float64Array, at: number, leg: LegJoints, n: Floa
   // levels): a foot on its edge stands level rather than tilted down the riser.
   if (s > 1e-9 && s <= Math.sin(go.followSlope)) {
     const h = S[at + ANIM_HEIGHT] / leg.length;
-    const weight = !free || h <= TILT_FADE_START ? 1 : h >= TILT_FADE_END ? 0 : (TILT_FADE_END - h) / (TILT_FADE_END - TILT_FADE_START);
+    const weight = free ? groundShare(h) : 1;
     k = (Math.min(Math.atan2(s, n[o + 1]), go.maxFootTilt) * weight) / s;
   }
   const t = at + TILT, tx = ax * k, tz = az * k;
@@ -150,8 +159,13 @@ export function clearHeel(S: Float64Array, at: number, ground: Ground, go: Groun
   quatMultiply(FOOT_WORLD_ROT, 0, HEEL_TURN, 0, FOOT_WORLD_ROT, 0);
 }
 
-/** decaySpringUpdate on n values of the block with footHalfLife, its e^(−y·dt) cached per dt and half-life. */
+/**
+ * decaySpringUpdate on n values of the block with footHalfLife, its e^(−y·dt) cached per dt and
+ * half-life. Each caller's value is its distance from its target: just after a reset (SETTLING) it
+ * starts there.
+ */
 export function decayFootSpring(S: Float64Array, x: number, v: number, n: number, go: GroundOptions): void {
+  if (S[SETTLING] === 1) { for (let i = 0; i < n; i++) { S[x + i] = 0; S[v + i] = 0; } return; }
   const dt = S[STEP_DT], h = go.footHalfLife, y = (2 * Math.LN2) / h;
   if (dt !== S[FOOT_DT] || h !== S[FOOT_HALF_LIFE]) { S[FOOT_DT] = dt; S[FOOT_HALF_LIFE] = h; S[FOOT_E] = Math.exp(-y * dt); }
   const e = S[FOOT_E];

@@ -5,7 +5,7 @@ import { type FootIKLeg, type FootRig, type LegJoints, LegView, footRig } from '
 import { KNEE_POLE, keepAnimatedKnee, kneePole, kneeSettled, reachHold, softenReach, unsoftenOffset } from './leg.js';
 import {
   LOCKED, LOCK, OFFSET, OFFSET_VEL, TARGET, SHOWN, HEEL, HEEL_VEL, HEEL_SHIFT, LOCK_YAW, ANIM_HEIGHT, LEG_SIZE, RELEASED,
-  HIPS_DROP, HIPS_DROP_VEL, DECAY_DT, STEP_DT, NEEDED_DROP, HIPS_DT, HIPS_MAX, FOOT_DT, FOOT_IK_STATE_SIZE,
+  HIPS_DROP, HIPS_DROP_VEL, DECAY_DT, STEP_DT, NEEDED_DROP, HIPS_DT, HIPS_MAX, FOOT_DT, FOOT_IK_STATE_SIZE, SETTLING,
   IK_TARGET, FOOT_WORLD_ROT, BODY_DY, ANKLE_HEIGHT, LOCK_NORMAL, SHIFT, SHIFT_PREV, TILT, TILT_VEL, SHIFT_OFFSET, SHIFT_VEL, PLANTED_HEIGHT, LOCK_GROUND, CLEAR, CLEAR_VEL, FOLLOW, FOLLOW_VEL, ANIM_PREV, KNEE_PLANE, REACH, LIFT, LIFT_VEL, HOLD_ANIM, HOLD_LIFT, CLEAR_LIFT, CLEAR_LIFT_VEL, GROUND_AHEAD, HOLD_CAPTURED,
 } from './state.js';
 import { capturedData, type CapturedData } from '../captured-data.js';
@@ -14,7 +14,7 @@ import { PLANT_SPEED_LEG_LENGTHS, STEP_LANDED_HOLD, floorLift, stillDown, update
 export { GROUND_BAND_LEG_LENGTHS, PLANT_SPEED_LEG_LENGTHS, STILL_DOWN_LEG_LENGTHS, floorLift, groundHold } from './on-ground.js';
 import { sampleGround, type Ground } from '../ground/ground.js';
 import { DEFAULT_GROUND_OPTIONS, type GroundOptions } from '../ground/ground-options.js';
-import { GROUND_UNDER_FOOT, clearHeel, decayFootSpring, followGroundUnderFoot, tiltTowards } from './foot-ground.js';
+import { GROUND_UNDER_FOOT, clearHeel, decayFootSpring, followGroundUnderFoot, groundShare, tiltTowards } from './foot-ground.js';
 
 import type { FootIKHost } from './host.js';
 import { validateFootIKOptions, type FootIKOptions } from './options.js';
@@ -25,6 +25,9 @@ import { HEADING_TOLERANCE, HEEL_RAISE_SPEED, HELD_TURN, PIVOT, REACH_IN, YAW_TU
 export { HEADING_TOLERANCE, MAX_HELD_TURN } from './planted-turn.js';
 
 export { FOOT_IK_STATE_SIZE } from './state.js';
+
+/** A free foot's height offset over steps (SHIFT_OFFSET, m) beyond this: a step is under it, not a slope. */
+const STEP_UNDER_FOOT = 1e-3;
 export type { FootIKLeg, LegJoints } from './rig.js';
 export type { FootIKHost } from './host.js';
 export { DEFAULT_FOOT_IK_OPTIONS, validateFootIKOptions, type FootIKOptions } from './options.js';
@@ -85,6 +88,7 @@ export class FootIK {
     const S = this.S;
     S[HIPS_DROP] = 0;
     S[HIPS_DROP_VEL] = 0;
+    S[SETTLING] = 1;
     for (let i = 0; i < 2; i++) {
       const at = i * LEG_SIZE, f = 3 * this.rig.legs[i].foot, c = 3 * this.rig.legs[i].contact;
       S[at + LOCKED] = 0;
@@ -133,6 +137,7 @@ export class FootIK {
     this.S[STEP_DT] = dt;
     if (ground === null) this.applyStep(host);
     else this.applyGroundStep(host, ground, groundOptions);
+    this.S[SETTLING] = 0;
   }
 
   /** {@link apply} with dt read from `p[po]`: nothing passed as a number, whether or not V8 inlines the call. */
@@ -140,6 +145,7 @@ export class FootIK {
     this.S[STEP_DT] = p[po];
     if (ground === null) this.applyStep(host);
     else this.applyGroundStep(host, ground, groundOptions);
+    this.S[SETTLING] = 0;
   }
 
   // The flat-ground step, in per-leg methods: one method over both legs was too large for V8 to
@@ -361,13 +367,20 @@ export class FootIK {
           // (Where the ground is steeper than a foot tilts, e.g. a step's riser, as on a maxFootTilt slope.)
           const lockY = GROUND_UNDER_FOOT[0] + S[at + ANIM_HEIGHT] / Math.max(GROUND_UNDER_FOOT[2], Math.cos(go.maxFootTilt));
           if (S[at + SHOWN + 1] - lockY < LANDED_LEG_LENGTHS * leg.length && this.slowEnoughToPlant(leg, at, wp) && this.holdsPlanted(leg, at, wp, true)) {
-            const freeY = wp[c + 1] + S[at + FOLLOW] * S[at + SHIFT] + S[at + OFFSET + 1];
+            // Just after a reset (SETTLING) it is planted where it stands, with nothing to settle.
+            const freeY = S[SETTLING] === 1 ? lockY : wp[c + 1] + S[at + FOLLOW] * S[at + SHIFT] + S[at + OFFSET + 1];
             S[at + LOCK] = wp[c] + S[at + OFFSET]; S[at + LOCK + 1] = lockY; S[at + LOCK + 2] = wp[c + 2] + S[at + OFFSET + 2];
             for (let k = 0; k < 3; k++) {
               S[at + OFFSET + k] = k === 1 ? freeY - lockY : 0;
               S[at + OFFSET_VEL + k] = 0;
               S[at + LOCK_NORMAL + k] = GROUND_UNDER_FOOT[1 + k];
             }
+            // What still holds it up over a step's edge (clearGround) comes down as what is left of
+            // a step's lift does, at twice the offsets' rate (updateLift): dropped at the plant, a
+            // foot landing beside a riser fell 1-2 cm in one step (82 cm/s, a standing character's
+            // lowest foot 1 s after a stop on the steps); kept in the offset, planted feet hovered
+            // 2 cm and more at p95 (the feet in contact against the ground, on hills and steps).
+            if (S[at + CLEAR_LIFT] > 0 && S[SETTLING] === 0) { S[at + LIFT] += S[at + CLEAR_LIFT]; S[at + LIFT_VEL] += S[at + CLEAR_LIFT_VEL]; }
             S[at + LOCK_YAW] = footBearing(leg, wp);
             S[at + LOCK_GROUND] = GROUND_UNDER_FOOT[0];
             S[at + CLEAR] = 0; S[at + CLEAR_VEL] = 0;
@@ -536,9 +549,14 @@ export class FootIK {
   private clearGround(leg: LegJoints, at: number, p: number, ground: Ground, go: GroundOptions): void {
     const S = this.S;
     sampleGround(ground, CONTACT_TARGET, p, GROUND_UNDER_JOINT);
-    const clearance = Math.max(leg.plantedHeight, S[at + ANIM_HEIGHT]);
-    let need = GROUND_UNDER_JOINT[0] + clearance - CONTACT_TARGET[p + 1];
-    const ahead = need + S[at + GROUND_AHEAD];
+    // Kept at once over the ground under it: near the ground its animated height, high in its swing
+    // (where the foot goes with the body rather than with the ground, groundShare → 0) only what
+    // keeps it out of the ground. Kept at the animated 30 cm over a step's upper level, a running
+    // foot was lifted 12 cm in one step as the edge passed under it (10.8 m/s, the built-in data on
+    // steps). Ahead (below), the whole animated height: the foot comes down there to land.
+    const above = Math.max(0, S[at + ANIM_HEIGHT] - leg.plantedHeight), under = GROUND_UNDER_JOINT[0] + leg.plantedHeight - CONTACT_TARGET[p + 1];
+    let need = under + groundShare(S[at + ANIM_HEIGHT] / leg.length) * above;
+    const ahead = under + above + S[at + GROUND_AHEAD];
     sampleGround(ground, IK_TARGET, 0, GROUND_UNDER_JOINT);
     need = Math.max(need, GROUND_UNDER_JOINT[0] + leg.anklePlantedHeight - IK_TARGET[1]);
     // A step's edge ahead (the ground swingLookAhead on rising beyond the slope under the foot,
@@ -548,7 +566,12 @@ export class FootIK {
     // database on steps: 14.8 m/s at most). Not for a foot the capture has down (a landing or
     // standing foot), and nothing on an even slope (the spring lagging behind the ground's own
     // clearance there lifted feet and popped them).
-    const want = S[at + GROUND_AHEAD] > 0 ? Math.max(0, (1 - S[at + HOLD_CAPTURED]) * ahead) : 0;
+    let want = S[at + GROUND_AHEAD] > 0 ? Math.max(0, (1 - S[at + HOLD_CAPTURED]) * ahead) : 0;
+    // Over a step (ground under the foot its slope does not explain: followGroundUnderFoot's
+    // SHIFT_OFFSET), the rest of the animated clearance by the same spring: kept only at once, faded,
+    // high swinging feet grazed the upper levels (the real set's skate on steps rose 10%). Not on an
+    // even slope, where the spring lagging the ground lifted planted feet.
+    if (Math.abs(S[at + SHIFT_OFFSET]) > STEP_UNDER_FOOT && under + above > want) want = under + above;
     S[at + CLEAR_LIFT] -= want;
     decayFootSpring(S, at + CLEAR_LIFT, at + CLEAR_LIFT_VEL, 1, go);
     S[at + CLEAR_LIFT] += want;

@@ -8,7 +8,7 @@ import { quatInvRotateVec3 } from '../../math/quat.js';
 import type { FootIKHost } from './host.js';
 import type { FootIKOptions } from './options.js';
 import type { FootRig, LegJoints } from './rig.js';
-import { HIPS_DROP, HIPS_DROP_VEL, HIPS_DT, HIPS_E, HIPS_MAX, NEEDED_DROP, STEP_DT, TARGET } from './state.js';
+import { HIPS_DROP, HIPS_DROP_VEL, HIPS_DT, HIPS_E, HIPS_MAX, NEEDED_DROP, SETTLING, STEP_DT, TARGET } from './state.js';
 
 /** On uneven ground the hips drop once a leg is within this share of its length of full stretch. */
 const GROUND_REACH_SLACK = 0.03;
@@ -74,6 +74,8 @@ export function lowerHips(S: Float64Array, rig: FootRig, parents: Int32Array, ho
     }
     // Never beyond the limit, whatever the spring's momentum.
     if (drop > max) { drop = max; if (vel > 0) vel = 0; }
+    // Just after a reset the body starts where the legs need it (state.ts SETTLING).
+    if (S[SETTLING] === 1) { drop = want; vel = 0; }
     S[HIPS_DROP] = drop; S[HIPS_DROP_VEL] = vel;
   }
   if (S[HIPS_DROP] < 1e-5 && Math.abs(S[HIPS_DROP_VEL]) < 1e-4 && want === 0) { S[HIPS_DROP] = 0; S[HIPS_DROP_VEL] = 0; return; }

@@ -67,8 +67,15 @@ export const HIPS_MAX = HIPS_DROP + 8;
 export const FOOT_DT = HIPS_DROP + 9, FOOT_E = HIPS_DROP + 10, FOOT_HALF_LIFE = HIPS_DROP + 11;
 /** How far the hips drop moved the body this step (m; passed from the lock updates to the leg bends). */
 export const BODY_DY = HIPS_DROP + 12;
+/**
+ * 1 from a reset to the end of the next step: the springs start at their targets (a foot planted
+ * on the ground under it at once, the hips at the drop the legs need). Nothing was shown before, so
+ * nothing can jump; eased in instead, a character spawned with a foot inside a step's riser showed
+ * it there for a step and lifted it out the next (11.9 m/s at the knee, the built-in data on steps).
+ */
+export const SETTLING = HIPS_DROP + 13;
 /** Values FootIK keeps per character (the size of the `storage` its constructor accepts). */
-export const FOOT_IK_STATE_SIZE = HIPS_DROP + 13;
+export const FOOT_IK_STATE_SIZE = HIPS_DROP + 14;
 
 /** The most a planted toe's heel is raised (to keep the toe in the leg's reach, or the heel out of the ground; radians). */
 export const MAX_HEEL_RAISE = Math.PI / 3;
