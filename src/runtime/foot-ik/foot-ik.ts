@@ -570,8 +570,10 @@ export class FootIK {
     // Over a step (ground under the foot its slope does not explain: followGroundUnderFoot's
     // SHIFT_OFFSET), the rest of the animated clearance by the same spring: kept only at once, faded,
     // high swinging feet grazed the upper levels (the real set's skate on steps rose 10%). Not on an
-    // even slope, where the spring lagging the ground lifted planted feet.
-    if (Math.abs(S[at + SHIFT_OFFSET]) > STEP_UNDER_FOOT && under + above > want) want = under + above;
+    // even slope, where the spring lagging the ground lifted planted feet, and as the ahead: not for
+    // a foot the capture has down (held up by it, landing feet on hills were planted 6-8 cm up).
+    const rest = (1 - S[at + HOLD_CAPTURED]) * (under + above);
+    if (Math.abs(S[at + SHIFT_OFFSET]) > STEP_UNDER_FOOT && rest > want) want = rest;
     S[at + CLEAR_LIFT] -= want;
     decayFootSpring(S, at + CLEAR_LIFT, at + CLEAR_LIFT_VEL, 1, go);
     S[at + CLEAR_LIFT] += want;
