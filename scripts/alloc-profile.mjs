@@ -5,7 +5,7 @@
 // run it a few times.
 //
 // Usage: node scripts/alloc-profile.mjs [--agents N] [--steps N] [--warmup N] [--lod]
-//          [--search-budget N] [--scenario NAME] [--top N] [--json]
+//          [--search-budget N] [--scenario NAME] [--terrain hills|steps] [--top N] [--json]
 // Needs the compiled package (npm run build).
 import { parseArgs } from 'node:util';
 import { Session } from 'node:inspector/promises';
@@ -16,14 +16,14 @@ if (!existsSync(new URL('sim/agents.js', root))) {
   process.stderr.write('alloc-profile: dist/ not found; run `npm run build` first\n');
   process.exit(1);
 }
-const USAGE = 'usage: node scripts/alloc-profile.mjs [--agents N] [--steps N] [--warmup N] [--lod] [--search-budget N] [--scenario NAME] [--top N] [--json]';
+const USAGE = 'usage: node scripts/alloc-profile.mjs [--agents N] [--steps N] [--warmup N] [--lod] [--search-budget N] [--scenario NAME] [--terrain hills|steps] [--top N] [--json]';
 let values;
 try {
   ({ values } = parseArgs({
     options: {
       agents: { type: 'string', default: '1000' }, steps: { type: 'string', default: '300' }, warmup: { type: 'string', default: '150' },
       lod: { type: 'boolean', default: false }, 'search-budget': { type: 'string', default: '0' }, scenario: { type: 'string', default: 'wander' },
-      top: { type: 'string', default: '12' }, json: { type: 'boolean', default: false },
+      top: { type: 'string', default: '12' }, json: { type: 'boolean', default: false }, terrain: { type: 'string' },
     },
   }));
 } catch (e) {
@@ -57,10 +57,16 @@ if (!SCENARIOS.includes(values.scenario)) {
   process.exit(2);
 }
 
+if (values.terrain !== undefined && values.terrain !== 'hills' && values.terrain !== 'steps') {
+  process.stderr.write(`alloc-profile: --terrain must be hills or steps\n${USAGE}\n`);
+  process.exit(2);
+}
+
 const db = buildDatabase(builtinSources());
 const cfg = {
   agents, seconds: (warmup + steps) / 30 + 1, hz: 30, seed: 1, scenario: values.scenario, method: 'kdtree', footIK: true, recordAgent: -1,
   ...(values.lod ? { lod: { budget } } : {}),
+  ...(values.terrain ? { terrain: { kind: values.terrain, seed: 1 } } : {}),
 };
 const group = new AgentGroup(db, await Matcher.create(db, {}), [[0, agents]], cfg);
 for (let s = 0; s < warmup; s++) group.step();
