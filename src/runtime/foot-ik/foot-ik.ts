@@ -338,6 +338,8 @@ export class FootIK {
       if (S[at + LOCKED] === RELEASED && !contact) S[at + LOCKED] = 0;
       // As on flat ground: a free foot on the ground moves as the captured one, as far as the leg reaches.
       if (S[at + LOCKED] !== 1) { reachHold(leg, wp, S, at + OFFSET, at + REACH); followDataOnGround(this.S, at, i, leg, host, this.captured, this.db); }
+      // How far the animation moved the contact point up since the last step (a plant below goes on from where the foot was shown).
+      const animDy = wp[c + 1] - S[at + ANIM_PREV + 1];
       for (let k = 0; k < 3; k++) S[at + ANIM_PREV + k] = wp[c + k];
       if (S[at + LOCKED] === 1) {
         // Held where it was planted, at its animated height over the ground there (a rolling foot
@@ -375,12 +377,17 @@ export class FootIK {
               S[at + OFFSET_VEL + k] = 0;
               S[at + LOCK_NORMAL + k] = GROUND_UNDER_FOOT[1 + k];
             }
-            // What still holds it up over a step's edge (clearGround) comes down as what is left of
-            // a step's lift does, at twice the offsets' rate (updateLift): dropped at the plant, a
-            // foot landing beside a riser fell 1-2 cm in one step (82 cm/s, a standing character's
-            // lowest foot 1 s after a stop on the steps); kept in the offset, planted feet hovered
-            // 2 cm and more at p95 (the feet in contact against the ground, on hills and steps).
-            if (S[at + CLEAR_LIFT] > 0 && S[SETTLING] === 0) { S[at + LIFT] += S[at + CLEAR_LIFT]; S[at + LIFT_VEL] += S[at + CLEAR_LIFT_VEL]; }
+            // What of its clearance over a step's edge (clearGround) still showed (the foot above
+            // its free target where it was last shown) comes down as what is left of a step's lift
+            // does, at twice the offsets' rate (updateLift): dropped at the plant, a foot landing
+            // beside a riser fell 1-2 cm in one step (82 cm/s, a standing character's lowest foot
+            // 1 s after a stop on the steps). Only what showed: the whole clearance lifted feet the
+            // hips' drop had carried down by 3 cm in one step; kept in the offset at its own rate,
+            // planted feet hovered 2 cm and more at p95 (the feet in contact against the ground).
+            if (S[at + CLEAR_LIFT] > 0 && S[SETTLING] === 0) {
+              const shown = S[at + SHOWN + 1] + animDy - freeY;
+              if (shown > 0) S[at + LIFT] += shown < S[at + CLEAR_LIFT] ? shown : S[at + CLEAR_LIFT];
+            }
             S[at + LOCK_YAW] = footBearing(leg, wp);
             S[at + LOCK_GROUND] = GROUND_UNDER_FOOT[0];
             S[at + CLEAR] = 0; S[at + CLEAR_VEL] = 0;
