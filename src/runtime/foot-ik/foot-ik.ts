@@ -26,8 +26,8 @@ export { HEADING_TOLERANCE, MAX_HELD_TURN } from './planted-turn.js';
 
 export { FOOT_IK_STATE_SIZE } from './state.js';
 
-/** A free foot's height offset over steps (SHIFT_OFFSET, m) beyond this: a step is under it, not a slope. */
-const STEP_UNDER_FOOT = 1e-3;
+/** The fastest a free foot's clearance over the ground rises beyond its spring (m/s). */
+const CLEAR_RISE_SPEED = 2;
 export type { FootIKLeg, LegJoints } from './rig.js';
 export type { FootIKHost } from './host.js';
 export { DEFAULT_FOOT_IK_OPTIONS, validateFootIKOptions, type FootIKOptions } from './options.js';
@@ -556,16 +556,20 @@ export class FootIK {
   private clearGround(leg: LegJoints, at: number, p: number, ground: Ground, go: GroundOptions): void {
     const S = this.S;
     sampleGround(ground, CONTACT_TARGET, p, GROUND_UNDER_JOINT);
-    // Kept at once over the ground under it: near the ground its animated height, high in its swing
-    // (where the foot goes with the body rather than with the ground, groundShare → 0) only what
-    // keeps it out of the ground. Kept at the animated 30 cm over a step's upper level, a running
-    // foot was lifted 12 cm in one step as the edge passed under it (10.8 m/s, the built-in data on
-    // steps). Ahead (below), the whole animated height: the foot comes down there to land.
+    // The animated clearance: the contact point as high over the ground under it as the animation
+    // has it over its own (nor lower than it stands when planted), the ankle no lower than it
+    // stands when planted. Near the ground it is kept at once; higher in the swing (groundShare)
+    // at once only what keeps the foot out of the ground, the rest reached rising at most
+    // CLEAR_RISE_SPEED: kept whole at once, a running foot swinging 30 cm up was lifted 12 cm in one
+    // step as a step's edge passed under it (10.8 m/s, the built-in data on steps); kept only in
+    // part (a spring for the rest), swinging feet grazed the upper levels and hills (skate 10-25%
+    // higher on the shared captures' sets).
     const above = Math.max(0, S[at + ANIM_HEIGHT] - leg.plantedHeight), under = GROUND_UNDER_JOINT[0] + leg.plantedHeight - CONTACT_TARGET[p + 1];
-    let need = under + groundShare(S[at + ANIM_HEIGHT] / leg.length) * above;
     const ahead = under + above + S[at + GROUND_AHEAD];
     sampleGround(ground, IK_TARGET, 0, GROUND_UNDER_JOINT);
-    need = Math.max(need, GROUND_UNDER_JOINT[0] + leg.anklePlantedHeight - IK_TARGET[1]);
+    const ankle = GROUND_UNDER_JOINT[0] + leg.anklePlantedHeight - IK_TARGET[1];
+    const atOnce = Math.max(under + groundShare(S[at + ANIM_HEIGHT] / leg.length) * above, ankle);
+    const need = Math.max(under + above, ankle);
     // A step's edge ahead (the ground swingLookAhead on rising beyond the slope under the foot,
     // followGroundUnderFoot): the same clearance over it, reached by a critically damped spring, so
     // that a swinging foot rises before the edge passes under it. Raised only as the edge arrived,
@@ -573,23 +577,20 @@ export class FootIK {
     // database on steps: 14.8 m/s at most). Not for a foot the capture has down (a landing or
     // standing foot), and nothing on an even slope (the spring lagging behind the ground's own
     // clearance there lifted feet and popped them).
-    let want = S[at + GROUND_AHEAD] > 0 ? Math.max(0, (1 - S[at + HOLD_CAPTURED]) * ahead) : 0;
-    // Over a step (ground under the foot its slope does not explain: followGroundUnderFoot's
-    // SHIFT_OFFSET), the rest of the animated clearance by the same spring: kept only at once, faded,
-    // high swinging feet grazed the upper levels (the real set's skate on steps rose 10%). Not on an
-    // even slope, where the spring lagging the ground lifted planted feet, and as the ahead: not for
-    // a foot the capture has down (held up by it, landing feet on hills were planted 6-8 cm up).
-    const rest = (1 - S[at + HOLD_CAPTURED]) * (under + above);
-    if (Math.abs(S[at + SHIFT_OFFSET]) > STEP_UNDER_FOOT && rest > want) want = rest;
+    const want = S[at + GROUND_AHEAD] > 0 ? Math.max(0, (1 - S[at + HOLD_CAPTURED]) * ahead) : 0;
     S[at + CLEAR_LIFT] -= want;
     decayFootSpring(S, at + CLEAR_LIFT, at + CLEAR_LIFT_VEL, 1, go);
     S[at + CLEAR_LIFT] += want;
-    // The clearance over the ground under the foot is kept at once, and let go of by the same
+    // The clearance over the ground under the foot is kept (above), and let go of by the same
     // spring: a foot held up over a step's upper level, once its toe had passed the edge, dropped
     // to the lower level in one step (21 cm: a toe's velocity jumped 12.9 m/s, the built-in
     // database on steps). A landing foot too comes down onto the lower level by the spring (let go of
     // at once where the capture has it down, the real set's skate on steps stayed 14-21% higher).
-    if (need >= S[at + CLEAR_LIFT]) { S[at + CLEAR_LIFT] = need; S[at + CLEAR_LIFT_VEL] = 0; }
+    if (need >= S[at + CLEAR_LIFT]) {
+      const most = S[at + CLEAR_LIFT] + CLEAR_RISE_SPEED * S[STEP_DT];
+      if (need <= most || atOnce >= most) { S[at + CLEAR_LIFT] = need <= most ? need : atOnce; S[at + CLEAR_LIFT_VEL] = 0; }
+      else { S[at + CLEAR_LIFT] = most; S[at + CLEAR_LIFT_VEL] = CLEAR_RISE_SPEED; }
+    }
     const lift = S[at + CLEAR_LIFT];
     if (lift > 0) { IK_TARGET[1] += lift; CONTACT_TARGET[p + 1] += lift; }
   }
