@@ -6,8 +6,9 @@
  * - a foot held up over a step's edge (clearGround) and then planted comes down as what is left of a
  *   step's lift does: it fell the height of its clearance in one step, and a character standing
  *   after a stop request still moved its lowest foot at 5.8 cm/s a second later (the target is 1);
- * - a foot high in its swing keeps only what clears the ground under it, not its animated height
- *   over a step's upper level: a running foot was lifted 12 cm in one step as the edge passed under it.
+ * - a foot high in its swing keeps at once only what clears the ground under it, and rises to its
+ *   animated height over a step's upper level at a bounded speed: a running foot was lifted 12 cm in
+ *   one step as the edge passed under it.
  */
 import { describe, it, expect, beforeAll } from 'vitest';
 import { Matcher } from '../../src/search/matcher.js';
