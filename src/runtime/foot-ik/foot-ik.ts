@@ -338,7 +338,8 @@ export class FootIK {
       if (S[at + LOCKED] === RELEASED && !contact) S[at + LOCKED] = 0;
       // As on flat ground: a free foot on the ground moves as the captured one, as far as the leg reaches.
       if (S[at + LOCKED] !== 1) { reachHold(leg, wp, S, at + OFFSET, at + REACH); followDataOnGround(this.S, at, i, leg, host, this.captured, this.db); }
-      // How far the animation moved the contact point up since the last step (a plant below goes on from where the foot was shown).
+      // How far the animation moved the contact point up since the last step (a plant goes on from
+      // where the foot was shown, moved by that).
       const animDy = wp[c + 1] - S[at + ANIM_PREV + 1];
       for (let k = 0; k < 3; k++) S[at + ANIM_PREV + k] = wp[c + k];
       if (S[at + LOCKED] === 1) {
