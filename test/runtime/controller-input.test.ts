@@ -4,18 +4,16 @@
  */
 import { describe, it, expect, beforeAll } from 'vitest';
 import fc from 'fast-check';
-import { Matcher } from '../../src/search/matcher.js';
 import { MatcherSearchPort } from '../../src/runtime/matcher-port.js';
 import { MotionMatchingController, createInput, MAX_DESIRED_SPEED } from '../../src/runtime/controller/controller.js';
 import { resolveControllerOptions } from '../../src/runtime/controller/options.js';
 import type { Database } from '../../src/database/database.js';
-import { builtinDatabase } from '../../src/apps/builtin-database.js';
+import { builtinSearch } from '../helpers/builtin-search.js';
 
 let db: Database;
 let port: MatcherSearchPort;
 beforeAll(async () => {
-  db = builtinDatabase();
-  port = new MatcherSearchPort(await Matcher.create(db), 'kdtree');
+  ({ db, port } = await builtinSearch());
 });
 
 /** Steps `c` with a gentle walk for n steps. */

@@ -10,7 +10,7 @@ import { QualityMeter } from '../../src/runtime/quality/meter.js';
 import { HAS_MOCAP, MOCAP_DIR } from '../helpers/cli.js';
 import { playbackQuality } from '../../src/runtime/quality/playback-quality.js';
 import { join } from 'node:path';
-import { builtinDatabase } from '../../src/apps/builtin-database.js';
+import { builtinSearch } from '../helpers/builtin-search.js';
 
 /** Documented bound on the largest joint-velocity jump across a transition (m/s), see docs/runtime.md. */
 const TRANSITION_JUMP_BOUND = 6;
@@ -18,8 +18,7 @@ const TRANSITION_JUMP_BOUND = 6;
 let db: Database;
 let port: MatcherSearchPort;
 beforeAll(async () => {
-  db = builtinDatabase();
-  port = new MatcherSearchPort(await Matcher.create(db), 'kdtree');
+  ({ db, port } = await builtinSearch());
 });
 
 describe('controller quality on the built-in database (scripted inputs, 24 s each)', () => {

@@ -3,18 +3,16 @@
  * the database and a separate FootIK bends its legs, so every claim is checked on FootIK alone.
  */
 import { describe, it, expect, beforeAll } from 'vitest';
-import { Matcher } from '../../src/search/matcher.js';
 import { MatcherSearchPort } from '../../src/runtime/matcher-port.js';
 import { MotionMatchingController, createInput } from '../../src/runtime/controller/controller.js';
 import { FootIK, DEFAULT_FOOT_IK_OPTIONS, FOOT_IK_STATE_SIZE } from '../../src/runtime/foot-ik/foot-ik.js';
 import type { Database } from '../../src/database/database.js';
-import { builtinDatabase } from '../../src/apps/builtin-database.js';
+import { builtinSearch } from '../helpers/builtin-search.js';
 
 let db: Database;
 let port: MatcherSearchPort;
 beforeAll(async () => {
-  db = builtinDatabase();
-  port = new MatcherSearchPort(await Matcher.create(db), 'kdtree');
+  ({ db, port } = await builtinSearch());
 });
 
 /** Per leg and step: locked or not, the contact point's world position (toe, else ankle), the lock; and the hips drop. */

@@ -7,7 +7,6 @@
  * locomotion clips.
  */
 import { describe, it, expect, beforeAll } from 'vitest';
-import { Matcher } from '../../src/search/matcher.js';
 import { MatcherSearchPort } from '../../src/runtime/matcher-port.js';
 import { MotionMatchingController, createInput } from '../../src/runtime/controller/controller.js';
 import { FootIK, DEFAULT_FOOT_IK_OPTIONS, HELD_GAP_LEG_LENGTHS, type FootIKLeg } from '../../src/runtime/foot-ik/foot-ik.js';
@@ -15,13 +14,12 @@ import { GROUND_BAND_LEG_LENGTHS } from '../../src/runtime/foot-ik/on-ground.js'
 import { LOCK, LOCKED, RELEASED } from '../../src/runtime/foot-ik/state.js';
 import { SKATE_HEIGHT, skateWeight } from '../../src/runtime/quality/output-measures.js';
 import type { Database } from '../../src/database/database.js';
-import { builtinDatabase } from '../../src/apps/builtin-database.js';
+import { builtinSearch } from '../helpers/builtin-search.js';
 
 let db: Database;
 let port: MatcherSearchPort;
 beforeAll(async () => {
-  db = builtinDatabase();
-  port = new MatcherSearchPort(await Matcher.create(db), 'kdtree');
+  ({ db, port } = await builtinSearch());
 });
 
 const HZ = 60;

@@ -7,7 +7,6 @@
  * 12.9 m/s, the built-in database's own largest is 4.9).
  */
 import { describe, it, expect, beforeAll } from 'vitest';
-import { Matcher } from '../../src/search/matcher.js';
 import { MatcherSearchPort } from '../../src/runtime/matcher-port.js';
 import { MotionMatchingController, createInput } from '../../src/runtime/controller/controller.js';
 import { FootIK, DEFAULT_FOOT_IK_OPTIONS } from '../../src/runtime/foot-ik/foot-ik.js';
@@ -15,13 +14,12 @@ import { HeightField } from '../../src/runtime/ground/height-field.js';
 import { DEFAULT_GROUND_OPTIONS } from '../../src/runtime/ground/ground-options.js';
 import { qualityRig } from '../../src/runtime/quality/quality-rig.js';
 import type { Database } from '../../src/database/database.js';
-import { builtinDatabase } from '../../src/apps/builtin-database.js';
+import { builtinSearch } from '../helpers/builtin-search.js';
 
 let db: Database;
 let port: MatcherSearchPort;
 beforeAll(async () => {
-  db = builtinDatabase();
-  port = new MatcherSearchPort(await Matcher.create(db), 'kdtree');
+  ({ db, port } = await builtinSearch());
 });
 
 const HZ = 60;

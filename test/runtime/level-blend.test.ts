@@ -7,7 +7,6 @@
  * what each switch does to the pose.
  */
 import { describe, it, expect, beforeAll } from 'vitest';
-import { Matcher } from '../../src/search/matcher.js';
 import { MotionMatchingController, createInput, DEFAULT_CONTROLLER_OPTIONS, type ControllerOptions } from '../../src/runtime/controller/controller.js';
 import { MatcherSearchPort } from '../../src/runtime/matcher-port.js';
 import { DEFAULT_LOD_LEVELS, type LodLevel } from '../../src/runtime/lod/levels.js';
@@ -15,13 +14,12 @@ import { stepBlendWeight, savePose, blendFromSaved, LEVEL_BLEND_HALF_LIFE } from
 import { InertializationDecay } from '../../src/runtime/inertialization/decay.js';
 import { ScriptedDriver } from '../../src/sim/scenarios.js';
 import type { Database } from '../../src/database/database.js';
-import { builtinDatabase } from '../../src/apps/builtin-database.js';
+import { builtinSearch } from '../helpers/builtin-search.js';
 
 let db: Database;
 let port: MatcherSearchPort;
 beforeAll(async () => {
-  db = builtinDatabase();
-  port = new MatcherSearchPort(await Matcher.create(db), 'kdtree');
+  ({ db, port } = await builtinSearch());
 });
 
 const DT = 1 / 60;

@@ -5,20 +5,18 @@
  * if it had been seen all along.
  */
 import { describe, it, expect, beforeAll } from 'vitest';
-import { Matcher } from '../../src/search/matcher.js';
 import { MatcherSearchPort } from '../../src/runtime/matcher-port.js';
 import { MotionMatchingController, createInput } from '../../src/runtime/controller/controller.js';
 import { DEFAULT_LOD_LEVELS, levelOptions } from '../../src/runtime/lod/levels.js';
 import { LOD_VIEW_MARGIN, inLodView, revealsPerStep, seeAll, viewCosHalfAngle, type LodView } from '../../src/runtime/lod/view.js';
 import { ScriptedDriver } from '../../src/sim/scenarios.js';
 import type { Database } from '../../src/database/database.js';
-import { builtinDatabase } from '../../src/apps/builtin-database.js';
+import { builtinSearch } from '../helpers/builtin-search.js';
 
 let db: Database;
 let port: MatcherSearchPort;
 beforeAll(async () => {
-  db = builtinDatabase();
-  port = new MatcherSearchPort(await Matcher.create(db), 'kdtree');
+  ({ db, port } = await builtinSearch());
 });
 
 describe('the view on the ground', () => {

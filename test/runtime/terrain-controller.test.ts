@@ -6,7 +6,6 @@
  * and steps next to the same run on flat ground.
  */
 import { describe, it, expect, beforeAll } from 'vitest';
-import { Matcher } from '../../src/search/matcher.js';
 import { MatcherSearchPort } from '../../src/runtime/matcher-port.js';
 import { MotionMatchingController, createInput, type ControllerOptions } from '../../src/runtime/controller/controller.js';
 import { QualityMeter, QualityStats } from '../../src/runtime/quality/meter.js';
@@ -16,13 +15,12 @@ import { groundFromFunctions, type Ground } from '../../src/runtime/ground/groun
 import { ScriptedDriver, type ScenarioName } from '../../src/sim/scenarios.js';
 import { hillsField, stepsField } from '../../src/sim/terrain/terrain.js';
 import type { Database } from '../../src/database/database.js';
-import { builtinDatabase } from '../../src/apps/builtin-database.js';
+import { builtinSearch } from '../helpers/builtin-search.js';
 
 let db: Database;
 let port: MatcherSearchPort;
 beforeAll(async () => {
-  db = builtinDatabase();
-  port = new MatcherSearchPort(await Matcher.create(db), 'kdtree');
+  ({ db, port } = await builtinSearch());
 });
 
 const DT = 1 / 30;
