@@ -4,7 +4,7 @@
  */
 import { describe, it, expect, beforeAll } from 'vitest';
 import fc from 'fast-check';
-import { MatcherSearchPort } from '../../src/runtime/matcher-port.js';
+import type { MatcherSearchPort } from '../../src/runtime/matcher-port.js';
 import { MotionMatchingController, createInput, MAX_DESIRED_SPEED } from '../../src/runtime/controller/controller.js';
 import { resolveControllerOptions } from '../../src/runtime/controller/options.js';
 import type { Database } from '../../src/database/database.js';

@@ -3,7 +3,7 @@
  * the database and a separate FootIK bends its legs, so every claim is checked on FootIK alone.
  */
 import { describe, it, expect, beforeAll } from 'vitest';
-import { MatcherSearchPort } from '../../src/runtime/matcher-port.js';
+import type { MatcherSearchPort } from '../../src/runtime/matcher-port.js';
 import { MotionMatchingController, createInput } from '../../src/runtime/controller/controller.js';
 import { FootIK, DEFAULT_FOOT_IK_OPTIONS, FOOT_IK_STATE_SIZE } from '../../src/runtime/foot-ik/foot-ik.js';
 import type { Database } from '../../src/database/database.js';

@@ -7,7 +7,7 @@
  * locomotion clips.
  */
 import { describe, it, expect, beforeAll } from 'vitest';
-import { MatcherSearchPort } from '../../src/runtime/matcher-port.js';
+import type { MatcherSearchPort } from '../../src/runtime/matcher-port.js';
 import { MotionMatchingController, createInput } from '../../src/runtime/controller/controller.js';
 import { FootIK, DEFAULT_FOOT_IK_OPTIONS, HELD_GAP_LEG_LENGTHS, type FootIKLeg } from '../../src/runtime/foot-ik/foot-ik.js';
 import { GROUND_BAND_LEG_LENGTHS } from '../../src/runtime/foot-ik/on-ground.js';

@@ -7,7 +7,7 @@
  * 12.9 m/s, the built-in database's own largest is 4.9).
  */
 import { describe, it, expect, beforeAll } from 'vitest';
-import { MatcherSearchPort } from '../../src/runtime/matcher-port.js';
+import type { MatcherSearchPort } from '../../src/runtime/matcher-port.js';
 import { MotionMatchingController, createInput } from '../../src/runtime/controller/controller.js';
 import { FootIK, DEFAULT_FOOT_IK_OPTIONS } from '../../src/runtime/foot-ik/foot-ik.js';
 import { HeightField } from '../../src/runtime/ground/height-field.js';

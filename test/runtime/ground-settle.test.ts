@@ -11,7 +11,7 @@
  *   one step as the edge passed under it.
  */
 import { describe, it, expect, beforeAll } from 'vitest';
-import { MatcherSearchPort } from '../../src/runtime/matcher-port.js';
+import type { MatcherSearchPort } from '../../src/runtime/matcher-port.js';
 import { MotionMatchingController, createInput } from '../../src/runtime/controller/controller.js';
 import { HeightField } from '../../src/runtime/ground/height-field.js';
 import { sampleGround, type Ground } from '../../src/runtime/ground/ground.js';

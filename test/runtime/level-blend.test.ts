@@ -8,7 +8,7 @@
  */
 import { describe, it, expect, beforeAll } from 'vitest';
 import { MotionMatchingController, createInput, DEFAULT_CONTROLLER_OPTIONS, type ControllerOptions } from '../../src/runtime/controller/controller.js';
-import { MatcherSearchPort } from '../../src/runtime/matcher-port.js';
+import type { MatcherSearchPort } from '../../src/runtime/matcher-port.js';
 import { DEFAULT_LOD_LEVELS, type LodLevel } from '../../src/runtime/lod/levels.js';
 import { stepBlendWeight, savePose, blendFromSaved, LEVEL_BLEND_HALF_LIFE } from '../../src/runtime/controller/level-blend.js';
 import { InertializationDecay } from '../../src/runtime/inertialization/decay.js';

@@ -5,7 +5,7 @@
  * if it had been seen all along.
  */
 import { describe, it, expect, beforeAll } from 'vitest';
-import { MatcherSearchPort } from '../../src/runtime/matcher-port.js';
+import type { MatcherSearchPort } from '../../src/runtime/matcher-port.js';
 import { MotionMatchingController, createInput } from '../../src/runtime/controller/controller.js';
 import { DEFAULT_LOD_LEVELS, levelOptions } from '../../src/runtime/lod/levels.js';
 import { LOD_VIEW_MARGIN, inLodView, revealsPerStep, seeAll, viewCosHalfAngle, type LodView } from '../../src/runtime/lod/view.js';

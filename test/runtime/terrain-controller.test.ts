@@ -6,7 +6,7 @@
  * and steps next to the same run on flat ground.
  */
 import { describe, it, expect, beforeAll } from 'vitest';
-import { MatcherSearchPort } from '../../src/runtime/matcher-port.js';
+import type { MatcherSearchPort } from '../../src/runtime/matcher-port.js';
 import { MotionMatchingController, createInput, type ControllerOptions } from '../../src/runtime/controller/controller.js';
 import { QualityMeter, QualityStats } from '../../src/runtime/quality/meter.js';
 import { GROUND_BIN } from '../../src/runtime/quality/histogram.js';
