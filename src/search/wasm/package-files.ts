@@ -45,6 +45,7 @@ export function nodePackageRootSync(): string {
   }
 }
 
+/** Reads build/<variant>.wasm from the package (Node only). */
 export async function readWasmFile(v: WasmVariant): Promise<Uint8Array> {
   const { fs, path } = nodeBuiltins('reading the WASM builds from build/');
   const file = path.join(await nodePackageRoot(), 'build', wasmFileName(v));
