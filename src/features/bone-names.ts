@@ -94,16 +94,32 @@ export function jointNameInfo(names: readonly string[]): JointNameInfo[] {
 // Mirror partners
 
 /**
- * The joint that mirrors each joint (Left<->Right, L<->R, l<->r at word boundaries); a joint
- * with no counterpart maps to itself.
+ * The joint that mirrors each joint (Left<->Right, L<->R, l<->r at word boundaries, or a one-letter
+ * side glued to the start of an all-lower-case name, as CMU's `lfemur`/`rfemur` and `lhand`/`rhand`,
+ * when the skeleton has that partner); a joint with no counterpart maps to itself. Partners are
+ * mutual: a joint whose counterpart names another partner maps to itself.
  */
 export function mirrorJointMap(names: readonly string[]): Int32Array {
+  const index = new Map<string, number>();
+  names.forEach((n, i) => { if (!index.has(n)) index.set(n, i); });
   const out = new Int32Array(names.length);
   for (let i = 0; i < names.length; i++) {
-    const m = names.indexOf(swapSideInName(names[i]));
-    out[i] = m >= 0 ? m : i;
+    const swapped = swapSideInName(names[i]);
+    out[i] = (swapped !== names[i] ? index.get(swapped) : undefined) ?? index.get(swapGluedSide(names[i])) ?? i;
   }
+  // (a pair found from one side only, e.g. "l_foot" and "lfoot" beside "r_foot", is no pair)
+  for (let i = 0; i < names.length; i++) if (out[out[i]] !== i) out[i] = i;
   return out;
+}
+
+/**
+ * A name whose first letter is a side glued to a lower-case word ("lfoot", "rhipjoint",
+ * "mixamorig:lhand"), with that letter swapped; the name itself otherwise. Such a letter is a side
+ * only if the skeleton also has the swapped name (mirrorJointMap checks): "root" or "lowerback"
+ * find no "loot" or "rowerback".
+ */
+function swapGluedSide(name: string): string {
+  return name.replace(/^((?:.*[:|])?)([lr])(?=[a-z]{2})/, (_m, pre: string, side: string) => pre + SWAP[side]);
 }
 
 const SWAP: Record<string, string> = {

@@ -1,6 +1,8 @@
 import type { Skeleton } from '../anim/skeleton.js';
 import type { Clip } from '../anim/clip.js';
 import { mirrorJointMap } from './roles.js';
+import { jointNameInfo } from './bone-names.js';
+import type { BoneRoles } from './schema.js';
 
 /**
  * Mirroring across the world YZ plane (x negated, S) with left/right joints swapped.
@@ -100,6 +102,24 @@ function accumulateAligned(acc: Float64Array, q: ArrayLike<number>, o: number): 
   const d = acc[0] * q[o] + acc[1] * q[o + 1] + acc[2] * q[o + 2] + acc[3] * q[o + 3];
   const sgn = d < 0 ? -1 : 1;
   for (let k = 0; k < 4; k++) acc[k] += sgn * q[o + k];
+}
+
+/**
+ * Why mirrored copies of this skeleton's clips would be wrong, in one line, or null: the partners
+ * come from the joints' names (mirrorJointMap), and a limb without a partner is mirrored in place,
+ * its motion reflected on its own side (legs crossing through each other). Names the joints whose
+ * names give a side but find no partner, and says so when the two feet are not partners (names
+ * that give no side at all).
+ */
+export function mirrorPairingProblem(s: Skeleton, roles: Pick<BoneRoles, 'leftFoot' | 'rightFoot'>): string | null {
+  const partner = mirrorJointMap(s.names), info = jointNameInfo(s.names);
+  const unpaired = s.names.filter((_, j) => info[j].side !== 'none' && partner[j] === j);
+  const MAX_SHOWN = 6;
+  const list = (names: string[]): string => names.slice(0, MAX_SHOWN).map((n) => `'${n.length > 40 ? n.slice(0, 40) + '...' : n}'`).join(', ') + (names.length > MAX_SHOWN ? ` and ${names.length - MAX_SHOWN} more` : '');
+  if (unpaired.length > 0) return `${unpaired.length === 1 ? 'joint' : 'joints'} ${list(unpaired)} ${unpaired.length === 1 ? 'names a side but has' : 'name a side but have'} no partner on the other side: the mirrored copies move ${unpaired.length === 1 ? 'it' : 'them'} in place, reflected`;
+  const { leftFoot: l, rightFoot: r } = roles;
+  if (l >= 0 && r >= 0 && partner[l] !== r) return `the feet ${list([s.names[l]])} and ${list([s.names[r]])} are not left and right of each other by name, so no limb changes sides: the mirrored copies reflect each leg in place`;
+  return null;
 }
 
 /** Mirroring setup for a skeleton; pass the clips to be mirrored to settle ambiguous joints by their motion. */

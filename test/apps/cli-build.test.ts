@@ -228,8 +228,31 @@ describe('motionmatch build: rates, loops and rigs without options', () => {
       writeFileSync(file, writeBvh(s, walkClip(s, `rig${i}`)));
       const r = await runCliInProcess(['build', file, '--mirror', '--out', join(dir, `rig${i}.mmdb`), '--json']);
       expect(r.code, `${c.label}: ${r.stderr}`).toBe(0);
-      expect(JSON.parse(r.stdout).clips, c.label).toBe(2);
+      const j = JSON.parse(r.stdout);
+      expect(j.clips, c.label).toBe(2);
+      // Every convention whose names give sides pairs them all (test/features/mirror-conventions.test.ts
+      // checks the mirrored motion itself); names that give none are mirrored limb by limb in place, and said so.
+      if (c.label.startsWith('names that say nothing')) {
+        expect(j.mirrorWarning, c.label).toMatch(/^the feet 'Bone\.012' and 'Bone\.022' are not left and right of each other by name/);
+        expect(r.stderr, c.label).toContain('motionmatch build: warning: --mirror: the feet');
+      } else {
+        expect(j.mirrorWarning, c.label).toBeNull();
+        expect(r.stderr, c.label).not.toContain('--mirror');
+      }
     }
+  });
+
+  it('--mirror warns, naming them, about joints that name a side but have no partner', async () => {
+    // A Mixamo rig whose right hand is called something else: the left hand has no partner.
+    const c = RIG_CONVENTIONS.find((x) => x.label.startsWith('Mixamo'))!;
+    const s = skeletonOfRows(c.rows.map(([n, p, o]) => [n === 'RightHand' ? 'Grip' : n, p === 'RightHand' ? 'Grip' : p, o]));
+    const file = join(dir, 'one-hand.bvh');
+    writeFileSync(file, writeBvh(s, walkClip(s, 'one-hand')));
+    const r = await runCliInProcess(['build', file, '--mirror', '--out', join(dir, 'one-hand.mmdb')]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe("motionmatch build: warning: --mirror: joint 'LeftHand' names a side but has no partner on the other side: the mirrored copies move it in place, reflected\n");
+    // Without --mirror nothing is mirrored, and nothing is said.
+    expect((await runCliInProcess(['build', file, '--out', join(dir, 'one-hand.mmdb')])).stderr).toBe('');
   });
 });
 

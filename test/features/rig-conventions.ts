@@ -169,6 +169,11 @@ export const RIG_CONVENTIONS: RigConvention[] = [
     hipLink: (s) => `${s}HipJoint`, thigh: (s) => `${word(s)}UpLeg`, knee: (s) => `${word(s)}Leg`, foot: (s) => `${word(s)}Foot`, toe: (s) => `${word(s)}ToeBase`,
     shoulder: (s) => `${word(s)}Shoulder`, arm: (s) => `${word(s)}Arm`, forearm: (s) => `${word(s)}ForeArm`, hand: (s) => `${word(s)}Hand`,
   }),
+  convention('CMU ASF names, one-letter sides glued on (root, lhipjoint, lfemur, ltibia, lfoot, ltoes, lhumerus)', {
+    hips: 'root', spine: ['lowerback', 'upperback', 'thorax'], neck: 'lowerneck', head: 'head',
+    hipLink: (s) => `${lower(s)}hipjoint`, thigh: (s) => `${lower(s)}femur`, knee: (s) => `${lower(s)}tibia`, foot: (s) => `${lower(s)}foot`, toe: (s) => `${lower(s)}toes`,
+    shoulder: (s) => `${lower(s)}clavicle`, arm: (s) => `${lower(s)}humerus`, forearm: (s) => `${lower(s)}radius`, hand: (s) => `${lower(s)}hand`,
+  }),
   convention('all lower-case glued sides (leftupleg, leftleg, leftfoot, lefttoe)', {
     hips: 'hips', spine: ['spine', 'spine1'], neck: 'neck', head: 'head',
     thigh: (s) => `${word(s).toLowerCase()}upleg`, knee: (s) => `${word(s).toLowerCase()}leg`, foot: (s) => `${word(s).toLowerCase()}foot`, toe: (s) => `${word(s).toLowerCase()}toe`,

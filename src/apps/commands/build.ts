@@ -8,6 +8,7 @@ import { writeDatabaseFile, writeCompactDatabaseFile } from '../../database/mmdb
 import type { PoseErrorReport } from '../../database/compact/pose-error.js';
 import { parseSchemaJson } from '../../features/schema-validate.js';
 import { parseBoneOverrides } from '../../features/roles.js';
+import { mirrorPairingProblem } from '../../features/mirror.js';
 import { createProgress } from '../../util/progress.js';
 import { readRegularTextFile, FileAccessError } from '../../util/files-node.js';
 import { MAX_FPS, MIN_FPS } from '../../anim/frame-rate.js';
@@ -211,6 +212,8 @@ export async function buildCommand(argv: string[]): Promise<number> {
   buildBar.done();
   const upNote = upFound ? upAxisNote(upFound, (axis) => `if they do stand that way, build again with --up ${axis}`) : null;
   if (upNote !== null && upFound?.axis === '+y') process.stderr.write(`motionmatch build: warning: ${upNote}\n`);
+  const mirrorProblem = values.mirror ? mirrorPairingProblem(db.skeleton, db.roles) : null;
+  if (mirrorProblem !== null) process.stderr.write(`motionmatch build: warning: --mirror: ${escapeControls(mirrorProblem)}\n`);
   let error: PoseErrorReport | undefined;
   let bytes: number;
   if (values.compact) {
@@ -231,6 +234,8 @@ export async function buildCommand(argv: string[]): Promise<number> {
     fps: db.fps,
     joints: db.skeleton.names.length,
     mirrored: !!values.mirror,
+    /** Why the mirrored copies may be wrong (the joints without a partner), or null. */
+    mirrorWarning: mirrorProblem,
     candidates: db.candidates.reduce((n, c) => n + c, 0),
     tags: db.tagNames,
     // Counted as \`info\` counts them: every looping clip, mirrored copies included.
