@@ -217,7 +217,8 @@ export class FootIK {
         // (the foot moves as a whole, so the contact point's gap is the ankle's).
         // A raised heel stays raised and blends down like the offset: the ankle starts where it was.
         for (let k = 0; k < 3; k++) S[at + OFFSET + k] = S[at + LOCK + k] + S[at + OFFSET + k] - wp[c + k] + S[at + HEEL_SHIFT + k];
-        unsoftenOffset(leg, wp, S, at + OFFSET);
+        // (a foot without a toe joint was softened while planted, below: it is let go where it was shown)
+        if (leg.contact !== leg.foot) unsoftenOffset(leg, wp, S, at + OFFSET);
         // Released while the contact lasts (the animation planted the foot a leg length away, e.g.
         // after a transition): the foot blends over to the animation and is planted again at its
         // next contact. Relocking at once stopped it dead in mid-blend (jumps of 6-7 m/s).
@@ -298,7 +299,12 @@ export class FootIK {
       quatFromScaledAngleAxis(PIVOT_TURN, 0, S, at + HEEL);
       quatMultiply(FOOT_WORLD_ROT, 0, PIVOT_TURN, 0, FOOT_WORLD_ROT, 0);
     }
-    if (S[at + LOCKED] !== 1) softenReach(leg, wp);
+    // A planted foot keeps its leg within the soft reach by raising its heel about the toe
+    // (pivotAboutContact); a rig without a toe joint plants its ankle and has no heel to raise, so
+    // its planted leg is softened too. Held at full stretch instead, the leg was pulled in by the
+    // soft reach the step the lock let go (3 cm up in one step, the straight knee 7 m/s: on the
+    // shared locomotion captures without their toe joints, pops 1.67 times the data's).
+    if (S[at + LOCKED] !== 1 || leg.contact === leg.foot) softenReach(leg, wp);
     kneePole(leg, wp, host.rootRotation, false, S, at + KNEE_PLANE);
     solveTwoBoneIkInto(host.rotations, host.worldPositions, host.worldRotations, this.db.skeleton.parents, leg.hip, leg.knee, leg.foot, IK_TARGET, IK_SCRATCH, KNEE_POLE);
     quatInvMultiply(host.rotations, 4 * leg.foot, host.worldRotations, 4 * leg.knee, FOOT_WORLD_ROT, 0);
@@ -469,7 +475,8 @@ export class FootIK {
       for (let k = 0; k < 3; k++) S[at + TARGET + k] = IK_TARGET[k];
       // Softened fully: on uneven ground a free leg is always solved, and a small lift of the ground
       // under a nearly straight leg ran it into full stretch (the knee snapped straight and back).
-      if (!locked) softenReach(leg, wp);
+      // (a planted ankle of a rig without toes as well: see solveLeg)
+      if (!locked || leg.contact === leg.foot) softenReach(leg, wp);
       let error = 0;
       for (let k = 0; k < 3; k++) { const e = IK_TARGET[k] - wp[f + k]; error += e * e; }
       if (error < 2.5e-9 && !turned && kneeSettled(leg, wp, S, at + KNEE_PLANE)) { keepAnimatedKnee(leg, wp, S, at + KNEE_PLANE); continue; }
