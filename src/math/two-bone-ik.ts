@@ -12,7 +12,7 @@
  *      towards the pole (without one, the current bend plane is kept: what foot locking wants).
  * The new hip and knee rotations are written back as local rotations.
  */
-import { type Buf, quatMultiply, quatInvMultiply, quatRotateVec3, quatFromAxisAngle } from './quat.js';
+import { type Buf, quatMultiply, quatInvMultiply, quatRotateVec3, quatInvRotateVec3, quatFromAxisAngle } from './quat.js';
 
 /** Default reach margin (m): the chain stays this far from fully straight or fully folded. */
 export const TWO_BONE_IK_EPS = 1e-4;
@@ -25,7 +25,7 @@ export interface TwoBoneIkScratch {
 }
 
 export function createTwoBoneIkScratch(): TwoBoneIkScratch {
-  return { v: new Float64Array(3 * 16 + 1), q: new Float64Array(4 * 10) };
+  return { v: new Float64Array(3 * 16 + 1 + 6), q: new Float64Array(4 * 12) };
 }
 
 const DEFAULT_SCRATCH = createTwoBoneIkScratch();
@@ -35,13 +35,18 @@ const A = 0, B = 3, C = 6, T = 9, AB = 12, CB = 15, AT = 18, M = 21, C1 = 24, AC
 /** Slot of the last solve's residual. */
 const RESIDUAL = 48;
 const QP = 0, QA = 4, QB = 8, RK = 12, RAIM = 16, RPOLE = 20, R = 24, QA2 = 28, QB2 = 32, QTMP = 36;
+/** Split chains (solveSplitChain): the knee's old position and a temporary vector; the product of the locals between hip and knee, and a temporary. */
+const KOLD = 49, TMP3 = 52;
+const QMID = 40, QTMP2 = 44;
 
 /**
  * Solves a two-bone chain on a posed skeleton.
  *
  * Reads: the world positions of `hip`, `knee`, `end` (worldPos, J*3), the world rotation of the
  * hip's parent (worldRot, J*4; identity when the hip is the root) and the local rotations of hip and
- * knee (localRot, J*4). The chain must be direct: parents[knee] === hip and parents[end] === knee.
+ * knee (localRot, J*4). The knee must hang below the hip and the end below the knee; joints between
+ * them (a thigh or shin split into segments) turn rigidly with the joint above them, keeping their
+ * local rotations, and their world entries are updated too.
  *
  * Writes: new local rotations of hip and knee into `localRot`, and keeps the chain's entries of the
  * world arrays consistent (world rotations of hip, knee and end, world positions of knee and end;
@@ -74,7 +79,8 @@ export function solveTwoBoneIkInto(
   scratch: TwoBoneIkScratch = DEFAULT_SCRATCH, pole: Buf | null = null, eps = TWO_BONE_IK_EPS,
 ): void {
   if (parents[knee] !== hip || parents[end] !== knee) {
-    throw new RangeError(`two-bone IK needs a direct chain: parent of ${knee} must be ${hip} and parent of ${end} must be ${knee}`);
+    solveSplitChain(localRot, worldPos, worldRot, parents, hip, knee, end, target, scratch, pole, eps);
+    return;
   }
   const v = scratch.v, q = scratch.q;
   for (let k = 0; k < 3; k++) {
@@ -99,6 +105,85 @@ export function solveTwoBoneIkInto(
   copy4(q, QTMP, localRot, 4 * end);
   quatMultiply(worldRot, 4 * end, q, QB2, q, QTMP);
   for (let k = 0; k < 3; k++) { worldPos[3 * knee + k] = v[B + k]; worldPos[3 * end + k] = v[C + k]; }
+}
+
+/** True when `j` hangs below `ancestor` (within the joint count: a cyclic parents table ends the walk). */
+function hangsBelow(parents: Int32Array, j: number, ancestor: number): boolean {
+  for (let p = parents[j], n = 0; p >= 0 && n < parents.length; p = parents[p], n++) if (p === ancestor) return true;
+  return false;
+}
+
+/** q[o] = the product of the local rotations of the joints from `from` down to `to` (both included, `to` below `from`), top first. */
+function localsBetween(localRot: Buf, parents: Int32Array, from: number, to: number, q: Float64Array, o: number): void {
+  q[o] = 0; q[o + 1] = 0; q[o + 2] = 0; q[o + 3] = 1;
+  for (let j = to; ; j = parents[j]) {
+    quatMultiply(q, o, localRot, 4 * j, q, o);
+    if (j === from) return;
+  }
+}
+
+/**
+ * solveTwoBoneIkInto for a chain whose thigh or shin is split into segments (Daz's lThighBend ->
+ * lThighTwist -> lShin, Rigify's shin -> shin.001 -> foot): the joints between hip and knee turn
+ * rigidly with the hip, those between knee and end with the knee, each keeping its local rotation
+ * (a twist segment keeps its twist). The bend is at `hip` and `knee`, whatever hangs between.
+ */
+function solveSplitChain(
+  localRot: Buf, worldPos: Buf, worldRot: Buf, parents: Int32Array,
+  hip: number, knee: number, end: number, target: Buf, scratch: TwoBoneIkScratch, pole: Buf | null, eps: number,
+): void {
+  if (!hangsBelow(parents, knee, hip) || !hangsBelow(parents, end, knee)) {
+    throw new RangeError(`two-bone IK needs a chain: joint ${knee} must hang below ${hip} and joint ${end} below ${knee}`);
+  }
+  const v = scratch.v, q = scratch.q;
+  for (let k = 0; k < 3; k++) {
+    v[A + k] = worldPos[3 * hip + k]; v[B + k] = worldPos[3 * knee + k]; v[C + k] = worldPos[3 * end + k];
+    v[T + k] = target[k]; v[KOLD + k] = v[B + k];
+  }
+  const parent = parents[hip];
+  if (parent >= 0) copy4(q, QP, worldRot, 4 * parent); else { q[QP] = 0; q[QP + 1] = 0; q[QP + 2] = 0; q[QP + 3] = 1; }
+  quatMultiply(q, QA, q, QP, localRot, 4 * hip);
+  // The segments between hip and knee (QMID), then the knee: world rotations from the locals.
+  if (parents[knee] !== hip) localsBetween(localRot, parents, firstBelow(parents, hip, knee), parents[knee], q, QMID);
+  else { q[QMID] = 0; q[QMID + 1] = 0; q[QMID + 2] = 0; q[QMID + 3] = 1; }
+  quatMultiply(q, QTMP, q, QA, q, QMID);
+  quatMultiply(q, QB, q, QTMP, localRot, 4 * knee);
+  if (pole) { v[POLE] = pole[0]; v[POLE + 1] = pole[1]; v[POLE + 2] = pole[2]; }
+  solveCore(v, q, pole !== null, eps);
+  // Locals: hip = inv(parent) * hip', knee = inv(hip' * segments) * knee'.
+  quatInvMultiply(localRot, 4 * hip, q, QP, q, QA2);
+  normalize4(localRot, 4 * hip);
+  quatMultiply(q, QTMP, q, QA2, q, QMID);
+  quatInvMultiply(localRot, 4 * knee, q, QTMP, q, QB2);
+  normalize4(localRot, 4 * knee);
+  // World entries: the hip's segments turned with it about the hip, the knee's with it about the knee.
+  copy4(worldRot, 4 * hip, q, QA2);
+  for (let j = parents[knee]; j !== hip; j = parents[j]) turnSegment(localRot, worldPos, worldRot, parents, hip, j, q, QA, QA2, v, A, A);
+  copy4(worldRot, 4 * knee, q, QB2);
+  for (let j = parents[end]; j !== knee; j = parents[j]) turnSegment(localRot, worldPos, worldRot, parents, knee, j, q, QB, QB2, v, KOLD, B);
+  for (let k = 0; k < 3; k++) { worldPos[3 * knee + k] = v[B + k]; worldPos[3 * end + k] = v[C + k]; }
+  quatMultiply(worldRot, 4 * end, worldRot, 4 * parents[end], localRot, 4 * end);
+}
+
+/** The joint just below `top` on the way down to `j`. */
+function firstBelow(parents: Int32Array, top: number, j: number): number {
+  let c = j;
+  while (parents[c] !== top) c = parents[c];
+  return c;
+}
+
+/**
+ * Segment `j` hanging below `top` (the hip or the knee), after `top`'s world rotation went from
+ * q[was] to q[now] and its position from v[from] to v[to]: its world rotation from the locals below
+ * `top`, its position turned rigidly about `top`.
+ */
+function turnSegment(localRot: Buf, worldPos: Buf, worldRot: Buf, parents: Int32Array, top: number, j: number, q: Float64Array, was: number, now: number, v: Float64Array, from: number, to: number): void {
+  localsBetween(localRot, parents, firstBelow(parents, top, j), j, q, QTMP2);
+  quatMultiply(worldRot, 4 * j, q, now, q, QTMP2);
+  for (let k = 0; k < 3; k++) v[TMP3 + k] = worldPos[3 * j + k] - v[from + k];
+  quatInvRotateVec3(v, TMP3, q, was, v, TMP3);
+  quatRotateVec3(v, TMP3, q, now, v, TMP3);
+  for (let k = 0; k < 3; k++) worldPos[3 * j + k] = v[to + k] + v[TMP3 + k];
 }
 
 /**

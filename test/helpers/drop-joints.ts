@@ -40,3 +40,42 @@ function withoutLeafJointsOne({ skeleton: sk, clip }: SourceMotion, pattern: Reg
   }
   return { skeleton, clip: { ...clip, rotations, translations } };
 }
+
+/**
+ * The same captures on a rig whose bone above joint `child` is split in two: a joint named `name`
+ * is inserted between `child` and its parent, `share` of the way down, with the identity rotation
+ * (Daz's lThighTwist, Rigify's shin.001; with share 1, a link at the child's place, as CMU's
+ * LHipJoint sits above the thigh). Every other joint moves exactly as before.
+ */
+export function withSplitBone(sources: readonly SourceMotion[], child: string, name: string, share: number): SourceMotion[] {
+  return sources.map(({ skeleton: sk, clip }) => {
+    const J = sk.names.length, at = sk.names.indexOf(child);
+    if (at < 0) throw new Error(`withSplitBone: no joint ${child}`);
+    // The new joint takes index `at`; every joint from `at` on moves down by one (parents stay first).
+    const moved = (j: number): number => (j >= at ? j + 1 : j);
+    const names = [...sk.names.slice(0, at), name, ...sk.names.slice(at)];
+    const parents = new Int32Array(J + 1), offsets = new Float64Array(3 * (J + 1));
+    for (let j = 0; j < J; j++) {
+      parents[moved(j)] = sk.parents[j] < 0 ? -1 : moved(sk.parents[j]);
+      for (let k = 0; k < 3; k++) offsets[3 * moved(j) + k] = sk.offsets[3 * j + k];
+    }
+    parents[at] = moved(sk.parents[at]);
+    parents[at + 1] = at;
+    for (let k = 0; k < 3; k++) { offsets[3 * at + k] = share * sk.offsets[3 * at + k]; offsets[3 * (at + 1) + k] = (1 - share) * sk.offsets[3 * at + k]; }
+    const F = clip.frameCount, rotations = new Float64Array(F * (J + 1) * 4), translations = new Float64Array(F * (J + 1) * 3);
+    for (let f = 0; f < F; f++) {
+      for (let j = 0; j < J; j++) {
+        rotations.set(clip.rotations.subarray((f * J + j) * 4, (f * J + j) * 4 + 4), (f * (J + 1) + moved(j)) * 4);
+        translations.set(clip.translations.subarray((f * J + j) * 3, (f * J + j) * 3 + 3), (f * (J + 1) + moved(j)) * 3);
+      }
+      rotations[(f * (J + 1) + at) * 4 + 3] = 1;
+      for (let k = 0; k < 3; k++) {
+        const t = clip.translations[(f * J + at) * 3 + k];
+        translations[(f * (J + 1) + at) * 3 + k] = share * t;
+        translations[(f * (J + 1) + at + 1) * 3 + k] = (1 - share) * t;
+      }
+    }
+    const skeleton: Skeleton = { names, parents, offsets, endSiteParents: Int32Array.from(sk.endSiteParents, moved), endSiteOffsets: sk.endSiteOffsets };
+    return { skeleton, clip: { ...clip, rotations, translations } };
+  });
+}

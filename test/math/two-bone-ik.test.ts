@@ -2,7 +2,7 @@ import { describe, it, expect } from 'vitest';
 import { createRandom as rng } from '../../src/util/prng.js';
 import { solveTwoBoneIk, solveTwoBoneIkGeneral, solveTwoBoneIkInto, createTwoBoneIkScratch, TWO_BONE_IK_EPS } from '../../src/math/two-bone-ik.js';
 import { forwardKinematics } from '../../src/anim/pose.js';
-import { quatFromAxisAngle, quatNormalize } from '../../src/math/quat.js';
+import { quatFromAxisAngle, quatMultiply, quatNormalize, quatRotateVec3 } from '../../src/math/quat.js';
 
 // Chain: 0 root (parent of the hip, arbitrarily rotated), 1 hip, 2 knee, 3 ankle, 4 toe.
 const parents = new Int32Array([-1, 0, 1, 2, 3]);
@@ -206,9 +206,54 @@ describe('two-bone IK', () => {
     }
   });
 
-  it('rejects a chain that is not direct', () => {
+  it('rejects joints that are not a chain (the knee not below the hip, or the end not below the knee)', () => {
     const p = makePose(rng(7), 0.44, 0.43);
-    expect(() => solveTwoBoneIk(p.local, p.wp, p.wr, parents, 0, 2, 3, new Float64Array(3), scratch)).toThrow(RangeError);
+    expect(() => solveTwoBoneIk(p.local, p.wp, p.wr, parents, 2, 1, 3, new Float64Array(3), scratch)).toThrow(/must hang below/);
+    expect(() => solveTwoBoneIk(p.local, p.wp, p.wr, parents, 1, 3, 2, new Float64Array(3), scratch)).toThrow(/must hang below/);
+  });
+
+  it('solves a chain whose thigh and shin are split into segments as the same chain unsplit', () => {
+    // Split: 0 root, 1 hip, 2 thigh segment, 3 knee, 4 shin segment, 5 ankle, 6 toe. Each segment
+    // takes half its bone and a random local rotation, undone in the joint below it, so that both
+    // chains pose hip, knee and ankle alike (a twist segment, Daz's lThighTwist, or Rigify's shin.001).
+    const split = new Int32Array([-1, 0, 1, 2, 3, 4, 5]), K = 7;
+    const r = rng(11);
+    for (let i = 0; i < 200; i++) {
+      const p = makePose(r, 0.4 + 0.1 * r(), 0.4 + 0.1 * r());
+      const local = new Float64Array(4 * K), pos = new Float64Array(3 * K);
+      const seg = (at: number, bone: number, child: number): void => {
+        const [ax, ay, az] = randomUnit(r);
+        quatFromAxisAngle(local, 4 * at, ax, ay, az, (r() - 0.5) * 3);
+        for (let k = 0; k < 3; k++) pos[3 * at + k] = 0.5 * p.pos[3 * bone + k];
+        // the joint below: its offset and rotation seen from the segment (inv(S) applied)
+        const S = local.subarray(4 * at, 4 * at + 4), inv = new Float64Array([-S[0], -S[1], -S[2], S[3]]);
+        quatRotateVec3(pos, 3 * child, inv, 0, new Float64Array([0.5 * p.pos[3 * bone], 0.5 * p.pos[3 * bone + 1], 0.5 * p.pos[3 * bone + 2]]), 0);
+        quatMultiply(local, 4 * child, inv, 0, p.local, 4 * bone);
+      };
+      for (const [to, from] of [[0, 0], [1, 1], [6, 4]] as const) { local.set(p.local.subarray(4 * from, 4 * from + 4), 4 * to); pos.set(p.pos.subarray(3 * from, 3 * from + 3), 3 * to); }
+      seg(2, 2, 3); // thigh segment, knee below it
+      seg(4, 3, 5); // shin segment, ankle below it
+      const wr = new Float64Array(4 * K), wp = new Float64Array(3 * K);
+      forwardKinematics(split, local, 0, pos, 0, wr, wp);
+      for (const [a, b] of [[1, 1], [3, 2], [5, 3]] as const) expect(dist(wp, 3 * a, p.wp, 3 * b)).toBeLessThan(1e-12);
+      const [dx, dy, dz] = randomUnit(r);
+      const target = new Float64Array([p.wp[3] + 0.6 * dx, p.wp[4] + 0.6 * dy, p.wp[5] + 0.6 * dz]);
+      const pole = i % 2 === 0 ? new Float64Array(randomUnit(r)) : null;
+      solveTwoBoneIkInto(p.local, p.wp, p.wr, parents, 1, 2, 3, target, scratch, pole);
+      solveTwoBoneIkInto(local, wp, wr, split, 1, 3, 5, target, scratch, pole);
+      for (const [a, b] of [[1, 1], [3, 2], [5, 3]] as const) {
+        expect(dist(wp, 3 * a, p.wp, 3 * b)).toBeLessThan(1e-9);
+        for (let k = 0; k < 4; k++) expect(Math.abs(wr[4 * a + k] - p.wr[4 * b + k])).toBeLessThan(1e-9);
+      }
+      // The segments sit halfway down their bones, and every world entry is what the new locals give.
+      for (let k = 0; k < 3; k++) {
+        expect(Math.abs(wp[6 + k] - 0.5 * (wp[3 + k] + wp[9 + k]))).toBeLessThan(1e-9);
+        expect(Math.abs(wp[12 + k] - 0.5 * (wp[9 + k] + wp[15 + k]))).toBeLessThan(1e-9);
+      }
+      const wr2 = new Float64Array(4 * K), wp2 = new Float64Array(3 * K);
+      forwardKinematics(split, local, 0, pos, 0, wr2, wp2);
+      for (let j = 0; j < 6; j++) expect(dist(wp2, 3 * j, wp, 3 * j)).toBeLessThan(1e-9);
+    }
   });
 
   it('solves 100,000 changing poses in a row with finite results (its speed is in `motionmatch bench --sections runtime`)', () => {

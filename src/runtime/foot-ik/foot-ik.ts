@@ -307,7 +307,7 @@ export class FootIK {
     if (S[at + LOCKED] !== 1 || leg.contact === leg.foot) softenReach(leg, wp);
     kneePole(leg, wp, host.rootRotation, false, S, at + KNEE_PLANE);
     solveTwoBoneIkInto(host.rotations, host.worldPositions, host.worldRotations, this.db.skeleton.parents, leg.hip, leg.knee, leg.foot, IK_TARGET, IK_SCRATCH, KNEE_POLE);
-    quatInvMultiply(host.rotations, 4 * leg.foot, host.worldRotations, 4 * leg.knee, FOOT_WORLD_ROT, 0);
+    quatInvMultiply(host.rotations, 4 * leg.foot, host.worldRotations, 4 * this.db.skeleton.parents[leg.foot], FOOT_WORLD_ROT, 0);
     for (let k = 0; k < 4; k++) host.worldRotations[4 * leg.foot + k] = FOOT_WORLD_ROT[k];
     for (let b = 0; b < leg.below.length; b++) host.updateWorldJoint(leg.below[b]);
   }
@@ -482,7 +482,7 @@ export class FootIK {
       if (error < 2.5e-9 && !turned && kneeSettled(leg, wp, S, at + KNEE_PLANE)) { keepAnimatedKnee(leg, wp, S, at + KNEE_PLANE); continue; }
       kneePole(leg, wp, host.rootRotation, true, S, at + KNEE_PLANE);
       solveTwoBoneIkInto(host.rotations, wp, wr, this.db.skeleton.parents, leg.hip, leg.knee, leg.foot, IK_TARGET, IK_SCRATCH, KNEE_POLE);
-      quatInvMultiply(host.rotations, 4 * leg.foot, wr, 4 * leg.knee, FOOT_WORLD_ROT, 0);
+      quatInvMultiply(host.rotations, 4 * leg.foot, wr, 4 * this.db.skeleton.parents[leg.foot], FOOT_WORLD_ROT, 0);
       for (let k = 0; k < 4; k++) wr[4 * leg.foot + k] = FOOT_WORLD_ROT[k];
       for (let b = 0; b < leg.below.length; b++) host.updateWorldJoint(leg.below[b]);
     }
@@ -550,7 +550,7 @@ export class FootIK {
     // = quatMultiply(quatFromScaledAngleAxis(heel), animated world rotation)
     quatFromScaledAngleAxis(PIVOT_TURN, 0, this.S, at + HEEL);
     quatMultiply(FOOT_WORLD_ROT, 0, PIVOT_TURN, 0, wr, 4 * leg.foot);
-    quatInvMultiply(host.rotations, 4 * leg.foot, wr, 4 * leg.knee, FOOT_WORLD_ROT, 0);
+    quatInvMultiply(host.rotations, 4 * leg.foot, wr, 4 * this.db.skeleton.parents[leg.foot], FOOT_WORLD_ROT, 0);
     for (let k = 0; k < 4; k++) wr[4 * leg.foot + k] = FOOT_WORLD_ROT[k];
     for (let b = 0; b < leg.below.length; b++) host.updateWorldJoint(leg.below[b]);
   }
