@@ -1,11 +1,12 @@
 /**
  * The database's side of the retargeting: its skeleton's rest pose (identity local rotations, the
  * skeleton's offsets: what every motionmatch pose is relative to) and its humanoid bones. The hips,
- * feet and toes are the database's own roles; the knees and thighs are the joints above the feet
- * (what the engine's foot IK bends); the torso, head and arms are found like the target's.
+ * feet and toes are the database's own roles; the knees and thighs are where the engine's foot IK
+ * bends the legs (legBendJoints: above the feet, past any segments a split bone adds); the torso, head and arms are found like the target's.
  */
 import type { Database } from '../database/database.js';
 import { findHumanoidBones, type HumanoidBones, type HumanoidRole } from './find-bones.js';
+import { legBendJoints } from '../runtime/foot-ik/rig.js';
 
 export interface SourceRig {
   readonly names: readonly string[];
@@ -35,9 +36,9 @@ export function sourceRig(db: Database): SourceRig {
   const given: Partial<Record<HumanoidRole, number>> = { hips: r.hips, leftFoot: r.leftFoot, rightFoot: r.rightFoot };
   if (r.leftToe >= 0) given.leftToes = r.leftToe;
   if (r.rightToe >= 0) given.rightToes = r.rightToe;
-  // The legs by walking up from the feet: what the engine's own foot IK takes as knee and hip.
+  // The legs: what the engine's own foot IK takes as knee and hip.
   for (const [foot, lower, upper] of [[r.leftFoot, 'leftLowerLeg', 'leftUpperLeg'], [r.rightFoot, 'rightLowerLeg', 'rightUpperLeg']] as const) {
-    const knee = parents[foot], hip = knee >= 0 ? parents[knee] : -1;
+    const { knee, hip } = legBendJoints(s, r.hips, foot);
     if (knee >= 0) given[lower] = knee;
     if (hip >= 0) given[upper] = hip;
   }
