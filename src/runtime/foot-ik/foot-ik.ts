@@ -4,7 +4,7 @@ import { solveTwoBoneIkInto, createTwoBoneIkScratch } from '../../math/two-bone-
 import { type FootIKLeg, type FootRig, type LegJoints, LegView, footRig } from './rig.js';
 import { KNEE_POLE, keepAnimatedKnee, kneePole, kneeSettled, reachHold, softenReach, unsoftenOffset } from './leg.js';
 import {
-  LOCKED, LOCK, OFFSET, OFFSET_VEL, TARGET, SHOWN, HEEL, HEEL_VEL, HEEL_SHIFT, LOCK_YAW, ANIM_HEIGHT, LEG_SIZE, RELEASED,
+  LOCKED, LOCK, OFFSET, OFFSET_VEL, TARGET, SHOWN, HEEL, HEEL_VEL, HEEL_SHIFT, LOCK_YAW, ANIM_HEIGHT, LEG_SIZE, RELEASED, HEEL_RAISE, MAX_HEEL_RAISE,
   HIPS_DROP, HIPS_DROP_VEL, DECAY_DT, STEP_DT, NEEDED_DROP, HIPS_DT, HIPS_MAX, FOOT_DT, FOOT_IK_STATE_SIZE, SETTLING,
   IK_TARGET, FOOT_WORLD_ROT, BODY_DY, ANKLE_HEIGHT, LOCK_NORMAL, SHIFT, SHIFT_PREV, TILT, TILT_VEL, SHIFT_OFFSET, SHIFT_VEL, PLANTED_HEIGHT, LOCK_GROUND, CLEAR, CLEAR_VEL, FOLLOW, FOLLOW_VEL, ANIM_PREV, KNEE_PLANE, REACH, LIFT, LIFT_VEL, HOLD_ANIM, HOLD_LIFT, CLEAR_LIFT, CLEAR_LIFT_VEL, GROUND_AHEAD, HOLD_CAPTURED,
 } from './state.js';
@@ -92,6 +92,7 @@ export class FootIK {
     for (let i = 0; i < 2; i++) {
       const at = i * LEG_SIZE, f = 3 * this.rig.legs[i].foot, c = 3 * this.rig.legs[i].contact;
       S[at + LOCKED] = 0;
+      S[at + HEEL_RAISE] = MAX_HEEL_RAISE;
       for (let k = 0; k < 3; k++) {
         S[at + OFFSET + k] = 0; S[at + OFFSET_VEL + k] = 0;
         S[at + HEEL + k] = 0; S[at + HEEL_VEL + k] = 0; S[at + HEEL_SHIFT + k] = 0;
@@ -203,6 +204,7 @@ export class FootIK {
         if (k !== 1) { S[at + OFFSET + k] = 0; S[at + OFFSET_VEL + k] = 0; }
       }
       S[at + LOCK_YAW] = footBearing(leg, wp);
+      S[at + HEEL_RAISE] = MAX_HEEL_RAISE;
       S[at + LOCKED] = 1;
     } else if (S[at + LOCKED] === 1) {
       const held = this.heldLastStep(leg, at);
@@ -399,6 +401,7 @@ export class FootIK {
             S[at + LOCK_GROUND] = GROUND_UNDER_FOOT[0];
             S[at + CLEAR] = 0; S[at + CLEAR_VEL] = 0;
             S[at + PLANTED_HEIGHT] = S[at + ANIM_HEIGHT];
+            S[at + HEEL_RAISE] = MAX_HEEL_RAISE;
             S[at + LOCKED] = 1;
           }
         }

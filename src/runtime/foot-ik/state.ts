@@ -52,7 +52,12 @@ export const HOLD = 58, HOLD_ANIM = 59, HOLD_LIFT = 60, HOLD_CAPTURED = 61;
  * followGroundUnderFoot).
  */
 export const CLEAR_LIFT = 62, CLEAR_LIFT_VEL = 63, GROUND_AHEAD = 64;
-export const LEG_SIZE = 65;
+/**
+ * Per leg, while planted: the heel raise shown at the last step (rad; pivotAboutContact), which the
+ * next may exceed by at most HEEL_RAISE_SPEED·dt. MAX_HEEL_RAISE at the plant: no limit on the first.
+ */
+export const HEEL_RAISE = 65;
+export const LEG_SIZE = 66;
 /** LOCKED's value for a foot released while its contact lasts. */
 export const RELEASED = 2;
 export const HIPS_DROP = 2 * LEG_SIZE, HIPS_DROP_VEL = HIPS_DROP + 1, DECAY_DT = HIPS_DROP + 2, DECAY_E = HIPS_DROP + 3;
