@@ -4,6 +4,7 @@
 //   names      CMU ASF-style names (hip, lthigh, lshin, lfoot, ltoe, lhand ...): one-letter sides glued on
 //   hipsroot   the root joint (joint_Root) folded into the hips, which become the root
 //   notoes     the toe joints removed (their end sites moved up to the feet)
+//   pelvis     a joint at the hips' place holding both thighs, beside the spine (Daz Genesis)
 //   hiplink    a joint inserted between the hips and each thigh (CMU's LHipJoint), at the hip socket
 //   twist      a joint inserted halfway down each thigh (Daz's lThighTwist)
 //   shinsplit  a joint inserted halfway down each shin (Rigify's shin.001)
@@ -23,7 +24,7 @@ const { writeBvh } = await import(new URL('import/bvh/write.js', root));
 const fs = await import('node:fs'); const path = await import('node:path');
 const [variant, src, dst] = process.argv.slice(2);
 if (!variant || !src || !dst) { console.error('usage: node scripts/rig-variants.mjs VARIANT[+VARIANT...] BVH_FOLDER OUT_FOLDER'); process.exit(2); }
-const KNOWN = /^(names|hipsroot|notoes|hiplink|twist|shinsplit|inches|zyx|yaw90|fps\d+|scale[\d.]+)$/;
+const KNOWN = /^(names|hipsroot|notoes|pelvis|hiplink|twist|shinsplit|inches|zyx|yaw90|fps\d+|scale[\d.]+)$/;
 for (const p of variant.split('+')) if (!KNOWN.test(p)) { console.error(`rig-variants: unknown variant '${p}' (see the comment at the top of this file)`); process.exit(2); }
 fs.mkdirSync(dst, { recursive: true });
 const CMU = { Hips: 'hip', Spine: 'abdomen', Chest: 'chest', Neck: 'neck', Head: 'head', Shoulder_L: 'lcollar', UpperArm_L: 'lshldr', LowerArm_L: 'lforearm', Hand_L: 'lhand', Shoulder_R: 'rcollar', UpperArm_R: 'rshldr', LowerArm_R: 'rforearm', Hand_R: 'rhand', UpperLeg_L: 'lthigh', LowerLeg_L: 'lshin', Foot_L: 'lfoot', Toes_L: 'ltoe', UpperLeg_R: 'rthigh', LowerLeg_R: 'rshin', Foot_R: 'rfoot', Toes_R: 'rtoe' };
@@ -93,6 +94,13 @@ for (const f of fs.readdirSync(src).filter(n => n.endsWith('.bvh'))) {
   const parts = new Set(variant.split('+'));
   if (parts.has('hipsroot')) ({ sk, clip } = dropJoint(sk, clip, sk.names.indexOf('joint_Root')));
   if (parts.has('notoes')) for (const t of ['Toes_L', 'Toes_R']) ({ sk, clip } = dropJoint(sk, clip, sk.names.indexOf(t)));
+  if (parts.has('pelvis')) {
+    // a joint at the hips' place holding both thighs beside the spine (Daz Genesis' pelvis under hip)
+    ({ sk, clip } = insertAbove(sk, clip, sk.names.indexOf('UpperLeg_L'), 'Pelvis', 0));
+    const pelvis = sk.names.indexOf('Pelvis'), right = sk.names.indexOf('UpperLeg_R');
+    if (right < pelvis) throw new Error('rig-variants: pelvis needs the right thigh after the left');
+    sk = { ...sk, parents: Int32Array.from(sk.parents, (p, j) => (j === right ? pelvis : p)) };
+  }
   if (parts.has('hiplink')) for (const side of ['L', 'R']) ({ sk, clip } = insertAbove(sk, clip, sk.names.indexOf(`UpperLeg_${side}`), `HipJoint_${side}`, 1));
   if (parts.has('shinsplit')) for (const side of ['L', 'R']) ({ sk, clip } = insertAbove(sk, clip, sk.names.indexOf(`Foot_${side}`), `LowerLeg2_${side}`, 0.5));
   if (parts.has('twist')) for (const side of ['L', 'R']) ({ sk, clip } = insertAbove(sk, clip, sk.names.indexOf(`LowerLeg_${side}`), `UpperLegTwist_${side}`, 0.5));

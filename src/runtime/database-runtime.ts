@@ -101,9 +101,10 @@ export function movingJoints(translations: Float32Array, frames: number, joints:
 /**
  * Rewrites each frame of `rotations` / `translations` (float64 copies of the database's local
  * pose) so that the character's motion lives in one joint, relative to the root track. Where the
- * hips hang below joints that only carry the clip's world placement (a reference "root" joint, as
- * in much real mocap), those joints become identity at the root's origin and the hips take the
- * root-relative transform; otherwise joint 0 becomes root-relative. Either way no local transform
+ * body hangs below joints that only carry the clip's world placement (a reference "root" joint, as
+ * in much real mocap), those joints become identity at the root's origin and the first joint that
+ * holds the body (the hips, or the joint where spine and legs branch) takes the root-relative
+ * transform; otherwise joint 0 does. Either way no local transform
  * holds the asset's world origin, so blending or inertializing two frames from different clips
  * never mixes world positions.
  */
@@ -112,13 +113,17 @@ export function rebaseOnRoot(db: Database, rotations: Float64Array, translations
   const hips = db.roles.hips;
   const chain: number[] = [];
   for (let j = hips; j >= 0; j = parents[j]) chain.unshift(j);
-  // Joints above the hips may be flattened only if nothing else hangs from them.
-  const flatten = chain.length > 1 && chain.slice(0, -1).every((a, i) => {
-    for (let j = 0; j < J; j++) if (parents[j] === a && j !== chain[i + 1]) return false;
-    return true;
-  });
-  const moving = flatten ? hips : 0;
-  const path = flatten ? chain : [0];
+  // From the root down towards the hips, the joints with one child only carry the clip's placement
+  // and are flattened; the first that holds more (the body branching into spine and legs, or the
+  // hips themselves) carries the body. A pelvis under the hips beside the spine (Daz Genesis) left
+  // the reference root joint carrying the body while the hips above the pelvis held the asset's
+  // world position: inertializing two clips mixed those (joint_Root 14-16 m/s at transitions).
+  const children = new Int32Array(J);
+  for (let j = 0; j < J; j++) if (parents[j] >= 0) children[parents[j]]++;
+  let k = 0;
+  while (k < chain.length - 1 && children[chain[k]] === 1) k++;
+  const moving = chain[k], flatten = k > 0;
+  const path = chain.slice(0, k + 1);
   const wr = new Float64Array(4), wp = new Float64Array(3), v = new Float64Array(3);
   for (let f = 0; f < N; f++) {
     const jr = f * J * 4, jt = f * J * 3;
@@ -130,8 +135,8 @@ export function rebaseOnRoot(db: Database, rotations: Float64Array, translations
       quatMultiply(wr, 0, wr, 0, rotations, jr + 4 * j);
     }
     if (flatten) {
-      for (const a of chain) {
-        if (a === hips) break;
+      for (const a of path) {
+        if (a === moving) break;
         rotations[jr + 4 * a] = 0; rotations[jr + 4 * a + 1] = 0; rotations[jr + 4 * a + 2] = 0; rotations[jr + 4 * a + 3] = 1;
         translations[jt + 3 * a] = 0; translations[jt + 3 * a + 1] = 0; translations[jt + 3 * a + 2] = 0;
       }

@@ -79,3 +79,16 @@ export function withSplitBone(sources: readonly SourceMotion[], child: string, n
     return { skeleton, clip: { ...clip, rotations, translations } };
   });
 }
+
+/**
+ * The same captures with a joint at the place of `leftThigh`'s parent that holds both thighs, beside
+ * the rest of the body (Daz Genesis' pelvis under `hip`): it becomes the hips role (the feet's
+ * deepest common ancestor), while the joint above it carries the body.
+ */
+export function withLegsPelvis(sources: readonly SourceMotion[], leftThigh: string, rightThigh: string, name: string): SourceMotion[] {
+  return withSplitBone(sources, leftThigh, name, 0).map(({ skeleton, clip }) => {
+    const pelvis = skeleton.names.indexOf(name), right = skeleton.names.indexOf(rightThigh);
+    if (right < pelvis) throw new Error('withLegsPelvis: the right thigh must come after the left');
+    return { skeleton: { ...skeleton, parents: Int32Array.from(skeleton.parents, (p, j) => (j === right ? pelvis : p)) }, clip };
+  });
+}

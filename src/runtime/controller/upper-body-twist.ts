@@ -6,6 +6,7 @@
 import type { Database } from '../../database/database.js';
 import { quatMultiply, quatInvRotateVec3 } from '../../math/quat.js';
 import { mirrorJointMap } from '../../features/roles.js';
+import { upperBodyRoot } from '../../features/upper-body.js';
 
 /** What the twist edits on its host (the controller): the local pose and its world transforms. */
 export interface TwistHost {
@@ -28,8 +29,8 @@ const TWIST_JOINTS = 3;
 const rigs = new WeakMap<Database, UpperBodyRig>();
 
 /**
- * The spine of a database's skeleton: from the hips, the child that is not a leg and carries the
- * largest subtree (the torso, arms and head), then on down the middle: at the chest, the child
+ * The spine of a database's skeleton: its first joint by upperBodyRoot (features/upper-body.ts: the
+ * hips' child that is not a leg and carries the largest subtree), then on down the middle: at the chest, the child
  * without a left/right counterpart (the neck, not a shoulder), the largest such.
  */
 export function upperBodyRig(db: Database): UpperBodyRig {
@@ -42,8 +43,11 @@ export function upperBodyRig(db: Database): UpperBodyRig {
   const legs = new Set([legRoot(db.roles.leftFoot), legRoot(db.roles.rightFoot)]);
   const partner = mirrorJointMap(db.skeleton.names);
   const chain: number[] = [];
-  let at = db.roles.hips;
-  while (chain.length < TWIST_JOINTS) {
+  // The first joint by the rule upper-body masks use too (a pelvis holding only the legs is passed by).
+  const first = upperBodyRoot(db.skeleton, db.roles);
+  if (first >= 0) chain.push(first);
+  let at = first;
+  while (first >= 0 && chain.length < TWIST_JOINTS) {
     let best = -1;
     const centred = (j: number) => partner[j] === j;
     const better = (j: number) => best < 0 || (centred(j) !== centred(best) ? centred(j) : size[j] > size[best]);

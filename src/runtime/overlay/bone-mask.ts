@@ -8,6 +8,7 @@
 import type { Skeleton } from '../../anim/skeleton.js';
 import type { BoneRole } from '../../features/schema.js';
 import { listJointsBriefly, mirrorJointMap } from '../../features/roles.js';
+import { upperBodyRoot as upperBodyRootOf } from '../../features/upper-body.js';
 
 /** A weight per joint; what a layer edits and by how much. */
 export interface BoneMask {
@@ -122,29 +123,12 @@ function subtreeMask(skeleton: Skeleton, roots: readonly number[], falloff: numb
 }
 
 /**
- * The first joint of the upper body: the hips' child that does not lead to a foot and carries the
- * largest subtree (the spine, with the arms and head below it), preferring a joint without a
- * left/right counterpart. The same joint orientation warping turns first (controller/upper-body-twist.ts).
- * -1 when the hips have no such child.
+ * The first joint of the upper body (features/upper-body.ts): the hips' child that does not lead to
+ * a foot and carries the largest subtree, from the joint above where the hips hold only the legs.
+ * The same joint orientation warping turns first (controller/upper-body-twist.ts). -1 when there is none.
  */
 export function upperBodyRoot(rig: MaskRig): number {
-  const parents = rig.skeleton.parents, J = parents.length, hips = rig.roles.hips;
-  const size = new Int32Array(J).fill(1);
-  for (let j = J - 1; j > 0; j--) if (parents[j] >= 0) size[parents[j]] += size[j];
-  const legs = new Set<number>();
-  for (const foot of [rig.roles.leftFoot, rig.roles.rightFoot]) {
-    let j = foot;
-    while (j >= 0 && parents[j] !== hips) j = parents[j];
-    if (j >= 0) legs.add(j);
-  }
-  const partner = mirrorJointMap(rig.skeleton.names);
-  let best = -1;
-  for (let j = 0; j < J; j++) {
-    if (parents[j] !== hips || legs.has(j)) continue;
-    const centred = partner[j] === j;
-    if (best < 0 || (centred !== (partner[best] === best) ? centred : size[j] > size[best])) best = j;
-  }
-  return best;
+  return upperBodyRootOf(rig.skeleton, rig.roles);
 }
 
 /** Everything from the spine up (upperBodyRoot), with a falloff over the spine's first joints. */
