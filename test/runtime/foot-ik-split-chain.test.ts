@@ -11,11 +11,8 @@ import { builtinSources } from '../../src/database/builtin-sources.js';
 import { buildDatabase, type SourceMotion } from '../../src/database/build.js';
 import type { Database } from '../../src/database/database.js';
 import { footRig } from '../../src/runtime/foot-ik/rig.js';
-import { Matcher } from '../../src/search/matcher.js';
-import { MatcherSearchPort } from '../../src/runtime/matcher-port.js';
-import { MotionMatchingController, createInput } from '../../src/runtime/controller/controller.js';
-import { ScriptedDriver } from '../../src/sim/scenarios.js';
 import { withSplitBone } from '../helpers/drop-joints.js';
+import { gapToPlainRig } from '../helpers/same-motion.js';
 
 /** The built-in captures with each thigh and shin split, and a link from the pelvis to each hip socket. */
 function splitRig(): SourceMotion[] {
@@ -39,22 +36,8 @@ describe('foot IK on legs split into segments', () => {
   });
 
   it('moves every joint the unsplit rig has as the unsplit rig moves it, with foot locks and IK on', async () => {
-    const split = buildDatabase(splitRig(), {}), plain = buildDatabase(builtinSources(), {});
-    const ports = await Promise.all([split, plain].map(async (db) => new MatcherSearchPort(await Matcher.create(db), 'kdtree')));
-    const same = plain.skeleton.names.map((n) => split.skeleton.names.indexOf(n));
-    const dt = 1 / 60;
-    let worst = 0, solvedSteps = 0;
-    for (let a = 0; a < 4; a++) {
-      const cs = [split, plain].map((db) => { const c = new MotionMatchingController(db, {}); c.reset(c.frame, 3 * a, 0, 0); return c; });
-      const drivers = [0, 1].map(() => new ScriptedDriver('wander', 1, a, dt)), inputs = [createInput(), createInput()];
-      for (let t = 0; t < 240; t++) {
-        for (let k = 0; k < 2; k++) { drivers[k].drive(cs[k].rootPosition, inputs[k]); cs[k].update(dt, inputs[k], ports[k]); }
-        const a0 = cs[0].worldPositions, b0 = cs[1].worldPositions;
-        same.forEach((j, i) => { worst = Math.max(worst, Math.hypot(a0[3 * j] - b0[3 * i], a0[3 * j + 1] - b0[3 * i + 1], a0[3 * j + 2] - b0[3 * i + 2])); });
-        if (cs[1].footIK.legs.some((l) => l.locked)) solvedSteps++;
-      }
-    }
-    expect(solvedSteps).toBeGreaterThan(500);
-    expect(worst).toBeLessThan(1e-6);
+    const gap = await gapToPlainRig(buildDatabase(splitRig(), {}), buildDatabase(builtinSources(), {}), ['wander'], 4, 240);
+    expect(gap.lockedSteps).toBeGreaterThan(500);
+    expect(gap.worst).toBeLessThan(1e-6);
   });
 });
