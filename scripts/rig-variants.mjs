@@ -4,6 +4,7 @@
 //   names      CMU ASF-style names (hip, lthigh, lshin, lfoot, ltoe, lhand ...): one-letter sides glued on
 //   hipsroot   the root joint (joint_Root) folded into the hips, which become the root
 //   notoes     the toe joints removed (their end sites moved up to the feet)
+//   rest       another rest pose: every joint's local frame turned by a constant, mirror-symmetric
 //   pelvis     a joint at the hips' place holding both thighs, beside the spine (Daz Genesis)
 //   hiplink    a joint inserted between the hips and each thigh (CMU's LHipJoint), at the hip socket
 //   twist      a joint inserted halfway down each thigh (Daz's lThighTwist)
@@ -24,7 +25,7 @@ const { writeBvh } = await import(new URL('import/bvh/write.js', root));
 const fs = await import('node:fs'); const path = await import('node:path');
 const [variant, src, dst] = process.argv.slice(2);
 if (!variant || !src || !dst) { console.error('usage: node scripts/rig-variants.mjs VARIANT[+VARIANT...] BVH_FOLDER OUT_FOLDER'); process.exit(2); }
-const KNOWN = /^(names|hipsroot|notoes|pelvis|hiplink|twist|shinsplit|inches|zyx|yaw90|fps\d+|scale[\d.]+)$/;
+const KNOWN = /^(names|hipsroot|notoes|rest|pelvis|hiplink|twist|shinsplit|inches|zyx|yaw90|fps\d+|scale[\d.]+)$/;
 for (const p of variant.split('+')) if (!KNOWN.test(p)) { console.error(`rig-variants: unknown variant '${p}' (see the comment at the top of this file)`); process.exit(2); }
 fs.mkdirSync(dst, { recursive: true });
 const CMU = { Hips: 'hip', Spine: 'abdomen', Chest: 'chest', Neck: 'neck', Head: 'head', Shoulder_L: 'lcollar', UpperArm_L: 'lshldr', LowerArm_L: 'lforearm', Hand_L: 'lhand', Shoulder_R: 'rcollar', UpperArm_R: 'rshldr', LowerArm_R: 'rforearm', Hand_R: 'rhand', UpperLeg_L: 'lthigh', LowerLeg_L: 'lshin', Foot_L: 'lfoot', Toes_L: 'ltoe', UpperLeg_R: 'rthigh', LowerLeg_R: 'rshin', Foot_R: 'rfoot', Toes_R: 'rtoe' };
@@ -94,6 +95,32 @@ for (const f of fs.readdirSync(src).filter(n => n.endsWith('.bvh'))) {
   const parts = new Set(variant.split('+'));
   if (parts.has('hipsroot')) ({ sk, clip } = dropJoint(sk, clip, sk.names.indexOf('joint_Root')));
   if (parts.has('notoes')) for (const t of ['Toes_L', 'Toes_R']) ({ sk, clip } = dropJoint(sk, clip, sk.names.indexOf(t)));
+  if (parts.has('rest')) {
+    // another rest pose: each joint's local frame turned by a constant C_j (mirror-symmetric: a left
+    // joint about +Z by an angle, its right partner by the opposite, a centre joint about X), the
+    // motion re-expressed so that every world position stays: L' = C_p⁻¹ L C_j, offsets C_p⁻¹ o.
+    const J2 = sk.names.length, C = new Float64Array(4 * J2);
+    const angle = (name) => { let h = 0; for (const ch of name.replace(/_[LR]$/, '')) h = (h * 31 + ch.charCodeAt(0)) % 1000; return 0.3 + 0.9 * (h / 1000); };
+    sk.names.forEach((n, j) => {
+      const a = angle(n), side = /_L$/.test(n) ? 1 : /_R$/.test(n) ? -1 : 0;
+      if (side === 0) { C[4 * j] = Math.sin(a / 2); C[4 * j + 3] = Math.cos(a / 2); }
+      else { C[4 * j + 2] = Math.sin((side * a) / 2); C[4 * j + 3] = Math.cos((side * a) / 2); }
+    });
+    const inv = (o) => new Float64Array([-C[o], -C[o + 1], -C[o + 2], C[o + 3]]);
+    const id = new Float64Array([0, 0, 0, 1]);
+    const pinv = (j) => (sk.parents[j] >= 0 ? inv(4 * sk.parents[j]) : id);
+    const off = Float64Array.from(sk.offsets), rot = Float64Array.from(clip.rotations), tr = Float64Array.from(clip.translations), tmp = new Float64Array(4);
+    for (let j = 0; j < J2; j++) off.set(qrot(pinv(j), 0, [sk.offsets[3 * j], sk.offsets[3 * j + 1], sk.offsets[3 * j + 2]]), 3 * j);
+    for (let f = 0; f < clip.frameCount; f++) for (let j = 0; j < J2; j++) {
+      const o = (f * J2 + j) * 4, t = (f * J2 + j) * 3;
+      qmul(pinv(j), 0, clip.rotations, o, tmp, 0); qmul(tmp, 0, C, 4 * j, rot, o);
+      tr.set(qrot(pinv(j), 0, [clip.translations[t], clip.translations[t + 1], clip.translations[t + 2]]), t);
+    }
+    const es = Float64Array.from(sk.endSiteOffsets);
+    for (let e = 0; e < sk.endSiteParents.length; e++) es.set(qrot(inv(4 * sk.endSiteParents[e]), 0, [es[3 * e], es[3 * e + 1], es[3 * e + 2]]), 3 * e);
+    sk = { ...sk, offsets: off, endSiteOffsets: es };
+    clip = { ...clip, rotations: rot, translations: tr };
+  }
   if (parts.has('pelvis')) {
     // a joint at the hips' place holding both thighs beside the spine (Daz Genesis' pelvis under hip)
     ({ sk, clip } = insertAbove(sk, clip, sk.names.indexOf('UpperLeg_L'), 'Pelvis', 0));
