@@ -39,11 +39,10 @@ export function upperBodyRig(db: Database): UpperBodyRig {
   const parents = db.skeleton.parents, J = parents.length;
   const size = new Int32Array(J).fill(1);
   for (let j = J - 1; j > 0; j--) if (parents[j] >= 0) size[parents[j]] += size[j];
-  const legRoot = (foot: number) => { let j = foot; while (j >= 0 && parents[j] !== db.roles.hips) j = parents[j]; return j; };
-  const legs = new Set([legRoot(db.roles.leftFoot), legRoot(db.roles.rightFoot)]);
   const partner = mirrorJointMap(db.skeleton.names);
   const chain: number[] = [];
-  // The first joint by the rule upper-body masks use too (a pelvis holding only the legs is passed by).
+  // The first joint by the rule upper-body masks use too (a pelvis holding only the legs is passed by);
+  // no leg hangs below it, so the steps down from it need not leave the legs out.
   const first = upperBodyRoot(db.skeleton, db.roles);
   if (first >= 0) chain.push(first);
   let at = first;
@@ -51,7 +50,7 @@ export function upperBodyRig(db: Database): UpperBodyRig {
     let best = -1;
     const centred = (j: number) => partner[j] === j;
     const better = (j: number) => best < 0 || (centred(j) !== centred(best) ? centred(j) : size[j] > size[best]);
-    for (let j = 0; j < J; j++) if (parents[j] === at && !legs.has(j) && better(j)) best = j;
+    for (let j = 0; j < J; j++) if (parents[j] === at && better(j)) best = j;
     if (best < 0) break;
     chain.push(best);
     at = best;
