@@ -3,25 +3,45 @@ import type { Clip } from '../anim/clip.js';
 import { mirrorJointMap } from './roles.js';
 import { jointNameInfo } from './bone-names.js';
 import type { BoneRoles } from './schema.js';
+import { bestTurnAbout, mat3, mat3AngleBetween, mat3AxisAngle, mat3Diagonal, mat3FromQuat, mat3Multiply, mat3TransposeMultiply, quatFromMat3, type Mat3 } from '../math/mat3.js';
 
 /**
  * Mirroring across the world YZ plane (x negated, S) with left/right joints swapped.
  *
- * A joint's local frame and its partner's are related by a reflection T_j of one local axis: the
- * one that maps the joint's child offsets onto the partner's (o_m(c) = T_j o_c). Real skeletons
- * mix conventions (in the Bandai data the legs mirror in local x, the hips in y, the chest in z),
- * so T_j is found per joint. Then the mirrored world rotation is G'_j = S G_m(j) T_j, which keeps
- * every bone and every twist mirrored, and locally
- *   L'_j = T_p L_m(j) T_j,   t'_j = T_p t_m(j)      (T_p = S for the root)
- * where a reflection-rotation-reflection product is again a rotation.
+ * A joint's local frame and its partner's are related by an improper orthogonal T_j (det -1): the
+ * one that maps the joint's child offsets onto the partner's (o_m(c) = T_j o_c). Then the mirrored
+ * world rotation is G'_j = S G_m(j) T_j, which keeps every bone and every twist mirrored, and locally
+ *   L'_j = T_pᵀ L_m(j) T_j,   t'_j = T_pᵀ t_m(j)      (T_p = S for the root)
+ * where a reflection-rotation-reflection product is again a rotation. Usually T_j reflects one
+ * local axis (in the Bandai data the legs mirror in local x, the hips in y, the chest in z), found
+ * per joint; a rig whose frames are turned otherwise (bone rolls set by hand) needs a general one.
  */
 export interface MirrorSetup {
   partner: Int32Array;
-  /** Reflected local axis per joint (0 x, 1 y, 2 z). */
+  /** Reflected local axis per joint (0 x, 1 y, 2 z), or GENERAL_REFLECTION: `frames` holds it. */
   axes: Int8Array;
+  /**
+   * Per joint, the rotation R_j = -T_j as a quaternion (x, y, z, w): a half turn about the axis for
+   * a one-axis reflection. With it L'_j = R_pᵀ L_m(j) R_j and t'_j = -R_pᵀ t_m(j).
+   */
+  frames: Float64Array;
 }
 
+/** The axes code of a joint whose reflection is not one local axis's (MirrorSetup.frames holds it). */
+export const GENERAL_REFLECTION = 3;
 const WORLD_AXIS = 0;
+/** R of the world's reflection S (x negated): a half turn about x. */
+const WORLD_FRAME = new Float64Array([1, 0, 0, 0]);
+
+/**
+ * A reflection fitted from the data within this angle (radians) of the one-axis choice is taken as
+ * that one-axis reflection. Rigs set their joint frames in quarter turns; a performer's left/right
+ * asymmetry moves the twist fitted from the motion off the rig's own (up to 6.6° on the shared
+ * captures, the head), and a rig's left and right bones may differ by a fraction of a degree. An
+ * exact convention keeps mirrored bones untwisted on a skinned mesh. The price: a rig whose frames
+ * are turned by less than this from a quarter-turn convention is mirrored as that convention.
+ */
+export const MIRROR_AXIS_SNAP = (15 * Math.PI) / 180;
 
 function reflectionError(s: Skeleton, partner: Int32Array, j: number, axis: number): number {
   let err = 0;
@@ -49,40 +69,181 @@ function reflectionError(s: Skeleton, partner: Int32Array, j: number, axis: numb
   return err;
 }
 
+/** The offsets joint j's reflection must map onto its partner's (children, then end sites in order): pairs [own, partner's]. */
+function offsetPairs(s: Skeleton, partner: Int32Array, j: number): Array<[number[], number[]]> {
+  const pairs: Array<[number[], number[]]> = [];
+  const at = (v: Float64Array, i: number): number[] => [v[3 * i], v[3 * i + 1], v[3 * i + 2]];
+  for (let c = 0; c < s.names.length; c++) if (s.parents[c] === j) pairs.push([at(s.offsets, c), at(s.offsets, partner[c])]);
+  const mine: number[] = [], theirs: number[] = [];
+  for (let e = 0; e < s.endSiteParents.length; e++) {
+    if (s.endSiteParents[e] === j) mine.push(e);
+    if (s.endSiteParents[e] === partner[j]) theirs.push(e);
+  }
+  for (let i = 0; i < Math.min(mine.length, theirs.length); i++) pairs.push([at(s.endSiteOffsets, mine[i]), at(s.endSiteOffsets, theirs[i])]);
+  return pairs.filter(([a, b]) => Math.hypot(a[0], a[1], a[2]) > 0 && Math.hypot(b[0], b[1], b[2]) > 0);
+}
+
+const unit = (v: number[]): number[] => { const n = Math.hypot(v[0], v[1], v[2]); return [v[0] / n, v[1] / n, v[2] / n]; };
+const cross = (a: number[], b: number[]): number[] => [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
+const dot = (a: number[], b: number[]): number => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+
+/** Below this sine two offsets count as one direction: the offsets then leave the twist about it to the motion. */
+const COLLINEAR_SINE = 1e-3;
+
+/** The directions the offsets fix: 0, 1 (the longest offset's, returned) or 2 (with the most perpendicular other one). */
+function offsetSpan(pairs: Array<[number[], number[]]>): { rank: number; first: number; second: number } {
+  if (pairs.length === 0) return { rank: 0, first: -1, second: -1 };
+  let first = 0;
+  pairs.forEach(([a], i) => { if (dot(a, a) > dot(pairs[first][0], pairs[first][0])) first = i; });
+  const u = unit(pairs[first][0]);
+  let second = -1, bestSine = COLLINEAR_SINE;
+  pairs.forEach(([a], i) => {
+    const sine = Math.hypot(...cross(u, unit(a)));
+    if (sine > bestSine) { bestSine = sine; second = i; }
+  });
+  return { rank: second < 0 ? 1 : 2, first, second };
+}
+
+/** The improper T with T a1 = b1 and T a2 in the plane of b1, b2 (two offsets fix a reflection: a triad). */
+function reflectionOfTwo(a1: number[], a2: number[], b1: number[], b2: number[]): Mat3 {
+  const u1 = unit(a1), u2 = unit(a2.map((v, k) => v - dot(a2, u1) * u1[k])), u3 = cross(u1, u2);
+  const v1 = unit(b1), v2 = unit(b2.map((v, k) => v - dot(b2, v1) * v1[k])), v3 = cross(v1, v2).map((v) => -v);
+  const T = mat3();
+  for (let i = 0; i < 3; i++) for (let k = 0; k < 3; k++) T[3 * i + k] = v1[i] * u1[k] + v2[i] * u2[k] + v3[i] * u3[k];
+  return T;
+}
+
+/** The Householder reflection I - 2 n nᵀ that maps direction a onto direction b. */
+function reflectionOfOne(a: number[], b: number[]): Mat3 {
+  const ua = unit(a), ub = unit(b);
+  let n = ua.map((v, k) => v - ub[k]);
+  if (Math.hypot(n[0], n[1], n[2]) < 1e-9) {
+    // a = b: any plane through a; the one holding a and the axis least along it.
+    const k = [0, 1, 2].reduce((m, i) => (Math.abs(ua[i]) < Math.abs(ua[m]) ? i : m), 0);
+    n = cross(ua, [k === 0 ? 1 : 0, k === 1 ? 1 : 0, k === 2 ? 1 : 0]);
+  }
+  n = unit(n);
+  const T = mat3();
+  for (let i = 0; i < 3; i++) for (let k = 0; k < 3; k++) T[3 * i + k] = (i === k ? 1 : 0) - 2 * n[i] * n[k];
+  return T;
+}
+
+const applyMat3 = (m: Mat3, v: number[]): number[] => [0, 1, 2].map((i) => m[3 * i] * v[0] + m[3 * i + 1] * v[1] + m[3 * i + 2] * v[2]);
+const angleBetweenDirections = (a: number[], b: number[]): number => Math.acos(Math.max(-1, Math.min(1, dot(unit(a), unit(b)))));
+
+const axisReflection = (axis: number): Mat3 => mat3Diagonal(mat3(), axis === 0 ? -1 : 1, axis === 1 ? -1 : 1, axis === 2 ? -1 : 1);
+
 /**
- * The reflected local axis of every joint: the one that best maps its children onto its partner's
- * children. A joint whose children do not decide (a leaf, or one child on the bone axis, which
- * two reflections fit) is decided by the motion when clips are given: the axis under which the
- * partner's mirrored rotations look most like the joint's own (left and right limbs move alike);
- * otherwise it keeps the parent's axis. The root prefers the world's x.
+ * K = Σ L_m(j)ᵀ T_p L_j over every frame: tr(T_jᵀ K) is how alike the mirrored rotations
+ * T_pᵀ L_m(j) T_j and the joint's own L_j are, summed (the Frobenius inner product). Local rotations,
+ * as transitions blend them (relative to the root instead, a performer's asymmetric poses moved the
+ * fits on the shared captures by up to 24°, against 5° here).
  */
-function jointReflectionAxes(s: Skeleton, partner: Int32Array, clips: readonly Clip[] = []): Int8Array {
+function motionMatrix(s: Skeleton, partner: Int32Array, clips: readonly Clip[], j: number, Tp: Mat3): Mat3 {
+  const J = s.names.length, K = mat3(), own = mat3(), theirs = mat3(), tmp = mat3(), term = mat3();
+  for (const clip of clips) {
+    for (let f = 0; f < clip.frameCount; f++) {
+      mat3FromQuat(own, clip.rotations, (f * J + j) * 4);
+      mat3FromQuat(theirs, clip.rotations, (f * J + partner[j]) * 4);
+      mat3TransposeMultiply(term, theirs, mat3Multiply(tmp, Tp, own));
+      for (let i = 0; i < 9; i++) K[i] += term[i];
+    }
+  }
+  return K;
+}
+
+/** T turned about its own axes (coordinate ascent on tr(Tᵀ K)) until no turn gains: a joint no offset constrains. */
+function turnedToMotion(T: Mat3, K: Mat3): Mat3 {
+  let cur = Float64Array.from(T);
+  const R = mat3(), next = mat3();
+  for (let round = 0; round < 100; round++) {
+    let largest = 0;
+    for (let axis = 0; axis < 3; axis++) {
+      const e = [axis === 0 ? 1 : 0, axis === 1 ? 1 : 0, axis === 2 ? 1 : 0];
+      const angle = bestTurnAbout(cur, K, e);
+      largest = Math.max(largest, Math.abs(angle));
+      cur = Float64Array.from(mat3Multiply(next, cur, mat3AxisAngle(R, e, angle)));
+    }
+    if (largest < 1e-12) break;
+  }
+  return cur;
+}
+
+/**
+ * The reflection of every joint. First the one-axis reflections that map its children's offsets
+ * onto its partner's: a joint whose children do not decide (a leaf, or one child on the bone axis,
+ * which two reflections fit) is decided by the motion when clips are given: the axis under which
+ * the partner's mirrored rotations look most like the joint's own (left and right limbs move alike);
+ * otherwise it keeps the parent's axis. The root prefers the world's x. Where no one-axis reflection
+ * fits, two offsets give a general one. Where the offsets leave a twist open (one child, or none),
+ * the motion fixes it: the twist under which the mirrored rotations look most like the joint's own,
+ * kept when it is more than MIRROR_AXIS_SNAP away from the one-axis choice.
+ */
+function jointReflections(s: Skeleton, partner: Int32Array, clips: readonly Clip[] = []): { axes: Int8Array; frames: Float64Array } {
   const J = s.names.length;
-  const axes = new Int8Array(J);
+  const axes = new Int8Array(J), frames = new Float64Array(4 * J);
+  const reflections: Mat3[] = [];
+  const world = axisReflection(WORLD_AXIS);
   for (let j = 0; j < J; j++) {
-    const inherited = s.parents[j] < 0 ? WORLD_AXIS : axes[s.parents[j]];
+    const p = s.parents[j];
+    const inherited = p < 0 ? WORLD_AXIS : axes[p];
+    const parentReflection = p < 0 ? world : reflections[p];
     const errs = [0, 1, 2].map((a) => reflectionError(s, partner, j, a));
     let scale = 1e-12;
     for (let c = 0; c < J; c++) if (s.parents[c] === j) scale += s.offsets[3 * c] ** 2 + s.offsets[3 * c + 1] ** 2 + s.offsets[3 * c + 2] ** 2;
     const best = Math.min(...errs);
     const tol = 1e-6 * scale + 1e-12;
+    const pairs = offsetPairs(s, partner, j), span = offsetSpan(pairs);
     const fitting = [0, 1, 2].filter((a) => errs[a] <= best + tol);
-    if (fitting.length === 1) { axes[j] = fitting[0]; continue; }
-    axes[j] = clips.length > 0 ? mostAlikeAxis(s, partner, clips, j, inherited, fitting) : fitting.includes(inherited) ? inherited : fitting[0];
+    const parentFrame = p < 0 ? WORLD_FRAME : frames.subarray(4 * p, 4 * p + 4);
+    axes[j] = fitting.length === 1 ? fitting[0] : clips.length > 0 ? mostAlikeAxis(s, partner, clips, j, inherited, parentFrame, fitting) : fitting.includes(inherited) ? inherited : fitting[0];
+    let T = axisReflection(axes[j]);
+    // The general reflection the data fixes: two offsets fix it; one offset fixes all but the twist
+    // about it, which the motion fixes (the twist under which the mirrored rotations look most like
+    // the joint's own), as it fixes all of a joint without offsets. Kept where it is more than
+    // MIRROR_AXIS_SNAP away from the one-axis choice; a rig whose left and right bones differ a little
+    // (lengths, or directions by a fraction of a degree) keeps its axis.
+    let general: Mat3 | null = null;
+    if (span.rank === 2) {
+      general = reflectionOfTwo(pairs[span.first][0], pairs[span.second][0], pairs[span.first][1], pairs[span.second][1]);
+    } else if (clips.length > 0 && p >= 0) {
+      // Not for a root: its rotation carries the heading, which the mirror changes, so comparing
+      // mirrored and own rotations would prefer a frame facing the original way. A BVH root's rest
+      // frame is the world's, which the world's reflection keeps (and a root that never turns would
+      // give the motion nothing to tell).
+      const K = motionMatrix(s, partner, clips, j, parentReflection);
+      if (span.rank === 1) {
+        const [a1, b1] = pairs[span.first], d = unit(a1), base = reflectionOfOne(a1, b1);
+        general = mat3Multiply(mat3(), base, mat3AxisAngle(mat3(), d, bestTurnAbout(base, K, d)));
+      } else {
+        general = turnedToMotion(T, K);
+      }
+    }
+    const miss = general ? mat3AngleBetween(T, general) : span.rank === 1 ? angleBetweenDirections(applyMat3(T, pairs[span.first][0]), pairs[span.first][1]) : 0;
+    if (miss > MIRROR_AXIS_SNAP) {
+      T = general ?? reflectionOfOne(pairs[span.first][0], pairs[span.first][1]);
+      axes[j] = GENERAL_REFLECTION;
+    }
+    reflections[j] = T;
+    const R = mat3();
+    for (let i = 0; i < 9; i++) R[i] = -T[i];
+    quatFromMat3(frames, 4 * j, R);
   }
-  return axes;
+  return { axes, frames };
 }
 
 /** Among `candidates`, the axis whose mirrored partner rotations average closest to joint j's. */
-function mostAlikeAxis(s: Skeleton, partner: Int32Array, clips: readonly Clip[], j: number, parentAxis: number, candidates: number[]): number {
+function mostAlikeAxis(s: Skeleton, partner: Int32Array, clips: readonly Clip[], j: number, parentAxis: number, parentFrame: ArrayLike<number>, candidates: number[]): number {
   const J = s.names.length;
   const own = new Float64Array(4), q = new Float64Array(4);
   const mirrored = candidates.map(() => new Float64Array(4));
+  const frame = new Float64Array(4);
   for (const clip of clips) {
     for (let f = 0; f < clip.frameCount; f++) {
       accumulateAligned(own, clip.rotations, (f * J + j) * 4);
       candidates.forEach((a, i) => {
-        reflectRotation(q, 0, clip.rotations, (f * J + partner[j]) * 4, parentAxis, a);
+        axisFrame(frame, 0, a);
+        mirrorRotation(q, 0, clip.rotations, (f * J + partner[j]) * 4, parentAxis, parentFrame, 0, a, frame, 0);
         accumulateAligned(mirrored[i], q, 0);
       });
     }
@@ -95,6 +256,18 @@ function mostAlikeAxis(s: Skeleton, partner: Int32Array, clips: readonly Clip[],
     if (d > bestDot + 1e-9) { bestDot = d; bestAxis = a; }
   });
   return bestAxis;
+}
+
+/** The frames of one-axis reflections (MirrorSetup.frames where no joint is GENERAL_REFLECTION). */
+export function framesOfAxes(axes: ArrayLike<number>): Float64Array {
+  const frames = new Float64Array(4 * axes.length);
+  for (let j = 0; j < axes.length; j++) axisFrame(frames, 4 * j, axes[j]);
+  return frames;
+}
+
+/** The half turn about `axis` as a quaternion: R = -T of that axis's reflection. */
+export function axisFrame(out: Float64Array, o: number, axis: number): void {
+  out[o] = axis === 0 ? 1 : 0; out[o + 1] = axis === 1 ? 1 : 0; out[o + 2] = axis === 2 ? 1 : 0; out[o + 3] = 0;
 }
 
 /** acc += q, with q's sign chosen to agree with acc (quaternion averaging). */
@@ -125,7 +298,7 @@ export function mirrorPairingProblem(s: Skeleton, roles: Pick<BoneRoles, 'leftFo
 /** Mirroring setup for a skeleton; pass the clips to be mirrored to settle ambiguous joints by their motion. */
 export function mirrorSetup(s: Skeleton, clips: readonly Clip[] = []): MirrorSetup {
   const partner = mirrorJointMap(s.names);
-  return { partner, axes: jointReflectionAxes(s, partner, clips) };
+  return { partner, ...jointReflections(s, partner, clips) };
 }
 
 /** out = T_a q T_b for reflections of axes a and b (a rotation). */
@@ -148,23 +321,65 @@ function reflectRotation(out: Float64Array | Float32Array, oo: number, q: ArrayL
 }
 
 /**
+ * out = T_pᵀ q T_j: the mirrored local rotation of a joint whose reflection is (b, bf) under a parent
+ * whose reflection is (pa, pf) (axis codes, and frames R = -T as quaternions). Two one-axis
+ * reflections only negate and swap components (reflectRotation); otherwise R_pᵀ q R_j.
+ */
+function mirrorRotation(out: Float64Array | Float32Array, oo: number, q: ArrayLike<number>, qo: number, pa: number, pf: ArrayLike<number>, po: number, b: number, bf: ArrayLike<number>, bo: number): void {
+  if (pa !== GENERAL_REFLECTION && b !== GENERAL_REFLECTION) { reflectRotation(out, oo, q, qo, pa, b); return; }
+  // t = conj(r_p) q, then t r_j (Hamilton products, (x, y, z, w)).
+  const px = -pf[po], py = -pf[po + 1], pz = -pf[po + 2], pw = pf[po + 3];
+  const qx = q[qo], qy = q[qo + 1], qz = q[qo + 2], qw = q[qo + 3];
+  const tx = pw * qx + px * qw + py * qz - pz * qy;
+  const ty = pw * qy - px * qz + py * qw + pz * qx;
+  const tz = pw * qz + px * qy - py * qx + pz * qw;
+  const tw = pw * qw - px * qx - py * qy - pz * qz;
+  const rx = bf[bo], ry = bf[bo + 1], rz = bf[bo + 2], rw = bf[bo + 3];
+  out[oo] = tw * rx + tx * rw + ty * rz - tz * ry;
+  out[oo + 1] = tw * ry - tx * rz + ty * rw + tz * rx;
+  out[oo + 2] = tw * rz + tx * ry - ty * rx + tz * rw;
+  out[oo + 3] = tw * rw - tx * rx - ty * ry - tz * rz;
+}
+
+/** out = T_pᵀ t: a one-axis parent negates its axis; a general one gives -R_pᵀ t. */
+function mirrorTranslation(out: Float64Array | Float32Array, oo: number, t: ArrayLike<number>, to: number, pa: number, pf: ArrayLike<number>, po: number): void {
+  if (pa !== GENERAL_REFLECTION) {
+    for (let k = 0; k < 3; k++) out[oo + k] = (k === pa ? -1 : 1) * t[to + k];
+    return;
+  }
+  // Rᵀ t for unit quaternion r: t - 2w (u x t) + 2 u x (u x t) with u = (x, y, z).
+  const x = pf[po], y = pf[po + 1], z = pf[po + 2], w = pf[po + 3];
+  const vx = t[to], vy = t[to + 1], vz = t[to + 2];
+  const cx = y * vz - z * vy, cy = z * vx - x * vz, cz = x * vy - y * vx;
+  const ccx = y * cz - z * cy, ccy = z * cx - x * cz, ccz = x * cy - y * cx;
+  out[oo] = -(vx - 2 * w * cx + 2 * ccx);
+  out[oo + 1] = -(vy - 2 * w * cy + 2 * ccy);
+  out[oo + 2] = -(vz - 2 * w * cz + 2 * ccz);
+}
+
+/** One mirrored frame: every joint's local pose from its partner's, read at (rot, ro)/(pos, po) and written at (outRot, oro)/(outPos, opo). */
+function mirrorFrame(s: Skeleton, setup: MirrorSetup, rot: ArrayLike<number>, ro: number, pos: ArrayLike<number>, po: number, outRot: Float64Array | Float32Array, oro: number, outPos: Float64Array | Float32Array, opo: number): void {
+  const J = s.names.length;
+  for (let j = 0; j < J; j++) {
+    const src = setup.partner[j];
+    const p = s.parents[j];
+    const pa = p < 0 ? WORLD_AXIS : setup.axes[p];
+    const pf = p < 0 ? WORLD_FRAME : setup.frames, pfo = p < 0 ? 0 : 4 * p;
+    mirrorRotation(outRot, oro + 4 * j, rot, ro + 4 * src, pa, pf, pfo, setup.axes[j], setup.frames, 4 * j);
+    mirrorTranslation(outPos, opo + 3 * j, pos, po + 3 * src, pa, pf, pfo);
+  }
+}
+
+/**
  * mirrorClip's poses written straight into float32 arrays: `frames` frames from frame `srcFrame` of
  * rot/pos to frame `dstFrame` of the same arrays (the compact loader, which keeps a database's
- * poses in one pair of float32 arrays). Mirroring only negates and swaps values, so every value is
- * the one mirrorClip computes, and float32 inputs give float32 values exactly.
+ * poses in one pair of float32 arrays). The arithmetic is mirrorClip's (mirrorFrame), so every value
+ * is the float32 rounding of the one mirrorClip computes from the same float32 inputs; one-axis
+ * reflections only negate and swap values, exactly.
  */
 export function mirrorFramesInto(s: Skeleton, setup: MirrorSetup, rot: Float32Array, pos: Float32Array, srcFrame: number, dstFrame: number, frames: number): void {
   const J = s.names.length;
-  for (let f = 0; f < frames; f++) {
-    const sf = (srcFrame + f) * J, df = (dstFrame + f) * J;
-    for (let j = 0; j < J; j++) {
-      const src = setup.partner[j];
-      const p = s.parents[j];
-      const parentAxis = p < 0 ? WORLD_AXIS : setup.axes[p];
-      reflectRotation(rot, (df + j) * 4, rot, (sf + src) * 4, parentAxis, setup.axes[j]);
-      for (let k = 0; k < 3; k++) pos[(df + j) * 3 + k] = (k === parentAxis ? -1 : 1) * pos[(sf + src) * 3 + k];
-    }
-  }
+  for (let f = 0; f < frames; f++) mirrorFrame(s, setup, rot, (srcFrame + f) * J * 4, pos, (srcFrame + f) * J * 3, rot, (dstFrame + f) * J * 4, pos, (dstFrame + f) * J * 3);
 }
 
 /** The left/right mirrored copy of a clip (same skeleton, same joint order). */
@@ -172,14 +387,6 @@ export function mirrorClip(s: Skeleton, clip: Clip, setup: MirrorSetup = mirrorS
   const J = s.names.length, F = clip.frameCount;
   const rot = new Float64Array(clip.rotations.length);
   const pos = new Float64Array(clip.translations.length);
-  for (let f = 0; f < F; f++) {
-    for (let j = 0; j < J; j++) {
-      const src = setup.partner[j];
-      const p = s.parents[j];
-      const parentAxis = p < 0 ? WORLD_AXIS : setup.axes[p];
-      reflectRotation(rot, (f * J + j) * 4, clip.rotations, (f * J + src) * 4, parentAxis, setup.axes[j]);
-      for (let k = 0; k < 3; k++) pos[(f * J + j) * 3 + k] = (k === parentAxis ? -1 : 1) * clip.translations[(f * J + src) * 3 + k];
-    }
-  }
+  for (let f = 0; f < F; f++) mirrorFrame(s, setup, clip.rotations, f * J * 4, clip.translations, f * J * 3, rot, f * J * 4, pos, f * J * 3);
   return { ...clip, name: `${clip.name}_mirror`, rotations: rot, translations: pos, tags: [...clip.tags] };
 }

@@ -16,7 +16,9 @@ import { quatRotateVec3 } from '../../src/math/quat.js';
 import { encodeClip } from '../../src/database/compact/encode-clip.js';
 import { decodeClip } from '../../src/database/compact/decode-clip.js';
 import { clipOfRange } from '../../src/database/compact/mirror-links.js';
-import { mirrorClip, mirrorSetup } from '../../src/features/mirror.js';
+import { GENERAL_REFLECTION, mirrorClip, mirrorSetup } from '../../src/features/mirror.js';
+import { arbitraryFrameTurns, turnJointFrames } from '../helpers/turn-frames.js';
+import { decodeError, withSection } from './mmdb-craft.js';
 import { Matcher } from '../../src/search/matcher.js';
 import { HAS_MOCAP, MOCAP_DIR, MOCAP_SKIP_REASON } from '../helpers/cli.js';
 import { join } from 'node:path';
@@ -100,6 +102,50 @@ describe('compact database: built-in clips', () => {
 
   it('is deterministic', () => {
     expect(Buffer.from(encodeCompactDatabase(db).bytes).equals(Buffer.from(bytes))).toBe(true);
+  });
+});
+
+describe('compact database: a rig whose mirror needs general reflections', () => {
+  // Three built-in clips with every joint's frame turned by a constant (test/helpers/turn-frames.ts):
+  // no local axis relates left and right, so the file stores each joint's reflection.
+  let db: Database;
+  let bytes: Uint8Array;
+  let loaded: Database;
+  beforeAll(() => {
+    const sources = builtinSources().slice(0, 3);
+    const C = arbitraryFrameTurns(sources[0].skeleton, 0);
+    db = buildDatabase(sources.map((s) => turnJointFrames(s.skeleton, s.clip, C)), { mirror: true });
+    bytes = encodeCompactDatabase(db).bytes;
+    loaded = decodeDatabase(bytes, 'turned.mmdb');
+  });
+
+  it('rebuilds mirrored clips with the stored general reflections, within the error bound', () => {
+    const J = db.skeleton.names.length;
+    const originals = loaded.clips.filter((c) => !c.mirrored);
+    const setup = mirrorSetup(db.skeleton, originals.map((c) => clipOfRange(db, c)));
+    expect(Array.from(setup.axes).filter((a) => a === GENERAL_REFLECTION).length).toBeGreaterThan(J / 2);
+    expect(loaded.clips.filter((c) => c.mirrored).length).toBe(3);
+    for (const c of loaded.clips.filter((x) => x.mirrored)) {
+      const o = loaded.clips.find((x) => x.name === c.name.replace(/_mirror$/, ''))!;
+      const m = mirrorClip(loaded.skeleton, clipOfRange(loaded, o), setup);
+      expect(Array.from(loaded.rotations.subarray(c.start * J * 4, (c.start + c.count) * J * 4))).toEqual(Array.from(Float32Array.from(m.rotations)));
+      expect(Array.from(loaded.translations.subarray(c.start * J * 3, (c.start + c.count) * J * 3))).toEqual(Array.from(Float32Array.from(m.translations)));
+    }
+    expect(measurePoseError(db.skeleton.parents, db.clips, db, loaded).overall.max).toBeLessThanOrEqual(ERROR_THRESHOLD);
+  });
+
+  it('searches exactly like a float32 file of the decoded poses', async () => {
+    const f32 = decodeDatabase(encodeDatabase(loaded), 'decoded-poses.mmdb');
+    expect(Buffer.from(f32.features.buffer).equals(Buffer.from(loaded.features.buffer))).toBe(true);
+  });
+
+  it('refuses a reflection that is not a rotation, or an unknown axis code', () => {
+    const J = db.skeleton.names.length;
+    // CMIR's last field holds the frames (4 f64 per joint); the axes (u8) come before it.
+    const stretched = withSection(bytes, 'CMIR', (payload, dv) => { dv.setFloat64(payload.length - 32 * J, 2, true); });
+    expect(decodeError(stretched, 'turned.mmdb').message).toMatch(/^turned\.mmdb: .*mirror frame .* is not a unit quaternion/);
+    const unknown = withSection(bytes, 'CMIR', (payload) => { payload[payload.length - 32 * J - 8 - 8 * Math.ceil(J / 8)] = 4; });
+    expect(decodeError(unknown, 'turned.mmdb').message).toMatch(/^turned\.mmdb: .*mirror axis is 4, expected 0, 1, 2 or 3/);
   });
 });
 

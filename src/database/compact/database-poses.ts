@@ -25,16 +25,20 @@ export interface PoseBlobs {
  */
 export const ENCODER_MARGIN = 0.99;
 
-/** Compresses every clip not rebuilt by mirroring, in clip order, to `threshold` * ENCODER_MARGIN. */
-export function encodeDatabasePoses(db: Database, links: MirrorLinks, threshold: number = ERROR_THRESHOLD, onClip?: (done: number, total: number, name: string) => void): PoseBlobs {
+/**
+ * Compresses every clip not rebuilt by mirroring, in clip order, to `threshold` * ENCODER_MARGIN,
+ * times `tighter[i]` for database clip i where given.
+ */
+export function encodeDatabasePoses(db: Database, links: MirrorLinks, threshold: number = ERROR_THRESHOLD, onClip?: (done: number, total: number, name: string) => void, tighter?: Float64Array): PoseBlobs {
   const J = db.skeleton.names.length;
-  const stored = db.clips.filter((_, i) => links.mirrorOf[i] === -1);
+  const storedIndex = db.clips.map((_, i) => i).filter((i) => links.mirrorOf[i] === -1);
+  const stored = storedIndex.map((i) => db.clips[i]);
   const blobs = stored.map((c, i) => {
     const blob = encodeClip({
       parents: db.skeleton.parents, restOffsets: db.skeleton.offsets, frames: c.count,
       rotations: db.rotations.subarray(c.start * J * 4, (c.start + c.count) * J * 4),
       translations: db.translations.subarray(c.start * J * 3, (c.start + c.count) * J * 3),
-    }, threshold * ENCODER_MARGIN);
+    }, threshold * ENCODER_MARGIN * (tighter ? tighter[storedIndex[i]] : 1));
     onClip?.(i + 1, stored.length, c.name);
     return blob;
   });
@@ -96,7 +100,7 @@ export function decodeDatabasePoses(
   clips.forEach((c, i) => {
     const o = links.mirrorOf[i];
     if (o === -1) return;
-    // Mirroring only negates and swaps values: float32 in, the same float32 values out.
+    // One-axis reflections only negate and swap values: float32 in, the same float32 values out.
     mirrorFramesInto(skeleton, links.setup, rotations, translations, clips[o].start, c.start, c.count);
     decoded[i] = view(c);
     onClip?.(++done, clips.length);

@@ -7,7 +7,7 @@
 import type { Clip } from '../../anim/clip.js';
 import type { Skeleton } from '../../anim/skeleton.js';
 import type { ClipRange, Database } from '../database.js';
-import { mirrorClip, mirrorSetup, type MirrorSetup } from '../../features/mirror.js';
+import { GENERAL_REFLECTION, axisFrame, mirrorClip, mirrorSetup, type MirrorSetup } from '../../features/mirror.js';
 import { CompactFormatError } from './clip-layout.js';
 
 /** Mirrored poses further than this from the mirror of their original are stored, not linked. */
@@ -62,9 +62,16 @@ export function checkMirrorLinks(links: MirrorLinks, clips: readonly ClipRange[]
     if (clips[o].count !== clips[i].count) throw new CompactFormatError(`clip ${i} has ${clips[i].count} frames but its original, clip ${o}, has ${clips[o].count}`);
     if (!clips[i].mirrored) throw new CompactFormatError(`clip ${i} is rebuilt by mirroring but is not marked mirrored`);
   });
-  const { partner, axes } = links.setup;
+  const { partner, axes, frames } = links.setup;
+  const expected = new Float64Array(4);
   for (let j = 0; j < J; j++) {
     if (!(partner[j] >= 0 && partner[j] < J) || partner[partner[j]] !== j) throw new CompactFormatError(`joint ${j}'s mirror partner ${partner[j]} is not a joint whose partner is ${j}`);
-    if (!(axes[j] >= 0 && axes[j] <= 2)) throw new CompactFormatError(`joint ${j}'s mirror axis is ${axes[j]}, expected 0, 1 or 2`);
+    if (!(axes[j] >= 0 && axes[j] <= GENERAL_REFLECTION)) throw new CompactFormatError(`joint ${j}'s mirror axis is ${axes[j]}, expected 0, 1, 2 or ${GENERAL_REFLECTION} (general)`);
+    const [x, y, z, w] = frames.subarray(4 * j, 4 * j + 4);
+    if (!(Math.abs(Math.hypot(x, y, z, w) - 1) <= 1e-9)) throw new CompactFormatError(`joint ${j}'s mirror frame (${x}, ${y}, ${z}, ${w}) is not a unit quaternion`);
+    if (axes[j] !== GENERAL_REFLECTION) {
+      axisFrame(expected, 0, axes[j]);
+      if (expected.some((v, k) => v !== frames[4 * j + k])) throw new CompactFormatError(`joint ${j}'s mirror frame (${x}, ${y}, ${z}, ${w}) is not the half turn of its axis ${axes[j]}`);
+    }
   }
 }

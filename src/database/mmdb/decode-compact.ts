@@ -12,6 +12,7 @@ import { checkSearchableDatabase, checkStoredPoseSections } from '../database-ch
 import type { ContactOptions } from '../../features/contacts.js';
 import { CompactFormatError } from '../compact/clip-layout.js';
 import { checkMirrorLinks, type MirrorLinks } from '../compact/mirror-links.js';
+import { GENERAL_REFLECTION, framesOfAxes } from '../../features/mirror.js';
 import { decodeDatabasePoses } from '../compact/database-poses.js';
 import { bitsFromTagRuns } from '../compact/tag-runs.js';
 import { FieldReader, type Container } from './container.js';
@@ -76,10 +77,12 @@ export function decodeCompactDatabase(b: Uint8Array, c: Container, meta: Meta, s
   r.done();
   const contacts = readContacts(reader('CCON'));
   r = reader('CMIR');
-  const links: MirrorLinks = {
-    mirrorOf: r.i32('mirrorOf', meta.clips, `one per clip, ${fmt(meta.clips)} clips`),
-    setup: { partner: r.i32('partner', J, `one per joint, ${J} joints`), axes: Int8Array.from(r.u8('axes', J, `one per joint, ${J} joints`)) },
-  };
+  const mirrorOf = r.i32('mirrorOf', meta.clips, `one per clip, ${fmt(meta.clips)} clips`);
+  const partner = r.i32('partner', J, `one per joint, ${J} joints`);
+  const axes = Int8Array.from(r.u8('axes', J, `one per joint, ${J} joints`));
+  // General reflections (docs/compact.md) come with every joint's frame; one-axis ones imply theirs.
+  const frames = axes.includes(GENERAL_REFLECTION) ? r.f64('frames', 4 * J, `4 per joint, ${J} joints`) : framesOfAxes(axes);
+  const links: MirrorLinks = { mirrorOf, setup: { partner, axes, frames } };
   r.done();
   const clips = readCompactClipTable(reader('CLIP'), meta.clips, links.mirrorOf, readSourceRates(b, c, source, meta.clips));
   r = reader('CPOS');

@@ -8,11 +8,12 @@ import type { Database } from '../database.js';
 import { checkDatabaseConsistency } from '../database-check.js';
 import { DEFAULT_CONTACT_OPTIONS, type ContactOptions } from '../../features/contacts.js';
 import { findMirrorLinks } from '../compact/mirror-links.js';
-import { decodeDatabasePoses, encodeDatabasePoses } from '../compact/database-poses.js';
+import { GENERAL_REFLECTION } from '../../features/mirror.js';
+import { ENCODER_MARGIN, decodeDatabasePoses, encodeDatabasePoses, type PoseBlobs } from '../compact/database-poses.js';
 import { measurePoseError, type PoseErrorReport } from '../compact/pose-error.js';
 import { tagRuns } from '../compact/tag-runs.js';
 import { ERROR_THRESHOLD } from '../compact/error-metric.js';
-import { canonicalJson, checkFieldSizes, f32, headSections, i32, sourceRatesSection, u32, u8, utf8, writeContainer, type SectionOut } from './encode.js';
+import { canonicalJson, checkFieldSizes, f32, f64, headSections, i32, sourceRatesSection, u32, u8, utf8, writeContainer, type SectionOut } from './encode.js';
 import { DatabaseFormatError, MMDB_COMPACT_VERSION } from './format.js';
 import { compactClipTable } from './compact-clip-table.js';
 
@@ -26,6 +27,9 @@ export interface EncodeCompactOptions {
   /** Called per compressed clip. */
   onProgress?: (done: number, total: number, label: string) => void;
 }
+
+/** Rounds of re-encoding originals whose general-mirrored copies miss the bound (one was enough in tests). */
+const MAX_TIGHTER_ROUNDS = 3;
 
 export interface CompactEncoding {
   bytes: Uint8Array;
@@ -47,9 +51,22 @@ export function encodeCompactDatabase(db: Database, options: EncodeCompactOption
   checkDatabaseConsistency(db, 'encodeCompactDatabase');
   const threshold = options.threshold ?? ERROR_THRESHOLD;
   const links = findMirrorLinks(db);
-  const blobs = encodeDatabasePoses(db, links, threshold, options.onProgress);
-  const decoded = decodeDatabasePoses(blobs, db.clips, db.frameCount, db.fps, db.skeleton, links);
-  const error = measurePoseError(db.skeleton.parents, db.clips, db, decoded);
+  // A general mirror reflection (features/mirror.ts) carries an original's error to other virtual
+  // points of the copy's joints, where it can measure larger than the original's own: an original
+  // whose copy misses the bound is encoded again, tighter by the ratio it missed by.
+  const tighter = new Float64Array(db.clips.length).fill(1);
+  let blobs: PoseBlobs, decoded: ReturnType<typeof decodeDatabasePoses>, error: PoseErrorReport;
+  for (let round = 0; ; round++) {
+    blobs = encodeDatabasePoses(db, links, threshold, options.onProgress, tighter);
+    decoded = decodeDatabasePoses(blobs, db.clips, db.frameCount, db.fps, db.skeleton, links);
+    error = measurePoseError(db.skeleton.parents, db.clips, db, decoded);
+    let missed = false;
+    error.clips.forEach((c, i) => {
+      const o = links.mirrorOf[i];
+      if (o !== -1 && !(c.max <= threshold)) { tighter[o] *= (threshold / c.max) * ENCODER_MARGIN; missed = true; }
+    });
+    if (!missed || round === MAX_TIGHTER_ROUNDS) break;
+  }
   if (!(error.overall.max <= threshold)) {
     throw new DatabaseFormatError('inconsistent', 'encodeCompactDatabase', `the decoded poses miss the error bound (${error.overall.max} m > ${threshold} m)`);
   }
@@ -60,7 +77,7 @@ export function encodeCompactDatabase(db: Database, options: EncodeCompactOption
     { tag: 'SCHM', fields: [utf8(canonicalJson(db.schema))] },
     { tag: 'CTAG', fields: [utf8(canonicalJson(db.tagNames)), u32([runs.length / 3]), u32(runs)] },
     { tag: 'CCON', fields: [utf8(canonicalJson({ speedThreshold: contacts.speedThreshold, filterSeconds: contacts.filterSeconds }))] },
-    { tag: 'CMIR', fields: [i32(links.mirrorOf), i32(links.setup.partner), u8(Uint8Array.from(links.setup.axes))] },
+    { tag: 'CMIR', fields: [i32(links.mirrorOf), i32(links.setup.partner), u8(Uint8Array.from(links.setup.axes)), ...(links.setup.axes.includes(GENERAL_REFLECTION) ? [f64(links.setup.frames)] : [])] },
     { tag: 'CPOS', fields: [u32([blobs.offsets.length - 1, blobs.data.length]), u32(blobs.offsets), u8(blobs.data)] },
     ...sourceRatesSection(db),
     { tag: 'cerr', fields: [f32(errorReportValues(error))] },
