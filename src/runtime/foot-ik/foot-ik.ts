@@ -2,9 +2,9 @@ import type { Database } from '../../database/database.js';
 import { quatFromScaledAngleAxis, quatInvMultiply, quatMultiply, quatMultiplyInv, quatRotateVec3, quatToScaledAngleAxis } from '../../math/quat.js';
 import { solveTwoBoneIkInto, createTwoBoneIkScratch } from '../../math/two-bone-ik.js';
 import { type FootIKLeg, type FootRig, type LegJoints, LegView, footRig } from './rig.js';
-import { KNEE_POLE, keepAnimatedKnee, kneePole, kneeSettled, reachHold, softenReach, unsoftenOffset } from './leg.js';
+import { KNEE_POLE, keepAnimatedKnee, kneePole, kneeSettled, reachHold, restoreSoftening, softenReach, unsoftenOffset } from './leg.js';
 import {
-  LOCKED, LOCK, OFFSET, OFFSET_VEL, TARGET, SHOWN, HEEL, HEEL_VEL, HEEL_SHIFT, LOCK_YAW, ANIM_HEIGHT, LEG_SIZE, RELEASED, HEEL_RAISE, MAX_HEEL_RAISE,
+  LOCKED, LOCK, OFFSET, OFFSET_VEL, TARGET, SHOWN, HEEL, HEEL_VEL, HEEL_SHIFT, LOCK_YAW, ANIM_HEIGHT, LEG_SIZE, RELEASED, HEEL_RAISE, SHOWN_REACH, MAX_HEEL_RAISE,
   HIPS_DROP, HIPS_DROP_VEL, DECAY_DT, STEP_DT, NEEDED_DROP, HIPS_DT, HIPS_MAX, FOOT_DT, FOOT_IK_STATE_SIZE, SETTLING,
   IK_TARGET, FOOT_WORLD_ROT, BODY_DY, ANKLE_HEIGHT, LOCK_NORMAL, SHIFT, SHIFT_PREV, TILT, TILT_VEL, SHIFT_OFFSET, SHIFT_VEL, PLANTED_HEIGHT, LOCK_GROUND, CLEAR, CLEAR_VEL, FOLLOW, FOLLOW_VEL, ANIM_PREV, KNEE_PLANE, REACH, LIFT, LIFT_VEL, HOLD_ANIM, HOLD_LIFT, CLEAR_LIFT, CLEAR_LIFT_VEL, GROUND_AHEAD, HOLD_CAPTURED,
 } from './state.js';
@@ -220,7 +220,7 @@ export class FootIK {
         // A raised heel stays raised and blends down like the offset: the ankle starts where it was.
         for (let k = 0; k < 3; k++) S[at + OFFSET + k] = S[at + LOCK + k] + S[at + OFFSET + k] - wp[c + k] + S[at + HEEL_SHIFT + k];
         // (a foot without a toe joint was softened while planted, below: it is let go where it was shown)
-        if (leg.contact !== leg.foot) unsoftenOffset(leg, wp, S, at + OFFSET);
+        if (leg.contact !== leg.foot) unsoftenOffset(leg, wp, S, at);
         // Released while the contact lasts (the animation planted the foot a leg length away, e.g.
         // after a transition): the foot blends over to the animation and is planted again at its
         // next contact. Relocking at once stopped it dead in mid-blend (jumps of 6-7 m/s).
@@ -228,6 +228,7 @@ export class FootIK {
       }
     }
     decayOffset(this.S, at, this.opts);
+    restoreSoftening(S, at);
     const locked = S[at + LOCKED] === 1;
     if (!locked) decayHeel(this.S, at, this.opts);
     // The ankle's target: the animated ankle, shifted (when locked) by what puts the animated contact
@@ -306,7 +307,7 @@ export class FootIK {
     // its planted leg is softened too. Held at full stretch instead, the leg was pulled in by the
     // soft reach the step the lock let go (3 cm up in one step, the straight knee 7 m/s: on the
     // shared locomotion captures without their toe joints, pops 1.67 times the data's).
-    if (S[at + LOCKED] !== 1 || leg.contact === leg.foot) softenReach(leg, wp);
+    if (S[at + LOCKED] !== 1 || leg.contact === leg.foot) softenReach(leg, wp, S, at);
     kneePole(leg, wp, host.rootRotation, false, S, at + KNEE_PLANE);
     solveTwoBoneIkInto(host.rotations, host.worldPositions, host.worldRotations, this.db.skeleton.parents, leg.hip, leg.knee, leg.foot, IK_TARGET, IK_SCRATCH, KNEE_POLE);
     quatInvMultiply(host.rotations, 4 * leg.foot, host.worldRotations, 4 * this.db.skeleton.parents[leg.foot], FOOT_WORLD_ROT, 0);
@@ -407,6 +408,7 @@ export class FootIK {
         }
       }
       decayOffset(this.S, at, this.opts);
+      restoreSoftening(S, at);
       const locked = S[at + LOCKED] === 1;
       if (!locked) decayHeel(this.S, at, this.opts);
       if (locked) tiltTowards(S, at, leg, S, at + LOCK_NORMAL, false, go);
@@ -479,7 +481,7 @@ export class FootIK {
       // Softened fully: on uneven ground a free leg is always solved, and a small lift of the ground
       // under a nearly straight leg ran it into full stretch (the knee snapped straight and back).
       // (a planted ankle of a rig without toes as well: see solveLeg)
-      if (!locked || leg.contact === leg.foot) softenReach(leg, wp);
+      if (!locked || leg.contact === leg.foot) softenReach(leg, wp, S, at);
       let error = 0;
       for (let k = 0; k < 3; k++) { const e = IK_TARGET[k] - wp[f + k]; error += e * e; }
       if (error < 2.5e-9 && !turned && kneeSettled(leg, wp, S, at + KNEE_PLANE)) { keepAnimatedKnee(leg, wp, S, at + KNEE_PLANE); continue; }
@@ -612,6 +614,8 @@ export class FootIK {
     for (let i = 0; i < 2; i++) {
       const leg = legs[i], at = i * LEG_SIZE, c = 3 * leg.contact;
       for (let k = 0; k < 3; k++) S[at + SHOWN + k] = wp[c + k];
+      const h = 3 * leg.hip, f = 3 * leg.foot, dx = wp[f] - wp[h], dy = wp[f + 1] - wp[h + 1], dz = wp[f + 2] - wp[h + 2];
+      S[at + SHOWN_REACH] = Math.sqrt(dx * dx + dy * dy + dz * dz);
     }
   }
 }

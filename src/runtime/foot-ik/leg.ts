@@ -4,7 +4,7 @@
  * ground (foot-ik/foot-ik.ts).
  */
 import type { LegJoints } from './rig.js';
-import { IK_TARGET, STEP_DT } from './state.js';
+import { IK_TARGET, OFFSET, SHOWN_REACH, STEP_DT, UNSOFT, UNSOFT_CAP } from './state.js';
 
 /** The pole kneePole computes (world direction), shared by every character of a thread. */
 export const KNEE_POLE = new Float64Array(3);
@@ -156,37 +156,57 @@ function perpendicularUnit(x: number, y: number, z: number, ux: number, uy: numb
  * the solver's clamp straightened it and its knee flipped within a step (8-12 m/s on real
  * captures). Planted legs keep their targets: the heel raise handles their reach.
  */
-export function softenReach(leg: LegJoints, wp: Float64Array): void {
+export function softenReach(leg: LegJoints, wp: Float64Array, S: Float64Array, at: number): void {
   const h = 3 * leg.hip;
   const x = IK_TARGET[0] - wp[h], y = IK_TARGET[1] - wp[h + 1], z = IK_TARGET[2] - wp[h + 2];
   const d = Math.sqrt(x * x + y * y + z * z);
   const s0 = softReachStart(leg, wp), w = leg.length - s0;
   if (d <= s0 || d < 1e-9) return;
-  const soft = w > 1e-9 ? s0 + w * (1 - Math.exp(-(d - s0) / w)) : s0;
+  let soft = w > 1e-9 ? s0 + w * (1 - Math.exp(-(d - s0) / w)) : s0;
+  // A leg just let go of further out than that (unsoftenOffset): the pull-in held off, never past the
+  // distance it was shown at then.
+  if (S[at + UNSOFT] > 0) {
+    const held = d < S[at + UNSOFT_CAP] ? d : S[at + UNSOFT_CAP];
+    if (held > soft) soft += S[at + UNSOFT] * (held - soft);
+  }
   const k = soft / d;
   IK_TARGET[0] = wp[h] + x * k; IK_TARGET[1] = wp[h + 1] + y * k; IK_TARGET[2] = wp[h + 2] + z * k;
 }
 
-
 /**
- * The inverse of softenReach for a leg being released: moves the ankle's offset (3 numbers of `S` at
- * `o`, added to the animated ankle) so that softenReach brings the target back to where the
+ * The inverse of softenReach for a leg being released (`at`: its block in S): moves the ankle's
+ * offset (added to the animated ankle) so that softenReach brings the target back to where the
  * planted leg had it. Held near full stretch by its heel raise, a released leg was otherwise pulled
  * in by a centimetre or two in one step, and its nearly straight knee jumped 6 m/s; now the pull-in
  * happens as the offset blends out. softenReach maps d > s0 to s0 + w·(1 − e^(−(d − s0)/w)), so the
- * distance that maps to x is s0 − w·ln(1 − (x − s0)/w).
+ * distance that maps to x is s0 − w·ln(1 − (x − s0)/w). The inverse grows without bound towards full
+ * stretch (a leg held there pushed its target half a metre out), so it goes at most UNSOFTEN_MAX of
+ * the soft range, and none where the animated leg is itself straight (no soft range). Where the leg
+ * was shown further out than that, the rest of the pull-in is held off (UNSOFT, UNSOFT_CAP) and let
+ * go over HOLD_RELEASE_SECONDS (restoreSoftening): a few millimetres near full stretch, but the knee
+ * moves centimetres for them (5 cm in one step, 11 m/s at 144 Hz, on the shared locomotion captures).
  */
-export function unsoftenOffset(leg: LegJoints, wp: Float64Array, S: Float64Array, o: number): void {
-  const h = 3 * leg.hip, f = 3 * leg.foot;
+export function unsoftenOffset(leg: LegJoints, wp: Float64Array, S: Float64Array, at: number): void {
+  const o = at + OFFSET, h = 3 * leg.hip, f = 3 * leg.foot;
   const x = wp[f] + S[o] - wp[h], y = wp[f + 1] + S[o + 1] - wp[h + 1], z = wp[f + 2] + S[o + 2] - wp[h + 2];
   const d = Math.sqrt(x * x + y * y + z * z), s0 = softReachStart(leg, wp), w = leg.length - s0;
-  if (d <= s0 || !(w > 1e-9)) return;
-  // At most the distance softenReach takes to 0.9 of its way to full stretch (1.065 lengths for
-  // SOFT_REACH 0.05): the inverse grows without bound towards full stretch, and a leg held there
-  // pushed its target half a metre out (the pull-in left over is a few millimetres).
-  const u = Math.min((d - s0) / w, UNSOFTEN_MAX), raw = s0 - w * Math.log(1 - u);
-  const k = raw / d - 1;
-  S[o] += x * k; S[o + 1] += y * k; S[o + 2] += z * k;
+  S[at + UNSOFT] = 0;
+  if (d <= s0) return;
+  let softened = s0;
+  if (w > 1e-9) {
+    const u = Math.min((d - s0) / w, UNSOFTEN_MAX), raw = s0 - w * Math.log(1 - u);
+    const k = raw / d - 1;
+    S[o] += x * k; S[o + 1] += y * k; S[o + 2] += z * k;
+    softened = s0 + w * u;
+  }
+  const shown = Math.min(d, S[at + SHOWN_REACH]);
+  if (shown > softened) { S[at + UNSOFT] = 1; S[at + UNSOFT_CAP] = shown; }
+}
+
+/** One step of a released leg's held-off pull-in going (UNSOFT down to 0 over HOLD_RELEASE_SECONDS; S[STEP_DT]: the step's dt). */
+export function restoreSoftening(S: Float64Array, at: number): void {
+  const u = at + UNSOFT;
+  if (S[u] > 0) { const left = S[u] - S[STEP_DT] / HOLD_RELEASE_SECONDS; S[u] = left > 0 ? left : 0; }
 }
 
 /**

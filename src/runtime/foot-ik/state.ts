@@ -57,7 +57,14 @@ export const CLEAR_LIFT = 62, CLEAR_LIFT_VEL = 63, GROUND_AHEAD = 64;
  * next may exceed by at most HEEL_RAISE_SPEED·dt. MAX_HEEL_RAISE at the plant: no limit on the first.
  */
 export const HEEL_RAISE = 65;
-export const LEG_SIZE = 66;
+/**
+ * Per leg: the hip-to-ankle distance shown at the end of the last step (m); and, for a leg let go of
+ * nearer full stretch than its softened reach allows, how much of that reach's pull-in is still held
+ * off (1 at the release, down to 0 over HOLD_RELEASE_SECONDS) and the distance it was shown at then
+ * (leg.ts unsoftenOffset, softenReach).
+ */
+export const SHOWN_REACH = 66, UNSOFT = 67, UNSOFT_CAP = 68;
+export const LEG_SIZE = 69;
 /** LOCKED's value for a foot released while its contact lasts. */
 export const RELEASED = 2;
 export const HIPS_DROP = 2 * LEG_SIZE, HIPS_DROP_VEL = HIPS_DROP + 1, DECAY_DT = HIPS_DROP + 2, DECAY_E = HIPS_DROP + 3;
