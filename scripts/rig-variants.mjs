@@ -13,6 +13,8 @@
 //   inches     written in inches; zyx: rotation channels in ZYX order
 //   scaleK     the body K times as large (a taller or shorter performer)
 //   yaw90      the whole capture turned a quarter turn about +Y
+//   zup        the whole capture turned so that its up is +Z (Z-up exporters)
+//   fingers    two fingers of three joints on each hand (index and thumb, curling a little), tips as end sites
 // The joint names it looks for are the shared captures' (../shared/data/mocap: joint_Root, Hips,
 // UpperLeg_L, LowerLeg_L, Foot_L, Toes_L, ...). Then build both and compare `motionmatch quality`:
 //   node scripts/rig-variants.mjs names+notoes ../shared/data/mocap/locomotion /tmp/v
@@ -25,7 +27,7 @@ const { writeBvh } = await import(new URL('import/bvh/write.js', root));
 const fs = await import('node:fs'); const path = await import('node:path');
 const [variant, src, dst] = process.argv.slice(2);
 if (!variant || !src || !dst) { console.error('usage: node scripts/rig-variants.mjs VARIANT[+VARIANT...] BVH_FOLDER OUT_FOLDER'); process.exit(2); }
-const KNOWN = /^(names|hipsroot|notoes|rest|pelvis|hiplink|twist|shinsplit|inches|zyx|yaw90|fps\d+|scale[\d.]+)$/;
+const KNOWN = /^(names|hipsroot|notoes|rest|pelvis|hiplink|twist|shinsplit|inches|zyx|yaw90|zup|fingers|fps\d+|scale[\d.]+)$/;
 for (const p of variant.split('+')) if (!KNOWN.test(p)) { console.error(`rig-variants: unknown variant '${p}' (see the comment at the top of this file)`); process.exit(2); }
 fs.mkdirSync(dst, { recursive: true });
 const CMU = { Hips: 'hip', Spine: 'abdomen', Chest: 'chest', Neck: 'neck', Head: 'head', Shoulder_L: 'lcollar', UpperArm_L: 'lshldr', LowerArm_L: 'lforearm', Hand_L: 'lhand', Shoulder_R: 'rcollar', UpperArm_R: 'rshldr', LowerArm_R: 'rforearm', Hand_R: 'rhand', UpperLeg_L: 'lthigh', LowerLeg_L: 'lshin', Foot_L: 'lfoot', Toes_L: 'ltoe', UpperLeg_R: 'rthigh', LowerLeg_R: 'rshin', Foot_R: 'rfoot', Toes_R: 'rtoe' };
@@ -89,6 +91,56 @@ function insertAbove(sk, clip, child, name, share) {
   const esP = Int32Array.from(sk.endSiteParents, (p) => oldToNew(p));
   return { sk: { names, parents, offsets, endSiteParents: esP, endSiteOffsets: sk.endSiteOffsets }, clip: { ...clip, rotations: rot, translations: tr } };
 }
+/**
+ * Two fingers of three joints on each hand (Index1..3, Thumb1..3 with the hand's side suffix), laid
+ * along the hand's end site (the index) and turned 40° off it (the thumb), 3 cm a segment, each
+ * curling about its local z by up to 0.3 rad as the clip goes on; the hand's end site moves to the
+ * finger tips. Joints are appended after the others (parents come first).
+ */
+function addFingers(sk, clip) {
+  const J = sk.names.length, F = clip.frameCount;
+  const names = [...sk.names], parents = Array.from(sk.parents), offsets = Array.from(sk.offsets), esP = [], esO = [];
+  const added = []; // [parent, offset[3], phase]
+  for (const side of ['L', 'R']) {
+    const hand = sk.names.indexOf(`Hand_${side}`);
+    const e = Array.from(sk.endSiteParents).indexOf(hand);
+    // along the hand's end site, or else its own bone (from its parent), 8 cm to the knuckles
+    let dir = e >= 0 ? [sk.endSiteOffsets[3 * e], sk.endSiteOffsets[3 * e + 1], sk.endSiteOffsets[3 * e + 2]] : [0, 0, 0];
+    if (!(Math.hypot(...dir) > 1e-4)) { const b = [sk.offsets[3 * hand], sk.offsets[3 * hand + 1], sk.offsets[3 * hand + 2]], bl = Math.hypot(...b); dir = b.map((v) => (v / bl) * 0.08); }
+    const len = Math.hypot(...dir), u = dir.map((v) => v / len);
+    // the thumb: u turned 40° about an axis perpendicular to it
+    const a = Math.abs(u[1]) < 0.9 ? [0, 1, 0] : [1, 0, 0];
+    const n = [u[1] * a[2] - u[2] * a[1], u[2] * a[0] - u[0] * a[2], u[0] * a[1] - u[1] * a[0]], nl = Math.hypot(...n);
+    const c = Math.cos(0.7), sn = Math.sin(0.7), t = u.map((v, k) => c * v + sn * n[k] / nl);
+    for (const [finger, d, phase] of [['Index', u, 0], ['Thumb', t, 1.3]]) {
+      let parent = hand;
+      for (let i = 1; i <= 3; i++) {
+        const at = names.length;
+        names.push(`${finger}${i}_${side}`); parents.push(parent);
+        const o = i === 1 ? d.map((v) => v * len) : d.map((v) => v * 0.03);
+        offsets.push(...o);
+        added.push([at, o, phase + i]);
+        parent = at;
+      }
+      esP.push(parent); esO.push(...d.map((v) => v * 0.02));
+    }
+  }
+  for (let e = 0; e < sk.endSiteParents.length; e++) {
+    if (sk.names[sk.endSiteParents[e]].startsWith('Hand_')) continue;
+    esP.push(sk.endSiteParents[e]); esO.push(sk.endSiteOffsets[3 * e], sk.endSiteOffsets[3 * e + 1], sk.endSiteOffsets[3 * e + 2]);
+  }
+  const J2 = names.length, rot = new Float64Array(F * J2 * 4), tr = new Float64Array(F * J2 * 3);
+  for (let f = 0; f < F; f++) {
+    rot.set(clip.rotations.subarray(f * J * 4, (f + 1) * J * 4), f * J2 * 4);
+    tr.set(clip.translations.subarray(f * J * 3, (f + 1) * J * 3), f * J2 * 3);
+    for (const [at, o, phase] of added) {
+      const angle = 0.15 + 0.15 * Math.sin(f / 20 + phase);
+      rot.set([0, 0, Math.sin(angle / 2), Math.cos(angle / 2)], (f * J2 + at) * 4);
+      tr.set(o, (f * J2 + at) * 3);
+    }
+  }
+  return { sk: { names, parents: Int32Array.from(parents), offsets: Float64Array.from(offsets), endSiteParents: Int32Array.from(esP), endSiteOffsets: Float64Array.from(esO) }, clip: { ...clip, rotations: rot, translations: tr } };
+}
 for (const f of fs.readdirSync(src).filter(n => n.endsWith('.bvh'))) {
   const imp = readBvhFile(path.join(src, f));
   let sk = imp.skeleton, clip = imp.clip, opts = {};
@@ -140,6 +192,20 @@ for (const f of fs.readdirSync(src).filter(n => n.endsWith('.bvh'))) {
     const off = Float64Array.from(sk.offsets); off.set(qrot(q, 0, [off[0], off[1], off[2]]), 0); sk = { ...sk, offsets: off };
     clip = { ...clip, rotations: rot, translations: tr };
   }
+  if (parts.has('zup')) {
+    // written by a Z-up exporter: the whole file in a basis turned a quarter turn about +X (+Y becomes
+    // +Z), rest pose included: offsets and end sites q·o, rotations q L q⁻¹, translations q·t
+    const q = [Math.SQRT1_2, 0, 0, Math.SQRT1_2], qi = [-Math.SQRT1_2, 0, 0, Math.SQRT1_2], J2 = sk.names.length;
+    const rot = new Float64Array(clip.rotations.length), tr = new Float64Array(clip.translations.length), tmp = new Float64Array(4);
+    for (let i = 0; i < clip.frameCount * J2; i++) {
+      qmul(q, 0, clip.rotations, 4 * i, tmp, 0); qmul(tmp, 0, qi, 0, rot, 4 * i);
+      tr.set(qrot(q, 0, [clip.translations[3 * i], clip.translations[3 * i + 1], clip.translations[3 * i + 2]]), 3 * i);
+    }
+    const turn = (v) => { const o = new Float64Array(v.length); for (let i = 0; i < v.length; i += 3) o.set(qrot(q, 0, [v[i], v[i + 1], v[i + 2]]), i); return o; };
+    sk = { ...sk, offsets: turn(sk.offsets), endSiteOffsets: turn(sk.endSiteOffsets) };
+    clip = { ...clip, rotations: rot, translations: tr };
+  }
+  if (parts.has('fingers')) ({ sk, clip } = addFingers(sk, clip));
   if (parts.has('inches')) opts = { ...opts, unitScale: 100 / 2.54 };
   if (parts.has('zyx')) opts = { ...opts, order: 'ZYX' };
   for (const p of parts) { const m = /^scale([\d.]+)$/.exec(p); if (m) { const s = Number(m[1]); sk = { ...sk, offsets: sk.offsets.map(v => v * s), endSiteOffsets: sk.endSiteOffsets.map(v => v * s) }; clip = { ...clip, translations: clip.translations.map(v => v * s) }; } }
