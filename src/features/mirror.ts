@@ -3,6 +3,7 @@ import type { Clip } from '../anim/clip.js';
 import { mirrorJointMap } from './roles.js';
 import { jointNameInfo } from './bone-names.js';
 import type { BoneRoles } from './schema.js';
+import { quatInvMultiply, quatMultiply } from '../math/quat.js';
 import { bestTurnAbout, mat3, mat3AngleBetween, mat3AxisAngle, mat3Diagonal, mat3FromQuat, mat3Multiply, mat3TransposeMultiply, quatFromMat3, type Mat3 } from '../math/mat3.js';
 
 /**
@@ -233,7 +234,7 @@ function jointReflections(s: Skeleton, partner: Int32Array, clips: readonly Clip
 }
 
 /** Among `candidates`, the axis whose mirrored partner rotations average closest to joint j's. */
-function mostAlikeAxis(s: Skeleton, partner: Int32Array, clips: readonly Clip[], j: number, parentAxis: number, parentFrame: ArrayLike<number>, candidates: number[]): number {
+function mostAlikeAxis(s: Skeleton, partner: Int32Array, clips: readonly Clip[], j: number, parentAxis: number, parentFrame: Float64Array, candidates: number[]): number {
   const J = s.names.length;
   const own = new Float64Array(4), q = new Float64Array(4);
   const mirrored = candidates.map(() => new Float64Array(4));
@@ -325,21 +326,14 @@ function reflectRotation(out: Float64Array | Float32Array, oo: number, q: ArrayL
  * whose reflection is (pa, pf) (axis codes, and frames R = -T as quaternions). Two one-axis
  * reflections only negate and swap components (reflectRotation); otherwise R_pᵀ q R_j.
  */
-function mirrorRotation(out: Float64Array | Float32Array, oo: number, q: ArrayLike<number>, qo: number, pa: number, pf: ArrayLike<number>, po: number, b: number, bf: ArrayLike<number>, bo: number): void {
+function mirrorRotation(out: Float64Array | Float32Array, oo: number, q: ArrayLike<number>, qo: number, pa: number, pf: Float64Array, po: number, b: number, bf: Float64Array, bo: number): void {
   if (pa !== GENERAL_REFLECTION && b !== GENERAL_REFLECTION) { reflectRotation(out, oo, q, qo, pa, b); return; }
-  // t = conj(r_p) q, then t r_j (Hamilton products, (x, y, z, w)).
-  const px = -pf[po], py = -pf[po + 1], pz = -pf[po + 2], pw = pf[po + 3];
-  const qx = q[qo], qy = q[qo + 1], qz = q[qo + 2], qw = q[qo + 3];
-  const tx = pw * qx + px * qw + py * qz - pz * qy;
-  const ty = pw * qy - px * qz + py * qw + pz * qx;
-  const tz = pw * qz + px * qy - py * qx + pz * qw;
-  const tw = pw * qw - px * qx - py * qy - pz * qz;
-  const rx = bf[bo], ry = bf[bo + 1], rz = bf[bo + 2], rw = bf[bo + 3];
-  out[oo] = tw * rx + tx * rw + ty * rz - tz * ry;
-  out[oo + 1] = tw * ry - tx * rz + ty * rw + tz * rx;
-  out[oo + 2] = tw * rz + tx * ry - ty * rx + tz * rw;
-  out[oo + 3] = tw * rw - tx * rx - ty * ry - tz * rz;
+  for (let k = 0; k < 4; k++) SOURCE[k] = q[qo + k];
+  quatInvMultiply(TURNED, 0, pf, po, SOURCE, 0);
+  quatMultiply(TURNED, 0, TURNED, 0, bf, bo);
+  for (let k = 0; k < 4; k++) out[oo + k] = TURNED[k];
 }
+const SOURCE = new Float64Array(4), TURNED = new Float64Array(4);
 
 /** out = T_pᵀ t: a one-axis parent negates its axis; a general one gives -R_pᵀ t. */
 function mirrorTranslation(out: Float64Array | Float32Array, oo: number, t: ArrayLike<number>, to: number, pa: number, pf: ArrayLike<number>, po: number): void {
