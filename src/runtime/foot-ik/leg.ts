@@ -163,11 +163,11 @@ export function softenReach(leg: LegJoints, wp: Float64Array, S: Float64Array, a
   const s0 = softReachStart(leg, wp), w = leg.length - s0;
   if (d <= s0 || d < 1e-9) return;
   let soft = w > 1e-9 ? s0 + w * (1 - Math.exp(-(d - s0) / w)) : s0;
-  // A leg just let go of further out than that (unsoftenOffset): the pull-in held off, never past the
-  // distance it was shown at then.
+  // A leg just let go of (unsoftenOffset): from the distance it was shown at then (or its target's,
+  // if nearer) onto the curve, over HOLD_RELEASE_SECONDS.
   if (S[at + UNSOFT] > 0) {
     const held = d < S[at + UNSOFT_CAP] ? d : S[at + UNSOFT_CAP];
-    if (held > soft) soft += S[at + UNSOFT] * (held - soft);
+    soft += S[at + UNSOFT] * (held - soft);
   }
   const k = soft / d;
   IK_TARGET[0] = wp[h] + x * k; IK_TARGET[1] = wp[h + 1] + y * k; IK_TARGET[2] = wp[h + 2] + z * k;
@@ -199,8 +199,11 @@ export function unsoftenOffset(leg: LegJoints, wp: Float64Array, S: Float64Array
     S[o] += x * k; S[o + 1] += y * k; S[o + 2] += z * k;
     softened = s0 + w * u;
   }
+  // Where softenReach would still put the target elsewhere than the leg was shown (the offset went
+  // only part of the way; or the step's new pose moved the soft range), the difference is let go
+  // over HOLD_RELEASE_SECONDS: a few millimetres either way move a nearly straight knee centimetres.
   const shown = Math.min(d, S[at + SHOWN_REACH]);
-  if (shown > softened) { S[at + UNSOFT] = 1; S[at + UNSOFT_CAP] = shown; }
+  if (Math.abs(shown - softened) > 1e-6) { S[at + UNSOFT] = 1; S[at + UNSOFT_CAP] = shown; }
 }
 
 /** One step of a released leg's held-off pull-in going (UNSOFT down to 0 over HOLD_RELEASE_SECONDS; S[STEP_DT]: the step's dt). */
