@@ -175,6 +175,9 @@ export class FootIK {
     S[at + ANIM_HEIGHT] = wp[c + 1] - rootY;
     S[at + ANKLE_HEIGHT] = wp[f + 1] - rootY;
     updateGroundHolds(S, at, leg, this.captured.contactHeight, 2 * host.frame + i);
+    // Before a release below may start it again: a release's hold-off, let go step by step (and one
+    // its own step did not solve, dropped: the leg was shown as animated).
+    restoreSoftening(S, at);
     if (S[at + LOCKED] === RELEASED && !contact) S[at + LOCKED] = 0;
     // A free foot on the ground moves as the captured one this step (before it may be planted
     // where that puts it), as far as the leg reaches.
@@ -192,7 +195,7 @@ export class FootIK {
     // ankle stopped dead, 7.8 m/s on the shared bench clips) and it is back near the ground (its lift
     // within the ground hold's top quarter, 0.03 leg lengths: planted higher, a brief contact's lock
     // stopped it in mid-descent and let go of it a few steps later, 13 cm off, knee 7.5 m/s).
-    if (lands && S[at + LOCKED] === 0 && landed && S[at + UNSOFT] === 0 && S[at + REACH] >= STEP_LANDED_HOLD && S[at + HOLD_LIFT] >= STEP_LANDED_HOLD && this.slowEnoughToPlant(leg, at, wp) && this.holdsPlanted(leg, at, wp, false)) {
+    if (lands && S[at + LOCKED] === 0 && landed && !(S[at + UNSOFT] > 0) && S[at + REACH] >= STEP_LANDED_HOLD && S[at + HOLD_LIFT] >= STEP_LANDED_HOLD && this.slowEnoughToPlant(leg, at, wp) && this.holdsPlanted(leg, at, wp, false)) {
       // Plant the contact point where it is displayed horizontally (animation plus any offset still
       // blending out), so that nothing slides once it is down, at the height the animation has it
       // (the ground). A vertical offset still blending out goes on doing so, from where it is: the
@@ -228,7 +231,6 @@ export class FootIK {
       }
     }
     decayOffset(this.S, at, this.opts);
-    restoreSoftening(S, at);
     const locked = S[at + LOCKED] === 1;
     if (!locked) decayHeel(this.S, at, this.opts);
     // The ankle's target: the animated ankle, shifted (when locked) by what puts the animated contact
@@ -261,14 +263,16 @@ export class FootIK {
       // Recomputed below: the heading held and any heel raise the leg needs to reach the lock.
       for (let k = 0; k < 3; k++) { S[at + HEEL + k] = 0; S[at + HEEL_VEL + k] = 0; S[at + HEEL_SHIFT + k] = 0; ANKLE_AS_ANIMATED[k] = S[at + TARGET + k]; }
       if (leg.contact !== leg.foot) yawHeld = holdFootHeading(S, leg, at, wp);
-    } else if (S[o] * S[o] + S[o + 1] * S[o + 1] + S[o + 2] * S[o + 2] < 1e-10 && heel < 1e-12 && onGround === 0 && lift === 0 && S[at + LIFT] === 0 && kneeSettled(leg, wp, S, at + KNEE_PLANE)) { keepAnimatedKnee(leg, wp, S, at + KNEE_PLANE); return; }
+    } else if (S[o] * S[o] + S[o + 1] * S[o + 1] + S[o + 2] * S[o + 2] < 1e-10 && heel < 1e-12 && onGround === 0 && lift === 0 && S[at + LIFT] === 0 && !(S[at + UNSOFT] > 0) && kneeSettled(leg, wp, S, at + KNEE_PLANE)) { keepAnimatedKnee(leg, wp, S, at + KNEE_PLANE); return; }
     // (A free leg still blending out an offset follows the body down too, above: its target was
     // taken before the hips were lowered. Held at the old height while any offset was left, it
     // dropped with the hips the step the offset ran out: knee jumps of 10-18 m/s with a 0.12 m drop.)
     let error = 0;
     for (let k = 0; k < 3; k++) { const e = S[at + TARGET + k] - wp[f + k]; error += e * e; }
     // Within 0.05 mm the solve would not show: skip it (most planted frames of clean data).
-    const settled = kneeSettled(leg, wp, S, at + KNEE_PLANE);
+    // (A leg whose release is still being let go of is solved: shown as animated for a step, it
+    // skipped its held reach and came back, 1.5 cm out and in at a nearly straight knee.)
+    const settled = !(S[at + UNSOFT] > 0) && kneeSettled(leg, wp, S, at + KNEE_PLANE);
     if (error < 2.5e-9 && heel < 1e-12 && !yawHeld && settled) { keepAnimatedKnee(leg, wp, S, at + KNEE_PLANE); return; }
     if (error < 2.5e-9 && S[at + LOCKED] !== 1 && settled) {
       keepAnimatedKnee(leg, wp, S, at + KNEE_PLANE);

@@ -161,10 +161,19 @@ export function softenReach(leg: LegJoints, wp: Float64Array, S: Float64Array, a
   const x = IK_TARGET[0] - wp[h], y = IK_TARGET[1] - wp[h + 1], z = IK_TARGET[2] - wp[h + 2];
   const d = Math.sqrt(x * x + y * y + z * z);
   const s0 = softReachStart(leg, wp), w = leg.length - s0;
-  if (d <= s0 || d < 1e-9) return;
-  let soft = w > 1e-9 ? s0 + w * (1 - Math.exp(-(d - s0) / w)) : s0;
-  // A leg just let go of (unsoftenOffset): from the distance it was shown at then (or its target's,
-  // if nearer) onto the curve, over HOLD_RELEASE_SECONDS.
+  if (d < 1e-9 || (d <= s0 && S[at + UNSOFT] === 0)) return;
+  // (within s0 the curve is the target's own distance: a held release still starts where it was shown)
+  let soft = d <= s0 ? d : w > 1e-9 ? s0 + w * (1 - Math.exp(-(d - s0) / w)) : s0;
+  // A leg just let go of (unsoftenOffset): at its solve in the release's step, the distance it was
+  // shown at (or its target's, if nearer) is where its target starts; then onto the curve over
+  // HOLD_RELEASE_SECONDS.
+  // Decided here, on the target as solved: the hips drop and a free leg's share of it come after
+  // the release, and moved the soft range by as much as the offset had made up (6 mm, a knee jump
+  // of 6 m/s at 144 Hz on the shared captures).
+  if (S[at + UNSOFT] < 0) {
+    const shown = d < S[at + SHOWN_REACH] ? d : S[at + SHOWN_REACH];
+    if (Math.abs(shown - soft) > 1e-6) { S[at + UNSOFT] = 1; S[at + UNSOFT_CAP] = shown; } else S[at + UNSOFT] = 0;
+  }
   if (S[at + UNSOFT] > 0) {
     const held = d < S[at + UNSOFT_CAP] ? d : S[at + UNSOFT_CAP];
     soft += S[at + UNSOFT] * (held - soft);
@@ -190,26 +199,23 @@ export function unsoftenOffset(leg: LegJoints, wp: Float64Array, S: Float64Array
   const o = at + OFFSET, h = 3 * leg.hip, f = 3 * leg.foot;
   const x = wp[f] + S[o] - wp[h], y = wp[f + 1] + S[o + 1] - wp[h + 1], z = wp[f + 2] + S[o + 2] - wp[h + 2];
   const d = Math.sqrt(x * x + y * y + z * z), s0 = softReachStart(leg, wp), w = leg.length - s0;
-  S[at + UNSOFT] = 0;
-  if (d <= s0) return;
-  let softened = s0;
-  if (w > 1e-9) {
-    const u = Math.min((d - s0) / w, UNSOFTEN_MAX), raw = s0 - w * Math.log(1 - u);
-    const k = raw / d - 1;
-    S[o] += x * k; S[o + 1] += y * k; S[o + 2] += z * k;
-    softened = s0 + w * u;
-  }
-  // Where softenReach would still put the target elsewhere than the leg was shown (the offset went
-  // only part of the way; or the step's new pose moved the soft range), the difference is let go
-  // over HOLD_RELEASE_SECONDS: a few millimetres either way move a nearly straight knee centimetres.
-  const shown = Math.min(d, S[at + SHOWN_REACH]);
-  if (Math.abs(shown - softened) > 1e-6) { S[at + UNSOFT] = 1; S[at + UNSOFT_CAP] = shown; }
+  // What softenReach would still put elsewhere than the leg was shown (the offset goes only part of
+  // the way; the step's hips drop moves the soft range) is let go over HOLD_RELEASE_SECONDS, from
+  // the leg's first solve (UNSOFT -1: to be decided there): a few millimetres either way move a
+  // nearly straight knee centimetres. (restoreSoftening drops a -1 its step left unsolved.)
+  S[at + UNSOFT] = -1;
+  if (d <= s0 || !(w > 1e-9)) return;
+  const u = Math.min((d - s0) / w, UNSOFTEN_MAX), raw = s0 - w * Math.log(1 - u);
+  const k = raw / d - 1;
+  S[o] += x * k; S[o + 1] += y * k; S[o + 2] += z * k;
 }
 
 /** One step of a released leg's held-off pull-in going (UNSOFT down to 0 over HOLD_RELEASE_SECONDS; S[STEP_DT]: the step's dt). */
 export function restoreSoftening(S: Float64Array, at: number): void {
   const u = at + UNSOFT;
-  if (S[u] > 0) { const left = S[u] - S[STEP_DT] / HOLD_RELEASE_SECONDS; S[u] = left > 0 ? left : 0; }
+  // (-1: a release its step did not solve; the leg was shown as animated, nothing to hold)
+  if (S[u] < 0) S[u] = 0;
+  else if (S[u] > 0) { const left = S[u] - S[STEP_DT] / HOLD_RELEASE_SECONDS; S[u] = left > 0 ? left : 0; }
 }
 
 /**
