@@ -412,7 +412,6 @@ export class FootIK {
         }
       }
       decayOffset(this.S, at, this.opts);
-      restoreSoftening(S, at);
       const locked = S[at + LOCKED] === 1;
       if (!locked) decayHeel(this.S, at, this.opts);
       if (locked) tiltTowards(S, at, leg, S, at + LOCK_NORMAL, false, go);

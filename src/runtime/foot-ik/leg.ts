@@ -190,19 +190,16 @@ export function softenReach(leg: LegJoints, wp: Float64Array, S: Float64Array, a
  * happens as the offset blends out. softenReach maps d > s0 to s0 + w·(1 − e^(−(d − s0)/w)), so the
  * distance that maps to x is s0 − w·ln(1 − (x − s0)/w). The inverse grows without bound towards full
  * stretch (a leg held there pushed its target half a metre out), so it goes at most UNSOFTEN_MAX of
- * the soft range, and none where the animated leg is itself straight (no soft range). Where the leg
- * was shown further out than that, the rest of the pull-in is held off (UNSOFT, UNSOFT_CAP) and let
- * go over HOLD_RELEASE_SECONDS (restoreSoftening): a few millimetres near full stretch, but the knee
- * moves centimetres for them (5 cm in one step, 11 m/s at 144 Hz, on the shared locomotion captures).
+ * the soft range, and none where the animated leg is itself straight (no soft range). What is left,
+ * and what the step's hips drop and new pose move, softenReach holds off at the leg's solve in this
+ * step (UNSOFT -1 until then; restoreSoftening drops a -1 the step left unsolved): a few millimetres
+ * near full stretch, but the knee moves centimetres for them (5 cm in one step, 11 m/s at 144 Hz,
+ * on the shared locomotion captures).
  */
 export function unsoftenOffset(leg: LegJoints, wp: Float64Array, S: Float64Array, at: number): void {
   const o = at + OFFSET, h = 3 * leg.hip, f = 3 * leg.foot;
   const x = wp[f] + S[o] - wp[h], y = wp[f + 1] + S[o + 1] - wp[h + 1], z = wp[f + 2] + S[o + 2] - wp[h + 2];
   const d = Math.sqrt(x * x + y * y + z * z), s0 = softReachStart(leg, wp), w = leg.length - s0;
-  // What softenReach would still put elsewhere than the leg was shown (the offset goes only part of
-  // the way; the step's hips drop moves the soft range) is let go over HOLD_RELEASE_SECONDS, from
-  // the leg's first solve (UNSOFT -1: to be decided there): a few millimetres either way move a
-  // nearly straight knee centimetres. (restoreSoftening drops a -1 its step left unsolved.)
   S[at + UNSOFT] = -1;
   if (d <= s0 || !(w > 1e-9)) return;
   const u = Math.min((d - s0) / w, UNSOFTEN_MAX), raw = s0 - w * Math.log(1 - u);

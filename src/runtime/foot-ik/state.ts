@@ -58,10 +58,10 @@ export const CLEAR_LIFT = 62, CLEAR_LIFT_VEL = 63, GROUND_AHEAD = 64;
  */
 export const HEEL_RAISE = 65;
 /**
- * Per leg: the hip-to-ankle distance shown at the end of the last step (m); and, for a leg let go of
- * nearer full stretch than its softened reach allows, how much of that reach's pull-in is still held
- * off (1 at the release, down to 0 over HOLD_RELEASE_SECONDS) and the distance it was shown at then
- * (leg.ts unsoftenOffset, softenReach).
+ * Per leg: the hip-to-ankle distance shown at the end of the last step (m); and for a leg just let
+ * go of, how much of the way from the distance it was shown at to its softened reach is still held
+ * off (-1 until its solve in the release step decides; then 1, down to 0 over HOLD_RELEASE_SECONDS)
+ * and that distance (leg.ts unsoftenOffset, softenReach, restoreSoftening).
  */
 export const SHOWN_REACH = 66, UNSOFT = 67, UNSOFT_CAP = 68;
 export const LEG_SIZE = 69;
