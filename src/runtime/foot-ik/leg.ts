@@ -4,7 +4,7 @@
  * ground (foot-ik/foot-ik.ts).
  */
 import type { LegJoints } from './rig.js';
-import { IK_TARGET, OFFSET, SHOWN_REACH, STEP_DT, UNSOFT, UNSOFT_CAP } from './state.js';
+import { IK_TARGET, OFFSET, SHOWN_REACH, STEP_DT, UNSOFT, UNSOFT_CAP, UNSOFT_GAP } from './state.js';
 
 /** The pole kneePole computes (world direction), shared by every character of a thread. */
 export const KNEE_POLE = new Float64Array(3);
@@ -164,19 +164,22 @@ export function softenReach(leg: LegJoints, wp: Float64Array, S: Float64Array, a
   if (d < 1e-9 || (d <= s0 && S[at + UNSOFT] === 0)) return;
   // (within s0 the curve is the target's own distance: a held release still starts where it was shown)
   let soft = d <= s0 ? d : w > 1e-9 ? s0 + w * (1 - Math.exp(-(d - s0) / w)) : s0;
-  // A leg just let go of (unsoftenOffset): at its solve in the release's step, the distance it was
-  // shown at (or its target's, if nearer) is where its target starts; then onto the curve over
-  // HOLD_RELEASE_SECONDS.
+  // A leg just let go of (unsoftenOffset): at its solve in the release's step, the gap between the
+  // distance it was shown at (or its target's, if nearer) and the softened one is added back, and
+  // blends out over HOLD_RELEASE_SECONDS: the target starts where the leg was and moves on with the
+  // body (holding the distance itself instead dragged a foot still on the floor along with the hips).
   // Decided here, on the target as solved: the hips drop and a free leg's share of it come after
   // the release, and moved the soft range by as much as the offset had made up (6 mm, a knee jump
   // of 6 m/s at 144 Hz on the shared captures).
   if (S[at + UNSOFT] < 0) {
     const shown = d < S[at + SHOWN_REACH] ? d : S[at + SHOWN_REACH];
-    if (Math.abs(shown - soft) > 1e-6) { S[at + UNSOFT] = 1; S[at + UNSOFT_CAP] = shown; } else S[at + UNSOFT] = 0;
+    if (Math.abs(shown - soft) > 1e-6) { S[at + UNSOFT] = 1; S[at + UNSOFT_GAP] = shown - soft; S[at + UNSOFT_CAP] = shown; } else S[at + UNSOFT] = 0;
   }
   if (S[at + UNSOFT] > 0) {
-    const held = d < S[at + UNSOFT_CAP] ? d : S[at + UNSOFT_CAP];
-    soft += S[at + UNSOFT] * (held - soft);
+    // never past the target's own distance, nor straighter than the leg was shown or is softened to
+    const most = Math.min(d, Math.max(soft, S[at + UNSOFT_CAP]));
+    soft += S[at + UNSOFT] * S[at + UNSOFT_GAP];
+    if (soft > most) soft = most;
   }
   const k = soft / d;
   IK_TARGET[0] = wp[h] + x * k; IK_TARGET[1] = wp[h + 1] + y * k; IK_TARGET[2] = wp[h + 2] + z * k;
