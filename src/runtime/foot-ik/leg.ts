@@ -164,10 +164,13 @@ export function softenReach(leg: LegJoints, wp: Float64Array, S: Float64Array, a
   if (d < 1e-9 || (d <= s0 && S[at + UNSOFT] === 0)) return;
   // (within s0 the curve is the target's own distance: a held release still starts where it was shown)
   let soft = d <= s0 ? d : w > 1e-9 ? s0 + w * (1 - Math.exp(-(d - s0) / w)) : s0;
-  // A leg just let go of (unsoftenOffset): at its solve in the release's step, the gap between the
-  // distance it was shown at (or its target's, if nearer) and the softened one is added back, and
-  // blends out over HOLD_RELEASE_SECONDS: the target starts where the leg was and moves on with the
-  // body (holding the distance itself instead dragged a foot still on the floor along with the hips).
+  // A leg just let go of (unsoftenOffset): at its solve in the release's step, the target starts at
+  // the distance the leg was shown at (or its own, if nearer) and goes onto the curve over
+  // HOLD_RELEASE_SECONDS. Shown further out than the curve (a nearly straight leg, whose knee moves
+  // fastest there), that distance itself is held and let go: the curve moves with the animated
+  // leg's own reach (its start), 3 mm in a step at a release in a strafe. Shown nearer, the gap is
+  // added back and blends out, so that the target moves on with the body: holding the distance
+  // there dragged a released foot still on the floor along with the hips (built-in skate +0.1-0.3).
   // Decided here, on the target as solved: the hips drop and a free leg's share of it come after
   // the release, and moved the soft range by as much as the offset had made up (6 mm, a knee jump
   // of 6 m/s at 144 Hz on the shared captures).
@@ -176,10 +179,12 @@ export function softenReach(leg: LegJoints, wp: Float64Array, S: Float64Array, a
     if (Math.abs(shown - soft) > 1e-6) { S[at + UNSOFT] = 1; S[at + UNSOFT_GAP] = shown - soft; S[at + UNSOFT_CAP] = shown; } else S[at + UNSOFT] = 0;
   }
   if (S[at + UNSOFT] > 0) {
-    // never past the target's own distance, nor straighter than the leg was shown or is softened to
-    const most = Math.min(d, Math.max(soft, S[at + UNSOFT_CAP]));
-    soft += S[at + UNSOFT] * S[at + UNSOFT_GAP];
-    if (soft > most) soft = most;
+    if (S[at + UNSOFT_GAP] > 0) {
+      const held = d < S[at + UNSOFT_CAP] ? d : S[at + UNSOFT_CAP];
+      soft += S[at + UNSOFT] * (held - soft);
+    } else {
+      soft += S[at + UNSOFT] * S[at + UNSOFT_GAP];
+    }
   }
   const k = soft / d;
   IK_TARGET[0] = wp[h] + x * k; IK_TARGET[1] = wp[h + 1] + y * k; IK_TARGET[2] = wp[h + 2] + z * k;

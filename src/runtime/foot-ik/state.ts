@@ -59,10 +59,10 @@ export const CLEAR_LIFT = 62, CLEAR_LIFT_VEL = 63, GROUND_AHEAD = 64;
 export const HEEL_RAISE = 65;
 /**
  * Per leg: the hip-to-ankle distance shown at the end of the last step (m); and for a leg just let
- * go of, how much of the gap between the distance it was shown at and its softened reach is still
- * added back (-1 until its solve in the release step decides; then 1, down to 0 over
- * HOLD_RELEASE_SECONDS), that gap (m) and the distance shown then (leg.ts unsoftenOffset,
- * softenReach, restoreSoftening).
+ * go of, how much of the way from the distance it was shown at to its softened reach is still held
+ * off (-1 until its solve in the release step decides; then 1, down to 0 over
+ * HOLD_RELEASE_SECONDS), the gap between the two then (m) and the distance shown then (leg.ts
+ * unsoftenOffset, softenReach, restoreSoftening).
  */
 export const SHOWN_REACH = 66, UNSOFT = 67, UNSOFT_GAP = 68, UNSOFT_CAP = 69;
 export const LEG_SIZE = 70;
