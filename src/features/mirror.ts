@@ -155,15 +155,15 @@ function motionMatrix(s: Skeleton, partner: Int32Array, clips: readonly Clip[], 
 
 /** T turned about its own axes (coordinate ascent on tr(Tᵀ K)) until no turn gains: a joint no offset constrains. */
 function turnedToMotion(T: Mat3, K: Mat3): Mat3 {
-  let cur = Float64Array.from(T);
-  const R = mat3(), next = mat3();
+  let cur: Mat3 = Float64Array.from(T), next: Mat3 = mat3();
+  const R = mat3(), AXES = [[1, 0, 0], [0, 1, 0], [0, 0, 1]];
   for (let round = 0; round < 100; round++) {
     let largest = 0;
-    for (let axis = 0; axis < 3; axis++) {
-      const e = [axis === 0 ? 1 : 0, axis === 1 ? 1 : 0, axis === 2 ? 1 : 0];
+    for (const e of AXES) {
       const angle = bestTurnAbout(cur, K, e);
       largest = Math.max(largest, Math.abs(angle));
-      cur = Float64Array.from(mat3Multiply(next, cur, mat3AxisAngle(R, e, angle)));
+      mat3Multiply(next, cur, mat3AxisAngle(R, e, angle));
+      [cur, next] = [next, cur];
     }
     if (largest < 1e-12) break;
   }
