@@ -7,7 +7,7 @@ import { AgentGroup, agentHashesInOrder, stepCount, stepSearchTimes, warmUpSteps
 import { digestOfAgentHashes } from './hash.js';
 import { shareDatabase } from './shared-arrays.js';
 import { estimateSimulationMemory, requireSimulationFits } from './memory-node.js';
-import { workerExecArgv } from '../util/worker-node.js';
+import { startWorker } from '../util/worker-node.js';
 import { OverlayStats } from './overlay/metrics.js';
 import { checkSearchTags } from './search-tags.js';
 import { parseBoneMaskSpec } from '../runtime/overlay/bone-mask.js';
@@ -138,7 +138,7 @@ async function runInWorkers(db: Database, matcher: Matcher, o: SimulationOptions
   // over every thread, and budget blocks stay whole.
   const ranges = workerRanges(firstAgent, agentCount, o.workers);
   const progress = new Array(ranges.length).fill(0);
-  const workers = ranges.map(() => new Worker(script, { execArgv: workerExecArgv() }));
+  const workers = ranges.map(() => startWorker((execArgv) => new Worker(script, { execArgv })));
   try {
     // Terrain and overlay settings are plain data: each worker builds its own ground and overlay
     // layers from them (a height field's heights are shared, not copied per worker).

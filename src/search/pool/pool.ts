@@ -20,7 +20,7 @@ import { checkSearchStructure } from '../searchable.js';
 import { CallScratch, STAGING, type SearchStaging } from '../wasm/staging.js';
 import { createSearchMemory, nodePackageRoot, sharedMemorySupported } from '../wasm/load.js';
 import type { InitMessage, RunMessage, WorkerReply } from './worker.js';
-import { workerExecArgv } from '../../util/worker-node.js';
+import { startWorker } from '../../util/worker-node.js';
 
 export type { PoolOptions } from '../options.js';
 
@@ -292,7 +292,7 @@ function spawn(source: WorkerSource): ThreadHandle {
   if (isNode()) {
     if (typeof source === 'function') throw new Error('MatcherPool: in Node, PoolOptions.workerUrl is a URL or a path, not a function');
     const { Worker } = process.getBuiltinModule('node:worker_threads');
-    const w = new Worker(source, { execArgv: workerExecArgv() });
+    const w = startWorker((execArgv) => new Worker(source, { execArgv }));
     w.unref(); // an idle pool must not keep the process alive
     return {
       hold: (on) => (on ? w.ref() : w.unref()),
