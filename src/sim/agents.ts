@@ -91,7 +91,7 @@ export interface GroupResult {
 /** Agents stepped together (prepare, search, complete) before the next ones: their state stays in cache. */
 const CHUNK = 128;
 
-export function stepCount(cfg: SimulationConfig): number {
+export function stepCount(cfg: Pick<SimulationConfig, 'seconds' | 'hz'>): number {
   return Math.round(cfg.seconds * cfg.hz);
 }
 

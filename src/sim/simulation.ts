@@ -238,6 +238,8 @@ function validate(o: SimulationOptions): void {
   int(o.seed, 'seed', -(2 ** 31), 2 ** 32 - 1);
   if (!(Number.isFinite(o.seconds) && o.seconds > 0 && o.seconds <= 86_400)) throw new RangeError(`seconds must be in (0, 86400], got ${o.seconds}`);
   if (!(Number.isFinite(o.hz) && o.hz >= 1 && o.hz <= 1000)) throw new RangeError(`hz must be in [1, 1000], got ${o.hz}`);
+  // A run of no step has no figure to report (every quality measure was NaN, printed as such).
+  if (stepCount(o) < 1) throw new RangeError(`seconds must make at least one step at ${o.hz} Hz (${(1 / o.hz).toPrecision(3)} s), got ${o.seconds}`);
   if (o.recordAgent >= o.agents) throw new RangeError(`agent ${o.recordAgent} does not exist (agents 0..${o.agents - 1})`);
   if (o.agentRange) {
     const { first, count } = o.agentRange;

@@ -89,6 +89,22 @@ describe('motionmatch simulate', () => {
     expect(missing.stderr).toMatch(/nope\.mmdb/);
   });
 
+  it('refuses a run of no step (usage error naming --seconds and --hz), and prints n/a for figures a short run has none of', async () => {
+    const none = await runCliInProcess(['simulate', '--seconds', '0.001', '--agents', '2']);
+    expect(none.code).toBe(2);
+    expect(none.stdout).toBe('');
+    expect(none.stderr.split('\n')[0]).toMatch(/--seconds 0\.001 at --hz 30 makes no step/);
+    // The library refuses it too (every quality figure of such a run was NaN).
+    const { runSimulation } = await import('../../src/sim/simulation.js');
+    const { builtinDatabase } = await import('../../src/apps/builtin-database.js');
+    await expect(runSimulation(builtinDatabase(), { agents: 2, seconds: 0.001, hz: 30, seed: 1, workers: 1, scenario: 'mixed', method: 'kdtree', backend: 'auto', footIK: true, recordAgent: -1 })).rejects.toThrow(/at least one step/);
+    // One step: no velocity change to measure (it takes three steps), no foot skate yet.
+    const one = await runCliInProcess(['simulate', '--seconds', '0.02', '--agents', '2', '--no-warmup']);
+    expect(one.code, one.stderr).toBe(0);
+    expect(one.stdout).not.toMatch(/NaN/);
+    expect(one.stdout).toMatch(/largest velocity change of a joint n\/a m\/s \(p99\.9 n\/a\)/);
+  });
+
   it('refuses a crowd too large for the machine up front, with the figure, in seconds', () => {
     const t0 = Date.now();
     const r = runCli(['simulate', '--agents', '1000000', '--seconds', '1'], { timeoutMs: 30_000 });

@@ -119,6 +119,7 @@ export async function simulateCommand(argv: string[]): Promise<number> {
   const hz = numberOption(values.hz, 'hz', SIMULATE_USAGE, 1, 1000) ?? 30;
   const seed = integerOption(values.seed, 'seed', SIMULATE_USAGE, 0, 2 ** 32 - 1) ?? 1;
   const workers = integerOption(values.workers, 'workers', SIMULATE_USAGE, 1, 64) ?? 1;
+  if (stepCount({ seconds, hz }) < 1) throw new UsageError(`--seconds ${seconds} at --hz ${hz} makes no step (one step is ${(1 / hz).toPrecision(3)} s)`, SIMULATE_USAGE);
   const scenario = (values.scenario ?? 'mixed') as ScenarioName;
   if (!SCENARIOS.includes(scenario)) throw new UsageError(`--scenario must be one of ${SCENARIOS.join(', ')}`, SIMULATE_USAGE);
   const method = (values.method ?? 'kdtree') as SearchMethod;
@@ -196,7 +197,7 @@ export async function simulateCommand(argv: string[]): Promise<number> {
       return 0;
     }
     const r = partial.result;
-    const f = (x: number, d = 1) => x.toFixed(d);
+    const f = (x: number, d = 1) => figureText(x, d);
     process.stdout.write([
       `simulated shard ${shard.index}/${shard.count}: agents ${range.first}..${range.first + range.count - 1} of ${agents} for ${seconds} s at ${hz} Hz (${run.steps} steps, scenario ${scenario}, seed ${seed}) on ${workers} thread(s), ${r.backend} ${method}`,
       `  speed        ${Math.round((range.count * run.steps) / Math.max(r.wallSeconds, 1e-9)).toLocaleString('en-US')} agent-steps/s (${f(r.wallSeconds, 2)} s stepping; ${f(r.setupSeconds, 2)} s setup)`,
@@ -236,7 +237,7 @@ function terrainArgument(value: string | undefined, seed: number): TerrainSpec |
 
 /** The text report's terrain lines (simulate, merge): what the ground was, and the feet against it. */
 export function terrainText(terrain: string, q: SimulationResult['quality']): string {
-  const f = (x: number, d = 2) => x.toFixed(d);
+  const f = (x: number, d = 2) => figureText(x, d);
   return `  terrain      ${terrain}\n` +
     `  ground       feet in contact ${f(q.footGroundErrorCm)} cm from the ground (p95 ${f(q.footGroundErrorP95Cm)}); in it ${f(q.footPenetrationCm)} cm (p95 ${f(q.footPenetrationP95Cm)}), above it ${f(q.footFloatCm)} cm (p95 ${f(q.footFloatP95Cm)}); swinging feet in it: p99 ${f(q.swingPenetrationP99Cm)} cm, max ${f(q.swingPenetrationMaxCm)} cm\n`;
 }
@@ -294,6 +295,11 @@ async function packageVersion(): Promise<string> {
   return typeof pkg.version === 'string' ? pkg.version : 'unknown';
 }
 
+/** A figure in the text report; 'n/a' where the run has none (a pop needs three steps, a skate figure a foot near the ground; null in JSON). */
+export function figureText(x: number | null, digits: number): string {
+  return x !== null && Number.isFinite(x) ? x.toFixed(digits) : 'n/a';
+}
+
 /** ", 62% local" when some searches were local (windowed around the playing frame), else nothing. */
 function localShareText(report: { searches: number; localSearches?: number }): string {
   const local = report.localSearches ?? 0;
@@ -302,7 +308,7 @@ function localShareText(report: { searches: number; localSearches?: number }): s
 
 /** The text report of a whole run (simulate, merge): `header` then the figures. */
 export function formatSimulationText(report: Omit<SimulationResult, 'recording' | 'overlayStats'>, header: string): string {
-  const f = (x: number, d = 1) => x.toFixed(d);
+  const f = (x: number, d = 1) => figureText(x, d);
   return [
     header,
     `  speed        ${Math.round(report.agentStepsPerSec).toLocaleString('en-US')} agent-steps/s (${f(report.wallSeconds, 2)} s stepping; ${f(report.setupSeconds, 2)} s setup, of which ${f(report.warmupSeconds, 2)} s JIT warm-up)`,
