@@ -93,6 +93,11 @@ export function parseJsonInput(text: string, source: string, error: (message: st
   const what = options.what ?? '';
   const invalid = options.invalid ?? 'not valid JSON';
   if (text.trim() === '') throw error(`${source}: ${what}the file is empty`);
+  // JSON text never holds a NUL (a control character, even in a string, is escaped): binary data,
+  // such as a .mmdb named where a JSON file goes. Read as JSON it failed on whatever came first (a
+  // database's bytes "nested deeper than 16 levels").
+  const nul = text.indexOf('\u0000');
+  if (nul >= 0) throw error(`${source}: ${what}binary data, not JSON text (character ${nul + 1} is a NUL byte; the file starts with "${excerpt(text.slice(0, 12), 12)}")`);
   const deep = jsonDepthExceeded(text, maxDepth);
   if (deep >= 0) throw error(`${source}: ${what}JSON nests deeper than ${maxDepth} levels (at ${lineColumn(text, deep)})`);
   try {

@@ -116,6 +116,16 @@ describe.each(readers)('$kind files', ({ kind, read, error }) => {
     }
   });
 
+  it('refuse binary data (a database named where a JSON file goes) as such, in one line', () => {
+    // The first bytes of a .mmdb: read as JSON, its brackets "nested deeper than 16 levels" (merge).
+    const mmdb = 'MMDB\r\n\u001a\n\u0001\u0000\u0000\u0000' + '[{'.repeat(40) + 'x';
+    const e = thrown(() => read(mmdb));
+    expect(e).toBeInstanceOf(error);
+    expect(e.message).toMatch(/^f\.json: (.*: )?binary data, not JSON text|^f\.json: neither a JSON height field/);
+    expect(e.message).not.toMatch(/nests deeper/);
+    expectOneLine(e.message);
+  });
+
   it('cut a 10,000-character value and escape its terminal escapes', () => {
     const long = '\u001b[31m' + 'x'.repeat(10_000);
     const text = {
@@ -245,6 +255,11 @@ describe('partial reports: a forged file (checksum recomputed) is refused field 
   it('reads the untouched report (and a resealed copy of it)', () => {
     expect(parsePartialReport(text, 'p.json').report.shard.agents).toBe(2);
     expect(parsePartialReport(resealed(() => {}), 'p.json').report.shard.agents).toBe(2);
+  });
+  it('a database named as a partial report: binary data, not "JSON nests deeper than 16 levels"', () => {
+    const e = thrown(() => parsePartialReport('MMDB\r\n\u001a\n\u0001\u0000\u0000\u0000' + '[{'.repeat(40), 'b.mmdb'));
+    expect(e).toBeInstanceOf(PartialReportError);
+    expect(e.message).toMatch(/^b\.mmdb: not a partial report: binary data, not JSON text \(character 10 is a NUL byte; the file starts with "MMDB\\u000d/);
   });
   it('quality "NaN"', () => {
     const e = err((r) => { r.quality[Object.keys(r.quality).find((k) => typeof r.quality[k] === 'number')!] = 'NaN'; });
