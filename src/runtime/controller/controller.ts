@@ -36,7 +36,7 @@ import { stepSimulation } from './simulation.js';
 import { OverlayLayer, type OverlayPlayOptions, type OverlaySource } from '../overlay/overlay.js';
 import { standingFrames } from './standing.js';
 import { stepBlendWeight, savePose, blendFromSaved } from './level-blend.js';
-import { buildQuery, predictForQuery, predictTrajectory } from './query.js';
+import { buildQuery, predictForQuery, predictTrajectory, searchCanLand } from './query.js';
 import { decayRootVelocityOffset, drainingOffsets, endDrain, startTransitionOffsets } from './transition-offsets.js';
 import { schedulePose } from './pose-schedule.js';
 
@@ -328,6 +328,7 @@ export class MotionMatchingController {
     this.request.localHalfFrames = this.s[LOD_LOCAL_FRAMES];
     predictForQuery(this, this.s, this.trajectory);
     buildQuery(this, this.s, this.trajectory, input, clip.start, clip.start + clip.count, atEnd);
+    if (!searchCanLand(this.db, this.request)) { this.wantsSearch = false; return false; }
     return true;
   }
 

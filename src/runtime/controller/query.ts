@@ -107,3 +107,31 @@ export function buildQuery(c: QueryHost, s: Float64Array, layout: TrajectoryLayo
   request.requireTags = input.requireTags;
   request.excludeTags = input.excludeTags;
 }
+
+/** Search candidates per database (counted once). */
+const candidateCounts = new WeakMap<Database, number>();
+
+function candidateCount(db: Database): number {
+  let n = candidateCounts.get(db);
+  if (n === undefined) {
+    n = 0;
+    for (let f = 0; f < db.frameCount; f++) if (db.candidates[f] !== 0) n++;
+    candidateCounts.set(db, n);
+  }
+  return n;
+}
+
+/**
+ * Whether the request built by buildQuery leaves a candidate frame outside its same-clip window.
+ * None does only in a database of one short clip (a single 1-frame capture: its one candidate is
+ * always the playing frame's neighbour): the character then plays on instead of searching, as a
+ * search that finds nothing better. (Searched, it threw "the candidate set is empty" from the
+ * controller's update.) Counted in the window only when the database has no more candidates than it spans.
+ */
+export function searchCanLand(db: Database, request: PoseSearchRequest): boolean {
+  const total = candidateCount(db), from = request.excludeStart, to = request.excludeEnd;
+  if (total > to - from) return true;
+  let inside = 0;
+  for (let f = from; f < to; f++) if (db.candidates[f] !== 0) inside++;
+  return inside < total;
+}
