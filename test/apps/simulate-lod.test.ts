@@ -79,6 +79,13 @@ describe('motionmatch simulate --lod', () => {
     expect(missing.stderr).toMatch(/none\.json/);
   });
 
+  it('prints n/a, not NaN, for a level no agent reached (a small crowd near the camera)', async () => {
+    const r = await runCliInProcess(['simulate', '--agents', '10', '--seconds', '1', '--lod', '--no-warmup']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).not.toMatch(/NaN/);
+    expect(r.stdout).toMatch(/level 3 .*: 0\.0% of agent-steps, .*skate n\/a cm\/s/);
+  });
+
   it('refuses bad --lod and --search-budget values with a usage error (exit 2)', async () => {
     const cases: Array<[string[], RegExp]> = [
       [['--search-budget', '10'], /--search-budget goes with --lod/],

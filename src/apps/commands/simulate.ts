@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { hostname } from 'node:os';
 import { tuneJitForCrowds } from '../../util/jit-node.js';
+import { figureText } from '../../util/figure-text.js';
 import { parseCommandArgs, integerOption, numberOption, UsageError } from '../args.js';
 import { readDatabaseArgument } from '../database-file.js';
 import { runAgentGroups, runSimulation, type SimulationOptions, type SimulationResult } from '../../sim/simulation.js';
@@ -293,11 +294,6 @@ function exportRecording(db: Database, recording: SimulationResult['recording'],
 async function packageVersion(): Promise<string> {
   const pkg = JSON.parse(readFileSync(join(await nodePackageRoot(), 'package.json'), 'utf8')) as { version?: unknown };
   return typeof pkg.version === 'string' ? pkg.version : 'unknown';
-}
-
-/** A figure in the text report; 'n/a' where the run has none (a pop needs three steps, a skate figure a foot near the ground; null in JSON). */
-export function figureText(x: number | null, digits: number): string {
-  return x !== null && Number.isFinite(x) ? x.toFixed(digits) : 'n/a';
 }
 
 /** ", 62% local" when some searches were local (windowed around the playing frame), else nothing. */

@@ -7,6 +7,7 @@ import { DEFAULT_LOD_HYSTERESIS, DEFAULT_LOD_LEVELS, type LodLevel } from '../..
 import { emptyLodCounts, mergeLodCounts, type LodCounts } from '../../runtime/crowd/crowd-lod.js';
 import { QualityStats } from '../../runtime/quality/meter.js';
 import type { LodCamera } from './camera.js';
+import { figureText } from '../../util/figure-text.js';
 
 /** What the report reads of a group's result (GroupResult in sim/agents.ts, declared here: agents.ts imports lod/). */
 export interface GroupLodResult {
@@ -92,7 +93,7 @@ export function lodReportOf(counts: LodCounts, levelStats: readonly QualityStats
 
 /** The text report's level-of-detail lines (simulate, merge). */
 export function lodText(r: LodReport): string {
-  const f = (x: number, d = 1) => x.toFixed(d);
+  const f = (x: number, d = 1) => figureText(x, d);
   const lines = r.levels.map((l) => `  level ${l.level}      ${l.toM === null ? `>= ${l.fromM}` : `${l.fromM}-${l.toM}`} m: ${f(100 * l.share)}% of agent-steps, ${f(l.searchesPerAgentSec, 2)} searches/s, skate ${f(l.footSkateCmPerSec, 2)} cm/s, trajectory error ${f(l.trajectoryErrorCm)} cm, ${f(l.transitionsPerSec, 2)} transitions/s`);
   return lines.join('\n') + '\n' +
     `  lod          camera (${f(r.camera.x)}, ${f(r.camera.z)}) m; ${r.fullSearches.toLocaleString('en-US')} full + ${r.localSearches.toLocaleString('en-US')} local searches; ${r.levelChanges.toLocaleString('en-US')} level changes` +

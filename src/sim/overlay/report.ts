@@ -8,6 +8,7 @@ import { parseBoneMaskSpec } from '../../runtime/overlay/bone-mask.js';
 import type { OverlaySimulation } from './schedule.js';
 import type { OverlayReport, OverlayStats } from './metrics.js';
 import { measureOverlayCost } from './cost.js';
+import { figureText } from '../../util/figure-text.js';
 
 export interface OverlayFigures extends OverlayReport {
   tag: string;
@@ -56,7 +57,7 @@ export function overlayFigures(db: Database, settings: OverlaySimulation, stats:
 
 /** The lines the text report adds. */
 export function overlayText(o: OverlayFigures): string {
-  const f = (x: number) => x.toFixed(2);
+  const f = (x: number) => figureText(x, 2);
   return [
     `  overlay      '${o.tag}' (${o.mode}) on ${o.mask.label}: ${o.entries.toLocaleString('en-US')} entries, ${o.exits.toLocaleString('en-US')} exits, active ${(100 * o.activeShare).toFixed(0)}% of agent-steps`,
     `               joint velocity jump at entry ${f(o.entryJumpMax)} m/s max (p95 ${f(o.entryJumpP95)}), exit ${f(o.exitJumpMax)} (p95 ${f(o.exitJumpP95)}); while playing p95 ${f(o.playingJumpP95)}, without overlay p95 ${f(o.withoutJumpP95)} (max ${f(o.withoutJumpMax)})`,
