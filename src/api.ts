@@ -60,7 +60,7 @@ export {
 } from './runtime/root-motion/index.js';
 export { createInertializationState, inertializeTransition, inertializeUpdate, inertializeApplyPose } from './runtime/inertialization/inertialize.js';
 export { InertializationDecay, type InertializationDecayOptions } from './runtime/inertialization/decay.js';
-export { MotionMatchingController, createInput, DEFAULT_CONTROLLER_OPTIONS, MAX_DESIRED_SPEED, type ControllerInput, type ControllerOptions } from './runtime/controller/controller.js';
+export { MotionMatchingController, createInput, DEFAULT_CONTROLLER_OPTIONS, MAX_DESIRED_SPEED, type ControllerInput, type ControllerOptions, type ControllerOptionsInput } from './runtime/controller/controller.js';
 export { MatcherSearchPort } from './runtime/matcher-port.js';
 export { CrowdSearchBatch, type BatchSearcher } from './runtime/crowd/batch.js';
 // Levels of detail and the search budget (docs/lod.md).

@@ -23,3 +23,20 @@ describe('controller options: half-lives within their range', () => {
     expect(DEFAULT_CONTROLLER_OPTIONS.trajectoryHalfLife).toBeGreaterThan(0);
   });
 });
+
+describe('controller options: the foot IK and ground groups given in part', () => {
+  it('fills the rest of a group from its defaults, and names the option a bad value is given for', async () => {
+    const { DEFAULT_GROUND_OPTIONS } = await import('../../src/runtime/ground/ground-options.js');
+    const o = resolveControllerOptions({ footIKOptions: { maxHipsDrop: 0.05 }, groundOptions: { maxFootTilt: 0.2 } });
+    expect(o.footIKOptions).toEqual({ ...DEFAULT_FOOT_IK_OPTIONS, maxHipsDrop: 0.05 });
+    expect(o.groundOptions).toEqual({ ...DEFAULT_GROUND_OPTIONS, maxFootTilt: 0.2 });
+    // The defaults themselves are never written to.
+    expect(DEFAULT_CONTROLLER_OPTIONS.footIKOptions).toEqual(DEFAULT_FOOT_IK_OPTIONS);
+    expect(DEFAULT_FOOT_IK_OPTIONS.maxHipsDrop).toBe(0);
+    // (Taken as the whole group, this was refused for unlockLegLengths, "got undefined".)
+    expect(() => resolveControllerOptions({ footIKOptions: { blendHalfLife: 0 } })).toThrow(/foot IK option blendHalfLife must be a finite number > 0/);
+    expect(() => resolveControllerOptions({ footIKOptions: { maxHipsDrop: -1 } })).toThrow(/maxHipsDrop/);
+    // A whole group given as before resolves to the same values.
+    expect(resolveControllerOptions({ footIKOptions: { ...DEFAULT_FOOT_IK_OPTIONS } }).footIKOptions).toEqual(DEFAULT_FOOT_IK_OPTIONS);
+  });
+});

@@ -17,7 +17,7 @@ import { quatFromYaw } from '../../math/quat.js';
 import { composeJoint, posedForwardKinematics } from '../../anim/forward-kinematics.js';
 import { InertializationDecay } from '../inertialization/decay.js';
 import { FootIK, FOOT_IK_STATE_SIZE } from '../foot-ik/foot-ik.js';
-import { type ControllerInput, type ControllerLevel, type ControllerOptions, resolveControllerOptions } from './options.js';
+import { type ControllerInput, type ControllerLevel, type ControllerOptions, type ControllerOptionsInput, resolveControllerOptions } from './options.js';
 import {
   ROOT_POS, ROOT_ROT, SIM_POS, SIM_VEL, SIM_ACC, SIM_ROT, SIM_ANGVEL, DESIRED_ROT,
   ROOT_VEL_OFFSET, LAYER_FRACTION, LAYER_WEIGHT, LAYER_FRAME, FRAME_FRACTION,
@@ -40,7 +40,7 @@ import { buildQuery, predictForQuery, predictTrajectory, searchCanLand } from '.
 import { decayRootVelocityOffset, drainingOffsets, endDrain, startTransitionOffsets } from './transition-offsets.js';
 import { schedulePose } from './pose-schedule.js';
 
-export { createInput, DEFAULT_CONTROLLER_OPTIONS, type ControllerInput, type ControllerOptions } from './options.js';
+export { createInput, DEFAULT_CONTROLLER_OPTIONS, type ControllerInput, type ControllerOptions, type ControllerOptionsInput } from './options.js';
 export type { ControllerCounters } from './state.js';
 
 // Temporaries of one call (never held across calls): shared by every controller of a thread, so a
@@ -162,7 +162,7 @@ export class MotionMatchingController {
    * copying it: a crowd passes one object to every character (one copy in cache, not thousands),
    * and a change to one of its fields applies to all of them.
    */
-  static resolveOptions(options: Partial<ControllerOptions> = {}): ControllerOptions {
+  static resolveOptions(options: ControllerOptionsInput = {}): ControllerOptions {
     return resolveControllerOptions(options);
   }
 
@@ -176,7 +176,7 @@ export class MotionMatchingController {
    * `storage` (optional, at least storageSize(db) values, overwritten) holds the controller's state;
    * a crowd passes consecutive slices of one buffer so that stepping it streams through memory.
    */
-  constructor(db: Database, options: Partial<ControllerOptions> = {}, storage?: Float64Array) {
+  constructor(db: Database, options: ControllerOptionsInput = {}, storage?: Float64Array) {
     this.db = db;
     this.rt = databaseRuntime(db);
     this.standingAt = standingFrames(db);

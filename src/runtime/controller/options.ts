@@ -185,6 +185,12 @@ export const DEFAULT_CONTROLLER_OPTIONS: ControllerOptions = {
 };
 
 
+/** What resolveControllerOptions takes: any of the options; the foot IK and ground groups also in part (the rest of a group from its defaults). */
+export type ControllerOptionsInput = Partial<Omit<ControllerOptions, 'footIKOptions' | 'groundOptions'>> & {
+  footIKOptions?: Partial<FootIKOptions>;
+  groundOptions?: Partial<GroundOptions>;
+};
+
 /** Options objects made by resolveControllerOptions (shared as they are by the controllers given them). */
 const resolvedOptions = new WeakSet<object>();
 
@@ -193,9 +199,15 @@ const resolvedOptions = new WeakSet<object>();
  * copying it: a crowd passes one object to every character (one copy in cache, not thousands),
  * and a change to one of its fields applies to all of them.
  */
-export function resolveControllerOptions(options: Partial<ControllerOptions> = {}): ControllerOptions {
+export function resolveControllerOptions(options: ControllerOptionsInput = {}): ControllerOptions {
   if (resolvedOptions.has(options)) return options as ControllerOptions;
-  const resolved = { ...DEFAULT_CONTROLLER_OPTIONS, ...options };
+  // The two groups are filled in too: { footIKOptions: { maxHipsDrop: 0.1 } } was taken as the
+  // whole group, and refused for an option it did not name ("unlockLegLengths … got undefined").
+  const resolved: ControllerOptions = {
+    ...DEFAULT_CONTROLLER_OPTIONS, ...options,
+    footIKOptions: { ...DEFAULT_FOOT_IK_OPTIONS, ...options.footIKOptions },
+    groundOptions: { ...DEFAULT_GROUND_OPTIONS, ...options.groundOptions },
+  } as ControllerOptions;
   validateControllerOptions(resolved);
   resolvedOptions.add(resolved);
   return resolved;
