@@ -36,6 +36,10 @@ describe('controller options: the foot IK and ground groups given in part', () =
     // (Taken as the whole group, this was refused for unlockLegLengths, "got undefined".)
     expect(() => resolveControllerOptions({ footIKOptions: { blendHalfLife: 0 } })).toThrow(/foot IK option blendHalfLife must be a finite number > 0/);
     expect(() => resolveControllerOptions({ footIKOptions: { maxHipsDrop: -1 } })).toThrow(/maxHipsDrop/);
+    // A misspelt option is refused, naming it and the options there are (it was ignored).
+    expect(() => resolveControllerOptions({ serchInterval: 0.2 } as never)).toThrow(/^unknown controller option "serchInterval" \(options: searchInterval, /);
+    expect(() => resolveControllerOptions({ footIKOptions: { maxHipDrop: 0.1 } } as never)).toThrow(/^unknown foot IK option "maxHipDrop" \(options: unlockLegLengths, blendHalfLife, maxHipsDrop, hipsDropSpeed\)$/);
+    expect(() => resolveControllerOptions({ groundOptions: { tilt: 1 } } as never)).toThrow(/^unknown ground option "tilt"/);
     // A whole group given as before resolves to the same values.
     expect(resolveControllerOptions({ footIKOptions: { ...DEFAULT_FOOT_IK_OPTIONS } }).footIKOptions).toEqual(DEFAULT_FOOT_IK_OPTIONS);
   });
