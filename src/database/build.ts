@@ -1,4 +1,5 @@
 import type { Skeleton } from '../anim/skeleton.js';
+import { refuseUnknownOptions, type OptionKeys } from '../util/option-keys.js';
 import type { Clip } from '../anim/clip.js';
 import { worldTransformsOfFrames, finiteDifferenceVelocities } from '../anim/pose.js';
 import { DEFAULT_SCHEMA, type BoneRole, type FeatureSchema, endMarginFrames, paddedStride, schemaDims } from '../features/schema.js';
@@ -68,6 +69,9 @@ export interface BuildOptions {
   onUpAxis?: (finding: UpAxisFinding) => void;
 }
 
+/** Every BuildOptions key (the compiler keeps the table complete). */
+const BUILD_OPTION_KEYS: OptionKeys<BuildOptions> = { schema: true, mirror: true, bones: true, fps: true, contacts: true, tagRules: true, loops: true, onProgress: true, up: true, onUpAxis: true };
+
 /**
  * A case-insensitive matcher for a clip-name glob (* any run, ? one character), linear in the
  * worst case (util/glob.ts; a regular expression backtracks exponentially on runs of *).
@@ -122,6 +126,7 @@ function markLoops(sources: readonly SourceMotion[], globs: readonly string[]): 
  * kinematics, root track, features, contacts, candidate flags, tags, normalisation.
  */
 export function buildDatabase(sources: readonly SourceMotion[], options: BuildOptions = {}): Database {
+  refuseUnknownOptions(options, BUILD_OPTION_KEYS, 'build option ');
   if (sources.length === 0) throw new DatabaseBuildError('no clips to build from');
   for (const s of sources) {
     if (!isSupportedFrameRate(s.clip.fps)) throw new DatabaseBuildError(`${s.clip.source}: clip '${s.clip.name}' runs at ${s.clip.fps} fps; supported rates are ${MIN_FPS} to ${MAX_FPS} fps`);

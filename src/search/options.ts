@@ -5,6 +5,7 @@
  */
 import type { WasmSource } from './wasm/load.js';
 import type { FrameRange } from './ranges.js';
+import { refuseUnknownOptions, type OptionKeys } from '../util/option-keys.js';
 
 export type SearchMethod =
   | 'brute' | 'early' | 'window' | 'aabb' | 'kdtree'
@@ -107,6 +108,9 @@ export interface MatcherOptions {
   clusterSeed?: number;
 }
 
+/** Every MatcherOptions key (the compiler keeps the table complete). */
+const MATCHER_OPTION_KEYS: OptionKeys<MatcherOptions> = { backend: true, memory: true, wasm: true, kdLeafSize: true, batchCapacity: true, compact: true, clusters: true, clusterSeed: true };
+
 export interface PoolOptions extends Omit<MatcherOptions, 'memory'> {
   /** Worker threads, 0..64; default: hardware concurrency (at least 1). 0 runs on the calling thread. */
   threads?: number;
@@ -124,6 +128,9 @@ export interface PoolOptions extends Omit<MatcherOptions, 'memory'> {
    */
   callerShare?: boolean;
 }
+
+/** Every PoolOptions key, and memory (refused below with its own reason: the pool makes its memory). */
+const POOL_OPTION_KEYS = { ...({ backend: true, wasm: true, kdLeafSize: true, batchCapacity: true, compact: true, clusters: true, clusterSeed: true, threads: true, workerBatchCapacity: true, workerUrl: true, maximumPages: true, callerShare: true } satisfies OptionKeys<PoolOptions>), memory: true };
 
 export interface SearchOptions {
   /** Default 'kdtree'. 'window' is a brute-force scan of `ranges` (required). */
@@ -184,8 +191,9 @@ export interface ResolvedMatcherOptions {
 }
 
 /** Checks every Matcher option (before anything is allocated) and fills in the defaults. */
-export function resolveMatcherOptions(opts: MatcherOptions): ResolvedMatcherOptions {
+export function resolveMatcherOptions(opts: MatcherOptions, known: object = MATCHER_OPTION_KEYS, what = 'Matcher option '): ResolvedMatcherOptions {
   if (opts === null || typeof opts !== 'object') throw new TypeError(`Matcher options must be an object, got ${describe(opts)}`);
+  refuseUnknownOptions(opts, known, what);
   const backend = opts.backend ?? 'auto';
   if (!BACKENDS.includes(backend)) throw new RangeError(`unknown backend '${String(backend)}' (expected ${BACKENDS.join(', ')})`);
   if (opts.memory !== undefined && !(opts.memory instanceof WebAssembly.Memory)) {
@@ -235,7 +243,7 @@ export interface ResolvedPoolOptions extends ResolvedMatcherOptions {
 
 /** Checks every MatcherPool option; `defaultThreads` is used when `threads` is absent. */
 export function resolvePoolOptions(opts: PoolOptions, defaultThreads: number): ResolvedPoolOptions {
-  const base = resolveMatcherOptions(opts);
+  const base = resolveMatcherOptions(opts, POOL_OPTION_KEYS, 'MatcherPool option ');
   if ((opts as { memory?: unknown }).memory !== undefined) throw new TypeError('MatcherPool creates its own shared memory: the memory option is not accepted');
   if (opts.callerShare !== undefined && typeof opts.callerShare !== 'boolean') throw new TypeError(`callerShare must be a boolean, got ${describe(opts.callerShare)}`);
   return {

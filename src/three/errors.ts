@@ -15,6 +15,8 @@ export type ThreeRigErrorCode =
   | 'missing-bone'
   /** The boneMap option names a role or a bone that does not exist. */
   | 'bad-bone-map'
+  /** The options name one the adapter does not have (a misspelling: it was ignored). */
+  | 'bad-option'
   /** The rig cannot be driven (non-uniform scale, a leg chain with bones in between, ...). */
   | 'rig';
 

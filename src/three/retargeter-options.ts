@@ -2,6 +2,7 @@
  * What ThreeRetargeter (retargeter.ts) reads from a controller, the options it takes and the bone map
  * it reports.
  */
+import type { OptionKeys } from '../util/option-keys.js';
 import type { Object3D, Skeleton, SkinnedMesh } from 'three';
 import type { Database } from '../database/database.js';
 import type { Ground } from '../runtime/ground/ground.js';
@@ -103,6 +104,12 @@ export interface ThreeRetargeterOptions {
    */
   rootRelativeSkinning?: boolean;
 }
+
+/** Every ThreeRetargeterOptions key (the compiler keeps the table complete). */
+export const THREE_RETARGETER_OPTION_KEYS: OptionKeys<ThreeRetargeterOptions> = {
+  boneMap: true, skeleton: true, root: true, footIK: true, scaleByLegLength: true, teleportDistance: true, bindPoseCorrection: true,
+  restAlignment: true, output: true, keepBonesInScene: true, mergeStillBones: true, holdPose: true, rootRelativeSkinning: true,
+};
 
 /** One line of the bone map: which role, which of the character's bones, which database joint. */
 export interface BoneMapEntry {

@@ -32,7 +32,8 @@ import { pairBones, type BonePairs } from './bone-pairs.js';
 import type { HumanoidRole } from './find-bones.js';
 import { ThreeRigError } from './errors.js';
 import { sharedTable, type Table } from './shared-tables.js';
-import type { BoneMapEntry, RetargetSource, ThreeRetargeterOptions } from './retargeter-options.js';
+import { THREE_RETARGETER_OPTION_KEYS, type BoneMapEntry, type RetargetSource, type ThreeRetargeterOptions } from './retargeter-options.js';
+import { refuseUnknownOptions } from '../util/option-keys.js';
 import { relativeApplyBoneTransform, relativeUpdateMatrixWorld } from './root-relative.js';
 import { IDENTITY_AFFINE, affineFromMatrix4, affineMultiply, geometryWithoutCopies, planSkinning, posedJoints, readsBoneObjects, withoutCopies, writeSkinning, type SkinningPlan } from './skinning.js';
 
@@ -132,6 +133,7 @@ export class ThreeRetargeter {
   }
 
   constructor(db: Database, character: CharacterSource, options: ThreeRetargeterOptions = {}) {
+    try { refuseUnknownOptions(options, THREE_RETARGETER_OPTION_KEYS, 'option '); } catch (e) { throw new ThreeRigError('bad-option', (e as Error).message); }
     this.db = db;
     const sel = selectSkeleton(character, options.skeleton, options.root);
     this.root = sel.root;

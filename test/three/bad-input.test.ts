@@ -60,6 +60,14 @@ describe('three adapter: bad input', () => {
     expect((await refusal(() => ThreeRetargeter.fromGltf(gltf.scene, db, { boneMap: { leftFeet: 'foot_l' } as never }))).code).toBe('bad-bone-map');
   });
 
+  it('a misspelt option is refused, naming it (it was ignored: { footIk: false } left foot IK on)', async () => {
+    const gltf = await parseGlb(buildGlb({ bones: databaseRig(db) }));
+    const e = await refusal(() => ThreeRetargeter.fromGltf(gltf.scene, db, { footIk: false } as never));
+    expect(e.code).toBe('bad-option');
+    expect(e.message).toMatch(/^motionmatch\/three: unknown option "footIk" \(options: boneMap, skeleton, root, footIK, /);
+    expect(ThreeRetargeter.fromGltf(gltf.scene, db, { footIK: false }).boneMap.length).toBeGreaterThan(0);
+  });
+
   it('a truncated GLB', async () => {
     const glb = buildGlb({ bones: databaseRig(db) });
     for (const cut of [5, 16, glb.byteLength - 40]) {

@@ -6,6 +6,7 @@ import { type FootIKOptions, DEFAULT_FOOT_IK_OPTIONS, validateFootIKOptions } fr
 import { type Ground, validateGround } from '../ground/ground.js';
 import { type GroundOptions, DEFAULT_GROUND_OPTIONS, validateGroundOptions } from '../ground/ground-options.js';
 import { CONTROLLER_SETTING_RANGES, OptionRangeError, inRange } from './option-ranges.js';
+import { refuseUnknownOptions } from '../../util/option-keys.js';
 
 /** What the player or an agent asks for this step. Reuse one object; nothing here is retained. */
 export interface ControllerInput {
@@ -202,9 +203,9 @@ const resolvedOptions = new WeakSet<object>();
 export function resolveControllerOptions(options: ControllerOptionsInput = {}): ControllerOptions {
   if (resolvedOptions.has(options)) return options as ControllerOptions;
   // A misspelt option would otherwise be ignored without a word (JavaScript callers have no type check).
-  refuseUnknownKeys(options, DEFAULT_CONTROLLER_OPTIONS, 'controller option ');
-  if (options.footIKOptions) refuseUnknownKeys(options.footIKOptions, DEFAULT_FOOT_IK_OPTIONS, 'foot IK option ');
-  if (options.groundOptions) refuseUnknownKeys(options.groundOptions, DEFAULT_GROUND_OPTIONS, 'ground option ');
+  refuseUnknownOptions(options, DEFAULT_CONTROLLER_OPTIONS, 'controller option ');
+  if (options.footIKOptions) refuseUnknownOptions(options.footIKOptions, DEFAULT_FOOT_IK_OPTIONS, 'foot IK option ');
+  if (options.groundOptions) refuseUnknownOptions(options.groundOptions, DEFAULT_GROUND_OPTIONS, 'ground option ');
   // The two groups are filled in too: { footIKOptions: { maxHipsDrop: 0.1 } } was taken as the
   // whole group, and refused for an option it did not name ("unlockLegLengths … got undefined").
   const resolved: ControllerOptions = {
@@ -215,13 +216,6 @@ export function resolveControllerOptions(options: ControllerOptionsInput = {}): 
   validateControllerOptions(resolved);
   resolvedOptions.add(resolved);
   return resolved;
-}
-
-/** Throws RangeError naming the first key of `given` that `known` has not, with the known ones. */
-function refuseUnknownKeys(given: object, known: object, what: string): void {
-  for (const k of Object.keys(given)) {
-    if (!Object.prototype.hasOwnProperty.call(known, k)) throw new RangeError(`unknown ${what}${JSON.stringify(k)} (options: ${Object.keys(known).join(', ')})`);
-  }
 }
 
 /** Throws RangeError naming the first option outside its range. */

@@ -1,0 +1,34 @@
+/**
+ * Options objects refuse keys their reader does not know (src/util/option-keys.ts): a misspelt
+ * option was ignored without a word — `buildDatabase(sources, { mirorr: true })` built an unmirrored
+ * database, `MatcherPool.create(db, { thread: 2 })` started one worker per core.
+ */
+import { describe, expect, it } from 'vitest';
+import { refuseUnknownOptions } from '../../src/util/option-keys.js';
+import { buildDatabase } from '../../src/database/build.js';
+import { builtinSources } from '../../src/database/builtin-sources.js';
+import { Matcher } from '../../src/search/matcher.js';
+import { MatcherPool } from '../../src/search/pool/pool.js';
+
+describe('options objects with a key their reader does not know', () => {
+  it('the check names the key and the keys there are; inherited and known keys pass', () => {
+    expect(() => refuseUnknownOptions({ a: 1, c: 2 }, { a: true, b: true }, 'thing option ')).toThrow(/^unknown thing option "c" \(options: a, b\)$/);
+    expect(() => refuseUnknownOptions({ a: undefined }, { a: true }, '')).not.toThrow();
+    expect(() => refuseUnknownOptions(Object.create({ inherited: 1 }), { a: true }, '')).not.toThrow();
+    expect(() => refuseUnknownOptions({ toString: 1 }, { a: true }, 'x ')).toThrow(/unknown x "toString"/);
+  });
+
+  it('buildDatabase, Matcher.create and MatcherPool.create refuse a misspelt option and take the right one', async () => {
+    const sources = builtinSources().slice(0, 2);
+    expect(() => buildDatabase(sources, { mirorr: true } as never)).toThrow(/^unknown build option "mirorr" \(options: schema, mirror, /);
+    const db = buildDatabase(sources, { mirror: true });
+    expect(db.clips).toHaveLength(4);
+    await expect(Matcher.create(db, { backnd: 'js' } as never)).rejects.toThrow(/^unknown Matcher option "backnd" \(options: backend, /);
+    expect((await Matcher.create(db, { backend: 'js' })).backend).toBe('js');
+    await expect(MatcherPool.create(db, { thread: 2 } as never)).rejects.toThrow(/^unknown MatcherPool option "thread" \(options: .*threads/);
+    // memory keeps its own reason (the pool makes its shared memory).
+    await expect(MatcherPool.create(db, { memory: new WebAssembly.Memory({ initial: 1 }) } as never)).rejects.toThrow(/creates its own shared memory/);
+    const pool = await MatcherPool.create(db, { threads: 0, backend: 'js' });
+    await pool.close();
+  });
+});
