@@ -28,10 +28,11 @@ import {
   planSlot, reserve, slotShapeFor, u8RowBytes, f16RowBytes, NO_COMPACT, CTX_ROWS, CTX_STRIDE,
 } from './wasm/memory-layout.js';
 import {
-  resolveMatcherOptions, checkBestCost, integerOption,
+  resolveMatcherOptions, checkBestCost, integerOption, BATCH_SEARCH_OPTION_KEYS,
   type Backend, type MatcherOptions, type SearchOptions, type BatchSearchOptions, type ResolvedMatcherOptions,
 } from './options.js';
 import { writeQueryRows } from './query.js';
+import { refuseUnknownCallOptions } from '../util/option-keys.js';
 import type { SearchResult, BatchResult } from './results.js';
 import { requireSearchableDatabase, checkSearchStructure } from './searchable.js';
 import { CallScratch, SearchStaging, STAGING, type HasStaging, type SearchStats } from './wasm/staging.js';
@@ -136,6 +137,8 @@ export class Matcher implements HasStaging {
   private readonly reservation: Reservation = { base: -1, bytes: 0 };
   private clipOf: Int32Array = new Int32Array(0);
   private readonly scratch = new CallScratch();
+  /** The last search options object whose keys were checked (a crowd passes the same one every time). */
+  private checkedOptions: object | null = null;
   private qView: Float32Array | null = null;
   private qViewGen = -1;
   private qViewLen = 0;
@@ -307,6 +310,9 @@ export class Matcher implements HasStaging {
   search(query: ArrayLike<number> & { length: number }, opts: SearchOptions = {}, out?: SearchResult): SearchResult {
     requireQueryArray(query, 'matcher.search', this.staging);
     requireOptionsObject(opts, 'matcher.search', 'options');
+    // Checked once per options object (a crowd passes the same one with every search); the batch
+    // keys pass too, so that one object can serve both calls (search ignores excludeRangesPerQuery).
+    if (opts !== this.checkedOptions) { refuseUnknownCallOptions(opts, BATCH_SEARCH_OPTION_KEYS, 'search option '); this.checkedOptions = opts; }
     requireOptionsObject(out, 'matcher.search', 'out');
     this.heap.refresh();
     const st = this.staging;
@@ -334,6 +340,7 @@ export class Matcher implements HasStaging {
     requireQueryArray(queries, 'matcher.searchBatch', this.staging, true);
     if (typeof k !== 'number') throw new TypeError(`matcher.searchBatch: k must be the number of queries, got ${describeArgument(k)}`);
     requireOptionsObject(opts, 'matcher.searchBatch', 'options');
+    if (opts !== this.checkedOptions) { refuseUnknownCallOptions(opts, BATCH_SEARCH_OPTION_KEYS, 'searchBatch option '); this.checkedOptions = opts; }
     requireOptionsObject(out, 'matcher.searchBatch', 'out');
     if (out !== undefined && !(out.frames instanceof Int32Array && out.costs instanceof Float32Array)) throw new TypeError('matcher.searchBatch: out must be { frames: Int32Array, costs: Float32Array }');
     const st = this.staging;

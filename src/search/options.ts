@@ -161,6 +161,10 @@ export interface SearchOptions {
   probes?: number;
 }
 
+/** Every SearchOptions key, and every BatchSearchOptions key (checked per call: a misspelt `normalised: true` searched normalised queries as raw ones). */
+const SEARCH_OPTION_KEYS: OptionKeys<SearchOptions> = { method: true, normalized: true, ranges: true, bestCost: true, requireTags: true, excludeTags: true, excludeRanges: true, bias: true, probes: true };
+export const BATCH_SEARCH_OPTION_KEYS: OptionKeys<BatchSearchOptions> = { ...SEARCH_OPTION_KEYS, excludeRangesPerQuery: true };
+
 export interface BatchSearchOptions extends Omit<SearchOptions, 'bestCost'> {
   /** One best cost for all queries, or one per query. */
   bestCost?: number | Float32Array;

@@ -14,3 +14,12 @@ export function refuseUnknownOptions(given: object, known: object, what: string)
     if (!Object.prototype.hasOwnProperty.call(known, k)) throw new RangeError(`unknown ${what}${JSON.stringify(k)} (options: ${Object.keys(known).join(', ')})`);
   }
 }
+
+/**
+ * refuseUnknownOptions for options given with every call (a search's): a for-in loop over `given`,
+ * which allocates nothing, against a table of `true`s (a key of Object.prototype reads as a
+ * function there, not true, so "constructor" is refused too).
+ */
+export function refuseUnknownCallOptions(given: object, known: Readonly<Record<string, true>>, what: string): void {
+  for (const k in given) if (known[k] !== true) refuseUnknownOptions({ [k]: true }, known, what);
+}

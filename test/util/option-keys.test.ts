@@ -4,7 +4,7 @@
  * database, `MatcherPool.create(db, { thread: 2 })` started one worker per core.
  */
 import { describe, expect, it } from 'vitest';
-import { refuseUnknownOptions } from '../../src/util/option-keys.js';
+import { refuseUnknownCallOptions, refuseUnknownOptions } from '../../src/util/option-keys.js';
 import { buildDatabase } from '../../src/database/build.js';
 import { builtinSources } from '../../src/database/builtin-sources.js';
 import { Matcher } from '../../src/search/matcher.js';
@@ -16,6 +16,24 @@ describe('options objects with a key their reader does not know', () => {
     expect(() => refuseUnknownOptions({ a: undefined }, { a: true }, '')).not.toThrow();
     expect(() => refuseUnknownOptions(Object.create({ inherited: 1 }), { a: true }, '')).not.toThrow();
     expect(() => refuseUnknownOptions({ toString: 1 }, { a: true }, 'x ')).toThrow(/unknown x "toString"/);
+  });
+
+  it('the per-call check (no allocation) refuses the same keys, a key of Object.prototype too', () => {
+    expect(() => refuseUnknownCallOptions({ a: 1, c: 2 }, { a: true, b: true }, 'call option ')).toThrow(/^unknown call option "c" \(options: a, b\)$/);
+    expect(() => refuseUnknownCallOptions({ constructor: 1 }, { a: true }, '')).toThrow(/unknown "constructor"/);
+    expect(() => refuseUnknownCallOptions({ a: 1 }, { a: true }, '')).not.toThrow();
+  });
+
+  it('search and searchBatch refuse a misspelt option (normalised: true searched normalised queries as raw ones)', async () => {
+    const db = buildDatabase(builtinSources().slice(0, 2));
+    const m = await Matcher.create(db, { backend: 'js' });
+    const q = db.features.slice(0, db.stride);
+    expect(() => m.search(q, { normalised: true } as never)).toThrow(/^unknown search option "normalised" \(options: method, normalized, /);
+    expect(m.search(q, { normalized: true }).frame).toBe(0);
+    expect(() => m.searchBatch(q, 1, { methd: 'brute' } as never)).toThrow(/^unknown searchBatch option "methd"/);
+    // One object may serve both calls: search ignores the batch's per-query exclusions.
+    const shared = { normalized: true, excludeRangesPerQuery: [null] };
+    expect(m.search(q, shared).frame).toBe(m.searchBatch(q, 1, shared).frames[0]);
   });
 
   it('buildDatabase, Matcher.create and MatcherPool.create refuse a misspelt option and take the right one', async () => {
