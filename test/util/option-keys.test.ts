@@ -47,6 +47,13 @@ describe('options objects with a key their reader does not know', () => {
     // memory keeps its own reason (the pool makes its shared memory).
     await expect(MatcherPool.create(db, { memory: new WebAssembly.Memory({ initial: 1 }) } as never)).rejects.toThrow(/creates its own shared memory/);
     const pool = await MatcherPool.create(db, { threads: 0, backend: 'js' });
+    await expect(pool.searchBatch(db.features.slice(0, db.stride), 1, { normalised: true } as never)).rejects.toThrow(/unknown searchBatch option "normalised"/);
     await pool.close();
+    // With worker threads the batch does not go through the matcher: checked there too.
+    const threaded = await MatcherPool.create(db, { threads: 1 });
+    try {
+      await expect(threaded.searchBatch(db.features.slice(0, db.stride), 1, { normalised: true } as never)).rejects.toThrow(/unknown searchBatch option "normalised"/);
+      expect((await threaded.searchBatch(db.features.slice(0, db.stride), 1, { normalized: true })).frames[0]).toBe(0);
+    } finally { await threaded.close(); }
   });
 });

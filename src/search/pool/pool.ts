@@ -14,7 +14,8 @@
 import type { Database } from '../../database/database.js';
 import { Matcher, clearStats, type BatchSearchOptions, type BatchResult, type SearchStats } from '../matcher.js';
 import { planSlot, reserve, formatBytes, type SlotRegions } from '../wasm/memory-layout.js';
-import { resolvePoolOptions, DEFAULT_WORKER_BATCH_CAPACITY, type PoolOptions } from '../options.js';
+import { resolvePoolOptions, DEFAULT_WORKER_BATCH_CAPACITY, BATCH_SEARCH_OPTION_KEYS, type PoolOptions } from '../options.js';
+import { refuseUnknownCallOptions } from '../../util/option-keys.js';
 import { estimatePoolMemory, checkPoolMemory } from './budget.js';
 import { checkSearchStructure } from '../searchable.js';
 import { CallScratch, STAGING, type SearchStaging } from '../wasm/staging.js';
@@ -50,6 +51,8 @@ export class MatcherPool {
   private biasSlot: SlotRegions | null = null;
   private nextId = 1;
   private busy = false;
+  /** The last batch options object whose keys were checked (callers pass the same one every time). */
+  private checkedOptions: object | null = null;
   /** What the compact and clustered methods did in the last batch, over every share. */
   readonly lastStats: SearchStats = { bounded: 0, rescored: 0, groups: 0 };
 
@@ -118,6 +121,7 @@ export class MatcherPool {
       return r;
     }
     if (this.busy) throw new Error('MatcherPool.searchBatch: a batch is already running on this pool');
+    if (opts !== this.checkedOptions) { refuseUnknownCallOptions(opts, BATCH_SEARCH_OPTION_KEYS, 'searchBatch option '); this.checkedOptions = opts; }
     const st = this.staging();
     const width = st.batchWidth(queries.length, k);
     const res = out ?? { frames: new Int32Array(k), costs: new Float32Array(k) };
