@@ -1,5 +1,6 @@
 import type { Skeleton } from '../anim/skeleton.js';
 import { refuseUnknownOptions, type OptionKeys } from '../util/option-keys.js';
+import { describeArgument, requireOptionsObject } from '../util/arguments.js';
 import type { Clip } from '../anim/clip.js';
 import { worldTransformsOfFrames, finiteDifferenceVelocities } from '../anim/pose.js';
 import { DEFAULT_SCHEMA, type BoneRole, type FeatureSchema, endMarginFrames, paddedStride, schemaDims } from '../features/schema.js';
@@ -126,6 +127,8 @@ function markLoops(sources: readonly SourceMotion[], globs: readonly string[]): 
  * kinematics, root track, features, contacts, candidate flags, tags, normalisation.
  */
 export function buildDatabase(sources: readonly SourceMotion[], options: BuildOptions = {}): Database {
+  if (!Array.isArray(sources)) throw new TypeError(`buildDatabase: sources must be an array of { skeleton, clip } (loadBvhSources, builtinSources), got ${describeArgument(sources)}`);
+  requireOptionsObject(options, 'buildDatabase', 'options');
   refuseUnknownOptions(options, BUILD_OPTION_KEYS, 'build option ');
   if (sources.length === 0) throw new DatabaseBuildError('no clips to build from');
   for (const s of sources) {

@@ -1,4 +1,5 @@
 import { readBvhFile, listBvhFiles, type SkippedBvhEntry } from '../import/bvh/bvh-node.js';
+import { describeArgument } from '../util/arguments.js';
 import type { SourceMotion } from './build.js';
 
 /** Files of one set whose bodies are further than this (a fraction) from the set's median size are named. */
@@ -30,7 +31,11 @@ export interface BvhSourceOptions {
 }
 
 /** Parses every BVH file under the given files or folders (folders recursively, sorted). */
-export function loadBvhSources(paths: string[], options: BvhSourceOptions = {}): SourceMotion[] {
+export function loadBvhSources(paths: string[] | string, options: BvhSourceOptions = {}): SourceMotion[] {
+  // One path as a string is one path (iterated, its letters were each taken for a file: "no such file or folder: o").
+  if (typeof paths === 'string') paths = [paths];
+  if (!Array.isArray(paths) || paths.some((p) => typeof p !== 'string')) throw new TypeError(`loadBvhSources: paths must be a file or folder name or an array of them, got ${describeArgument(paths)}`);
+  if (paths.length === 0) throw new RangeError('loadBvhSources: no files or folders given');
   const files = listBvhFiles(paths, { onSkip: options.onSkip });
   if (files.length === 0) throw new RangeError(`no .bvh files found in ${paths.join(', ')}`);
   const out: SourceMotion[] = [];

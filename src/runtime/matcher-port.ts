@@ -1,4 +1,5 @@
 import type { Matcher, SearchMethod, SearchOptions, SearchResult } from '../search/matcher.js';
+import { SEARCH_METHODS } from '../search/options.js';
 import type { PoseSearchPort, PoseSearchRequest, PoseSearchResult } from './search-port.js';
 import { LOCAL_EXCLUDED_RANGES, LocalSearchWindow } from './lod/local-search.js';
 
@@ -22,6 +23,8 @@ export class MatcherSearchPort implements PoseSearchPort {
   private readonly everything: Array<readonly [number, number]>;
 
   constructor(readonly matcher: Matcher, public method: SearchMethod = 'kdtree') {
+    // A method the matcher does not have failed only at the first search, inside a character's update.
+    if (!SEARCH_METHODS.includes(method)) throw new RangeError(`MatcherSearchPort: unknown search method '${String(method)}' (expected ${SEARCH_METHODS.join(', ')})`);
     this.opts = { method, normalized: true, bestCost: Infinity, excludeRanges: this.ranges };
     this.everything = [[0, matcher.db.frameCount]];
   }

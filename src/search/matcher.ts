@@ -33,6 +33,7 @@ import {
 } from './options.js';
 import { writeQueryRows } from './query.js';
 import { refuseUnknownCallOptions } from '../util/option-keys.js';
+import { describeArgument, requireOptionsObject } from '../util/arguments.js';
 import type { SearchResult, BatchResult } from './results.js';
 import { requireSearchableDatabase, checkSearchStructure } from './searchable.js';
 import { CallScratch, SearchStaging, STAGING, type HasStaging, type SearchStats } from './wasm/staging.js';
@@ -372,16 +373,6 @@ export class Matcher implements HasStaging {
   }
 }
 
-/** A value for an argument error: its type, and its length when it has one. */
-function describeArgument(v: unknown): string {
-  if (v === null) return 'null';
-  if (v === undefined) return 'undefined';
-  if (Array.isArray(v)) return `an array of ${v.length} values`;
-  if (ArrayBuffer.isView(v)) return `a ${v.constructor.name}${'length' in v ? ` of ${(v as unknown as { length: number }).length} values` : ''}`;
-  if (typeof v === 'object') return (v as object).constructor === Object ? 'an object' : `a ${(v as object).constructor?.name ?? 'object'}`;
-  return `a ${typeof v}`;
-}
-
 /** Throws a one-line TypeError unless `query` is an array or typed array of numbers (its width is checked later). */
 function requireQueryArray(query: unknown, where: string, shape: { dims: number; stride: number }, batch = false): void {
   if (query instanceof Float32Array || Array.isArray(query)) return;
@@ -390,10 +381,6 @@ function requireQueryArray(query: unknown, where: string, shape: { dims: number;
   throw new TypeError(`${where}: ${batch ? `queries must be a Float32Array of k x ${v}` : `query must be a Float32Array of ${v}`}, got ${describeArgument(query)}`);
 }
 
-/** Throws a one-line TypeError unless `v` is undefined or a plain options object. */
-function requireOptionsObject(v: unknown, where: string, what: string): void {
-  if (v !== undefined && (v === null || typeof v !== 'object' || Array.isArray(v) || ArrayBuffer.isView(v))) throw new TypeError(`${where}: ${what} must be an object or left out, got ${describeArgument(v)}`);
-}
 
 /** Zeroes a statistics record. */
 export function clearStats(s: SearchStats): void {

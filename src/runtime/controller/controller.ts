@@ -36,6 +36,7 @@ import { stepSimulation } from './simulation.js';
 import { OverlayLayer, type OverlayPlayOptions, type OverlaySource } from '../overlay/overlay.js';
 import { standingFrames } from './standing.js';
 import { stepBlendWeight, savePose, blendFromSaved } from './level-blend.js';
+import { describeArgument } from '../../util/arguments.js';
 import { buildQuery, predictForQuery, predictTrajectory, searchCanLand } from './query.js';
 import { decayRootVelocityOffset, drainingOffsets, endDrain, startTransitionOffsets } from './transition-offsets.js';
 import { schedulePose } from './pose-schedule.js';
@@ -177,6 +178,7 @@ export class MotionMatchingController {
    * a crowd passes consecutive slices of one buffer so that stepping it streams through memory.
    */
   constructor(db: Database, options: ControllerOptionsInput = {}, storage?: Float64Array) {
+    if (db === null || typeof db !== 'object' || !(typeof db.frameCount === 'number')) throw new TypeError(`MotionMatchingController: db must be a Database (buildDatabase, readDatabaseFile), got ${describeArgument(db)}`);
     this.db = db;
     this.rt = databaseRuntime(db);
     this.standingAt = standingFrames(db);
@@ -272,6 +274,7 @@ export class MotionMatchingController {
 
   /** One full step for one character: prepare, search through `search`, complete. */
   update(dt: number, input: ControllerInput, search: PoseSearchPort): void {
+    if (search === null || typeof search !== 'object' || typeof search.searchPose !== 'function') throw new TypeError(`update: search must be a PoseSearchPort (new MatcherSearchPort(matcher)), got ${describeArgument(search)}`);
     if (this.prepare(dt, input)) {
       this.result.local = false;
       search.searchPose(this.request, this.result);
@@ -297,6 +300,7 @@ export class MotionMatchingController {
     const dt = PREPARE_DT[0];
     if (!(Number.isFinite(dt) && dt >= 0 && dt <= 1)) throw new RangeError(`update: dt must be in [0, 1] seconds, got ${dt}`);
     // Every check before the first write: a refused input leaves the state as it was.
+    if (input === null || typeof input !== 'object') throw new TypeError(`update: input must be a ControllerInput (createInput()), got ${describeArgument(input)}`);
     const vx = input.velocityX, vz = input.velocityZ;
     if (!(Math.abs(vx) <= MAX_DESIRED_SPEED && Math.abs(vz) <= MAX_DESIRED_SPEED && vx * vx + vz * vz <= MAX_DESIRED_SPEED * MAX_DESIRED_SPEED)) {
       throw new RangeError(`update: desired velocity must be finite and at most ${MAX_DESIRED_SPEED} m/s (metres per second), got (${vx}, ${vz})`);

@@ -7,6 +7,7 @@ import { type Ground, validateGround } from '../ground/ground.js';
 import { type GroundOptions, DEFAULT_GROUND_OPTIONS, validateGroundOptions } from '../ground/ground-options.js';
 import { CONTROLLER_SETTING_RANGES, OptionRangeError, inRange } from './option-ranges.js';
 import { refuseUnknownOptions } from '../../util/option-keys.js';
+import { requireOptionsObject } from '../../util/arguments.js';
 
 /** What the player or an agent asks for this step. Reuse one object; nothing here is retained. */
 export interface ControllerInput {
@@ -202,6 +203,7 @@ const resolvedOptions = new WeakSet<object>();
  */
 export function resolveControllerOptions(options: ControllerOptionsInput = {}): ControllerOptions {
   if (resolvedOptions.has(options)) return options as ControllerOptions;
+  requireOptionsObject(options, 'MotionMatchingController', 'options');
   // A misspelt option would otherwise be ignored without a word (JavaScript callers have no type check).
   refuseUnknownOptions(options, DEFAULT_CONTROLLER_OPTIONS, 'controller option ');
   if (options.footIKOptions) refuseUnknownOptions(options.footIKOptions, DEFAULT_FOOT_IK_OPTIONS, 'foot IK option ');
