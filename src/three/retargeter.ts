@@ -34,6 +34,7 @@ import { ThreeRigError } from './errors.js';
 import { sharedTable, type Table } from './shared-tables.js';
 import { THREE_RETARGETER_OPTION_KEYS, type BoneMapEntry, type RetargetSource, type ThreeRetargeterOptions } from './retargeter-options.js';
 import { refuseUnknownOptions } from '../util/option-keys.js';
+import { describeArgument } from '../util/arguments.js';
 import { relativeApplyBoneTransform, relativeUpdateMatrixWorld } from './root-relative.js';
 import { IDENTITY_AFFINE, affineFromMatrix4, affineMultiply, geometryWithoutCopies, planSkinning, posedJoints, readsBoneObjects, withoutCopies, writeSkinning, type SkinningPlan } from './skinning.js';
 
@@ -348,6 +349,7 @@ export class ThreeRetargeter {
 
   /** Poses and places the character from the controller's output (call after controller.update). */
   apply(c: RetargetSource): void {
+    if (c === null || typeof c !== 'object') throw new TypeError(`ThreeRetargeter.apply: expected the character's MotionMatchingController, got ${describeArgument(c)}`);
     if (c.db !== this.db) throw new RangeError('ThreeRetargeter.apply: the controller plays another database than this retargeter was made for');
     this.place(c);
     if (this.posed && (c.unseen === true || (this.holdPose && c.poseSeconds === 0))) {

@@ -65,7 +65,10 @@ describe('three adapter: bad input', () => {
     const e = await refusal(() => ThreeRetargeter.fromGltf(gltf.scene, db, { footIk: false } as never));
     expect(e.code).toBe('bad-option');
     expect(e.message).toMatch(/^motionmatch\/three: unknown option "footIk" \(options: boneMap, skeleton, root, footIK, /);
-    expect(ThreeRetargeter.fromGltf(gltf.scene, db, { footIK: false }).boneMap.length).toBeGreaterThan(0);
+    const rig = ThreeRetargeter.fromGltf(gltf.scene, db, { footIK: false });
+    expect(rig.boneMap.length).toBeGreaterThan(0);
+    // apply() without a controller names what it got (it read "Cannot read properties of undefined (reading 'db')").
+    expect(() => rig.apply(undefined as never)).toThrow(/^ThreeRetargeter\.apply: expected the character's MotionMatchingController, got undefined$/);
   });
 
   it('a truncated GLB', async () => {
