@@ -11,6 +11,7 @@ import type { ControllerInput, ControllerOptions } from './options.js';
 import type { TrajectoryLayout } from './trajectory-layout.js';
 import { springCharacterPredict, springRotationPredict } from '../../math/spring.js';
 import { quatInvRotateVec3, quatRotateVec3 } from '../../math/quat.js';
+import { countCandidates } from '../../search/upload.js';
 import { DESIRED_ROT, DESIRED_VEL, LAST_COST, ROOT_POS, ROOT_ROT, SIM_ACC, SIM_ANGVEL, SIM_POS, SIM_ROT, SIM_VEL, STAND_REQUEST } from './state.js';
 
 /** What the query reads and writes on its host (the controller). */
@@ -114,8 +115,7 @@ const candidateCounts = new WeakMap<Database, number>();
 function candidateCount(db: Database): number {
   let n = candidateCounts.get(db);
   if (n === undefined) {
-    n = 0;
-    for (let f = 0; f < db.frameCount; f++) if (db.candidates[f] !== 0) n++;
+    n = countCandidates(db.candidates, db.frameCount);
     candidateCounts.set(db, n);
   }
   return n;
