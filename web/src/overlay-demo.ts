@@ -85,6 +85,9 @@ export class OverlayDemo {
     const layer = this.host.player()?.overlay;
     if (layer?.playing && !layer.stopping) await this.stop();
     else await this.play();
+    // The status line says so at once, not at the next of its redraws (every 6 frames: under
+    // software WebGL in a loaded test run, a few seconds, and a short wave could end unseen there).
+    this.update();
   }
 
   /** Plays the wave over the player; resolves with what happened (never rejects). */
