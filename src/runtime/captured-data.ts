@@ -40,6 +40,12 @@ export interface CapturedData {
    * first; another clip's last frame ends nothing (what follows is not known).
    */
   readonly contactEnds: Uint8Array;
+  /**
+   * The largest change of a contact point's horizontal velocity from one frame to the next within
+   * a clip (m/s, either leg): how suddenly the captured feet ever start or stop, e.g. at a landing.
+   * Infinity where no clip has three frames.
+   */
+  readonly contactVelocityChangeMax: number;
 }
 
 const cache = new WeakMap<Database, CapturedData>();
@@ -86,7 +92,24 @@ export function computeCapturedData(db: Database): CapturedData {
   const planted = [cl === r.leftToe ? restHeights[0] : restHeights[2], cr === r.rightToe ? restHeights[1] : restHeights[3]];
   const contactHeight = new Float32Array(N * 2);
   for (let f = 0; f < N; f++) for (let leg = 0; leg < 2; leg++) contactHeight[2 * f + leg] = contact[6 * f + 3 * leg + 1] - planted[leg];
-  return { restHeights, contactMotion, contactHeight, hipsHeight, contactEnds: contactEndsOf(db) };
+  return { restHeights, contactMotion, contactHeight, hipsHeight, contactEnds: contactEndsOf(db), contactVelocityChangeMax: contactVelocityChangeMax(db, contact) };
+}
+
+/** CapturedData.contactVelocityChangeMax from the contact points' world positions `contact` (6 per frame). */
+function contactVelocityChangeMax(db: Database, contact: Float64Array): number {
+  let most = 0;
+  for (const clip of db.clips) {
+    for (let f = clip.start + 1; f < clip.start + clip.count - 1; f++) {
+      for (let d = 0; d < 6; d += 3) {
+        const ax = contact[6 * (f + 1) + d] - 2 * contact[6 * f + d] + contact[6 * (f - 1) + d];
+        const az = contact[6 * (f + 1) + d + 2] - 2 * contact[6 * f + d + 2] + contact[6 * (f - 1) + d + 2];
+        const change = Math.sqrt(ax * ax + az * az) * db.fps;
+        if (change > most) most = change;
+      }
+    }
+  }
+  // (no frame to go by, e.g. clips of one or two frames: no limit)
+  return most > 0 ? most : Number.POSITIVE_INFINITY;
 }
 
 /** CapturedData.contactEnds of `db`. */

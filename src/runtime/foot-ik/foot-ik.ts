@@ -6,7 +6,7 @@ import { KNEE_POLE, keepAnimatedKnee, kneePole, kneeSettled, reachHold, restoreS
 import {
   LOCKED, LOCK, OFFSET, OFFSET_VEL, TARGET, SHOWN, HEEL, HEEL_VEL, HEEL_SHIFT, LOCK_YAW, ANIM_HEIGHT, LEG_SIZE, RELEASED, HEEL_RAISE, SHOWN_REACH, UNSOFT, MAX_HEEL_RAISE,
   HIPS_DROP, HIPS_DROP_VEL, DECAY_DT, STEP_DT, NEEDED_DROP, HIPS_DT, HIPS_MAX, FOOT_DT, FOOT_IK_STATE_SIZE, SETTLING,
-  IK_TARGET, FOOT_WORLD_ROT, BODY_DY, ANKLE_HEIGHT, LOCK_NORMAL, SHIFT, SHIFT_PREV, TILT, TILT_VEL, SHIFT_OFFSET, SHIFT_VEL, PLANTED_HEIGHT, LOCK_GROUND, CLEAR, CLEAR_VEL, FOLLOW, FOLLOW_VEL, ANIM_PREV, KNEE_PLANE, REACH, LIFT, LIFT_VEL, HOLD_ANIM, HOLD_LIFT, CLEAR_LIFT, CLEAR_LIFT_VEL, GROUND_AHEAD, HOLD_CAPTURED,
+  IK_TARGET, FOOT_WORLD_ROT, BODY_DY, ANKLE_HEIGHT, LOCK_NORMAL, SHIFT, SHIFT_PREV, TILT, TILT_VEL, SHIFT_OFFSET, SHIFT_VEL, PLANTED_HEIGHT, LOCK_GROUND, CLEAR, CLEAR_VEL, FOLLOW, FOLLOW_VEL, ANIM_PREV, KNEE_PLANE, REACH, LIFT, LIFT_VEL, HOLD_ANIM, HOLD_LIFT, CLEAR_LIFT, CLEAR_LIFT_VEL, GROUND_AHEAD, HOLD_CAPTURED, DATA_HOLD,
 } from './state.js';
 import { capturedData, type CapturedData } from '../captured-data.js';
 import { PLANT_SPEED_LEG_LENGTHS, STEP_LANDED_HOLD, floorLift, stillDown, updateGroundHolds, updateLift } from './on-ground.js';
@@ -103,7 +103,7 @@ export class FootIK {
       // On uneven ground a free foot starts from the ground under it (NaN: none followed yet).
       S[at + SHIFT] = 0; S[at + SHIFT_OFFSET] = 0; S[at + SHIFT_VEL] = 0; S[at + SHIFT_PREV] = Number.NaN; S[at + PLANTED_HEIGHT] = 0;
       S[at + CLEAR] = 0; S[at + CLEAR_VEL] = 0; S[at + FOLLOW] = 1; S[at + FOLLOW_VEL] = 0;
-      S[at + LIFT] = 0; S[at + LIFT_VEL] = 0; S[at + CLEAR_LIFT] = 0; S[at + CLEAR_LIFT_VEL] = 0;
+      S[at + LIFT] = 0; S[at + LIFT_VEL] = 0; S[at + CLEAR_LIFT] = 0; S[at + CLEAR_LIFT_VEL] = 0; S[at + DATA_HOLD] = 1;
       S[at + KNEE_PLANE] = 0; S[at + KNEE_PLANE + 1] = 0; S[at + KNEE_PLANE + 2] = 1;
       keepAnimatedKnee(this.rig.legs[i], worldPositions, S, at + KNEE_PLANE);
     }
@@ -181,7 +181,7 @@ export class FootIK {
     if (S[at + LOCKED] === RELEASED && !contact) S[at + LOCKED] = 0;
     // A free foot on the ground moves as the captured one this step (before it may be planted
     // where that puts it), as far as the leg reaches.
-    if (S[at + LOCKED] !== 1) { reachHold(leg, wp, S, at + OFFSET, at + REACH); followDataOnGround(this.S, at, i, leg, host, this.captured, this.db); }
+    if (S[at + LOCKED] !== 1) { reachHold(leg, wp, S, at + OFFSET, at + REACH); followDataOnGround(this.S, at, i, leg, host, this.captured, this.db); } else S[at + DATA_HOLD] = 1;
     for (let k = 0; k < 3; k++) S[at + ANIM_PREV + k] = wp[c + k];
     // A foot still coming down from a release (displayed well above where the animation has it)
     // is not planted yet: locking it in the air and stopping its fall at once would pop the leg.
@@ -350,7 +350,7 @@ export class FootIK {
       updateGroundHolds(S, at, leg, this.captured.contactHeight, 2 * host.frame + i);
       if (S[at + LOCKED] === RELEASED && !contact) S[at + LOCKED] = 0;
       // As on flat ground: a free foot on the ground moves as the captured one, as far as the leg reaches.
-      if (S[at + LOCKED] !== 1) { reachHold(leg, wp, S, at + OFFSET, at + REACH); followDataOnGround(this.S, at, i, leg, host, this.captured, this.db); }
+      if (S[at + LOCKED] !== 1) { reachHold(leg, wp, S, at + OFFSET, at + REACH); followDataOnGround(this.S, at, i, leg, host, this.captured, this.db); } else S[at + DATA_HOLD] = 1;
       // How far the animation moved the contact point up since the last step (a plant goes on from
       // where the foot was shown, moved by that).
       const animDy = wp[c + 1] - S[at + ANIM_PREV + 1];

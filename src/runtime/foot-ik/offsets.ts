@@ -11,7 +11,7 @@ import type { CapturedData } from '../captured-data.js';
 import type { FootIKHost } from './host.js';
 import type { FootIKOptions } from './options.js';
 import type { LegJoints } from './rig.js';
-import { ANIM_PREV, DECAY_DT, DECAY_E, HEEL, HEEL_VEL, HOLD, HOLD_CAPTURED, LOCKED, OFFSET, OFFSET_VEL, REACH, RELEASED, STEP_DT } from './state.js';
+import { ANIM_PREV, DATA_HOLD, DECAY_DT, DECAY_E, HEEL, HEEL_VEL, HOLD, HOLD_CAPTURED, LOCKED, OFFSET, OFFSET_VEL, REACH, RELEASED, STEP_DT } from './state.js';
 
 /** The captured contact point's motion over a step, in the world. */
 const DATA_STEP = new Float64Array(3);
@@ -28,8 +28,8 @@ const DATA_STEP = new Float64Array(3);
 export function followDataOnGround(S: Float64Array, at: number, i: number, leg: LegJoints, host: FootIKHost, data: CapturedData, db: Database): void {
   // (a foot raised by updateLift is that much further off the ground; a released one is held by
   // the ground alone, as in decayOffset)
-  const hold = S[at + HOLD] * (S[at + LOCKED] === RELEASED ? 1 : S[at + REACH]);
-  if (hold <= 0) return;
+  const want = S[at + HOLD] * (S[at + LOCKED] === RELEASED ? 1 : S[at + REACH]);
+  if (want <= 0) { S[at + DATA_HOLD] = 0; return; }
   const wp = host.worldPositions, c = 3 * leg.contact, m = data.contactMotion, f = 6 * host.frame + 3 * i;
   // The captured foot's motion counts as far as the captured foot is on the ground too: a foot the
   // capture has in its swing while the output still has it down (a transition's blend) lifts
@@ -37,8 +37,19 @@ export function followDataOnGround(S: Float64Array, at: number, i: number, leg: 
   const frames = S[STEP_DT] * host.playRate * db.fps * S[at + HOLD_CAPTURED];
   DATA_STEP[0] = m[f] * frames; DATA_STEP[1] = m[f + 1] * frames; DATA_STEP[2] = m[f + 2] * frames;
   quatRotateVec3(DATA_STEP, 0, host.rootRotation, 0, DATA_STEP, 0);
-  S[at + OFFSET] += hold * (DATA_STEP[0] - (wp[c] - S[at + ANIM_PREV]));
-  S[at + OFFSET + 2] += hold * (DATA_STEP[2] - (wp[c + 2] - S[at + ANIM_PREV + 2]));
+  const dx = DATA_STEP[0] - (wp[c] - S[at + ANIM_PREV]), dz = DATA_STEP[2] - (wp[c + 2] - S[at + ANIM_PREV + 2]);
+  // The hold changes the shown foot's velocity by its rise times the gap between the captured and
+  // the animated motion: it rises no faster than changes it by more than the captures' own feet
+  // ever change theirs in a frame (CapturedData.contactVelocityChangeMax). Taken at once as the
+  // foot came into the ground band, a foot landing with a transition's blend still carrying it
+  // over the floor (6 m/s) stopped dead in one step (5.6 m/s at a toe, at 30 Hz on the shared real
+  // captures, where a step crosses the band); a foot landing as captured is held at once.
+  const gap = Math.sqrt(dx * dx + dz * dz), rise = data.contactVelocityChangeMax * S[STEP_DT];
+  const hold = gap * (want - S[at + DATA_HOLD]) > rise ? S[at + DATA_HOLD] + rise / gap : want;
+  S[at + DATA_HOLD] = hold;
+  if (hold <= 0) return;
+  S[at + OFFSET] += hold * dx;
+  S[at + OFFSET + 2] += hold * dz;
 }
 
 /** The decay spring (as decaySpringUpdate) on a released foot's heel turn, with the offset's half-life. */

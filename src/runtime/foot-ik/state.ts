@@ -65,7 +65,9 @@ export const HEEL_RAISE = 65;
  * unsoftenOffset, softenReach, restoreSoftening).
  */
 export const SHOWN_REACH = 66, UNSOFT = 67, UNSOFT_GAP = 68, UNSOFT_CAP = 69;
-export const LEG_SIZE = 70;
+/** Per leg: the ground's hold on a free foot's horizontal motion at the last step (offsets.ts followDataOnGround; 1 while planted). */
+export const DATA_HOLD = 70;
+export const LEG_SIZE = 71;
 /** LOCKED's value for a foot released while its contact lasts. */
 export const RELEASED = 2;
 export const HIPS_DROP = 2 * LEG_SIZE, HIPS_DROP_VEL = HIPS_DROP + 1, DECAY_DT = HIPS_DROP + 2, DECAY_E = HIPS_DROP + 3;
