@@ -12,7 +12,9 @@
  * - the hips' height in every frame: what the body's height is, as captured, at the frame the
  *   engine plays (the quality measures compare the output's with it);
  * - where each contact ends: the frames whose contact label the next frame of the clip does not
- *   carry (a foot that lands there is lifting off; foot IK plants no lock there).
+ *   carry (a foot that lands there is lifting off; foot IK plants no lock there);
+ * - how suddenly the captured feet ever change their speed over the floor in a frame: what the
+ *   ground's hold on a landing foot may change of its velocity in a step (foot-ik/offsets.ts).
  */
 import type { Database } from '../database/database.js';
 import { forwardKinematics } from '../anim/pose.js';
