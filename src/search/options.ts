@@ -129,8 +129,8 @@ export interface PoolOptions extends Omit<MatcherOptions, 'memory'> {
   callerShare?: boolean;
 }
 
-/** Every PoolOptions key, and memory (refused below with its own reason: the pool makes its memory). */
-const POOL_OPTION_KEYS = { ...({ backend: true, wasm: true, kdLeafSize: true, batchCapacity: true, compact: true, clusters: true, clusterSeed: true, threads: true, workerBatchCapacity: true, workerUrl: true, maximumPages: true, callerShare: true } satisfies OptionKeys<PoolOptions>), memory: true };
+/** Every PoolOptions key: the matcher's (memory too, refused below with its own reason: the pool makes its memory) and the pool's own. */
+const POOL_OPTION_KEYS = { ...MATCHER_OPTION_KEYS, ...({ threads: true, workerBatchCapacity: true, workerUrl: true, maximumPages: true, callerShare: true } satisfies OptionKeys<Omit<PoolOptions, keyof MatcherOptions>>) };
 
 export interface SearchOptions {
   /** Default 'kdtree'. 'window' is a brute-force scan of `ranges` (required). */
