@@ -2,7 +2,7 @@ import type { Database } from '../../database/database.js';
 import { quatFromScaledAngleAxis, quatInvMultiply, quatMultiply, quatMultiplyInv, quatRotateVec3, quatToScaledAngleAxis } from '../../math/quat.js';
 import { solveTwoBoneIkInto, createTwoBoneIkScratch } from '../../math/two-bone-ik.js';
 import { type FootIKLeg, type FootRig, type LegJoints, LegView, footRig } from './rig.js';
-import { KNEE_POLE, keepAnimatedKnee, kneePole, kneeSettled, reachHold, restoreSoftening, softenReach, unsoftenOffset } from './leg.js';
+import { KNEE_POLE, keepAnimatedKnee, kneePole, kneeSettled, plantedReach, reachHold, restoreSoftening, softenReach, unsoftenOffset, updateSoftWidening } from './leg.js';
 import {
   LOCKED, LOCK, OFFSET, OFFSET_VEL, TARGET, SHOWN, HEEL, HEEL_VEL, HEEL_SHIFT, LOCK_YAW, ANIM_HEIGHT, LEG_SIZE, RELEASED, HEEL_RAISE, SHOWN_REACH, UNSOFT, MAX_HEEL_RAISE,
   HIPS_DROP, HIPS_DROP_VEL, DECAY_DT, STEP_DT, NEEDED_DROP, HIPS_DT, HIPS_MAX, FOOT_DT, FOOT_IK_STATE_SIZE, SETTLING,
@@ -231,6 +231,7 @@ export class FootIK {
       }
     }
     decayOffset(this.S, at, this.opts);
+    updateSoftWidening(this.S, at, leg);
     const locked = S[at + LOCKED] === 1;
     if (!locked) decayHeel(this.S, at, this.opts);
     // The ankle's target: the animated ankle, shifted (when locked) by what puts the animated contact
@@ -412,6 +413,7 @@ export class FootIK {
         }
       }
       decayOffset(this.S, at, this.opts);
+      updateSoftWidening(this.S, at, leg);
       const locked = S[at + LOCKED] === 1;
       if (!locked) decayHeel(this.S, at, this.opts);
       if (locked) tiltTowards(S, at, leg, S, at + LOCK_NORMAL, false, go);
@@ -529,6 +531,8 @@ export class FootIK {
     REACH_IN[0] = wp[f] + ox; REACH_IN[1] = wp[f + 1] + dy; REACH_IN[2] = wp[f + 2] + oz;
     REACH_IN[3] = wp[c] + ox; REACH_IN[4] = wp[c + 1] + dy; REACH_IN[5] = wp[c + 2] + oz;
     REACH_IN[6] = S[HIPS_MAX];
+    IK_TARGET[0] = REACH_IN[0]; IK_TARGET[1] = REACH_IN[1]; IK_TARGET[2] = REACH_IN[2];
+    REACH_IN[7] = plantedReach(leg, wp, S, at);
     heelRaiseToReach(leg, wp);
     const shown = Math.sqrt(S[at + HEEL] * S[at + HEEL] + S[at + HEEL + 1] * S[at + HEEL + 1] + S[at + HEEL + 2] * S[at + HEEL + 2]);
     return PIVOT[0] <= shown + HEEL_RAISE_SPEED * S[STEP_DT];

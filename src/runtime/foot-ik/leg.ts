@@ -4,7 +4,7 @@
  * ground (foot-ik/foot-ik.ts).
  */
 import type { LegJoints } from './rig.js';
-import { IK_TARGET, OFFSET, SHOWN_REACH, STEP_DT, UNSOFT, UNSOFT_CAP, UNSOFT_GAP } from './state.js';
+import { HOLD, IK_TARGET, LOCKED, OFFSET, SHOWN_REACH, SOFT_WIDEN, STEP_DT, UNSOFT, UNSOFT_CAP, UNSOFT_GAP } from './state.js';
 
 /** The pole kneePole computes (world direction), shared by every character of a thread. */
 export const KNEE_POLE = new Float64Array(3);
@@ -148,19 +148,22 @@ function perpendicularUnit(x: number, y: number, z: number, ux: number, uy: numb
 
 /**
  * Pulls a free leg's target (IK_TARGET) in smoothly where it would stretch the leg further than the
- * animation does near its full length: a distance d from the hip beyond s0 (softReachStart) becomes
+ * animation does near its full length: a distance d from the hip beyond s0 (softStart) becomes
  * s0 + w·(1 − e^(−(d − s0)/w)), with w = length − s0 (continuous, with a continuous slope, and never
  * reaching full stretch). A target the animation reaches is left as it is, so a leg with
  * nothing to blend is the animation's and the solve stopping changes nothing; a swinging leg
  * blending out a released lock or a transition's offset no longer runs into full extension, where
  * the solver's clamp straightened it and its knee flipped within a step (8-12 m/s on real
- * captures). Planted legs keep their targets: the heel raise handles their reach.
+ * captures). Where the animated leg is itself nearly straight, s0 is nearly the full length and
+ * the curve has no room: a foot in the air carried far from the animated one gets the whole soft
+ * range instead (S[SOFT_WIDEN], updateSoftWidening). Planted legs keep their targets: the heel
+ * raise, and the same curve when it cannot rise fast enough, handle their reach (plantedReach).
  */
 export function softenReach(leg: LegJoints, wp: Float64Array, S: Float64Array, at: number): void {
   const h = 3 * leg.hip;
   const x = IK_TARGET[0] - wp[h], y = IK_TARGET[1] - wp[h + 1], z = IK_TARGET[2] - wp[h + 2];
   const d = Math.sqrt(x * x + y * y + z * z);
-  const s0 = softReachStart(leg, wp), w = leg.length - s0;
+  const s0 = softStart(leg, wp, S[at + SOFT_WIDEN]), w = leg.length - s0;
   if (d < 1e-9 || (d <= s0 && S[at + UNSOFT] === 0)) return;
   // (within s0 the curve is the target's own distance: a held release still starts where it was shown)
   let soft = d <= s0 ? d : w > 1e-9 ? s0 + w * (1 - Math.exp(-(d - s0) / w)) : s0;
@@ -207,7 +210,7 @@ export function softenReach(leg: LegJoints, wp: Float64Array, S: Float64Array, a
 export function unsoftenOffset(leg: LegJoints, wp: Float64Array, S: Float64Array, at: number): void {
   const o = at + OFFSET, h = 3 * leg.hip, f = 3 * leg.foot;
   const x = wp[f] + S[o] - wp[h], y = wp[f + 1] + S[o + 1] - wp[h + 1], z = wp[f + 2] + S[o + 2] - wp[h + 2];
-  const d = Math.sqrt(x * x + y * y + z * z), s0 = softReachStart(leg, wp), w = leg.length - s0;
+  const d = Math.sqrt(x * x + y * y + z * z), s0 = softStart(leg, wp, S[at + SOFT_WIDEN]), w = leg.length - s0;
   S[at + UNSOFT] = -1;
   if (d <= s0 || !(w > 1e-9)) return;
   const u = Math.min((d - s0) / w, UNSOFTEN_MAX), raw = s0 - w * Math.log(1 - u);
@@ -260,4 +263,52 @@ export function softReachStart(leg: LegJoints, wp: Float64Array): number {
   const h = 3 * leg.hip, f = 3 * leg.foot;
   const ax = wp[f] - wp[h], ay = wp[f + 1] - wp[h + 1], az = wp[f + 2] - wp[h + 2];
   return Math.max(Math.min(Math.sqrt(ax * ax + ay * ay + az * az), leg.length), (1 - SOFT_REACH) * leg.length);
+}
+
+/** Where softenReach's curve starts (m from the hip): softReachStart lowered by the share `k` (0 to 1, the leg's S[SOFT_WIDEN]) of the way to (1 − SOFT_REACH)·length. */
+export function softStart(leg: LegJoints, wp: Float64Array, k: number): number {
+  const s0 = softReachStart(leg, wp);
+  return s0 - k * (s0 - (1 - SOFT_REACH) * leg.length);
+}
+
+/**
+ * How far from the hip a planted leg's ankle target (IK_TARGET) is kept (planted-turn.ts
+ * pivotAboutContact): softenReach's curve for it, without a release's hold-off. The same curve as
+ * the leg's before it was planted and after it is let go, so that neither changes its reach.
+ */
+export function plantedReach(leg: LegJoints, wp: Float64Array, S: Float64Array, at: number): number {
+  const h = 3 * leg.hip;
+  const x = IK_TARGET[0] - wp[h], y = IK_TARGET[1] - wp[h + 1], z = IK_TARGET[2] - wp[h + 2];
+  const d = Math.sqrt(x * x + y * y + z * z), s0 = softStart(leg, wp, S[at + SOFT_WIDEN]), w = leg.length - s0;
+  return d <= s0 ? d : w > 1e-9 ? s0 + w * (1 - Math.exp(-(d - s0) / w)) : s0;
+}
+
+/** Moves IK_TARGET towards the hip to `reach` (m) from it when it is further. */
+export function capReach(leg: LegJoints, wp: Float64Array, reach: number): void {
+  const h = 3 * leg.hip;
+  const x = IK_TARGET[0] - wp[h], y = IK_TARGET[1] - wp[h + 1], z = IK_TARGET[2] - wp[h + 2];
+  const d = Math.sqrt(x * x + y * y + z * z);
+  if (!(d > reach) || d < 1e-9) return;
+  const k = reach / d;
+  IK_TARGET[0] = wp[h] + x * k; IK_TARGET[1] = wp[h + 1] + y * k; IK_TARGET[2] = wp[h + 2] + z * k;
+}
+
+/**
+ * Leg `at`'s widening of its soft reach this step (S[SOFT_WIDEN], 0 to 1): a free foot off the
+ * ground (by 1 − S[HOLD]) that its offset carries away from the animated one is softened from
+ * (1 − SOFT_REACH) leg lengths, wholly from an offset of SOFT_REACH leg lengths on; a locked foot,
+ * or one on the ground, from the animated ankle's own distance (softReachStart), as before a foot
+ * is planted. Softened from there, a released foot 25-40 cm from the animated one, whose animated
+ * leg was 99.9% straight, was held at full stretch and let go within a step as its offset blended
+ * out (the knee 5.5 m/s at 144 Hz on the shared real captures' strafe); widened while it was on
+ * the ground, a standing leg's lock a few centimetres off pulled the foot up off the floor. The
+ * widening changes no faster than over HOLD_RELEASE_SECONDS, so that a foot lifting off has its
+ * target pulled in over several steps, and a foot landing is planted with the curve it was shown with.
+ */
+export function updateSoftWidening(S: Float64Array, at: number, leg: LegJoints): void {
+  const o = at + OFFSET, air = S[at + LOCKED] === 1 ? 0 : 1 - S[at + HOLD];
+  const gap = air > 0 ? Math.sqrt(S[o] * S[o] + S[o + 1] * S[o + 1] + S[o + 2] * S[o + 2]) : 0;
+  const full = SOFT_REACH * leg.length, want = air * (gap >= full ? 1 : gap / full);
+  const k = S[at + SOFT_WIDEN], most = S[STEP_DT] / HOLD_RELEASE_SECONDS;
+  S[at + SOFT_WIDEN] = want > k + most ? k + most : want < k - most ? k - most : want;
 }

@@ -67,7 +67,9 @@ export const HEEL_RAISE = 65;
 export const SHOWN_REACH = 66, UNSOFT = 67, UNSOFT_GAP = 68, UNSOFT_CAP = 69;
 /** Per leg: the ground's hold on a free foot's horizontal motion at the last step (offsets.ts followDataOnGround; 1 while planted). */
 export const DATA_HOLD = 70;
-export const LEG_SIZE = 71;
+/** Per leg: how far its soft reach is widened towards (1 − SOFT_REACH) leg lengths, 0 to 1 (leg.ts updateSoftWidening). */
+export const SOFT_WIDEN = 71;
+export const LEG_SIZE = 72;
 /** LOCKED's value for a foot released while its contact lasts. */
 export const RELEASED = 2;
 export const HIPS_DROP = 2 * LEG_SIZE, HIPS_DROP_VEL = HIPS_DROP + 1, DECAY_DT = HIPS_DROP + 2, DECAY_E = HIPS_DROP + 3;
