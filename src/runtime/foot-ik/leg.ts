@@ -166,7 +166,7 @@ export function softenReach(leg: LegJoints, wp: Float64Array, S: Float64Array, a
   const s0 = softStart(leg, wp, S[at + SOFT_WIDEN]), w = leg.length - s0;
   if (d < 1e-9 || (d <= s0 && S[at + UNSOFT] === 0)) return;
   // (within s0 the curve is the target's own distance: a held release still starts where it was shown)
-  let soft = d <= s0 ? d : w > 1e-9 ? s0 + w * (1 - Math.exp(-(d - s0) / w)) : s0;
+  let soft = softDistance(d, s0, w);
   // A leg just let go of (unsoftenOffset): at its solve in the release's step, the target starts at
   // the distance the leg was shown at (or its own, if nearer) and goes onto the curve over
   // HOLD_RELEASE_SECONDS. Shown further out than the curve (a nearly straight leg, whose knee moves
@@ -280,6 +280,11 @@ export function plantedReach(leg: LegJoints, wp: Float64Array, S: Float64Array, 
   const h = 3 * leg.hip;
   const x = IK_TARGET[0] - wp[h], y = IK_TARGET[1] - wp[h + 1], z = IK_TARGET[2] - wp[h + 2];
   const d = Math.sqrt(x * x + y * y + z * z), s0 = softStart(leg, wp, S[at + SOFT_WIDEN]), w = leg.length - s0;
+  return softDistance(d, s0, w);
+}
+
+/** The soft curve: a distance d from the hip beyond s0 becomes s0 + w·(1 − e^(−(d − s0)/w)) (never beyond s0 + w, the leg's length). */
+function softDistance(d: number, s0: number, w: number): number {
   return d <= s0 ? d : w > 1e-9 ? s0 + w * (1 - Math.exp(-(d - s0) / w)) : s0;
 }
 
