@@ -181,7 +181,7 @@ export class FootIK {
     if (S[at + LOCKED] === RELEASED && !contact) S[at + LOCKED] = 0;
     // A free foot on the ground moves as the captured one this step (before it may be planted
     // where that puts it), as far as the leg reaches.
-    if (S[at + LOCKED] !== 1) { reachHold(leg, wp, S, at + OFFSET, at + REACH); followDataOnGround(this.S, at, i, leg, host, this.captured, this.db); } else S[at + DATA_HOLD] = 1;
+    if (S[at + LOCKED] !== 1) { reachHold(leg, wp, S, at + OFFSET, at + REACH, this.captured); followDataOnGround(this.S, at, i, leg, host, this.captured, this.db); } else S[at + DATA_HOLD] = 1;
     for (let k = 0; k < 3; k++) S[at + ANIM_PREV + k] = wp[c + k];
     // A foot still coming down from a release (displayed well above where the animation has it)
     // is not planted yet: locking it in the air and stopping its fall at once would pop the leg.
@@ -351,7 +351,7 @@ export class FootIK {
       updateGroundHolds(S, at, leg, this.captured.contactHeight, 2 * host.frame + i);
       if (S[at + LOCKED] === RELEASED && !contact) S[at + LOCKED] = 0;
       // As on flat ground: a free foot on the ground moves as the captured one, as far as the leg reaches.
-      if (S[at + LOCKED] !== 1) { reachHold(leg, wp, S, at + OFFSET, at + REACH); followDataOnGround(this.S, at, i, leg, host, this.captured, this.db); } else S[at + DATA_HOLD] = 1;
+      if (S[at + LOCKED] !== 1) { reachHold(leg, wp, S, at + OFFSET, at + REACH, this.captured); followDataOnGround(this.S, at, i, leg, host, this.captured, this.db); } else S[at + DATA_HOLD] = 1;
       // How far the animation moved the contact point up since the last step (a plant goes on from
       // where the foot was shown, moved by that).
       const animDy = wp[c + 1] - S[at + ANIM_PREV + 1];

@@ -4,6 +4,7 @@
  * ground (foot-ik/foot-ik.ts).
  */
 import type { LegJoints } from './rig.js';
+import type { CapturedData } from '../captured-data.js';
 import { HOLD, IK_TARGET, LOCKED, OFFSET, SHOWN_REACH, SOFT_WIDEN, STEP_DT, UNSOFT, UNSOFT_CAP, UNSOFT_GAP } from './state.js';
 
 /** The pole kneePole computes (world direction), shared by every character of a thread. */
@@ -242,16 +243,26 @@ export function restoreSoftening(S: Float64Array, at: number): void {
  * offset only within the soft reach (0 at its start) lifted fewer feet still (p95 2.6 cm) but slid
  * the rest at 1.8 times the data's own skate; holding it without limit slid least and lifted most.
  */
-export function reachHold(leg: LegJoints, wp: Float64Array, S: Float64Array, o: number, r: number): void {
+export function reachHold(leg: LegJoints, wp: Float64Array, S: Float64Array, o: number, r: number, data: CapturedData): void {
   const h = 3 * leg.hip, f = 3 * leg.foot;
   const x = wp[f] + S[o] - wp[h], y = wp[f + 1] + S[o + 1] - wp[h + 1], z = wp[f + 2] + S[o + 2] - wp[h + 2];
   const d = Math.sqrt(x * x + y * y + z * z), band = SOFT_REACH * leg.length;
   const u = (softReachStart(leg, wp) + band - d) / band;
-  // smoothstep(0, 1, u): a continuous hold with a continuous slope; it takes hold at once, and lets
+  // smoothstep(0, 1, u): a continuous hold with a continuous slope; it takes hold as below, and lets
   // go no faster than over HOLD_RELEASE_SECONDS (S[STEP_DT]: the step's dt, in the same block).
   const c = u <= 0 ? 0 : u >= 1 ? 1 : u;
   const hold = c * c * (3 - 2 * c), slowest = S[r] - S[STEP_DT] / HOLD_RELEASE_SECONDS;
-  S[r] = hold < slowest ? slowest : hold;
+  let held = hold < slowest ? slowest : hold;
+  // It takes hold no faster than changes the shown foot's velocity by the captures' own largest
+  // change of a contact point's in a frame: the hold stops the offset's horizontal blend (decayOffset),
+  // whose velocity is the spring's (S[o + 3..6] = OFFSET_VEL). Taken at once as the target came back
+  // within reach, a released foot blending back 40 cm at 4 m/s stopped dead in a step (5.8 m/s at a
+  // toe at 30 Hz on the shared real captures' strafe); a foot whose offset is still is held at once.
+  if (held > S[r]) {
+    const vx = S[o + 3], vz = S[o + 5], speed = Math.sqrt(vx * vx + vz * vz), most = S[r] + data.contactVelocityChangeMax / speed;
+    if (held > most) held = most;
+  }
+  S[r] = held;
 }
 
 /**
