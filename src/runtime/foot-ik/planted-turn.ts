@@ -76,9 +76,10 @@ export const HEEL_RAISE_SPEED = 12;
 /**
  * The heel raise that lets leg `leg` reach an ankle target A = REACH_IN[0..3] on a toe target P =
  * REACH_IN[3..6]: the ankle moves on the sphere of foot length r around P, from where it is
- * towards the hip, until it is at the leg's reach ℓ (REACH_IN[7], at most REACH_FRACTION of its length). With d = |hip − P| and φ the angle at the toe
- * between ankle and hip, the turn is θ = φ − acos((r² + d² − ℓ²) / (2 r d)) (φ when even a foot
- * pointing at the hip is too short), at most MAX_HEEL_RAISE. The hip is where `wp` has it, lowered
+ * towards the hip, until it is at the leg's reach ℓ (REACH_IN[7], at most REACH_FRACTION of its
+ * length). With d = |hip − P| and φ the angle at the toe between ankle and hip, the turn is
+ * θ = φ − acos((r² + d² − ℓ²) / (2 r d)) (φ when even a foot pointing at the hip is too short), at
+ * most MAX_HEEL_RAISE. The hip is where `wp` has it, lowered
  * by REACH_IN[6] (m). Into PIVOT: θ, then the unit vectors u (P to ankle) and w (towards the hip,
  * normal to u), then r. θ is 0 when A is within reach already. In and out through arrays: numbers
  * passed to a call V8 does not inline are heap boxes, and the pivot runs for planted legs every step.
