@@ -5,14 +5,14 @@
 // IK block), so it explains the measure and is no measure itself. Also counted: feet out of
 // contact within 5 cm of the floor.
 //
-// Usage: node scripts/contact-locks.mjs DB.mmdb [--scenario wander] [--agents 24] [--seconds 20] [--json]
+// Usage: node scripts/contact-locks.mjs DB.mmdb [--scenario wander] [--agents 24] [--seconds 20] [--hz 60] [--json]
 // Needs the compiled package (npm run build).
 import { DIST, scenarioDiagnostic } from './scenario-diagnostic.mjs';
 
-const { db, dbPath, scenario, agents, seconds, json, port, MotionMatchingController, createInput, ScriptedDriver } = await scenarioDiagnostic('contact-locks');
+const { db, dbPath, scenario, agents, seconds, hz, json, port, MotionMatchingController, createInput, ScriptedDriver } = await scenarioDiagnostic('contact-locks');
 const { LOCKED, LEG_SIZE, RELEASED } = await import(new URL('runtime/foot-ik/state.js', DIST));
 const { CONTACT_LEFT, CONTACT_RIGHT, contactJoints } = await import(new URL('features/contacts.js', DIST));
-const dt = 1 / 60, steps = Math.round(seconds / dt);
+const dt = 1 / hz, steps = Math.round(seconds / dt);
 const [leftJoint, rightJoint] = contactJoints(db.roles);
 const legs = [{ bit: CONTACT_LEFT, joint: leftJoint }, { bit: CONTACT_RIGHT, joint: rightJoint }];
 /** Per row: leg-steps and the sum of their speeds (cm/s). */
@@ -45,7 +45,7 @@ const out = [...rows].sort(([a], [b]) => a.localeCompare(b)).map(([key, [n, sum]
 if (json) {
   process.stdout.write(JSON.stringify({ database: dbPath, scenario: scenario, agents, seconds, rows: out }) + '\n');
 } else {
-  process.stdout.write(`${dbPath}, ${scenario}, ${agents} agents x ${seconds} s at 60 Hz: leg-steps whose frame has the foot down\n`);
+  process.stdout.write(`${dbPath}, ${scenario}, ${agents} agents x ${seconds} s at ${hz} Hz: leg-steps whose frame has the foot down\n`);
   process.stdout.write(`${'steps'.padEnd(36)} ${'leg-steps'.padStart(9)} ${'share'.padStart(7)} ${'speed cm/s'.padStart(10)} ${'adds cm/s'.padStart(9)}\n`);
   for (const r of out) {
     process.stdout.write(`${r.steps.padEnd(36)} ${String(r.legSteps).padStart(9)} ${(100 * r.shareOfContact).toFixed(1).padStart(6)}% ${r.meanSpeedCmPerSec.toFixed(1).padStart(10)} ${r.addsToContactMeanCmPerSec.toFixed(2).padStart(9)}\n`);

@@ -9,11 +9,11 @@
 // A diagnostic for docs/quality.md ("Where the stand-in's skate comes from"): it splits the measure by
 // the data's labels, it is no measure itself.
 //
-// Usage: node scripts/skate-split.mjs DB.mmdb [--scenario wander] [--agents 24] [--seconds 20] [--json]
+// Usage: node scripts/skate-split.mjs DB.mmdb [--scenario wander] [--agents 24] [--seconds 20] [--hz 60] [--json]
 // Needs the compiled package (npm run build).
 import { DIST, scenarioDiagnostic } from './scenario-diagnostic.mjs';
 
-const { db, dbPath, scenario, agents, seconds, json, port, MotionMatchingController, createInput, ScriptedDriver } = await scenarioDiagnostic('skate-split');
+const { db, dbPath, scenario, agents, seconds, hz, json, port, MotionMatchingController, createInput, ScriptedDriver } = await scenarioDiagnostic('skate-split');
 const { forwardKinematics } = await import(new URL('anim/pose.js', DIST));
 const { qualityRig } = await import(new URL('runtime/quality/quality-rig.js', DIST));
 const { SKATE_HEIGHT, skateWeight } = await import(new URL('runtime/quality/output-measures.js', DIST));
@@ -67,11 +67,11 @@ function addCaptured(t, f, clip) {
   }
 }
 
-// The engine's output in the scenario (foot IK on, flat ground, 60 Hz), labelled by the frame played;
+// The engine's output in the scenario (foot IK on, flat ground, at the display rate --hz), labelled by the frame played;
 // the data at the same frames beside it.
 const output = tally(), played = tally();
 {
-  const dt = 1 / 60, steps = Math.round(seconds / dt), prev = new Float64Array(3 * J);
+  const dt = 1 / hz, steps = Math.round(seconds / dt), prev = new Float64Array(3 * J);
   for (let a = 0; a < agents; a++) {
     const c = new MotionMatchingController(db);
     c.reset(c.frame, 3 * a, 0, 0);
@@ -113,7 +113,7 @@ if (json) {
   process.stdout.write(JSON.stringify(result) + '\n');
 } else {
   process.stdout.write(`${dbPath}: foot joint-steps by the contact label of the frame shown and by height (near the ground: below ${100 * SKATE_HEIGHT} cm over the joint's low height)\n`);
-  process.stdout.write(`data: every clip played plainly; at frames played: the data's step from each frame the output shows; output: ${scenario}, ${agents} agents x ${seconds} s at 60 Hz\n`);
+  process.stdout.write(`data: every clip played plainly; at frames played: the data's step from each frame the output shows; output: ${scenario}, ${agents} agents x ${seconds} s at ${hz} Hz\n`);
   process.stdout.write(`${'part'.padEnd(30)} ${'data share'.padStart(10)} ${'skate'.padStart(7)} ${'played share'.padStart(12)} ${'skate'.padStart(7)} ${'output share'.padStart(12)} ${'skate'.padStart(7)}\n`);
   const fmt = (x) => (x === null ? '–' : x.toFixed(1));
   for (let k = 0; k < 4; k++) {
