@@ -14,7 +14,10 @@
  * - where each contact ends: the frames whose contact label the next frame of the clip does not
  *   carry (a foot that lands there is lifting off; foot IK plants no lock there);
  * - how suddenly the captured feet ever change their speed over the floor in a frame: what the
- *   ground's hold on a landing foot may change of its velocity in a step (foot-ik/offsets.ts).
+ *   ground's hold on a landing foot may change of its velocity in a step (foot-ik/offsets.ts);
+ * - how suddenly the captured body (the hips) ever changes its velocity in a frame: how fast the
+ *   limit of the root's adjustment towards the simulated trajectory may grow in a step
+ *   (controller/root-adjustment.ts).
  */
 import type { Database } from '../database/database.js';
 import { forwardKinematics } from '../anim/pose.js';
@@ -48,6 +51,12 @@ export interface CapturedData {
    * Infinity where no clip has three frames.
    */
   readonly contactVelocityChangeMax: number;
+  /**
+   * The largest change of the hips' horizontal velocity from one frame to the next within a clip
+   * (m/s): how suddenly the captured body ever speeds up, slows down or turns. Infinity where no
+   * clip has three frames.
+   */
+  readonly bodyVelocityChangeMax: number;
 }
 
 const cache = new WeakMap<Database, CapturedData>();
@@ -65,7 +74,7 @@ export function computeCapturedData(db: Database): CapturedData {
   const [cl, cr] = contactJoints(r);
   const heights = feet.map((j) => (j >= 0 && N > 0 ? new Float64Array(N) : null));
   // World positions of the two contact points per frame (x, y, z each).
-  const contact = new Float64Array(N * 6), hipsHeight = new Float32Array(N);
+  const contact = new Float64Array(N * 6), hipsHeight = new Float32Array(N), hips = new Float64Array(N * 3);
   const wr = new Float64Array(4 * J), wp = new Float64Array(3 * J), rot = new Float64Array(4 * J), pos = new Float64Array(3 * J);
   for (let f = 0; f < N; f++) {
     for (let i = 0; i < 4 * J; i++) rot[i] = db.rotations[f * 4 * J + i];
@@ -74,6 +83,7 @@ export function computeCapturedData(db: Database): CapturedData {
     for (let k = 0; k < 4; k++) { const h = heights[k]; if (h) h[f] = wp[3 * feet[k] + 1]; }
     for (let d = 0; d < 3; d++) { contact[6 * f + d] = wp[3 * cl + d]; contact[6 * f + 3 + d] = wp[3 * cr + d]; }
     hipsHeight[f] = wp[3 * r.hips + 1];
+    for (let d = 0; d < 3; d++) hips[3 * f + d] = wp[3 * r.hips + d];
   }
   const contactMotion = new Float32Array(N * 6);
   const q = new Float64Array(4), v = new Float64Array(3), out = new Float64Array(3);
@@ -94,17 +104,21 @@ export function computeCapturedData(db: Database): CapturedData {
   const planted = [cl === r.leftToe ? restHeights[0] : restHeights[2], cr === r.rightToe ? restHeights[1] : restHeights[3]];
   const contactHeight = new Float32Array(N * 2);
   for (let f = 0; f < N; f++) for (let leg = 0; leg < 2; leg++) contactHeight[2 * f + leg] = contact[6 * f + 3 * leg + 1] - planted[leg];
-  return { restHeights, contactMotion, contactHeight, hipsHeight, contactEnds: contactEndsOf(db), contactVelocityChangeMax: contactVelocityChangeMax(db, contact) };
+  return { restHeights, contactMotion, contactHeight, hipsHeight, contactEnds: contactEndsOf(db), contactVelocityChangeMax: velocityChangeMax(db, contact, 6, 2), bodyVelocityChangeMax: velocityChangeMax(db, hips, 3, 1) };
 }
 
-/** CapturedData.contactVelocityChangeMax from the contact points' world positions `contact` (6 per frame). */
-function contactVelocityChangeMax(db: Database, contact: Float64Array): number {
+/**
+ * The largest change of horizontal velocity from one frame to the next within a clip (m/s) of the
+ * `points` points whose world positions `p` holds (`stride` values per frame, x y z each):
+ * CapturedData.contactVelocityChangeMax and bodyVelocityChangeMax.
+ */
+function velocityChangeMax(db: Database, p: Float64Array, stride: number, points: number): number {
   let most = 0;
   for (const clip of db.clips) {
     for (let f = clip.start + 1; f < clip.start + clip.count - 1; f++) {
-      for (let d = 0; d < 6; d += 3) {
-        const ax = contact[6 * (f + 1) + d] - 2 * contact[6 * f + d] + contact[6 * (f - 1) + d];
-        const az = contact[6 * (f + 1) + d + 2] - 2 * contact[6 * f + d + 2] + contact[6 * (f - 1) + d + 2];
+      for (let d = 0; d < 3 * points; d += 3) {
+        const ax = p[stride * (f + 1) + d] - 2 * p[stride * f + d] + p[stride * (f - 1) + d];
+        const az = p[stride * (f + 1) + d + 2] - 2 * p[stride * f + d + 2] + p[stride * (f - 1) + d + 2];
         const change = Math.sqrt(ax * ax + az * az) * db.fps;
         if (change > most) most = change;
       }

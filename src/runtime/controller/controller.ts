@@ -17,12 +17,13 @@ import { quatFromYaw } from '../../math/quat.js';
 import { composeJoint, posedForwardKinematics } from '../../anim/forward-kinematics.js';
 import { InertializationDecay } from '../inertialization/decay.js';
 import { FootIK, FOOT_IK_STATE_SIZE } from '../foot-ik/foot-ik.js';
+import { capturedData } from '../captured-data.js';
 import { type ControllerInput, type ControllerLevel, type ControllerOptions, type ControllerOptionsInput, resolveControllerOptions } from './options.js';
 import {
   ROOT_POS, ROOT_ROT, SIM_POS, SIM_VEL, SIM_ACC, SIM_ROT, SIM_ANGVEL, DESIRED_ROT,
   ROOT_VEL_OFFSET, LAYER_FRACTION, LAYER_WEIGHT, LAYER_FRAME, FRAME_FRACTION,
   LAST_COST, LAST_SEARCH_COST, PLAY_RATE, SEARCH_TIMER, LAST_DESIRED_VX, LAST_DESIRED_VZ,
-  LAST_DESIRED_FACING, STEP_DT, ADJUST_DT, COUNT_STEPS, COUNT_SEARCHES, COUNT_TRANSITIONS,
+  LAST_DESIRED_FACING, STEP_DT, ADJUST_DT, ADJUST_CAP, ADJUST_CAP_RISE, COUNT_STEPS, COUNT_SEARCHES, COUNT_TRANSITIONS,
   COUNT_SECONDS, RESULT_COST, DESIRED_ROT_YAW, SINCE_TRANSITION, UPPER_TWIST_TARGET, UPPER_TWIST, UPPER_TWIST_VEL, STATE_SIZE, blockSize, CounterView, type ControllerCounters,
   COUNT_LOCAL_SEARCHES, LOD_POSE_EVERY, LOD_POSE_COUNT, LOD_POSE_DT, LOD_FULL_INTERVAL, LOD_LOCAL_FRAMES, SINCE_SEARCH, SINCE_FULL_SEARCH, POSE_SECONDS, LOD_UNSEEN, LOD_POSE_HELD, IK_WEIGHT, IK_WEIGHT_VEL, LOD_DRAIN, STAND_REQUEST, STAND_HOLD, HOLD_RATE, HOLD_RATE_VEL, WARP_RATE, WARP_RATE_VEL,
 } from './state.js';
@@ -228,6 +229,7 @@ export class MotionMatchingController {
     this.request = { query: takeFloat32(), bestCost: Infinity, excludeStart: 0, excludeEnd: 0, requireTags: null, excludeTags: null, localFrame: -1, localHalfFrames: 0 };
     this.s[ROOT_ROT + 3] = 1; this.s[SIM_ROT + 3] = 1; this.s[DESIRED_ROT + 3] = 1;
     this.s[LAST_SEARCH_COST] = Number.POSITIVE_INFINITY; this.s[PLAY_RATE] = 1; this.s[ADJUST_DT] = -1;
+    this.s[ADJUST_CAP_RISE] = capturedData(db).bodyVelocityChangeMax;
     const scratch = poseScratch(J);
     this.playing = scratch.playing;
     this.destination = scratch.destination;
@@ -256,6 +258,7 @@ export class MotionMatchingController {
     this.inert.reset();
     this.overlayLayer?.reset();
     this.s.fill(0, ROOT_VEL_OFFSET, ROOT_VEL_OFFSET + 8);
+    this.s[ADJUST_CAP] = Number.POSITIVE_INFINITY;
     this.layerCount = 1; this.s[LAYER_FRAME] = frame; this.s[LAYER_FRACTION] = 0; this.s[LAYER_WEIGHT] = 1;
     this.s[SEARCH_TIMER] = 0;
     this.s[SINCE_TRANSITION] = Number.POSITIVE_INFINITY;

@@ -63,6 +63,13 @@ export const STEP_DT = field(1);
 export const ADJUST_DT = field(1);
 export const ADJUST_POS_K = field(1);
 export const ADJUST_ROT_K = field(1);
+/**
+ * The last step's limit of the position adjustment as a speed (m/s; +Infinity after a reset), and
+ * how much it may grow in a step (m/s: the captures' own largest change of the body's velocity in a
+ * frame, capturedData's bodyVelocityChangeMax; root-adjustment.ts).
+ */
+export const ADJUST_CAP = field(1);
+export const ADJUST_CAP_RISE = field(1);
 /** Crossfade layers' frames. */
 export const LAYER_FRAME = field(MAX_LAYERS);
 /** Counters (ControllerCounters reads them). */
