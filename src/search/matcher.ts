@@ -381,7 +381,6 @@ function requireQueryArray(query: unknown, where: string, shape: { dims: number;
   throw new TypeError(`${where}: ${batch ? `queries must be a Float32Array of k x ${v}` : `query must be a Float32Array of ${v}`}, got ${describeArgument(query)}`);
 }
 
-
 /** Zeroes a statistics record. */
 export function clearStats(s: SearchStats): void {
   s.bounded = 0;

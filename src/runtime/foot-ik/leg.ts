@@ -252,17 +252,26 @@ export function reachHold(leg: LegJoints, wp: Float64Array, S: Float64Array, o: 
   // go no faster than over HOLD_RELEASE_SECONDS (S[STEP_DT]: the step's dt, in the same block).
   const c = u <= 0 ? 0 : u >= 1 ? 1 : u;
   const hold = c * c * (3 - 2 * c), slowest = S[r] - S[STEP_DT] / HOLD_RELEASE_SECONDS;
-  let held = hold < slowest ? slowest : hold;
+  const held = hold < slowest ? slowest : hold;
   // It takes hold no faster than changes the shown foot's velocity by the captures' own largest
   // change of a contact point's in a frame: the hold stops the offset's horizontal blend (decayOffset),
   // whose velocity is the spring's (S[o + 3..6] = OFFSET_VEL). Taken at once as the target came back
   // within reach, a released foot blending back 40 cm at 4 m/s stopped dead in a step (5.8 m/s at a
   // toe at 30 Hz on the shared real captures' strafe); a foot whose offset is still is held at once.
-  if (held > S[r]) {
-    const vx = S[o + 3], vz = S[o + 5], speed = Math.sqrt(vx * vx + vz * vz), most = S[r] + data.contactVelocityChangeMax / speed;
-    if (held > most) held = most;
-  }
-  S[r] = held;
+  const vx = S[o + 3], vz = S[o + 5];
+  S[r] = holdRisen(S[r], held, data.contactVelocityChangeMax, Math.sqrt(vx * vx + vz * vz));
+}
+
+/**
+ * A hold that stops a motion of `moved` (its share of it stopped), from `previous` towards
+ * `wanted`: rising, it changes the motion's velocity by its rise times `moved`, so it rises by no
+ * more than `allowed` / `moved` (in the units of the two); at once where nothing moves. Falling is
+ * left to the caller. The reach hold (reachHold: the offset's blend speed) and the ground's hold on
+ * a free foot (offsets.ts followDataOnGround: the gap between the captured and the animated step)
+ * rise by it, `allowed` the captures' own largest change of a foot's velocity.
+ */
+export function holdRisen(previous: number, wanted: number, allowed: number, moved: number): number {
+  return moved * (wanted - previous) > allowed ? previous + allowed / moved : wanted;
 }
 
 /**

@@ -11,6 +11,7 @@ import type { CapturedData } from '../captured-data.js';
 import type { FootIKHost } from './host.js';
 import type { FootIKOptions } from './options.js';
 import type { LegJoints } from './rig.js';
+import { holdRisen } from './leg.js';
 import { ANIM_PREV, DATA_HOLD, DECAY_DT, DECAY_E, HEEL, HEEL_VEL, HOLD, HOLD_CAPTURED, LOCKED, OFFSET, OFFSET_VEL, REACH, RELEASED, STEP_DT } from './state.js';
 
 /** The captured contact point's motion over a step, in the world. */
@@ -44,8 +45,7 @@ export function followDataOnGround(S: Float64Array, at: number, i: number, leg: 
   // foot came into the ground band, a foot landing with a transition's blend still carrying it
   // over the floor (6 m/s) stopped dead in one step (5.6 m/s at a toe, at 30 Hz on the shared real
   // captures, where a step crosses the band); a foot landing as captured is held at once.
-  const gap = Math.sqrt(dx * dx + dz * dz), rise = data.contactVelocityChangeMax * S[STEP_DT];
-  const hold = gap * (want - S[at + DATA_HOLD]) > rise ? S[at + DATA_HOLD] + rise / gap : want;
+  const hold = holdRisen(S[at + DATA_HOLD], want, data.contactVelocityChangeMax * S[STEP_DT], Math.sqrt(dx * dx + dz * dz));
   S[at + DATA_HOLD] = hold;
   if (hold <= 0) return;
   S[at + OFFSET] += hold * dx;
