@@ -1,5 +1,5 @@
 /**
- * A free foot on uneven ground keeps its clearance over the ground under it (runtime/foot-ik/foot-ik.ts
+ * A free foot on uneven ground keeps its clearance over the ground under it (runtime/foot-ik/ground-step.ts
  * clearGround), and lets go of it smoothly: measured from the output joint positions, as the quality
  * command measures pops. The built-in database walks across a 20 cm bar (the root on the floor, so
  * every foot that swings over the bar is held up over it); a foot held up over the bar, once past

@@ -1,5 +1,5 @@
 /**
- * The feet on uneven ground, for foot IK (foot-ik/foot-ik.ts, applyGroundStep): where a free foot's height
+ * The feet on uneven ground, for foot IK (foot-ik/ground-step.ts, applyGroundStep): where a free foot's height
  * follows the ground under it (and ahead of it), how far a foot tilts towards the ground, and how a
  * planted foot's heel is kept out of a step behind it. Functions over FootIK's state block
  * (foot-ik/state.ts) and its per-call scratch; nothing here allocates.

@@ -228,14 +228,14 @@ export function restoreSoftening(S: Float64Array, at: number): void {
 }
 
 /**
- * How much of the ground's hold on a free foot's offset (foot-ik.ts followDataOnGround,
+ * How much of the ground's hold on a free foot's offset (offsets.ts followDataOnGround,
  * decayOffset) the leg's reach allows, into S[r] (S: the foot IK block, whose S[STEP_DT] is the
  * step's dt; S[r] holds the last step's hold): 1 while the target (the animated ankle plus the
  * offset S[o..o+3]) is within the soft reach (softReachStart: the animated ankle's own distance from
  * the hip, or 0.95 leg lengths, whichever is further), falling smoothly to 0 SOFT_REACH leg lengths
  * past it, as deep into the soft range as that range is wide. Beyond, the offset blends out as it
  * does in the air and the foot goes back towards the animation, lifted off the floor by as much as
- * the hold is missing (foot-ik.ts updateLift: a step; before it, dragged along the floor). Held without
+ * the hold is missing (on-ground.ts updateLift: a step; before it, dragged along the floor). Held without
  * limit, the offset carried the foot past what the leg reaches, softenReach pulled the target in
  * towards the hip, which is above it, and the foot rose off the floor while the capture had it
  * planted (17.5 cm at p95 on the shared captures' strafe, 30 cm at p99), too high to be planted

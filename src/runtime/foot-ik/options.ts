@@ -8,7 +8,7 @@ export interface FootIKOptions {
    * the rig's own scale, not in metres). 1 holds the lock for as long as the leg could possibly reach
    * it, i.e. to the end of the contact in practice: the gap then blends out while the foot is in the
    * air, where it does not show as sliding. (A lock the leg cannot reach is let go of whatever this
-   * says: foot-ik.ts HELD_GAP_LEG_LENGTHS.) (Measured on real captures: releasing at a fixed 0.3 m
+   * says: landing.ts HELD_GAP_LEG_LENGTHS.) (Measured on real captures: releasing at a fixed 0.3 m
    * while the label was still on caused 90-94% of all skate — the foot moved ~2.3 m/s at the release
    * and relocked at once with most of the gap left, over and over.)
    */

@@ -1,6 +1,6 @@
 /**
  * Foot IK's state block (one per character, inside the controller's block) and the temporaries of
- * one call that foot-ik/foot-ik.ts and its uneven-ground part (foot-ik/foot-ground.ts) share. Plain numbers
+ * one call that foot-ik/foot-ik.ts and its uneven-ground step (foot-ik/ground-step.ts, foot-ground.ts) share. Plain numbers
  * at fixed offsets so that a crowd keeps them next to the rest of a character's state.
  *
  * Per leg (LEG_SIZE values from i·LEG_SIZE):
@@ -17,7 +17,7 @@
  *   KNEE_PLANE: the side the knee points to (a unit vector, world; leg.ts kneePole); REACH: how much
  *   of the ground's hold on a free foot's offset the leg's reach allows (leg.ts reachHold); LIFT,
  *   LIFT_VEL: how far a foot the leg cannot hold is raised off the ground (a step rather than a slide:
- *   foot-ik.ts updateLift), and its rate;
+ *   on-ground.ts updateLift), and its rate;
  * - on uneven ground only: LOCK_GROUND, LOCK_NORMAL, the ground's height and normal where the foot
  *   was planted (LOCK's height is then that plus the animated height, every step); SHIFT_OFFSET,
  *   SHIFT_VEL, SHIFT_PREV, SHIFT_SLOPE: a free foot's decaying height offset over steps, the ground
@@ -37,7 +37,7 @@ export const ANKLE_HEIGHT = 40, SHIFT_SLOPE = 41, PLANTED_HEIGHT = 43, LOCK_GROU
 export const ANIM_PREV = 49, KNEE_PLANE = 52;
 /** How much of a free foot's ground hold its reach allows this step (1 well within the leg's reach, 0 at its edge; leg.ts reachHold). */
 export const REACH = 55;
-/** Per leg: how far a free foot is raised because its leg cannot hold it where it stands, and its rate (foot-ik.ts updateLift). */
+/** Per leg: how far a free foot is raised because its leg cannot hold it where it stands, and its rate (on-ground.ts updateLift). */
 export const LIFT = 56, LIFT_VEL = 57;
 /**
  * Per leg, this step: the ground hold (on-ground.ts groundHold) of the foot as shown (its animated
@@ -47,7 +47,7 @@ export const LIFT = 56, LIFT_VEL = 57;
 export const HOLD = 58, HOLD_ANIM = 59, HOLD_LIFT = 60, HOLD_CAPTURED = 61;
 /**
  * Per leg, on uneven ground: how far a free foot is raised over the ground under it and ahead of the
- * ground it is about to swing over (raised at once, lowered by a spring), and its rate (foot-ik.ts
+ * ground it is about to swing over (raised at once, lowered by a spring), and its rate (ground-step.ts
  * clearGround); how far the ground rises at the look-ahead point this step (foot-ground.ts
  * followGroundUnderFoot).
  */

@@ -1,0 +1,82 @@
+/**
+ * When foot IK (foot-ik.ts, ground-step.ts) may plant a free foot, and whether a lock still holds:
+ * each check reads where the step before displayed the foot (SHOWN, written at the end of every
+ * step by recordShown). Functions on the foot IK state block (state.ts).
+ */
+import type { LegJoints } from './rig.js';
+import { plantedReach } from './leg.js';
+import { HEEL, HIPS_MAX, IK_TARGET, LEG_SIZE, LIFT, LOCK, OFFSET, SHIFT, FOLLOW, SHOWN, SHOWN_REACH, STEP_DT } from './state.js';
+import { PLANT_SPEED_LEG_LENGTHS } from './on-ground.js';
+import { HEEL_RAISE_SPEED, PIVOT, REACH_IN, heelRaiseToReach } from './planted-turn.js';
+
+/** A foot displayed higher than this above its animated height (in leg lengths) has not landed yet. */
+export const LANDED_LEG_LENGTHS = 0.1;
+/** A locked contact point shown further than this from its lock (in leg lengths; 2.6 cm for a 0.87 m leg, the skate measure's band) is not held: the leg cannot reach it. */
+export const HELD_GAP_LEG_LENGTHS = 0.03;
+
+/**
+ * Whether a free foot about to be planted moves slowly enough to stop where it is: its contact
+ * point, displayed where this step puts it, moved less than PLANT_SPEED_LEG_LENGTHS leg lengths per
+ * second since the last step. The label says the captured foot is still; the displayed one may
+ * still be carried by a blend (a label that went off and on again across a transition planted a
+ * foot lifting off at 6.9 m/s). It is planted at a later step of the contact, once it has slowed.
+ */
+export function slowEnoughToPlant(S: Float64Array, leg: LegJoints, at: number, wp: Float64Array): boolean {
+  const c = 3 * leg.contact, dt = S[STEP_DT];
+  if (!(dt > 0)) return true;
+  const dx = wp[c] + S[at + OFFSET] - S[at + SHOWN], dz = wp[c + 2] + S[at + OFFSET + 2] - S[at + SHOWN + 2];
+  const most = PLANT_SPEED_LEG_LENGTHS * leg.length * dt;
+  return dx * dx + dz * dz < most * most;
+}
+
+/**
+ * Whether leg `leg` holds its foot planted where it is displayed (the animated foot moved by the
+ * offset, and on uneven ground by the height it follows the ground with) with its heel raised no
+ * faster than HEEL_RAISE_SPEED from the turn the foot shows now, the hips lowered as far as they
+ * may go this step (S[HIPS_MAX]: a foot stepping down onto uneven ground is reached by lowering
+ * them). A foot held back at full stretch (dragged behind the body, toe down) and planted as a
+ * transition brought the animation's foot forward was reachable only with the foot nearly
+ * vertical: the heel rose 55 degrees in one step, the ankle jumped 6.7 m/s (the shared real
+ * captures' wander). Not planted, the foot steps after the body instead (updateLift).
+ */
+export function holdsPlanted(S: Float64Array, leg: LegJoints, at: number, wp: Float64Array, ground: boolean): boolean {
+  if (leg.contact === leg.foot) return true;
+  const f = 3 * leg.foot, c = 3 * leg.contact, ox = S[at + OFFSET], oz = S[at + OFFSET + 2];
+  const dy = S[at + OFFSET + 1] + (ground ? S[at + FOLLOW] * S[at + SHIFT] : 0);
+  REACH_IN[0] = wp[f] + ox; REACH_IN[1] = wp[f + 1] + dy; REACH_IN[2] = wp[f + 2] + oz;
+  REACH_IN[3] = wp[c] + ox; REACH_IN[4] = wp[c + 1] + dy; REACH_IN[5] = wp[c + 2] + oz;
+  REACH_IN[6] = S[HIPS_MAX];
+  IK_TARGET[0] = REACH_IN[0]; IK_TARGET[1] = REACH_IN[1]; IK_TARGET[2] = REACH_IN[2];
+  REACH_IN[7] = plantedReach(leg, wp, S, at);
+  heelRaiseToReach(leg, wp);
+  const shown = Math.sqrt(S[at + HEEL] * S[at + HEEL] + S[at + HEEL + 1] * S[at + HEEL + 1] + S[at + HEEL + 2] * S[at + HEEL + 2]);
+  return PIVOT[0] <= shown + HEEL_RAISE_SPEED * S[STEP_DT];
+}
+
+/**
+ * Whether the last step's solve put leg `leg`'s contact point where the lock wanted it (LOCK plus
+ * the offset and lift still blending out), within HELD_GAP_LEG_LENGTHS: a lock the leg cannot
+ * reach, even with the heel raised, is no lock. Held on, the stretched leg hung the foot in the
+ * air behind the body, toe off the floor, until the body was a leg length away (on the shared
+ * captures' locomotion clips, a fifth of the contact-labelled foot joints were shown more than
+ * 2.5 cm up, against 2% in the data); let go, the foot steps after the body (updateLift).
+ * Flat ground only: on uneven ground the hips drop to reach a lock (dropToReach), and letting go
+ * there too popped the legs (the real set's strafe on hills: 8.5 → 10.5 m/s).
+ */
+export function heldLastStep(S: Float64Array, leg: LegJoints, at: number): boolean {
+  const most = HELD_GAP_LEG_LENGTHS * leg.length;
+  const gx = S[at + SHOWN] - S[at + LOCK] - S[at + OFFSET];
+  const gy = S[at + SHOWN + 1] - S[at + LOCK + 1] - S[at + OFFSET + 1] - S[at + LIFT];
+  const gz = S[at + SHOWN + 2] - S[at + LOCK + 2] - S[at + OFFSET + 2];
+  return gx * gx + gy * gy + gz * gz <= most * most;
+}
+
+/** Where each leg's contact point is displayed at the end of the step (SHOWN), and its hip-to-ankle distance (SHOWN_REACH). */
+export function recordShown(S: Float64Array, legs: readonly LegJoints[], wp: Float64Array): void {
+  for (let i = 0; i < 2; i++) {
+    const leg = legs[i], at = i * LEG_SIZE, c = 3 * leg.contact;
+    for (let k = 0; k < 3; k++) S[at + SHOWN + k] = wp[c + k];
+    const h = 3 * leg.hip, f = 3 * leg.foot, dx = wp[f] - wp[h], dy = wp[f + 1] - wp[h + 1], dz = wp[f + 2] - wp[h + 2];
+    S[at + SHOWN_REACH] = Math.sqrt(dx * dx + dy * dy + dz * dz);
+  }
+}
