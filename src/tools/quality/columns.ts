@@ -30,6 +30,12 @@ export interface QualityColumn {
   readonly diagnostic?: boolean;
   /** Its figures may be negative (a difference): the chart draws their size. */
   readonly signed?: boolean;
+  /**
+   * Its target judges runs on uneven ground only (a report that carries the comparison with flat
+   * ground, skateOverFlatCmPerSec): a flat twin shows the figure beside its terrain row, unjudged,
+   * so that it gets the verdicts of the same run without --terrain.
+   */
+  readonly terrainOnly?: boolean;
 }
 
 export const QUALITY_COLUMNS: readonly QualityColumn[] = [
@@ -67,10 +73,10 @@ export const QUALITY_COLUMNS: readonly QualityColumn[] = [
  * skate next to the same run on flat ground (terrain rows only).
  */
 export const TERRAIN_QUALITY_COLUMNS: readonly QualityColumn[] = [
-  { key: 'footGroundErrorP95Cm', label: 'feet in contact: distance from the ground, p95', unit: 'cm', digits: 2, target: TERRAIN_QUALITY_TARGETS.footGroundErrorP95Cm },
-  { key: 'footPenetrationP95Cm', label: 'feet in contact: depth in the ground, p95', unit: 'cm', digits: 2, target: TERRAIN_QUALITY_TARGETS.footPenetrationP95Cm },
+  { key: 'footGroundErrorP95Cm', label: 'feet in contact: distance from the ground, p95', unit: 'cm', digits: 2, target: TERRAIN_QUALITY_TARGETS.footGroundErrorP95Cm, terrainOnly: true },
+  { key: 'footPenetrationP95Cm', label: 'feet in contact: depth in the ground, p95', unit: 'cm', digits: 2, target: TERRAIN_QUALITY_TARGETS.footPenetrationP95Cm, terrainOnly: true },
   { key: 'swingPenetrationMaxCm', label: 'swinging feet: deepest in the ground', unit: 'cm', digits: 1 },
-  { key: 'skateOverFlatCmPerSec', label: 'foot skate minus the same run on flat ground', unit: 'cm/s', digits: 2, target: TERRAIN_QUALITY_TARGETS.skateOverFlatCmPerSec },
+  { key: 'skateOverFlatCmPerSec', label: 'foot skate minus the same run on flat ground', unit: 'cm/s', digits: 2, target: TERRAIN_QUALITY_TARGETS.skateOverFlatCmPerSec, terrainOnly: true },
 ];
 
 /** The table's columns: QUALITY_COLUMNS, and with a terrain TERRAIN_QUALITY_COLUMNS after them. */
@@ -102,6 +108,7 @@ export function columnRatio(column: QualityColumn, report: QualityReport, data: 
 /** true / false against the column's target (given the data's level), null when it has none or cannot be judged. */
 export function columnVerdict(column: QualityColumn, report: QualityReport, data: DataLevel | null): boolean | null {
   if (!column.target) return null;
+  if (column.terrainOnly && (report as QualityFigures).skateOverFlatCmPerSec === undefined) return null;
   const dataValue = column.target.kind === 'ratio' || column.target.kind === 'near' ? columnValue(column, data?.report ?? ({} as QualityReport)) : Number.NaN;
   return meetsTarget(columnValue(column, report), column.target, dataValue, targetApplies(column.target, data));
 }
