@@ -17,7 +17,8 @@
  *   ground's hold on a landing foot may change of its velocity in a step (foot-ik/offsets.ts);
  * - how suddenly the captured body (the hips) ever changes its velocity in a frame: how fast the
  *   limit of the root's adjustment towards the simulated trajectory may grow in a step
- *   (controller/root-adjustment.ts).
+ *   (controller/root-adjustment.ts), and, up and down, how suddenly foot IK's lowering of the hips
+ *   may change its speed (foot-ik/hips.ts).
  */
 import type { Database } from '../database/database.js';
 import { forwardKinematics } from '../anim/pose.js';
@@ -57,6 +58,12 @@ export interface CapturedData {
    * clip has three frames.
    */
   readonly bodyVelocityChangeMax: number;
+  /**
+   * The largest change of the hips' vertical velocity from one frame to the next within a clip
+   * (m/s): how suddenly the captured body ever starts or stops rising or sinking (a landing, a
+   * crouch). Infinity where no clip has three frames.
+   */
+  readonly bodyVerticalVelocityChangeMax: number;
 }
 
 const cache = new WeakMap<Database, CapturedData>();
@@ -104,7 +111,7 @@ export function computeCapturedData(db: Database): CapturedData {
   const planted = [cl === r.leftToe ? restHeights[0] : restHeights[2], cr === r.rightToe ? restHeights[1] : restHeights[3]];
   const contactHeight = new Float32Array(N * 2);
   for (let f = 0; f < N; f++) for (let leg = 0; leg < 2; leg++) contactHeight[2 * f + leg] = contact[6 * f + 3 * leg + 1] - planted[leg];
-  return { restHeights, contactMotion, contactHeight, hipsHeight, contactEnds: contactEndsOf(db), contactVelocityChangeMax: velocityChangeMax(db, contact, 6, 2), bodyVelocityChangeMax: velocityChangeMax(db, hips, 3, 1) };
+  return { restHeights, contactMotion, contactHeight, hipsHeight, contactEnds: contactEndsOf(db), contactVelocityChangeMax: velocityChangeMax(db, contact, 6, 2), bodyVelocityChangeMax: velocityChangeMax(db, hips, 3, 1), bodyVerticalVelocityChangeMax: verticalVelocityChangeMax(db, hips) };
 }
 
 /**
@@ -125,6 +132,18 @@ function velocityChangeMax(db: Database, p: Float64Array, stride: number, points
     }
   }
   // (no frame to go by, e.g. clips of one or two frames: no limit)
+  return most > 0 ? most : Number.POSITIVE_INFINITY;
+}
+
+/** The largest change of vertical velocity from one frame to the next within a clip (m/s) of the point whose world positions `p` holds (x, y, z per frame): CapturedData.bodyVerticalVelocityChangeMax. */
+function verticalVelocityChangeMax(db: Database, p: Float64Array): number {
+  let most = 0;
+  for (const clip of db.clips) {
+    for (let f = clip.start + 1; f < clip.start + clip.count - 1; f++) {
+      const change = Math.abs(p[3 * (f + 1) + 1] - 2 * p[3 * f + 1] + p[3 * (f - 1) + 1]) * db.fps;
+      if (change > most) most = change;
+    }
+  }
   return most > 0 ? most : Number.POSITIVE_INFINITY;
 }
 

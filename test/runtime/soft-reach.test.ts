@@ -4,9 +4,9 @@
  * moves sideways far faster than its ankle moves away from the hip (the knee's offset from the
  * hip-ankle line is √(a² − D²/4) for bones of length a at distance D), so a target that crosses
  * into or out of the last millimetres of the leg's reach within a step snaps the knee.
- * - A free foot in the air carried far from the animated one by an offset has its reach softened
- *   over the whole soft range (updateSoftWidening), not over what the animated leg leaves of it
- *   (nothing, for a leg the animation holds straight).
+ * - A free foot in the air carried far from the animated one by an offset, or on uneven ground by
+ *   the ground under it, has its reach softened over the whole soft range (updateSoftWidening), not
+ *   over what the animated leg leaves of it (nothing, for a leg the animation holds straight).
  * - A planted leg's ankle is kept on the same curve (plantedReach, capReach) when its heel cannot
  *   rise fast enough to keep it there, instead of being clamped at full stretch.
  * Each case runs the rule and the rule undone on the same motion and reads the knee's largest
@@ -68,7 +68,7 @@ describe('a free foot carried far from the animated one, in the air', () => {
       const down = Math.sqrt(d * d - side * side);
       target[0] = side; target[1] = 1 - down; target[2] = 0;
       for (let k = 0; k < 3; k++) S[OFFSET + k] = target[k] - wp[6 + k];
-      if (widen) updateSoftWidening(S, 0, leg);
+      if (widen) updateSoftWidening(S, 0, leg, 0);
       IK_TARGET.set(target);
       softenReach(leg, wp, S, 0);
       kneeOf(wp, IK_TARGET, knee, 3 * s);
@@ -89,20 +89,52 @@ describe('a free foot carried far from the animated one, in the air', () => {
   it('widens no faster than over 0.1 s, and not at all for a foot on the ground or a locked one', () => {
     const S = new Float64Array(FOOT_IK_STATE_SIZE);
     S[STEP_DT] = DT; S[OFFSET] = 0.3;
-    updateSoftWidening(S, 0, leg);
+    updateSoftWidening(S, 0, leg, 0);
     expect(S[SOFT_WIDEN]).toBeCloseTo(DT / 0.1, 12);
-    for (let s = 0; s < 20; s++) updateSoftWidening(S, 0, leg);
+    for (let s = 0; s < 20; s++) updateSoftWidening(S, 0, leg, 0);
     expect(S[SOFT_WIDEN]).toBe(1);
     S[HOLD] = 1;
-    updateSoftWidening(S, 0, leg);
+    updateSoftWidening(S, 0, leg, 0);
     expect(S[SOFT_WIDEN]).toBeCloseTo(1 - DT / 0.1, 12);
     S[HOLD] = 0; S[LOCKED] = 1; S[SOFT_WIDEN] = 0;
-    updateSoftWidening(S, 0, leg);
+    updateSoftWidening(S, 0, leg, 0);
     expect(S[SOFT_WIDEN]).toBe(0);
     // A foot half off the ground, carried 2.25 cm (half the soft range's width): a quarter.
     S[LOCKED] = 0; S[HOLD] = 0.5; S[OFFSET] = 0.0225; S[SOFT_WIDEN] = 0.25;
-    updateSoftWidening(S, 0, leg);
+    updateSoftWidening(S, 0, leg, 0);
     expect(S[SOFT_WIDEN]).toBeCloseTo(0.25, 12);
+  });
+});
+
+describe('a free foot in the air carried below the animated one by the ground (uneven ground)', () => {
+  /**
+   * The animation holds the leg 99.9% straight and the foot carries no offset; the ground under it
+   * (the height a free foot follows, FOLLOW · SHIFT, and its clearance over a step's edge) puts the
+   * target straight below the animated ankle, from 1.05 to 0.93 leg lengths from the hip at 1.4 m/s:
+   * a swinging foot coming down a slope as the ground under it rises again. `ground`: the ground's
+   * part counts towards the widening, as the ground step passes it; else only the offset does.
+   */
+  function sweep(ground: boolean): Float64Array {
+    const wp = animatedLeg(0.999), S = new Float64Array(FOOT_IK_STATE_SIZE);
+    S[STEP_DT] = DT; S[HOLD] = 0; S[LOCKED] = 0;
+    const steps = Math.round((0.12 * LENGTH) / 1.4 / DT) + 30, knee = new Float64Array(3 * steps), target = new Float64Array(3);
+    for (let s = 0; s < steps; s++) {
+      const t = Math.max(0, s - 30) * DT, d = 1.05 * LENGTH - 1.4 * t;
+      target[0] = 0; target[1] = 1 - d; target[2] = 0;
+      updateSoftWidening(S, 0, leg, ground ? target[1] - wp[7] : 0);
+      IK_TARGET.set(target);
+      softenReach(leg, wp, S, 0);
+      kneeOf(wp, IK_TARGET, knee, 3 * s);
+    }
+    return knee.subarray(90);
+  }
+
+  it('is softened over the soft range as if an offset carried it: the knee changes its velocity by little', () => {
+    expect(largestVelocityChange(sweep(true))).toBeLessThan(1.5);
+  });
+
+  it('snaps the knee when only the offset counts (the rule undone)', () => {
+    expect(largestVelocityChange(sweep(false))).toBeGreaterThan(3);
   });
 });
 

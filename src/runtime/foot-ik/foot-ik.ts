@@ -11,7 +11,7 @@ import { type FootIKLeg, type FootRig, type LegJoints, LegView, footRig } from '
 import { KNEE_POLE, keepAnimatedKnee, kneePole, kneeSettled, reachHold, restoreSoftening, softenReach, unsoftenOffset, updateSoftWidening } from './leg.js';
 import {
   LOCKED, LOCK, OFFSET, OFFSET_VEL, TARGET, SHOWN, HEEL, HEEL_VEL, HEEL_SHIFT, LOCK_YAW, ANIM_HEIGHT, LEG_SIZE, RELEASED, HEEL_RAISE, UNSOFT, MAX_HEEL_RAISE,
-  HIPS_DROP, HIPS_DROP_VEL, DECAY_DT, STEP_DT, NEEDED_DROP, HIPS_DT, HIPS_MAX, FOOT_DT, FOOT_IK_STATE_SIZE, SETTLING,
+  HIPS_DROP, HIPS_DROP_VEL, HIPS_SHOWN_VEL, HIPS_VEL_CHANGE_MAX, DECAY_DT, STEP_DT, NEEDED_DROP, HIPS_DT, HIPS_MAX, FOOT_DT, FOOT_IK_STATE_SIZE, SETTLING,
   IK_TARGET, FOOT_WORLD_ROT, BODY_DY, ANKLE_HEIGHT, LOCK_NORMAL, SHIFT, SHIFT_PREV, TILT, TILT_VEL, SHIFT_OFFSET, SHIFT_VEL, PLANTED_HEIGHT, CLEAR, CLEAR_VEL, FOLLOW, FOLLOW_VEL, ANIM_PREV, KNEE_PLANE, REACH, LIFT, LIFT_VEL, HOLD_ANIM, HOLD_LIFT, CLEAR_LIFT, CLEAR_LIFT_VEL, DATA_HOLD,
 } from './state.js';
 import { capturedData, type CapturedData } from '../captured-data.js';
@@ -68,6 +68,7 @@ export class FootIK {
     this.rig = footRig(db);
     this.captured = capturedData(db);
     this.contactEnds = this.captured.contactEnds;
+    S[HIPS_VEL_CHANGE_MAX] = this.captured.bodyVerticalVelocityChangeMax;
     this.legs = this.rig.legs.map((joints, i) => new LegView(joints, S, i * LEG_SIZE));
   }
 
@@ -75,6 +76,7 @@ export class FootIK {
     const S = this.S;
     S[HIPS_DROP] = 0;
     S[HIPS_DROP_VEL] = 0;
+    S[HIPS_SHOWN_VEL] = 0;
     S[SETTLING] = 1;
     for (let i = 0; i < 2; i++) {
       const at = i * LEG_SIZE, f = 3 * this.rig.legs[i].foot, c = 3 * this.rig.legs[i].contact;
@@ -218,7 +220,7 @@ export class FootIK {
       }
     }
     decayOffset(this.S, at, this.opts);
-    updateSoftWidening(this.S, at, leg);
+    updateSoftWidening(this.S, at, leg, 0);
     const locked = S[at + LOCKED] === 1;
     if (!locked) decayHeel(this.S, at, this.opts);
     // The ankle's target: the animated ankle, shifted (when locked) by what puts the animated contact

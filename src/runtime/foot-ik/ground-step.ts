@@ -135,7 +135,7 @@ export function applyGroundStep(S: Float64Array, rig: FootRig, db: Database, opt
       }
     }
     decayOffset(S, at, opts);
-    updateSoftWidening(S, at, leg);
+    updateSoftWidening(S, at, leg, S[at + LOCKED] === 1 ? 0 : S[at + FOLLOW] * S[at + SHIFT] + S[at + CLEAR_LIFT]);
     const locked = S[at + LOCKED] === 1;
     if (!locked) decayHeel(S, at, opts);
     if (locked) tiltTowards(S, at, leg, S, at + LOCK_NORMAL, false, go);

@@ -8,7 +8,7 @@ import { quatInvRotateVec3 } from '../../math/quat.js';
 import type { FootIKHost } from './host.js';
 import type { FootIKOptions } from './options.js';
 import type { FootRig, LegJoints } from './rig.js';
-import { HIPS_DROP, HIPS_DROP_VEL, HIPS_DT, HIPS_E, HIPS_MAX, NEEDED_DROP, SETTLING, STEP_DT, TARGET } from './state.js';
+import { HIPS_DROP, HIPS_DROP_VEL, HIPS_DT, HIPS_E, HIPS_MAX, HIPS_SHOWN_VEL, HIPS_VEL_CHANGE_MAX, NEEDED_DROP, SETTLING, STEP_DT, TARGET } from './state.js';
 
 /** On uneven ground the hips drop once a leg is within this share of its length of full stretch. */
 const GROUND_REACH_SLACK = 0.03;
@@ -52,8 +52,9 @@ export function dropToReach(S: Float64Array, at: number, leg: LegJoints, wp: Flo
 }
 
 /**
- * Lowers the hips (quickly when more is needed, slowly back) by at most S[HIPS_MAX] and refreshes
- * the world pose, so that planted feet are not dragged once the body moves past their reach.
+ * Lowers the hips (a spring, and faster when more is needed: hipsDropSpeed) by at most S[HIPS_MAX],
+ * its vertical speed changing by at most S[HIPS_VEL_CHANGE_MAX] a step, and refreshes the world
+ * pose, so that planted feet are not dragged once the body moves past their reach.
  */
 export function lowerHips(S: Float64Array, rig: FootRig, parents: Int32Array, host: FootIKHost, opts: FootIKOptions): void {
   const max = S[HIPS_MAX], dt = S[STEP_DT];
@@ -72,10 +73,34 @@ export function lowerHips(S: Float64Array, rig: FootRig, parents: Int32Array, ho
       const fast = Math.min(want, before + opts.hipsDropSpeed * dt);
       if (fast > drop) { drop = fast; if (vel < 0) vel = 0; }
     }
-    // Never beyond the limit, whatever the spring's momentum.
+    // The body's vertical speed changes by at most the captures' own largest change in a frame
+    // (S[HIPS_VEL_CHANGE_MAX]) per step, and slows down before the limit and before the animation's
+    // height (0) as fast as that allows: the whole body moves with the hips, and a leg near full
+    // stretch turns a jolt of the hips into one of its knee. The spring alone rose 14 cm in 0.08 s
+    // once a lock that had needed the drop was let go of, the faster lowering (hipsDropSpeed) then
+    // reversed it within a step and the stretched leg's knee jumped 7.9 m/s (the real captures'
+    // stop-go on hills); reaching the limit stopped it dead (7.5 m/s, the strafe).
+    const change = S[HIPS_VEL_CHANGE_MAX], was = S[HIPS_SHOWN_VEL], wanted = (drop - before) / dt;
+    let speed = wanted;
+    // (no limit where the captures hold no clip of three frames: change is infinite)
+    if (change < Number.POSITIVE_INFINITY) {
+      if (speed > was + change) speed = was + change;
+      else if (speed < was - change) speed = was - change;
+      // The fastest speed from which a change of `change` per step still stops within the distance
+      // left: v² = 2·(change/dt)·distance.
+      const down = Math.sqrt((2 * change * Math.max(0, max - before)) / dt), up = Math.sqrt((2 * change * Math.max(0, before)) / dt);
+      if (speed > down && speed > was - change) speed = Math.max(down, was - change);
+      if (speed < -up && speed < was + change) speed = Math.min(-up, was + change);
+      // (the spring goes on from the motion shown)
+      if (speed !== wanted) { drop = before + speed * dt; vel = speed; }
+    }
+    // Never beyond the limit nor above the animation, whatever the momentum.
     if (drop > max) { drop = max; if (vel > 0) vel = 0; }
+    if (drop < 0) { drop = 0; if (vel < 0) vel = 0; }
     // Just after a reset the body starts where the legs need it (state.ts SETTLING).
     if (S[SETTLING] === 1) { drop = want; vel = 0; }
+    S[HIPS_SHOWN_VEL] = (drop - before) / dt;
+    if (S[SETTLING] === 1) S[HIPS_SHOWN_VEL] = 0;
     S[HIPS_DROP] = drop; S[HIPS_DROP_VEL] = vel;
   }
   if (S[HIPS_DROP] < 1e-5 && Math.abs(S[HIPS_DROP_VEL]) < 1e-4 && want === 0) { S[HIPS_DROP] = 0; S[HIPS_DROP_VEL] = 0; return; }

@@ -329,10 +329,15 @@ export function capReach(leg: LegJoints, wp: Float64Array, reach: number): void 
  * the ground, a standing leg's lock a few centimetres off pulled the foot up off the floor. The
  * widening changes no faster than over HOLD_RELEASE_SECONDS, so that a foot lifting off has its
  * target pulled in over several steps, and a foot landing is planted with the curve it was shown with.
+ * `groundDy`: how far uneven ground moves the free foot's target up or down besides its offset (the
+ * height it follows and its clearance over an edge; 0 on flat ground), which counts as the offset
+ * does: a swinging foot carried 19 cm below a leg the animation held straight, as the slope under it
+ * fell away, was held at full stretch and let go within a step (6.8 m/s at the knee, the built-in
+ * stop-go on hills).
  */
-export function updateSoftWidening(S: Float64Array, at: number, leg: LegJoints): void {
-  const o = at + OFFSET, air = S[at + LOCKED] === 1 ? 0 : 1 - S[at + HOLD];
-  const gap = air > 0 ? Math.sqrt(S[o] * S[o] + S[o + 1] * S[o + 1] + S[o + 2] * S[o + 2]) : 0;
+export function updateSoftWidening(S: Float64Array, at: number, leg: LegJoints, groundDy: number): void {
+  const o = at + OFFSET, air = S[at + LOCKED] === 1 ? 0 : 1 - S[at + HOLD], dy = S[o + 1] + groundDy;
+  const gap = air > 0 ? Math.sqrt(S[o] * S[o] + dy * dy + S[o + 2] * S[o + 2]) : 0;
   const full = SOFT_REACH * leg.length, want = air * (gap >= full ? 1 : gap / full);
   const k = S[at + SOFT_WIDEN], most = S[STEP_DT] / HOLD_RELEASE_SECONDS;
   S[at + SOFT_WIDEN] = want > k + most ? k + most : want < k - most ? k - most : want;

@@ -91,8 +91,14 @@ export const BODY_DY = HIPS_DROP + 12;
  * it there for a step and lifted it out the next (11.9 m/s at the knee, the built-in data on steps).
  */
 export const SETTLING = HIPS_DROP + 13;
+/**
+ * The hips drop's speed as shown at the last step (m/s, down positive; hips.ts lowerHips), and how
+ * much it may change in a step: the captures' own largest change of the hips' vertical velocity in
+ * a frame (capturedData's bodyVerticalVelocityChangeMax, set at construction).
+ */
+export const HIPS_SHOWN_VEL = HIPS_DROP + 14, HIPS_VEL_CHANGE_MAX = HIPS_DROP + 15;
 /** Values FootIK keeps per character (the size of the `storage` its constructor accepts). */
-export const FOOT_IK_STATE_SIZE = HIPS_DROP + 14;
+export const FOOT_IK_STATE_SIZE = HIPS_DROP + 16;
 
 /** The most a planted toe's heel is raised (to keep the toe in the leg's reach, or the heel out of the ground; radians). */
 export const MAX_HEEL_RAISE = Math.PI / 3;
