@@ -111,22 +111,22 @@ export function computeCapturedData(db: Database): CapturedData {
   const planted = [cl === r.leftToe ? restHeights[0] : restHeights[2], cr === r.rightToe ? restHeights[1] : restHeights[3]];
   const contactHeight = new Float32Array(N * 2);
   for (let f = 0; f < N; f++) for (let leg = 0; leg < 2; leg++) contactHeight[2 * f + leg] = contact[6 * f + 3 * leg + 1] - planted[leg];
-  return { restHeights, contactMotion, contactHeight, hipsHeight, contactEnds: contactEndsOf(db), contactVelocityChangeMax: velocityChangeMax(db, contact, 6, 2), bodyVelocityChangeMax: velocityChangeMax(db, hips, 3, 1), bodyVerticalVelocityChangeMax: verticalVelocityChangeMax(db, hips) };
+  return { restHeights, contactMotion, contactHeight, hipsHeight, contactEnds: contactEndsOf(db), contactVelocityChangeMax: velocityChangeMax(db, contact, 6, 2), bodyVelocityChangeMax: velocityChangeMax(db, hips, 3, 1), bodyVerticalVelocityChangeMax: velocityChangeMax(db, hips, 3, 1, true) };
 }
 
 /**
- * The largest change of horizontal velocity from one frame to the next within a clip (m/s) of the
- * `points` points whose world positions `p` holds (`stride` values per frame, x y z each):
- * CapturedData.contactVelocityChangeMax and bodyVelocityChangeMax.
+ * The largest change of velocity from one frame to the next within a clip (m/s) of the `points`
+ * points whose world positions `p` holds (`stride` values per frame, x y z each): horizontal (x, z)
+ * or, with `vertical`, along y alone. CapturedData.contactVelocityChangeMax, bodyVelocityChangeMax
+ * and bodyVerticalVelocityChangeMax.
  */
-function velocityChangeMax(db: Database, p: Float64Array, stride: number, points: number): number {
+function velocityChangeMax(db: Database, p: Float64Array, stride: number, points: number, vertical = false): number {
   let most = 0;
   for (const clip of db.clips) {
     for (let f = clip.start + 1; f < clip.start + clip.count - 1; f++) {
       for (let d = 0; d < 3 * points; d += 3) {
-        const ax = p[stride * (f + 1) + d] - 2 * p[stride * f + d] + p[stride * (f - 1) + d];
-        const az = p[stride * (f + 1) + d + 2] - 2 * p[stride * f + d + 2] + p[stride * (f - 1) + d + 2];
-        const change = Math.sqrt(ax * ax + az * az) * db.fps;
+        const ax = secondDifference(p, stride, f, d), az = secondDifference(p, stride, f, d + 2);
+        const change = (vertical ? Math.abs(secondDifference(p, stride, f, d + 1)) : Math.sqrt(ax * ax + az * az)) * db.fps;
         if (change > most) most = change;
       }
     }
@@ -135,16 +135,9 @@ function velocityChangeMax(db: Database, p: Float64Array, stride: number, points
   return most > 0 ? most : Number.POSITIVE_INFINITY;
 }
 
-/** The largest change of vertical velocity from one frame to the next within a clip (m/s) of the point whose world positions `p` holds (x, y, z per frame): CapturedData.bodyVerticalVelocityChangeMax. */
-function verticalVelocityChangeMax(db: Database, p: Float64Array): number {
-  let most = 0;
-  for (const clip of db.clips) {
-    for (let f = clip.start + 1; f < clip.start + clip.count - 1; f++) {
-      const change = Math.abs(p[3 * (f + 1) + 1] - 2 * p[3 * f + 1] + p[3 * (f - 1) + 1]) * db.fps;
-      if (change > most) most = change;
-    }
-  }
-  return most > 0 ? most : Number.POSITIVE_INFINITY;
+/** p[f + 1] − 2·p[f] + p[f − 1] of the value at offset `k` of each frame's `stride`. */
+function secondDifference(p: Float64Array, stride: number, f: number, k: number): number {
+  return p[stride * (f + 1) + k] - 2 * p[stride * f + k] + p[stride * (f - 1) + k];
 }
 
 /** CapturedData.contactEnds of `db`. */

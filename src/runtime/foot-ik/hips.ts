@@ -97,10 +97,10 @@ export function lowerHips(S: Float64Array, rig: FootRig, parents: Int32Array, ho
     // Never beyond the limit nor above the animation, whatever the momentum.
     if (drop > max) { drop = max; if (vel > 0) vel = 0; }
     if (drop < 0) { drop = 0; if (vel < 0) vel = 0; }
-    // Just after a reset the body starts where the legs need it (state.ts SETTLING).
-    if (S[SETTLING] === 1) { drop = want; vel = 0; }
-    S[HIPS_SHOWN_VEL] = (drop - before) / dt;
-    if (S[SETTLING] === 1) S[HIPS_SHOWN_VEL] = 0;
+    // Just after a reset the body starts where the legs need it (state.ts SETTLING), at rest.
+    const settling = S[SETTLING] === 1;
+    if (settling) { drop = want; vel = 0; }
+    S[HIPS_SHOWN_VEL] = settling ? 0 : (drop - before) / dt;
     S[HIPS_DROP] = drop; S[HIPS_DROP_VEL] = vel;
   }
   if (S[HIPS_DROP] < 1e-5 && Math.abs(S[HIPS_DROP_VEL]) < 1e-4 && want === 0) { S[HIPS_DROP] = 0; S[HIPS_DROP_VEL] = 0; return; }
