@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { moveRoot } from '../../src/runtime/controller/root-adjustment.js';
 import { DEFAULT_CONTROLLER_OPTIONS } from '../../src/runtime/controller/options.js';
 import { ADJUST_CAP, ADJUST_CAP_RISE, ADJUST_DT, ROOT_POS, ROOT_ROT, SIM_POS, SIM_ROT, STATE_SIZE, STEP_DT } from '../../src/runtime/controller/state.js';
+import { largestVelocityChange } from '../helpers/velocity-change.js';
 
 const HZ = 60, DT = 1 / HZ;
 /** The captures' largest change of the body's velocity in a frame (m/s). */
@@ -37,26 +38,19 @@ function rootAlong(change: number, before: number, after: number, steps = 60): n
   return xs;
 }
 
-/** The largest change of velocity between consecutive steps (m/s), from positions. */
-function largestVelocityChange(x: number[]): number {
-  let most = 0;
-  for (let i = 2; i < x.length; i++) most = Math.max(most, Math.abs((x[i] - 2 * x[i - 1] + x[i - 2]) / DT));
-  return most;
-}
-
 describe('the adjustment towards the simulated trajectory', () => {
   it('speeds up by no more than the captures\' own change of the body\'s velocity a step, beyond the animation\'s own change', () => {
     // The root's own change at the switch is 2.5 m/s (the clip); the adjustment may add at most
     // BODY_CHANGE a step on top of it.
     const x = rootAlong(BODY_CHANGE, 0.2, 2.7);
-    expect(largestVelocityChange(x)).toBeLessThanOrEqual(2.5 + BODY_CHANGE + 1e-6);
+    expect(largestVelocityChange(x, DT)).toBeLessThanOrEqual(2.5 + BODY_CHANGE + 1e-6);
     // It still closes the lag: the root catches up with the simulation within a second.
     expect(x.at(-1)! - x[29]).toBeGreaterThan(2.7 * 30 * DT + 0.2);
   });
 
   it('jumps with the animation\'s speed when the rule is undone', () => {
     // The limit ratio × moved jumps from 0.2 to 2.7 m/s: the lag closes at the run's speed at once.
-    expect(largestVelocityChange(rootAlong(Number.POSITIVE_INFINITY, 0.2, 2.7))).toBeGreaterThan(4.5);
+    expect(largestVelocityChange(rootAlong(Number.POSITIVE_INFINITY, 0.2, 2.7), DT)).toBeGreaterThan(4.5);
   });
 
   it('stops at once with the animation: a character that stops is not dragged on', () => {

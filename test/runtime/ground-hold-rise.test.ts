@@ -14,6 +14,7 @@ import type { FootIKHost } from '../../src/runtime/foot-ik/host.js';
 import type { CapturedData } from '../../src/runtime/captured-data.js';
 import type { LegJoints } from '../../src/runtime/foot-ik/rig.js';
 import type { Database } from '../../src/database/database.js';
+import { fromMotion, largestVelocityChange } from '../helpers/velocity-change.js';
 
 const HZ = 60, DT = 1 / HZ;
 /** The animated contact point's speed over the floor (m/s, along x): a landing foot a blend still carries. */
@@ -48,22 +49,11 @@ function shownOverFloor(steps: number, before: number, locked = 0, speed = SPEED
   return shown;
 }
 
-/** The largest change of velocity between consecutive steps (m/s), the foot moving at SPEED before the first. */
-function largestVelocityChange(x: number[]): number {
-  let v = SPEED, prev = 0, most = 0;
-  for (const xi of x) {
-    const vi = (xi - prev) / DT;
-    most = Math.max(most, Math.abs(vi - v));
-    v = vi; prev = xi;
-  }
-  return most;
-}
-
 describe('the ground hold on a landing foot', () => {
   it('slows a foot the animation carries over the floor by at most the captures\' own change a step, then holds it still', () => {
     const x = shownOverFloor(10, 0);
     // 6 m/s go in three steps of 2 m/s, not in one step.
-    expect(largestVelocityChange(x)).toBeLessThanOrEqual(DATA_CHANGE + 1e-9);
+    expect(largestVelocityChange(fromMotion(0, SPEED, DT, x), DT)).toBeLessThanOrEqual(DATA_CHANGE + 1e-9);
     expect(x[0] / DT).toBeCloseTo(SPEED - DATA_CHANGE, 9);
     expect((x[1] - x[0]) / DT).toBeCloseTo(SPEED - 2 * DATA_CHANGE, 9);
     // Once the hold is whole the foot moves as the captured one: still.
@@ -73,7 +63,7 @@ describe('the ground hold on a landing foot', () => {
   it('fails the same measure when the hold is taken at once (the rule undone)', () => {
     // A hold already whole before the step is what the rule replaced: the foot stops dead.
     const x = shownOverFloor(5, 1);
-    expect(largestVelocityChange(x)).toBeCloseTo(SPEED, 9);
+    expect(largestVelocityChange(fromMotion(0, SPEED, DT, x), DT)).toBeCloseTo(SPEED, 9);
   });
 
   it('holds a foot landing as captured at once', () => {
