@@ -39,22 +39,42 @@ export function decodeClip(blob: Uint8Array, J: number, restOffsets: ArrayLike<n
   return h.frames;
 }
 
-/** Default and constant tracks: the same value in every frame. */
+/**
+ * Default and constant tracks: the same value in every frame. Written frame by frame (each frame's
+ * static joints in one pass over its record): joint by joint, every frame's write landed on a new
+ * cache line and the whole clip went through the cache once per joint (the built-in set's 11,220
+ * frames x 22 joints: 7.7 ms of a 51 ms decode).
+ */
 function fillStaticTracks(blob: Uint8Array, h: ClipHeader, J: number, rest: ArrayLike<number>, rot: Float32Array, pos: Float32Array, start: number): void {
   const dv = new DataView(blob.buffer, blob.byteOffset, blob.byteLength);
+  // Per static track: its joint and value ([joint, x, y, z(, w)] per entry), once per clip.
+  const rotStatic = new Float32Array(5 * J), posStatic = new Float32Array(4 * J);
+  const rotJoint = new Int32Array(J), posJoint = new Int32Array(J);
+  let nr = 0, np = 0;
   for (let j = 0; j < J; j++) {
-    const rk = h.kinds[2 * j], pk = h.kinds[2 * j + 1];
     const ra = h.constantRotAt[j], pa = h.constantPosAt[j];
-    const rx = ra >= 0 ? dv.getFloat32(ra, true) : 0, ry = ra >= 0 ? dv.getFloat32(ra + 4, true) : 0;
-    const rz = ra >= 0 ? dv.getFloat32(ra + 8, true) : 0, rw = ra >= 0 ? dv.getFloat32(ra + 12, true) : 1;
-    const px = pa >= 0 ? dv.getFloat32(pa, true) : rest[3 * j], py = pa >= 0 ? dv.getFloat32(pa + 4, true) : rest[3 * j + 1];
-    const pz = pa >= 0 ? dv.getFloat32(pa + 8, true) : rest[3 * j + 2];
-    const end = start + h.frames;
-    if (rk === TRACK_DEFAULT || ra >= 0) {
-      for (let f = start, o = (start * J + j) * 4; f < end; f++, o += 4 * J) { rot[o] = rx; rot[o + 1] = ry; rot[o + 2] = rz; rot[o + 3] = rw; }
+    if (h.kinds[2 * j] === TRACK_DEFAULT || ra >= 0) {
+      rotJoint[nr] = j;
+      rotStatic[4 * nr] = ra >= 0 ? dv.getFloat32(ra, true) : 0; rotStatic[4 * nr + 1] = ra >= 0 ? dv.getFloat32(ra + 4, true) : 0;
+      rotStatic[4 * nr + 2] = ra >= 0 ? dv.getFloat32(ra + 8, true) : 0; rotStatic[4 * nr + 3] = ra >= 0 ? dv.getFloat32(ra + 12, true) : 1;
+      nr++;
     }
-    if (pk === TRACK_DEFAULT || pa >= 0) {
-      for (let f = start, o = (start * J + j) * 3; f < end; f++, o += 3 * J) { pos[o] = px; pos[o + 1] = py; pos[o + 2] = pz; }
+    if (h.kinds[2 * j + 1] === TRACK_DEFAULT || pa >= 0) {
+      posJoint[np] = j;
+      posStatic[3 * np] = pa >= 0 ? dv.getFloat32(pa, true) : rest[3 * j]; posStatic[3 * np + 1] = pa >= 0 ? dv.getFloat32(pa + 4, true) : rest[3 * j + 1];
+      posStatic[3 * np + 2] = pa >= 0 ? dv.getFloat32(pa + 8, true) : rest[3 * j + 2];
+      np++;
+    }
+  }
+  for (let f = start, end = start + h.frames; f < end; f++) {
+    const r0 = f * J * 4, p0 = f * J * 3;
+    for (let k = 0; k < nr; k++) {
+      const o = r0 + 4 * rotJoint[k];
+      rot[o] = rotStatic[4 * k]; rot[o + 1] = rotStatic[4 * k + 1]; rot[o + 2] = rotStatic[4 * k + 2]; rot[o + 3] = rotStatic[4 * k + 3];
+    }
+    for (let k = 0; k < np; k++) {
+      const o = p0 + 3 * posJoint[k];
+      pos[o] = posStatic[3 * k]; pos[o + 1] = posStatic[3 * k + 1]; pos[o + 2] = posStatic[3 * k + 2];
     }
   }
 }
