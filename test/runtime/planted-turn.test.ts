@@ -84,9 +84,13 @@ describe('planted foot heading', () => {
   });
 });
 
-/** heelRaiseToReach for the ankle and toe where `wp` has them, the hip where it is. */
+/**
+ * heelRaiseToReach for the ankle and toe where `wp` has them, the hip where it is, the leg's whole
+ * reach allowed (every input set: REACH_IN is shared, and a foot IK step run before this file in the
+ * same worker left its own reach in the last slot).
+ */
 function reach(wp: Float64Array): void {
-  REACH_IN.set([wp[6], wp[7], wp[8], wp[9], wp[10], wp[11], 0]);
+  REACH_IN.set([wp[6], wp[7], wp[8], wp[9], wp[10], wp[11], 0, Infinity]);
   heelRaiseToReach(LEG, wp);
 }
 
