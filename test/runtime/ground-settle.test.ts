@@ -143,6 +143,23 @@ describe('foot IK on steps', () => {
     expect(pops.largest).toBeLessThan(9);
   });
 
+  it('stops a foot swept into a riser short of its edge until it has risen, rather than lifting it over at once', () => {
+    // The built-in path's agent 47 on the steps runs (3.5 m/s) up a flight: 0.38 s in, its right
+    // foot is let go of in front of a riser 16 cm high and carried over its edge within a step.
+    // Lifted over at once, its toe's velocity jumped 10.4 m/s; held at the riser while it rises,
+    // it goes over in four steps. Compared with the same run on flat ground.
+    const largest = (ground: Ground | null): number => {
+      const a = 47, c = new MotionMatchingController(db, ground ? { ground } : {}), input = createInput(), pops = new Pops(c.joints);
+      c.reset(c.frame, 3 * (a % 64), 3 * Math.floor(a / 64), 0);
+      const driver = new ScriptedDriver('path', 1, a, DT);
+      for (let s = 0; s < HZ; s++) { driver.drive(c.rootPosition, input); c.update(DT, input, port); pops.observe(c.worldPositions); }
+      return pops.largest;
+    };
+    const flat = largest(null), steps = largest(terrainGround({ kind: 'steps', seed: 1 }));
+    console.log(`path on steps, agent 47, first second: largest joint velocity change per step ${steps.toFixed(2)} m/s (flat ground ${flat.toFixed(2)})`);
+    expect(steps).toBeLessThan(1.5 * flat);
+  });
+
   it('runs over bars without lifting a swinging foot at once as an edge passes under it', () => {
     const largest = (ground: Ground | null) => {
       const c = new MotionMatchingController(db, ground ? { ground } : {}), input = createInput(), pops = new Pops(c.joints);
