@@ -160,6 +160,24 @@ describe('foot IK on steps', () => {
     expect(steps).toBeLessThan(1.5 * flat);
   });
 
+  it('plants a foot whose heel is still coming down with its heel where it is shown (144 Hz, steps)', () => {
+    // The built-in path's agent 50 on the steps, 0.44 s in: a foot let go of with its heel raised
+    // out of a riser's edge (0.65 rad) is planted again 4 steps later, its heel still 0.6 rad up.
+    // The plant started the heel's clearance from nothing: the foot flattened in one step, the ankle
+    // fell 5 cm and the knee jumped 22 m/s. From the heel as shown, it comes down by the spring.
+    const hz = 144, dt = 1 / hz;
+    const largest = (ground: Ground | null): number => {
+      const a = 50, c = new MotionMatchingController(db, ground ? { ground } : {}), input = createInput(), pops = new Pops(c.joints, dt);
+      c.reset(c.frame, 3 * (a % 64), 3 * Math.floor(a / 64), 0);
+      const driver = new ScriptedDriver('path', 1, a, dt);
+      for (let s = 0; s < 0.6 * hz; s++) { driver.drive(c.rootPosition, input); c.update(dt, input, port); pops.observe(c.worldPositions); }
+      return pops.largest;
+    };
+    const flat = largest(null), steps = largest(terrainGround({ kind: 'steps', seed: 1 }));
+    console.log(`path on steps at 144 Hz, agent 50, first 0.6 s: largest joint velocity change per step ${steps.toFixed(2)} m/s (flat ground ${flat.toFixed(2)})`);
+    expect(steps).toBeLessThan(1.5 * flat);
+  });
+
   it('runs over bars without lifting a swinging foot at once as an edge passes under it', () => {
     const largest = (ground: Ground | null) => {
       const c = new MotionMatchingController(db, ground ? { ground } : {}), input = createInput(), pops = new Pops(c.joints);

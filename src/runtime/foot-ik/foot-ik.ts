@@ -12,7 +12,7 @@ import { KNEE_POLE, keepAnimatedKnee, kneePole, kneeSettled, reachHold, restoreS
 import {
   LOCKED, LOCK, OFFSET, OFFSET_VEL, TARGET, SHOWN, HEEL, HEEL_VEL, HEEL_SHIFT, LOCK_YAW, ANIM_HEIGHT, LEG_SIZE, RELEASED, HEEL_RAISE, UNSOFT, MAX_HEEL_RAISE,
   HIPS_DROP, HIPS_DROP_VEL, HIPS_SHOWN_VEL, HIPS_VEL_CHANGE_MAX, DECAY_DT, STEP_DT, NEEDED_DROP, HIPS_DT, HIPS_MAX, FOOT_DT, FOOT_IK_STATE_SIZE, SETTLING,
-  IK_TARGET, FOOT_WORLD_ROT, BODY_DY, ANKLE_HEIGHT, LOCK_NORMAL, SHIFT, SHIFT_PREV, TILT, TILT_VEL, SHIFT_OFFSET, SHIFT_VEL, PLANTED_HEIGHT, CLEAR, CLEAR_VEL, FOLLOW, FOLLOW_VEL, ANIM_PREV, KNEE_PLANE, REACH, LIFT, LIFT_VEL, HOLD_ANIM, HOLD_LIFT, CLEAR_LIFT, CLEAR_LIFT_VEL, DATA_HOLD,
+  IK_TARGET, FOOT_WORLD_ROT, BODY_DY, ANKLE_HEIGHT, LOCK_NORMAL, SHIFT, SHIFT_PREV, TILT, TILT_VEL, SHIFT_OFFSET, SHIFT_VEL, PLANTED_HEIGHT, CLEAR, CLEAR_VEL, FOLLOW, FOLLOW_VEL, ANIM_PREV, KNEE_PLANE, REACH, LIFT, LIFT_VEL, HOLD_ANIM, HOLD_LIFT, CLEAR_LIFT, CLEAR_LIFT_VEL, DATA_HOLD, PLANT_HEEL,
 } from './state.js';
 import { capturedData, type CapturedData } from '../captured-data.js';
 import { STEP_LANDED_HOLD, floorLift, stillDown, updateGroundHolds, updateLift } from './on-ground.js';
@@ -65,6 +65,7 @@ export class FootIK {
     S[DECAY_DT] = -1;
     S[HIPS_DT] = -1;
     S[FOOT_DT] = -1;
+    S[PLANT_HEEL] = Number.NaN; S[LEG_SIZE + PLANT_HEEL] = Number.NaN;
     this.rig = footRig(db);
     this.captured = capturedData(db);
     this.contactEnds = this.captured.contactEnds;
@@ -93,7 +94,7 @@ export class FootIK {
       S[at + SHIFT] = 0; S[at + SHIFT_OFFSET] = 0; S[at + SHIFT_VEL] = 0; S[at + SHIFT_PREV] = Number.NaN; S[at + PLANTED_HEIGHT] = 0;
       S[at + CLEAR] = 0; S[at + CLEAR_VEL] = 0; S[at + FOLLOW] = 1; S[at + FOLLOW_VEL] = 0;
       S[at + LIFT] = 0; S[at + LIFT_VEL] = 0; S[at + CLEAR_LIFT] = 0; S[at + CLEAR_LIFT_VEL] = 0; S[at + DATA_HOLD] = 1;
-      S[at + KNEE_PLANE] = 0; S[at + KNEE_PLANE + 1] = 0; S[at + KNEE_PLANE + 2] = 1;
+      S[at + KNEE_PLANE] = 0; S[at + KNEE_PLANE + 1] = 0; S[at + KNEE_PLANE + 2] = 1; S[at + PLANT_HEEL] = Number.NaN;
       keepAnimatedKnee(this.rig.legs[i], worldPositions, S, at + KNEE_PLANE);
     }
   }

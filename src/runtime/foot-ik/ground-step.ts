@@ -17,10 +17,10 @@ import { KNEE_POLE, keepAnimatedKnee, kneePole, kneeSettled, reachHold, softenRe
 import {
   LOCKED, LOCK, OFFSET, OFFSET_VEL, TARGET, SHOWN, HEEL, HEEL_VEL, HEEL_SHIFT, LOCK_YAW, ANIM_HEIGHT, LEG_SIZE, RELEASED, HEEL_RAISE, MAX_HEEL_RAISE,
   NEEDED_DROP, HIPS_MAX, STEP_DT, SETTLING, IK_TARGET, FOOT_WORLD_ROT, ANKLE_HEIGHT, LOCK_NORMAL, SHIFT, PLANTED_HEIGHT, LOCK_GROUND, CLEAR, CLEAR_VEL, FOLLOW,
-  ANIM_PREV, KNEE_PLANE, LIFT, CLEAR_LIFT, CLEAR_LIFT_VEL, GROUND_AHEAD, HOLD_CAPTURED, DATA_HOLD, REACH, TILT,
+  ANIM_PREV, KNEE_PLANE, LIFT, CLEAR_LIFT, CLEAR_LIFT_VEL, GROUND_AHEAD, HOLD_CAPTURED, DATA_HOLD, REACH, TILT, PLANT_HEEL,
 } from './state.js';
 import { stillDown, updateGroundHolds, updateLift } from './on-ground.js';
-import { GROUND_UNDER_FOOT, clearHeel, decayFootSpring, followGroundUnderFoot, groundShare, tiltTowards } from './foot-ground.js';
+import { GROUND_UNDER_FOOT, clearHeel, decayFootSpring, followGroundUnderFoot, groundShare, shownHeelElevation, tiltTowards } from './foot-ground.js';
 import { dropToReach, landingAhead, lowerHips } from './hips.js';
 import { decayHeel, decayOffset, followDataOnGround } from './offsets.js';
 import { HEADING_TOLERANCE, HELD_TURN, YAW_TURN, footBearing, heldTurn, pivotAboutContact } from './planted-turn.js';
@@ -132,6 +132,8 @@ export function applyGroundStep(S: Float64Array, rig: FootRig, db: Database, opt
           S[at + LOCK_YAW] = footBearing(leg, wp);
           S[at + LOCK_GROUND] = GROUND_UNDER_FOOT[0];
           S[at + CLEAR] = 0; S[at + CLEAR_VEL] = 0;
+          // (the heel comes down from where it is shown: planted flat, the ankle fell in one step)
+          S[at + PLANT_HEEL] = S[SETTLING] === 1 ? Number.NaN : shownHeelElevation(S, at, leg, wp);
           S[at + PLANTED_HEIGHT] = S[at + ANIM_HEIGHT];
           S[at + HEEL_RAISE] = MAX_HEEL_RAISE;
           S[at + LOCKED] = 1;

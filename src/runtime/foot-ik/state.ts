@@ -69,7 +69,13 @@ export const SHOWN_REACH = 66, UNSOFT = 67, UNSOFT_GAP = 68, UNSOFT_CAP = 69;
 export const DATA_HOLD = 70;
 /** Per leg: how far its soft reach is widened towards (1 − SOFT_REACH) leg lengths, 0 to 1 (leg.ts updateSoftWidening). */
 export const SOFT_WIDEN = 71;
-export const LEG_SIZE = 72;
+/**
+ * Per leg, on uneven ground, from a plant to the first clearHeel after it: the elevation (radians)
+ * of the toe-to-ankle line the foot showed as it was planted (its heel turn still coming down), NaN
+ * otherwise (foot-ground.ts shownHeelElevation, clearHeel).
+ */
+export const PLANT_HEEL = 72;
+export const LEG_SIZE = 73;
 /** LOCKED's value for a foot released while its contact lasts. */
 export const RELEASED = 2;
 export const HIPS_DROP = 2 * LEG_SIZE, HIPS_DROP_VEL = HIPS_DROP + 1, DECAY_DT = HIPS_DROP + 2, DECAY_E = HIPS_DROP + 3;
