@@ -7,7 +7,7 @@
 import type { LegJoints } from './rig.js';
 import {
   LOCK, OFFSET, SHOWN, CLEAR, CLEAR_VEL, GROUND_AHEAD, FOLLOW, FOLLOW_VEL, SHIFT_OFFSET, SHIFT_VEL, SHIFT_PREV, SHIFT_SLOPE, SHIFT, TILT, TILT_VEL, ANIM_HEIGHT, ANKLE_HEIGHT, STEP_DT, SETTLING, FOOT_DT, FOOT_E, FOOT_HALF_LIFE,
-  IK_TARGET, FOOT_WORLD_ROT, MAX_HEEL_RAISE, HEEL, PLANT_HEEL,
+  IK_TARGET, FOOT_WORLD_ROT, MAX_HEEL_RAISE, HEEL, PLANT_HEEL, HEEL_RAISE,
 } from './state.js';
 import type { GroundOptions } from '../ground/ground-options.js';
 import { type Ground, sampleGround } from '../ground/ground.js';
@@ -37,6 +37,8 @@ export function groundShare(h: number): number {
 }
 /** A planted foot's ankle is kept at least this share of its animated height above the ground under it. */
 const HEEL_CLEARANCE = 0.9;
+/** The steepest a planted foot's toe-to-ankle line is turned by its heel's clearance (radians: short of vertical). */
+const MAX_ELEVATION = 0.45 * Math.PI;
 
 /**
  * A free foot's height shift, S[SHIFT]: the ground under its contact point (or, where it rises
@@ -168,7 +170,14 @@ export function clearHeel(S: Float64Array, at: number, ground: Ground, go: Groun
   decayFootSpring(S, c, at + CLEAR_VEL, 1, go);
   S[c] += raise > 0 ? raise : 0;
   if (Math.abs(S[c]) < 1e-6 && Math.abs(S[at + CLEAR_VEL]) < 1e-5 && raise <= 0) { S[c] = 0; S[at + CLEAR_VEL] = 0; return; }
-  const to = now + Math.max(0, Math.min(S[c], MAX_HEEL_RAISE));
+  // The clearance and the raise to reach the toe (pivotAboutContact, S[HEEL_RAISE]) together no more
+  // than MAX_HEEL_RAISE, nor past the vertical: added up beyond it, a heel kept over a riser's edge
+  // while the leg needed it raised to reach turned the foot over the vertical (80 degrees and on),
+  // the ankle swung out to full stretch within a step and the knee jumped 12 cm (10.1 m/s, the
+  // shared locomotion captures on the steps).
+  const pivot = S[at + HEEL_RAISE] > 0 ? S[at + HEEL_RAISE] : 0;
+  const room = Math.min(MAX_HEEL_RAISE - pivot, MAX_ELEVATION - now);
+  const to = now + Math.max(0, Math.min(S[c], room));
   const cs = Math.cos(to), sn = Math.sin(to);
   HEEL_FROM[0] = ux / r; HEEL_FROM[1] = uy / r; HEEL_FROM[2] = uz / r;
   HEEL_TO[0] = (cs * ux) / flat; HEEL_TO[1] = sn; HEEL_TO[2] = (cs * uz) / flat;
