@@ -47,8 +47,8 @@ export function decodeClip(blob: Uint8Array, J: number, restOffsets: ArrayLike<n
  */
 function fillStaticTracks(blob: Uint8Array, h: ClipHeader, J: number, rest: ArrayLike<number>, rot: Float32Array, pos: Float32Array, start: number): void {
   const dv = new DataView(blob.buffer, blob.byteOffset, blob.byteLength);
-  // Per static track: its joint and value ([joint, x, y, z(, w)] per entry), once per clip.
-  const rotStatic = new Float32Array(5 * J), posStatic = new Float32Array(4 * J);
+  // The static tracks of the clip, once: their joints (rotJoint, posJoint) and values (4 and 3 per track).
+  const rotStatic = new Float32Array(4 * J), posStatic = new Float32Array(3 * J);
   const rotJoint = new Int32Array(J), posJoint = new Int32Array(J);
   let nr = 0, np = 0;
   for (let j = 0; j < J; j++) {
