@@ -134,7 +134,10 @@ describe.skipIf(!HAVE_CHROMIUM)('the wave in the demo (headless Chromium)', () =
       if (isolated) {
         await page.evaluate(async () => { const m = (window as unknown as W).motionmatch; await m.setThreads(2); await m.setMode('split'); await m.overlay.setCrowd(true); });
         const frames = await page.evaluate(() => (window as unknown as W).motionmatch.stats.frames);
-        await within(page, 3000, (f) => (window as unknown as W).motionmatch.stats.frames > f + 10, frames);
+        // Up to 20 s for 10 frames: the switch starts two workers that load the engine and the
+        // database, and on a loaded 2-core machine (the suite's other workers beside Chromium) 3 s
+        // saw 9 of them once. What is checked is that split mode animates, not how fast.
+        await within(page, 20_000, (f) => (window as unknown as W).motionmatch.stats.frames > f + 10, frames);
         expect(await page.evaluate(() => (window as unknown as W).motionmatch.stats.mode)).toBe('split');
         expect((await overlay(page)).crowdActive).toBeNull();
         expect(await page.evaluate(() => (window as unknown as W).motionmatch.stats.frames)).toBeGreaterThan(frames + 10);
