@@ -245,9 +245,12 @@ function clearGround(S: Float64Array, leg: LegJoints, at: number, p: number, gro
   // higher on the shared captures' sets).
   const above = Math.max(0, S[at + ANIM_HEIGHT] - leg.plantedHeight), under = GROUND_UNDER_JOINT[0] + leg.plantedHeight - CONTACT_TARGET[p + 1];
   const ahead = under + above + S[at + GROUND_AHEAD];
+  EDGE_IN[EDGE_TOE_GROUND] = GROUND_UNDER_JOINT[0];
   sampleGround(ground, IK_TARGET, 0, GROUND_UNDER_JOINT);
   const ankle = GROUND_UNDER_JOINT[0] + leg.anklePlantedHeight - IK_TARGET[1];
-  const atOnce = Math.max(under + groundShare(S[at + ANIM_HEIGHT] / leg.length) * above, ankle);
+  EDGE_IN[EDGE_ANKLE_GROUND] = GROUND_UNDER_JOINT[0];
+  const toeOnce = under + groundShare(S[at + ANIM_HEIGHT] / leg.length) * above;
+  const atOnce = Math.max(toeOnce, ankle);
   const need = Math.max(under + above, ankle);
   // A step's edge ahead (the ground swingLookAhead on rising beyond the slope under the foot,
   // followGroundUnderFoot): the same clearance over it, reached by a critically damped spring, so
@@ -273,8 +276,16 @@ function clearGround(S: Float64Array, leg: LegJoints, at: number, p: number, gro
     // Only what would put it into the ground: a foot high enough over the edge goes on over it and
     // rises to its animated clearance at CLEAR_RISE_SPEED (held back there, a swinging leg stopped
     // dead in mid-air: 18 m/s at the knee).
-    const drop = need > most && atOnce > most ? holdAtEdge(S, at, p, atOnce - most, ground) : 0;
-    const needed = need - drop, once = atOnce - drop;
+    let needed = need, once = atOnce;
+    if (need > most && atOnce > most) {
+      EDGE_IN[EDGE_TOE_ONCE] = toeOnce; EDGE_IN[EDGE_ANKLE_ONCE] = ankle; EDGE_IN[EDGE_MOST] = most;
+      if (holdAtEdge(S, at, p, ground)) {
+        // The needs where the foot stops: each joint's term moved by the ground under it there.
+        const dToe = EDGE_IN[EDGE_TOE_SHIFT], dAnkle = EDGE_IN[EDGE_ANKLE_SHIFT];
+        needed = Math.max(under + above + dToe, ankle + dAnkle);
+        once = Math.max(toeOnce + dToe, ankle + dAnkle);
+      }
+    }
     if (needed <= most || once >= most) { S[at + CLEAR_LIFT] = needed <= most ? needed : once; S[at + CLEAR_LIFT_VEL] = 0; }
     else { S[at + CLEAR_LIFT] = most; S[at + CLEAR_LIFT_VEL] = CLEAR_RISE_SPEED; }
   }
@@ -284,40 +295,53 @@ function clearGround(S: Float64Array, leg: LegJoints, at: number, p: number, gro
 
 /** Points sampled along a free foot's horizontal move of a step (holdAtEdge). */
 const EDGE_SAMPLES = 8;
+/**
+ * holdAtEdge's input and output (numbers through an array: a call V8 does not inline boxes them):
+ * the ground under the contact point's and the ankle's targets, what each needs lifted at once
+ * there (clearGround's terms) and the most the foot may rise this step; out, how much the ground
+ * under each is higher where the foot stops than under its target (0 or less).
+ */
+const EDGE_IN = new Float64Array(7);
+const EDGE_TOE_GROUND = 0, EDGE_ANKLE_GROUND = 1, EDGE_TOE_ONCE = 2, EDGE_ANKLE_ONCE = 3, EDGE_MOST = 4, EDGE_TOE_SHIFT = 5, EDGE_ANKLE_SHIFT = 6;
 /** A point on the way (sampleGround's input) and the ground there. */
 const ON_THE_WAY = new Float64Array(3);
 const GROUND_ON_THE_WAY = new Float64Array(4);
 
 /**
  * A free foot whose move this step (from where its contact point was shown, S[SHOWN], to
- * CONTACT_TARGET[p..]) carries it onto ground more than `excess` m higher than it can rise to
- * stops short where the ground first rises that much (EDGE_SAMPLES points along the move): both
- * targets (contact point and ankle) go back horizontally, and so does the leg's offset, so that
- * the foot stays there while its clearance rises and goes on over the edge once it is high
- * enough. Returns how much lower (m) the ground is where the foot stops than at the target (0:
- * not held; nothing on the way is low enough where the foot stands now). A foot cannot go
- * through a riser: rising the whole step at once was the velocity jump.
+ * CONTACT_TARGET[p..]; the ankle along the same move, to IK_TARGET) carries its contact point or
+ * its ankle into ground higher than the foot can rise to this step stops short, at the last of
+ * EDGE_SAMPLES points along the move where neither is: both targets and the leg's offset go back
+ * horizontally, so that the foot stays there while its clearance rises, and goes on over the edge
+ * once it is high enough. A foot cannot go through a riser: lifted the whole step at once, a
+ * released foot swept into one jumped 10.4 m/s at the toe. Returns whether it was held (not when
+ * even where it stands now is too low); EDGE_IN's shifts say how the ground under each joint
+ * changed.
  */
-function holdAtEdge(S: Float64Array, at: number, p: number, excess: number, ground: Ground): number {
+function holdAtEdge(S: Float64Array, at: number, p: number, ground: Ground): boolean {
   const x0 = S[at + SHOWN], z0 = S[at + SHOWN + 2], dx = CONTACT_TARGET[p] - x0, dz = CONTACT_TARGET[p + 2] - z0;
-  sampleGround(ground, CONTACT_TARGET, p, GROUND_ON_THE_WAY);
-  const top = GROUND_ON_THE_WAY[0] - excess;
-  let u = 1, drop = 0;
+  const ax = IK_TARGET[0] - CONTACT_TARGET[p], az = IK_TARGET[2] - CONTACT_TARGET[p + 2];
+  const most = EDGE_IN[EDGE_MOST], toeOnce = EDGE_IN[EDGE_TOE_ONCE], ankleOnce = EDGE_IN[EDGE_ANKLE_ONCE];
+  let u = 0;
   ON_THE_WAY[1] = CONTACT_TARGET[p + 1];
-  for (let k = 0; k <= EDGE_SAMPLES; k++) {
+  for (let k = 0; k < EDGE_SAMPLES; k++) {
     const v = k / EDGE_SAMPLES;
     ON_THE_WAY[0] = x0 + v * dx; ON_THE_WAY[2] = z0 + v * dz;
     sampleGround(ground, ON_THE_WAY, 0, GROUND_ON_THE_WAY);
-    if (GROUND_ON_THE_WAY[0] > top) {
-      if (k === 0) return 0;
+    const dToe = GROUND_ON_THE_WAY[0] - EDGE_IN[EDGE_TOE_GROUND];
+    ON_THE_WAY[0] += ax; ON_THE_WAY[2] += az;
+    sampleGround(ground, ON_THE_WAY, 0, GROUND_ON_THE_WAY);
+    const dAnkle = GROUND_ON_THE_WAY[0] - EDGE_IN[EDGE_ANKLE_GROUND];
+    if (toeOnce + dToe > most || ankleOnce + dAnkle > most) {
+      if (k === 0) return false;
       break;
     }
-    u = v; drop = top + excess - GROUND_ON_THE_WAY[0];
+    u = v; EDGE_IN[EDGE_TOE_SHIFT] = dToe; EDGE_IN[EDGE_ANKLE_SHIFT] = dAnkle;
   }
-  if (u >= 1) return 0;
+  // (u < 1 here: the target itself is too high, or holdAtEdge would not have been asked)
   const bx = (u - 1) * dx, bz = (u - 1) * dz;
   CONTACT_TARGET[p] += bx; CONTACT_TARGET[p + 2] += bz;
   IK_TARGET[0] += bx; IK_TARGET[2] += bz;
   S[at + OFFSET] += bx; S[at + OFFSET + 2] += bz;
-  return drop;
+  return true;
 }
