@@ -4,6 +4,11 @@
  * alone. A fresh clone has no timings: vitest then starts the largest files first, and the longest
  * one (the tuning sweep on the real captures, a small file) started 281 s into a 370 s run. Without
  * timings this sequencer orders each project's files by EXPECTED_SECONDS instead.
+ * The browser files, whose workers mostly wait on Chromium, start close together this way (the two
+ * longest overlap for 47 s). Spreading them apart, so that one waits while two workers compute, was
+ * slower (2026-12-07, back to back on 2 cores: 413 s of vitest against 354 s; user CPU 8 min 27 s
+ * against 7 min 9 s): three CPU-bound files, each with its child processes and threads, cost more
+ * CPU together than the idle time they fill.
  */
 import { relative } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
