@@ -20,6 +20,7 @@ import { ScriptedDriver } from '../../src/sim/scenarios.js';
 import { terrainGround } from '../../src/sim/terrain/terrain.js';
 import type { Database } from '../../src/database/database.js';
 import { builtinSearch } from '../helpers/builtin-search.js';
+import { JointPops } from '../helpers/velocity-change.js';
 
 let db: Database;
 let port: MatcherSearchPort;
@@ -41,25 +42,6 @@ function bars(): HeightField {
   return HeightField.fromArray(heights, { columns, rows, spacing, originX: -2, originZ: -1 });
 }
 
-/** Tracks every joint's velocity change between consecutive output steps (m/s): the quality command's pops. */
-class Pops {
-  largest = 0;
-  private readonly p1: Float64Array;
-  private readonly p2: Float64Array;
-  private n = 0;
-  constructor(joints: number, private readonly dt = DT) { this.p1 = new Float64Array(3 * joints); this.p2 = new Float64Array(3 * joints); }
-  observe(wp: Float64Array): void {
-    if (this.n >= 2) {
-      for (let j = 0; j < wp.length; j += 3) {
-        let d = 0;
-        for (let k = 0; k < 3; k++) { const a = (wp[j + k] - 2 * this.p1[j + k] + this.p2[j + k]) / this.dt; d += a * a; }
-        this.largest = Math.max(this.largest, Math.sqrt(d));
-      }
-    }
-    this.p2.set(this.p1); this.p1.set(wp); this.n++;
-  }
-}
-
 /** The deepest any foot joint (toes, ankles) is below the ground (m; 0 when none is). */
 function deepestFoot(wp: Float64Array, ground: Ground): number {
   const g = new Float64Array(4);
@@ -78,7 +60,7 @@ describe('foot IK on steps', () => {
       for (let a = 0; a < 64; a++) {
         const c = new MotionMatchingController(db, ground ? { ground } : {});
         c.reset(c.frame, 3 * a, 0, 0);
-        const input = createInput(), pops = new Pops(c.joints);
+        const input = createInput(), pops = new JointPops(c.joints, DT);
         input.velocityZ = 3.5;
         for (let s = 0; s < 10; s++) {
           c.update(DT, input, port);
@@ -137,7 +119,7 @@ describe('foot IK on steps', () => {
     const hz = 144, dt = 1 / hz, a = 53, ground = terrainGround({ kind: 'hills', seed: 1 });
     const c = new MotionMatchingController(db, { ground }), input = createInput();
     c.reset(c.frame, 3 * (a % 64), 3 * Math.floor(a / 64), 0);
-    const driver = new ScriptedDriver('wander', 1, a, dt), pops = new Pops(c.joints, dt);
+    const driver = new ScriptedDriver('wander', 1, a, dt), pops = new JointPops(c.joints, dt);
     for (let s = 0; s < hz; s++) { driver.drive(c.rootPosition, input); c.update(dt, input, port); pops.observe(c.worldPositions); }
     console.log(`wander on hills at 144 Hz, agent ${a}, first second: largest joint velocity change per step ${pops.largest.toFixed(2)} m/s`);
     expect(pops.largest).toBeLessThan(9);
@@ -149,7 +131,7 @@ describe('foot IK on steps', () => {
     // Lifted over at once, its toe's velocity jumped 10.4 m/s; held at the riser while it rises,
     // it goes over in four steps. Compared with the same run on flat ground.
     const largest = (ground: Ground | null): number => {
-      const a = 47, c = new MotionMatchingController(db, ground ? { ground } : {}), input = createInput(), pops = new Pops(c.joints);
+      const a = 47, c = new MotionMatchingController(db, ground ? { ground } : {}), input = createInput(), pops = new JointPops(c.joints, DT);
       c.reset(c.frame, 3 * (a % 64), 3 * Math.floor(a / 64), 0);
       const driver = new ScriptedDriver('path', 1, a, DT);
       for (let s = 0; s < HZ; s++) { driver.drive(c.rootPosition, input); c.update(DT, input, port); pops.observe(c.worldPositions); }
@@ -169,7 +151,7 @@ describe('foot IK on steps', () => {
     // the foot taking up the animation's own swing after the hold (the data's largest is 4.92).
     // Compared with the same second on flat ground (2.52 m/s).
     const largest = (ground: Ground | null): number => {
-      const a = 57, c = new MotionMatchingController(db, ground ? { ground } : {}), input = createInput(), pops = new Pops(c.joints);
+      const a = 57, c = new MotionMatchingController(db, ground ? { ground } : {}), input = createInput(), pops = new JointPops(c.joints, DT);
       c.reset(c.frame, 3 * (a % 64), 3 * Math.floor(a / 64), 0);
       const driver = new ScriptedDriver('stop-go', 1, a, DT);
       for (let s = 0; s < 17.8 * HZ; s++) {
@@ -191,7 +173,7 @@ describe('foot IK on steps', () => {
     // fell 5 cm and the knee jumped 22 m/s. From the heel as shown, it comes down by the spring.
     const hz = 144, dt = 1 / hz;
     const largest = (ground: Ground | null): number => {
-      const a = 50, c = new MotionMatchingController(db, ground ? { ground } : {}), input = createInput(), pops = new Pops(c.joints, dt);
+      const a = 50, c = new MotionMatchingController(db, ground ? { ground } : {}), input = createInput(), pops = new JointPops(c.joints, dt);
       c.reset(c.frame, 3 * (a % 64), 3 * Math.floor(a / 64), 0);
       const driver = new ScriptedDriver('path', 1, a, dt);
       for (let s = 0; s < 0.6 * hz; s++) { driver.drive(c.rootPosition, input); c.update(dt, input, port); pops.observe(c.worldPositions); }
@@ -204,7 +186,7 @@ describe('foot IK on steps', () => {
 
   it('runs over bars without lifting a swinging foot at once as an edge passes under it', () => {
     const largest = (ground: Ground | null) => {
-      const c = new MotionMatchingController(db, ground ? { ground } : {}), input = createInput(), pops = new Pops(c.joints);
+      const c = new MotionMatchingController(db, ground ? { ground } : {}), input = createInput(), pops = new JointPops(c.joints, DT);
       input.velocityZ = 3.5;
       for (let s = 0; s < 7 * HZ; s++) { c.update(DT, input, port); pops.observe(c.worldPositions); }
       return pops.largest;

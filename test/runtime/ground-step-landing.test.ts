@@ -15,6 +15,7 @@ import { ScriptedDriver } from '../../src/sim/scenarios.js';
 import { terrainGround } from '../../src/sim/terrain/terrain.js';
 import type { Database } from '../../src/database/database.js';
 import { builtinSearch } from '../helpers/builtin-search.js';
+import { JointPops } from '../helpers/velocity-change.js';
 
 let db: Database;
 let port: MatcherSearchPort;
@@ -29,22 +30,13 @@ function largestChange(a: number, ground: Ground | null, from: number, to: numbe
   const c = new MotionMatchingController(db, ground ? { ground } : {}), input = createInput();
   c.reset(c.frame, 3 * (a % 64), 3 * Math.floor(a / 64), 0);
   const driver = new ScriptedDriver('strafe', 1, a, DT);
-  const p1 = new Float64Array(3 * c.joints), p2 = new Float64Array(3 * c.joints);
-  let largest = 0;
+  const pops = new JointPops(c.joints, DT);
   for (let s = 0; s < to * HZ; s++) {
     driver.drive(c.rootPosition, input);
     c.update(DT, input, port);
-    const wp = c.worldPositions;
-    if (s >= from * HZ) {
-      for (let j = 0; j < wp.length; j += 3) {
-        let d = 0;
-        for (let k = 0; k < 3; k++) { const v = (wp[j + k] - 2 * p1[j + k] + p2[j + k]) / DT; d += v * v; }
-        largest = Math.max(largest, Math.sqrt(d));
-      }
-    }
-    p2.set(p1); p1.set(wp);
+    if (s >= from * HZ) pops.observe(c.worldPositions);
   }
-  return largest;
+  return pops.largest;
 }
 
 describe('a stepping foot on uneven ground', () => {
