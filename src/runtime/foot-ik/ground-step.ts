@@ -317,10 +317,10 @@ const GROUND_ON_THE_WAY = new Float64Array(4);
  * its ankle into ground higher than the foot can rise to this step stops short, at the last of
  * EDGE_SAMPLES points along the move where neither is: both targets and the leg's offset go back
  * horizontally, so that the foot stays there while its clearance rises, and goes on over the edge
- * once it is high enough; the offset's blend starts again from rest. A foot cannot go through a
- * riser: lifted the whole step at once, a released foot swept into one jumped 10.4 m/s at the toe.
- * Returns whether it was held (not when even where it stands now is too low); EDGE_IN's shifts say
- * how the ground under each joint changed.
+ * once it is high enough; the offset's blend keeps the share of its speed the move kept. A foot
+ * cannot go through a riser: lifted the whole step at once, a released foot swept into one jumped
+ * 10.4 m/s at the toe. Returns whether it was held (not when even where it stands now is too low);
+ * EDGE_IN's shifts say how the ground under each joint changed.
  */
 function holdAtEdge(S: Float64Array, at: number, p: number, ground: Ground): boolean {
   const x0 = S[at + SHOWN], z0 = S[at + SHOWN + 2], dx = CONTACT_TARGET[p] - x0, dz = CONTACT_TARGET[p + 2] - z0;
@@ -347,9 +347,11 @@ function holdAtEdge(S: Float64Array, at: number, p: number, ground: Ground): boo
   CONTACT_TARGET[p] += bx; CONTACT_TARGET[p + 2] += bz;
   IK_TARGET[0] += bx; IK_TARGET[2] += bz;
   S[at + OFFSET] += bx; S[at + OFFSET + 2] += bz;
-  // The blend goes on from rest: kept at the speed it had built up, it carried the foot, now further
-  // behind its target, over the edge at twice that speed the step after the hold (3 m/s, held, then
-  // 6.4 m/s: the knee 7.4 m/s, the built-in database's stop-go on the steps).
-  S[at + OFFSET_VEL] = 0; S[at + OFFSET_VEL + 2] = 0;
+  // The blend keeps the share of its speed that the foot kept of its move (none where it is held
+  // where it stood): kept whole, it carried the foot, now further behind its target, over the edge at
+  // twice its speed the step after the hold (3 m/s, held, then 6.4 m/s: the knee 7.4 m/s, the
+  // built-in database's stop-go on the steps); started from rest wherever it is held, the foot swept
+  // into a riser at a run caught up harder after the hold (5.23 m/s against 4.56, the built-in path).
+  S[at + OFFSET_VEL] *= u; S[at + OFFSET_VEL + 2] *= u;
   return true;
 }
