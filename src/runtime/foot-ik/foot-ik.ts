@@ -15,7 +15,7 @@ import {
   IK_TARGET, FOOT_WORLD_ROT, BODY_DY, ANKLE_HEIGHT, LOCK_NORMAL, SHIFT, SHIFT_PREV, TILT, TILT_VEL, SHIFT_OFFSET, SHIFT_VEL, PLANTED_HEIGHT, CLEAR, CLEAR_VEL, FOLLOW, FOLLOW_VEL, ANIM_PREV, KNEE_PLANE, REACH, LIFT, LIFT_VEL, HOLD_ANIM, HOLD_LIFT, CLEAR_LIFT, CLEAR_LIFT_VEL, DATA_HOLD, PLANT_HEEL,
 } from './state.js';
 import { capturedData, type CapturedData } from '../captured-data.js';
-import { STEP_LANDED_HOLD, floorLift, stillDown, updateGroundHolds, updateLift } from './on-ground.js';
+import { GROUND_BAND_LEG_LENGTHS, STEP_LANDED_HOLD, floorLift, stillDown, updateGroundHolds, updateLift } from './on-ground.js';
 import type { Ground } from '../ground/ground.js';
 import { DEFAULT_GROUND_OPTIONS, type GroundOptions } from '../ground/ground-options.js';
 import type { FootIKHost } from './host.js';
@@ -175,7 +175,11 @@ export class FootIK {
     for (let k = 0; k < 3; k++) S[at + ANIM_PREV + k] = wp[c + k];
     // A foot still coming down from a release (displayed well above where the animation has it)
     // is not planted yet: locking it in the air and stopping its fall at once would pop the leg.
-    const landed = S[at + SHOWN + 1] - wp[c + 1] < LANDED_LEG_LENGTHS * leg.length;
+    // Nor is one shown above the ground band (a transition's blend carrying it high in its swing
+    // onto a frame that has it down): planted there, 21 cm from where that frame puts it, a stop's
+    // foot came down onto its lock, which the leg could no longer reach once the blend had run out,
+    // and stepped into place a second after the stop request (35 cm/s; the real set at 144 Hz).
+    const landed = S[at + SHOWN + 1] - wp[c + 1] < LANDED_LEG_LENGTHS * leg.length && S[at + SHOWN + 1] - rootY - leg.plantedHeight < GROUND_BAND_LEG_LENGTHS * leg.length;
     // A contact on its last frame is a foot lifting off: planted there, a foot that came down late
     // (still blending out a transition's offset) was held one step and released the next, stopped
     // dead and set going again (6.6 m/s at the ankle on the real captures).
