@@ -12,10 +12,10 @@ import { KNEE_POLE, keepAnimatedKnee, kneePole, kneeSettled, reachHold, restoreS
 import {
   LOCKED, LOCK, OFFSET, OFFSET_VEL, TARGET, SHOWN, HEEL, HEEL_VEL, HEEL_SHIFT, LOCK_YAW, ANIM_HEIGHT, LEG_SIZE, RELEASED, HEEL_RAISE, UNSOFT, MAX_HEEL_RAISE,
   HIPS_DROP, HIPS_DROP_VEL, HIPS_SHOWN_VEL, HIPS_VEL_CHANGE_MAX, DECAY_DT, STEP_DT, NEEDED_DROP, HIPS_DT, HIPS_MAX, FOOT_DT, FOOT_IK_STATE_SIZE, SETTLING,
-  IK_TARGET, FOOT_WORLD_ROT, BODY_DY, ANKLE_HEIGHT, LOCK_NORMAL, SHIFT, SHIFT_PREV, TILT, TILT_VEL, SHIFT_OFFSET, SHIFT_VEL, PLANTED_HEIGHT, CLEAR, CLEAR_VEL, FOLLOW, FOLLOW_VEL, ANIM_PREV, KNEE_PLANE, REACH, LIFT, LIFT_VEL, HOLD_ANIM, HOLD_LIFT, CLEAR_LIFT, CLEAR_LIFT_VEL, DATA_HOLD, PLANT_HEEL,
+  IK_TARGET, FOOT_WORLD_ROT, BODY_DY, ANKLE_HEIGHT, LOCK_NORMAL, SHIFT, SHIFT_PREV, TILT, TILT_VEL, SHIFT_OFFSET, SHIFT_VEL, PLANTED_HEIGHT, CLEAR, CLEAR_VEL, FOLLOW, FOLLOW_VEL, ANIM_PREV, KNEE_PLANE, REACH, LIFT, LIFT_VEL, HOLD_ANIM, CLEAR_LIFT, CLEAR_LIFT_VEL, DATA_HOLD, PLANT_HEEL,
 } from './state.js';
 import { capturedData, type CapturedData } from '../captured-data.js';
-import { GROUND_BAND_LEG_LENGTHS, STEP_LANDED_HOLD, floorLift, stillDown, updateGroundHolds, updateLift } from './on-ground.js';
+import { GROUND_BAND_LEG_LENGTHS, floorLift, stillDown, updateGroundHolds, updateLift } from './on-ground.js';
 import type { Ground } from '../ground/ground.js';
 import { DEFAULT_GROUND_OPTIONS, type GroundOptions } from '../ground/ground-options.js';
 import type { FootIKHost } from './host.js';
@@ -23,7 +23,7 @@ import { validateFootIKOptions, type FootIKOptions } from './options.js';
 import { dropToReach, lowerHips } from './hips.js';
 import { decayHeel, decayOffset, followDataOnGround } from './offsets.js';
 import { YAW_TURN, footBearing, holdFootHeading, pivotAboutContact } from './planted-turn.js';
-import { LANDED_LEG_LENGTHS, heldLastStep, holdsPlanted, recordShown, slowEnoughToPlant } from './landing.js';
+import { LANDED_LEG_LENGTHS, heldLastStep, holdsPlanted, landedFromStep, recordShown, slowEnoughToPlant } from './landing.js';
 import { applyGroundStep } from './ground-step.js';
 
 export { GROUND_BAND_LEG_LENGTHS, PLANT_SPEED_LEG_LENGTHS, STILL_DOWN_LEG_LENGTHS, floorLift, groundHold } from './on-ground.js';
@@ -189,7 +189,7 @@ export class FootIK {
     // ankle stopped dead, 7.8 m/s on the shared bench clips) and it is back near the ground (its lift
     // within the ground hold's top quarter, 0.03 leg lengths: planted higher, a brief contact's lock
     // stopped it in mid-descent and let go of it a few steps later, 13 cm off, knee 7.5 m/s).
-    if (lands && S[at + LOCKED] === 0 && landed && !(S[at + UNSOFT] > 0) && S[at + REACH] >= STEP_LANDED_HOLD && S[at + HOLD_LIFT] >= STEP_LANDED_HOLD && slowEnoughToPlant(S, leg, at, wp) && holdsPlanted(S, leg, at, wp, false)) {
+    if (lands && S[at + LOCKED] === 0 && landed && !(S[at + UNSOFT] > 0) && landedFromStep(S, at) && slowEnoughToPlant(S, leg, at, wp) && holdsPlanted(S, leg, at, wp, false)) {
       // Plant the contact point where it is displayed horizontally (animation plus any offset still
       // blending out), so that nothing slides once it is down, at the height the animation has it
       // (the ground). A vertical offset still blending out goes on doing so, from where it is: the

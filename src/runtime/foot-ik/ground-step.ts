@@ -17,14 +17,14 @@ import { KNEE_POLE, keepAnimatedKnee, kneePole, kneeSettled, reachHold, softenRe
 import {
   LOCKED, LOCK, OFFSET, OFFSET_VEL, TARGET, SHOWN, HEEL, HEEL_VEL, HEEL_SHIFT, LOCK_YAW, ANIM_HEIGHT, LEG_SIZE, RELEASED, HEEL_RAISE, MAX_HEEL_RAISE,
   NEEDED_DROP, HIPS_MAX, STEP_DT, SETTLING, IK_TARGET, FOOT_WORLD_ROT, ANKLE_HEIGHT, LOCK_NORMAL, SHIFT, PLANTED_HEIGHT, LOCK_GROUND, CLEAR, CLEAR_VEL, FOLLOW,
-  ANIM_PREV, KNEE_PLANE, LIFT, CLEAR_LIFT, CLEAR_LIFT_VEL, GROUND_AHEAD, HOLD_CAPTURED, DATA_HOLD, REACH, TILT, PLANT_HEEL, HOLD_LIFT,
+  ANIM_PREV, KNEE_PLANE, LIFT, CLEAR_LIFT, CLEAR_LIFT_VEL, GROUND_AHEAD, HOLD_CAPTURED, DATA_HOLD, REACH, TILT, PLANT_HEEL,
 } from './state.js';
-import { STEP_LANDED_HOLD, stillDown, updateGroundHolds, updateLift } from './on-ground.js';
+import { stillDown, updateGroundHolds, updateLift } from './on-ground.js';
 import { GROUND_UNDER_FOOT, clearHeel, decayFootSpring, followGroundUnderFoot, groundShare, shownHeelElevation, tiltTowards } from './foot-ground.js';
 import { dropToReach, landingAhead, lowerHips } from './hips.js';
 import { decayHeel, decayOffset, followDataOnGround } from './offsets.js';
 import { HEADING_TOLERANCE, HELD_TURN, YAW_TURN, footBearing, heldTurn, pivotAboutContact } from './planted-turn.js';
-import { LANDED_LEG_LENGTHS, holdsPlanted, recordShown, slowEnoughToPlant } from './landing.js';
+import { LANDED_LEG_LENGTHS, holdsPlanted, landedFromStep, recordShown, slowEnoughToPlant } from './landing.js';
 
 /** The fastest a free foot's clearance over the ground rises beyond its spring (m/s). */
 const CLEAR_RISE_SPEED = 2;
@@ -104,12 +104,10 @@ export function applyGroundStep(S: Float64Array, rig: FootRig, db: Database, opt
         // settles from its free target onto the lock through the offset. Not on a contact's last
         // frame (see updateLock).
         // (Where the ground is steeper than a foot tilts, e.g. a step's riser, as on a maxFootTilt slope.)
-        // A foot stepping after the body (updateLift) is planted once the leg holds it again and it
-        // is back near the ground, as on flat ground (foot-ik.ts, STEP_LANDED_HOLD): planted in
-        // mid-step as its contact label came on, it stopped dead from 2.6 m/s and the knee jumped
-        // 7.2 m/s (the shared real captures' strafe on hills).
+        // A foot stepping after the body is planted once it has landed from its step, as on flat
+        // ground (landedFromStep).
         const lockY = GROUND_UNDER_FOOT[0] + S[at + ANIM_HEIGHT] / Math.max(GROUND_UNDER_FOOT[2], Math.cos(go.maxFootTilt));
-        if (S[at + SHOWN + 1] - lockY < LANDED_LEG_LENGTHS * leg.length && S[at + REACH] >= STEP_LANDED_HOLD && S[at + HOLD_LIFT] >= STEP_LANDED_HOLD && slowEnoughToPlant(S, leg, at, wp) && holdsPlanted(S, leg, at, wp, true)) {
+        if (S[at + SHOWN + 1] - lockY < LANDED_LEG_LENGTHS * leg.length && landedFromStep(S, at) && slowEnoughToPlant(S, leg, at, wp) && holdsPlanted(S, leg, at, wp, true)) {
           // Just after a reset (SETTLING) it is planted where it stands, with nothing to settle.
           const freeY = S[SETTLING] === 1 ? lockY : wp[c + 1] + S[at + FOLLOW] * S[at + SHIFT] + S[at + OFFSET + 1];
           S[at + LOCK] = wp[c] + S[at + OFFSET]; S[at + LOCK + 1] = lockY; S[at + LOCK + 2] = wp[c + 2] + S[at + OFFSET + 2];

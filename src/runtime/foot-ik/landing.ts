@@ -5,14 +5,26 @@
  */
 import type { LegJoints } from './rig.js';
 import { plantedReach } from './leg.js';
-import { HEEL, HIPS_MAX, IK_TARGET, LEG_SIZE, LIFT, LOCK, OFFSET, SHIFT, FOLLOW, SHOWN, SHOWN_REACH, STEP_DT } from './state.js';
-import { PLANT_SPEED_LEG_LENGTHS } from './on-ground.js';
+import { HEEL, HIPS_MAX, HOLD_LIFT, IK_TARGET, LEG_SIZE, LIFT, LOCK, OFFSET, REACH, SHIFT, FOLLOW, SHOWN, SHOWN_REACH, STEP_DT } from './state.js';
+import { PLANT_SPEED_LEG_LENGTHS, STEP_LANDED_HOLD } from './on-ground.js';
 import { HEEL_RAISE_SPEED, PIVOT, REACH_IN, heelRaiseToReach } from './planted-turn.js';
 
 /** A foot displayed higher than this above its animated height (in leg lengths) has not landed yet. */
 export const LANDED_LEG_LENGTHS = 0.1;
 /** A locked contact point shown further than this from its lock (in leg lengths; 2.6 cm for a 0.87 m leg, the skate measure's band) is not held: the leg cannot reach it. */
 export const HELD_GAP_LEG_LENGTHS = 0.03;
+
+/**
+ * Whether a foot stepping after the body (on-ground.ts updateLift) has landed from its step: the leg
+ * holds it again (its reach hold) and it is back near the ground (the ground hold of its lift), both
+ * at least STEP_LANDED_HOLD. Planted while dragged, it was locked where the leg could not reach and
+ * the ankle stopped dead (7.8 m/s on the shared bench clips); planted in mid-step on uneven ground,
+ * it stopped dead from 2.6 m/s (a knee at 7.2 m/s, the real strafe on hills). Flat and uneven
+ * ground plant by it alike.
+ */
+export function landedFromStep(S: Float64Array, at: number): boolean {
+  return S[at + REACH] >= STEP_LANDED_HOLD && S[at + HOLD_LIFT] >= STEP_LANDED_HOLD;
+}
 
 /**
  * Whether a free foot about to be planted moves slowly enough to stop where it is: its contact
