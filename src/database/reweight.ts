@@ -8,6 +8,7 @@
 import { computeNormalization, normalizeRows } from '../features/extract.js';
 import type { FeatureSchema } from '../features/schema.js';
 import type { Database } from './database.js';
+import { sharePoses } from './pose-source.js';
 
 /** A weight map names a group the schema does not have, or gives a weight outside (0, ∞). */
 export class SchemaWeightError extends Error {
@@ -45,5 +46,7 @@ export function reweightDatabase(db: Database, weights: Readonly<Record<string, 
   computeNormalization(db.rawFeatures, db.frameCount, db.stride, schema, mean, scale);
   const features = new Float32Array(db.frameCount * db.stride);
   normalizeRows(db.rawFeatures, db.frameCount, db.stride, db.dims, mean, scale, features);
-  return { ...db, schema, mean, scale, features };
+  const copy = { ...db, schema, mean, scale, features };
+  sharePoses(copy, db);
+  return copy;
 }

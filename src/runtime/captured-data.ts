@@ -21,6 +21,7 @@
  *   may change its speed (foot-ik/hips.ts).
  */
 import type { Database } from '../database/database.js';
+import { poseSource } from '../database/pose-source.js';
 import { forwardKinematics } from '../anim/pose.js';
 import { quatInvRotateVec3 } from '../math/quat.js';
 import { contactJoints } from '../features/contacts.js';
@@ -71,7 +72,11 @@ const cache = new WeakMap<Database, CapturedData>();
 /** The captured data of `db` (computed on first use, then cached per database). */
 export function capturedData(db: Database): CapturedData {
   let d = cache.get(db);
-  if (!d) { d = computeCapturedData(db); cache.set(db, d); }
+  if (!d) {
+    const source = poseSource(db);
+    d = source === db ? computeCapturedData(db) : capturedData(source);
+    cache.set(db, d);
+  }
   return d;
 }
 

@@ -1,5 +1,6 @@
 import { frameClipTable } from '../database/frame-clips.js';
 import type { Database } from '../database/database.js';
+import { poseSource } from '../database/pose-source.js';
 import { quatInvMultiply, quatInvRotateVec3, quatMultiply, quatMultiplyInv, quatRotateVec3, quatToScaledAngleAxis, quatYaw } from '../math/quat.js';
 
 /**
@@ -39,9 +40,14 @@ const cache = new WeakMap<Database, DatabaseRuntime>();
 
 /** The shared runtime view of a database (computed on first use, then cached per database). */
 export function databaseRuntime(db: Database): DatabaseRuntime {
-  let rt = cache.get(db);
-  if (!rt) { rt = computeDatabaseRuntime(db); cache.set(db, rt); }
-  return rt;
+  const rt = cache.get(db);
+  if (rt) return rt;
+  // A copy sharing the poses (reweighted) gets the same tables, pointing at itself.
+  const source = poseSource(db);
+  if (source !== db) return adoptDatabaseRuntime(db, databaseRuntime(source));
+  const computed = computeDatabaseRuntime(db);
+  cache.set(db, computed);
+  return computed;
 }
 
 export function computeDatabaseRuntime(db: Database): DatabaseRuntime {

@@ -34,6 +34,12 @@ export interface SimulationOptions extends SimulationConfig {
    * depends only on the seed and its index, so a shard's agents move exactly as in the whole run.
    */
   agentRange?: { first: number; count: number };
+  /**
+   * A matcher loaded with this database to search with (simulationMatcher makes the one these
+   * options need): runs over the same database then share one upload and one set of indexes
+   * instead of building their own each (a quality run's scenarios). Default: a new one.
+   */
+  matcher?: Matcher;
 }
 
 export interface SimulationResult {
@@ -99,9 +105,9 @@ export async function runAgentGroups(db: Database, o: SimulationOptions): Promis
   const steps = stepCount(o);
   const { first, count } = o.agentRange ?? { first: 0, count: o.agents };
   requireSimulationFits(estimateSimulationMemory(db, count, steps, o.hz, o.workers, o.recordAgent >= 0), count);
-  const parallel = o.workers > 1 && o.backend !== 'js' && sharedMemorySupported();
-  if (o.workers > 1 && !parallel) throw new RangeError(`--workers ${o.workers} needs a WASM backend and SharedArrayBuffer`);
-  const matcher = await Matcher.create(db, { backend: o.backend, memory: parallel ? createSearchMemory({ shared: true }) : undefined });
+  const parallel = runsInWorkers(o);
+  const matcher = o.matcher ?? await simulationMatcher(db, o);
+  if (matcher.db !== db) throw new RangeError('runSimulation: the matcher given was loaded with another database');
   let groups: GroupResult[];
   let tStart: number;
   let warmupSeconds = 0;
@@ -120,6 +126,21 @@ export async function runAgentGroups(db: Database, o: SimulationOptions): Promis
   const tEnd = performance.now();
   groups.sort((a, b) => a.first - b.first);
   return { groups, steps, wallSeconds: (tEnd - tStart) / 1000, setupSeconds: (tStart - t0) / 1000, warmupSeconds, backend: matcher.backend };
+}
+
+/** Whether a simulation with these options steps its agents in worker threads; a RangeError when it asks for workers it cannot have. */
+function runsInWorkers(o: Pick<SimulationOptions, 'workers' | 'backend'>): boolean {
+  const parallel = o.workers > 1 && o.backend !== 'js' && sharedMemorySupported();
+  if (o.workers > 1 && !parallel) throw new RangeError(`--workers ${o.workers} needs a WASM backend and SharedArrayBuffer`);
+  return parallel;
+}
+
+/**
+ * The matcher a simulation of `db` with these options searches with: the backend asked for, on
+ * shared memory when worker threads search it too. Give it to several runs (SimulationOptions.matcher).
+ */
+export async function simulationMatcher(db: Database, o: Pick<SimulationOptions, 'workers' | 'backend'>): Promise<Matcher> {
+  return Matcher.create(db, { backend: o.backend, memory: runsInWorkers(o) ? createSearchMemory({ shared: true }) : undefined });
 }
 
 async function runInWorkers(db: Database, matcher: Matcher, o: SimulationOptions, steps: number, firstAgent: number, agentCount: number): Promise<{ groups: GroupResult[]; tStart: number; warmupSeconds: number }> {

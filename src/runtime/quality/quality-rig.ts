@@ -6,6 +6,7 @@
  * its poses alone, never from anything the runtime decides.
  */
 import type { Database } from '../../database/database.js';
+import { poseSource } from '../../database/pose-source.js';
 import { capturedData } from '../captured-data.js';
 import { jointNameInfo, mirrorJointMap } from '../../features/bone-names.js';
 import { upperBodyRig } from '../controller/upper-body-twist.js';
@@ -29,7 +30,11 @@ const rigs = new WeakMap<Database, QualityRig>();
 /** The quality rig of `db` (computed on first use: forward kinematics over every frame, then cached). */
 export function qualityRig(db: Database): QualityRig {
   let rig = rigs.get(db);
-  if (!rig) { rig = computeQualityRig(db); rigs.set(db, rig); }
+  if (!rig) {
+    const source = poseSource(db);
+    rig = source === db ? computeQualityRig(db) : qualityRig(source);
+    rigs.set(db, rig);
+  }
   return rig;
 }
 

@@ -4,6 +4,7 @@
  * demo's quality panel shows it beside the player's figures.
  */
 import type { Database } from '../../database/database.js';
+import { poseSource } from '../../database/pose-source.js';
 import { playbackQuality } from '../../runtime/quality/playback-quality.js';
 import { nearestCoveredTravel, travelCoverage } from '../../runtime/controller/travel-coverage.js';
 import type { QualityReport } from '../../runtime/quality/meter.js';
@@ -17,14 +18,16 @@ const dataLevels = new WeakMap<Database, Map<number, DataLevel>>();
 /**
  * The data's own level at `hz` steps per second (plain playback, runtime/quality/playback-quality.ts), and
  * whether the data holds standing frames and sidesteps both ways (the targets that need them apply
- * only then). Cached per database and rate: a sweep asks for it once per configuration.
+ * only then). Cached per set of poses (database/pose-source.ts: the same for every weighting a sweep
+ * tries) and rate.
  */
 export function dataLevel(db: Database, hz: number): DataLevel {
-  let byRate = dataLevels.get(db);
-  if (!byRate) { byRate = new Map(); dataLevels.set(db, byRate); }
+  const source = poseSource(db);
+  let byRate = dataLevels.get(source);
+  if (!byRate) { byRate = new Map(); dataLevels.set(source, byRate); }
   let level = byRate.get(hz);
   if (!level) {
-    level = dataLevelOf(db, playbackQuality(db, hz));
+    level = dataLevelOf(source, playbackQuality(source, hz));
     byRate.set(hz, level);
   }
   return level;

@@ -5,9 +5,9 @@
  */
 import type { Database } from '../../database/database.js';
 import type { QualityReport } from '../../runtime/quality/meter.js';
-import type { Backend, SearchMethod } from '../../search/matcher.js';
+import type { Backend, Matcher, SearchMethod } from '../../search/matcher.js';
 import { QUALITY_SCENARIOS, type ScenarioName } from '../../sim/scenarios.js';
-import { runSimulation } from '../../sim/simulation.js';
+import { runSimulation, simulationMatcher } from '../../sim/simulation.js';
 import type { ControllerSettings } from '../../sim/settings/options-file.js';
 import type { SearchTags } from '../../sim/search-tags.js';
 import { targetVerdicts } from './columns.js';
@@ -32,6 +32,8 @@ export interface QualityRunOptions {
   warmup?: boolean;
   /** Tags the locomotion searches keep to (`--require-tag`, `--exclude-tag`; sim/search-tags.ts). */
   tags?: SearchTags | null;
+  /** The matcher every scenario searches with (sim/simulation.ts simulationMatcher for these workers and backend); default: one made for the run. */
+  matcher?: Matcher;
 }
 
 export interface ScenarioQuality {
@@ -54,11 +56,15 @@ export async function runQualityScenarios(db: Database, o: QualityRunOptions): P
   const controller = o.controller ?? {};
   const data = dataLevel(db, o.hz);
   const out: ScenarioQuality[] = [];
+  // One upload of the database and one set of indexes for every scenario (each run built its own:
+  // a quarter of a tuning sweep's time on the real captures).
+  const workers = o.workers ?? 1, backend = o.backend ?? 'auto';
+  const matcher = o.matcher ?? await simulationMatcher(db, { workers, backend });
   for (let i = 0; i < scenarios.length; i++) {
     const scenario = scenarios[i];
     const r = await runSimulation(db, {
       agents: o.agents, seconds: o.seconds, hz: o.hz, seed: o.seed, scenario,
-      workers: o.workers ?? 1, backend: o.backend ?? 'auto', method: o.method ?? 'kdtree',
+      workers, backend, matcher, method: o.method ?? 'kdtree',
       // A settings file may switch foot IK off; the quality run has it on otherwise.
       footIK: controller.footIK ?? true, recordAgent: -1, controller, tags: o.tags ?? null,
       // The figures do not depend on timing: warming the JIT up once is enough (a sweep, not even that).

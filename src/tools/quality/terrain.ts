@@ -6,7 +6,7 @@
  */
 import type { Database } from '../../database/database.js';
 import { dataLevel, runQualityScenarios, QUALITY_SCENARIOS, type QualityRunOptions, type ScenarioQuality } from './run.js';
-import { runSimulation } from '../../sim/simulation.js';
+import { runSimulation, simulationMatcher } from '../../sim/simulation.js';
 import { qualityColumns, targetVerdicts } from './columns.js';
 import type { DataLevel, QualityFigures } from './targets.js';
 import type { TerrainSpec } from '../../sim/terrain/terrain.js';
@@ -28,7 +28,10 @@ function verdicts(figures: QualityFigures, data: DataLevel): Record<string, bool
 export async function runTerrainQuality(db: Database, o: QualityRunOptions, terrain: TerrainSpec, terrainName: string): Promise<ScenarioQuality[]> {
   const scenarios = o.scenarios ?? QUALITY_SCENARIOS;
   const n = scenarios.length;
-  const flat = await runQualityScenarios(db, { ...o, onProgress: (i, _n, done, total) => o.onProgress?.(i, 2 * n, done, total) });
+  // One upload and set of indexes for the flat and the terrain runs.
+  const workers = o.workers ?? 1, backend = o.backend ?? 'auto';
+  const matcher = o.matcher ?? await simulationMatcher(db, { workers, backend });
+  const flat = await runQualityScenarios(db, { ...o, matcher, onProgress: (i, _n, done, total) => o.onProgress?.(i, 2 * n, done, total) });
   const controller = o.controller ?? {};
   const data = dataLevel(db, o.hz);
   const rows: ScenarioQuality[] = [];
@@ -36,7 +39,7 @@ export async function runTerrainQuality(db: Database, o: QualityRunOptions, terr
     const scenario = scenarios[i];
     const r = await runSimulation(db, {
       agents: o.agents, seconds: o.seconds, hz: o.hz, seed: o.seed, scenario,
-      workers: o.workers ?? 1, backend: o.backend ?? 'auto', method: o.method ?? 'kdtree',
+      workers, backend, matcher, method: o.method ?? 'kdtree',
       footIK: controller.footIK ?? true, recordAgent: -1, controller, terrain, warmup: false, tags: o.tags ?? null,
       onProgress: (done, total) => o.onProgress?.(n + i, 2 * n, done, total),
     });
