@@ -8,6 +8,7 @@ import { digestOfAgentHashes } from './hash.js';
 import { shareDatabase } from './shared-arrays.js';
 import { estimateSimulationMemory, requireSimulationFits } from './memory-node.js';
 import { startWorker } from '../util/worker-node.js';
+import { keepWorkers, takeWorkers } from './worker-pool.js';
 import { OverlayStats } from './overlay/metrics.js';
 import { checkSearchTags } from './search-tags.js';
 import { parseBoneMaskSpec } from '../runtime/overlay/bone-mask.js';
@@ -154,12 +155,14 @@ async function runInWorkers(db: Database, matcher: Matcher, o: SimulationOptions
   // Overlay settings that do not fit the database fail here, once, not in every worker.
   if (o.overlay) overlayIndex(db, o.overlay.tag, parseBoneMaskSpec(o.overlay.mask, db));
   checkSearchTags(db, o.tags);
-  const shared = shareDatabase(db, databaseRuntime(db));
+  const shared = sharedDatabase(db);
   // Blocks of agents dealt round robin (worker-split.ts): the costly agents near the camera spread
   // over every thread, and budget blocks stay whole.
   const ranges = workerRanges(firstAgent, agentCount, o.workers);
   const progress = new Array(ranges.length).fill(0);
-  const workers = ranges.map(() => startWorker((execArgv) => new Worker(script, { execArgv })));
+  // Threads of earlier runs first (worker-pool.ts): their code is loaded and optimised.
+  const workers = takeWorkers(script.href, ranges.length, () => startWorker((execArgv) => new Worker(script, { execArgv })));
+  let ok = false;
   try {
     // Terrain and overlay settings are plain data: each worker builds its own ground and overlay
     // layers from them (a height field's heights are shared, not copied per worker).
@@ -168,7 +171,7 @@ async function runInWorkers(db: Database, matcher: Matcher, o: SimulationOptions
       terrain: o.terrain ? shareTerrain(o.terrain) : null, ...(o.overlay ? { overlay: o.overlay } : {}), lod: o.lod, tags: o.tags ?? null,
     };
     const ready = await Promise.all(workers.map((w, i) => request(w, {
-      type: 'init', db: shared.db, rt: shared.rt, handle: matcher.shareSlot(ranges[i].reduce((n, r) => n + r[1], 0)), ranges: ranges[i], cfg, warmup: o.warmup !== false,
+      type: 'init', dbId: shared.id, db: shared.db, rt: shared.rt, handle: matcher.shareSlot(ranges[i].reduce((n, r) => n + r[1], 0)), ranges: ranges[i], cfg, warmup: o.warmup !== false,
     }, 'ready')));
     const warmupSeconds = Math.max(...ready.map((m) => m.warmupSeconds as number));
     const tStart = performance.now();
@@ -176,10 +179,29 @@ async function runInWorkers(db: Database, matcher: Matcher, o: SimulationOptions
       progress[i] = m.steps as number;
       o.onProgress?.(Math.min(...progress), steps);
     }).then((m) => m.result as GroupResult)));
+    ok = true;
     return { groups: results, tStart, warmupSeconds };
   } finally {
-    await Promise.all(workers.map((w) => w.terminate()));
+    if (ok) {
+      // (their crowds let go of, so that an idle thread holds no database)
+      for (const w of workers) w.postMessage({ type: 'release' });
+      keepWorkers(script.href, workers);
+    } else await Promise.all(workers.map((w) => w.terminate()));
   }
+}
+
+interface SharedCopy { id: number; db: Database; rt: ReturnType<typeof databaseRuntime> }
+const sharedCopies = new WeakMap<Database, SharedCopy>();
+let sharedCopyCount = 0;
+
+/**
+ * `db` and its runtime tables in shared memory (shareDatabase), made once per database: later runs
+ * post the same buffers, and a thread that has the copy `id` already reuses what it derived from it.
+ */
+function sharedDatabase(db: Database): SharedCopy {
+  let copy = sharedCopies.get(db);
+  if (!copy) { copy = { id: ++sharedCopyCount, ...shareDatabase(db, databaseRuntime(db)) }; sharedCopies.set(db, copy); }
+  return copy;
 }
 
 type Reply = { type: string; [k: string]: unknown };

@@ -3,8 +3,9 @@
  * as one AgentGroup against the database the main thread loaded into shared WebAssembly memory
  * (Matcher.attach: no copy).
  *
- * Protocol: {type:'init', db, rt, handle, ranges, cfg, warmup} -> {type:'ready', warmupSeconds};
+ * Protocol: {type:'init', dbId, db, rt, handle, ranges, cfg, warmup} -> {type:'ready', warmupSeconds};
  *           {type:'run'} -> {type:'progress', steps}* then {type:'done', result};
+ *           {type:'release'} (kept idle for a later run, worker-pool.ts): the crowd let go of;
  *           any failure -> {type:'error', name, message, stack}.
  */
 import { parentPort } from 'node:worker_threads';
@@ -15,10 +16,17 @@ import { AgentGroup, stepCount, warmUpSteps, type SimulationConfig } from './age
 import type { AgentRange } from './worker-split.js';
 
 export type SimWorkerMessage =
-  | { type: 'init'; db: Database; rt: DatabaseRuntime; handle: SharedMatcherHandle; ranges: AgentRange[]; cfg: SimulationConfig; warmup: boolean }
-  | { type: 'run' };
+  | { type: 'init'; dbId: number; db: Database; rt: DatabaseRuntime; handle: SharedMatcherHandle; ranges: AgentRange[]; cfg: SimulationConfig; warmup: boolean }
+  | { type: 'run' }
+  | { type: 'release' };
 
 let group: AgentGroup | null = null;
+/**
+ * The database of the last init and the main thread's id of its shared copy: a thread kept for the
+ * next run (worker-pool.ts) that gets the same copy again keeps this object, and with it what was
+ * derived from it (the captured contact data, the rigs).
+ */
+let shared: { id: number; db: Database } | null = null;
 
 const port = parentPort;
 if (port) {
@@ -30,12 +38,18 @@ if (port) {
 
 async function handle(msg: SimWorkerMessage): Promise<void> {
   if (!port) return;
+  if (msg.type === 'release') { group = null; return; }
   if (msg.type === 'init') {
-    adoptDatabaseRuntime(msg.db, msg.rt);
-    const matcher = await Matcher.attach(msg.db, msg.handle);
+    group = null;
+    if (shared === null || shared.id !== msg.dbId) {
+      adoptDatabaseRuntime(msg.db, msg.rt);
+      shared = { id: msg.dbId, db: msg.db };
+    }
+    const db = shared.db;
+    const matcher = await Matcher.attach(db, msg.handle);
     // Each thread compiles its own code: warm it here, before the main thread starts the clock.
-    const warmupSeconds = msg.warmup ? warmUpSteps(msg.db, matcher, msg.cfg) : 0;
-    group = new AgentGroup(msg.db, matcher, msg.ranges, msg.cfg);
+    const warmupSeconds = msg.warmup ? warmUpSteps(db, matcher, msg.cfg) : 0;
+    group = new AgentGroup(db, matcher, msg.ranges, msg.cfg);
     port.postMessage({ type: 'ready', warmupSeconds });
     return;
   }
