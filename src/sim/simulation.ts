@@ -8,7 +8,7 @@ import { digestOfAgentHashes } from './hash.js';
 import { shareDatabase } from './shared-arrays.js';
 import { estimateSimulationMemory, requireSimulationFits } from './memory-node.js';
 import { startWorker } from '../util/worker-node.js';
-import { keepWorkers, takeWorkers } from './worker-pool.js';
+import { IDLE_SECONDS, keepWorkers, takeWorkers } from './worker-pool.js';
 import { OverlayStats } from './overlay/metrics.js';
 import { checkSearchTags } from './search-tags.js';
 import { parseBoneMaskSpec } from '../runtime/overlay/bone-mask.js';
@@ -186,22 +186,34 @@ async function runInWorkers(db: Database, matcher: Matcher, o: SimulationOptions
       // (their crowds let go of, so that an idle thread holds no database)
       for (const w of workers) w.postMessage({ type: 'release' });
       keepWorkers(script.href, workers);
+      keepSharedCopy();
     } else await Promise.all(workers.map((w) => w.terminate()));
   }
 }
 
-interface SharedCopy { id: number; db: Database; rt: ReturnType<typeof databaseRuntime> }
-const sharedCopies = new WeakMap<Database, SharedCopy>();
+interface SharedCopy { source: Database; id: number; db: Database; rt: ReturnType<typeof databaseRuntime> }
+/**
+ * The shared copy of the database last run on threads, kept as long as the threads that may take it
+ * again (worker-pool.ts): one copy at most, let go of IDLE_SECONDS after the last run that used it.
+ */
+let lastShared: SharedCopy | null = null;
 let sharedCopyCount = 0;
+let dropShared: ReturnType<typeof setTimeout> | undefined;
 
 /**
- * `db` and its runtime tables in shared memory (shareDatabase), made once per database: later runs
- * post the same buffers, and a thread that has the copy `id` already reuses what it derived from it.
+ * `db` and its runtime tables in shared memory (shareDatabase): a run on the database of the run
+ * before posts the same buffers, and a thread that has copy `id` already reuses what it derived from it.
  */
 function sharedDatabase(db: Database): SharedCopy {
-  let copy = sharedCopies.get(db);
-  if (!copy) { copy = { id: ++sharedCopyCount, ...shareDatabase(db, databaseRuntime(db)) }; sharedCopies.set(db, copy); }
-  return copy;
+  if (lastShared === null || lastShared.source !== db) lastShared = { source: db, id: ++sharedCopyCount, ...shareDatabase(db, databaseRuntime(db)) };
+  keepSharedCopy();
+  return lastShared;
+}
+
+function keepSharedCopy(): void {
+  clearTimeout(dropShared);
+  dropShared = setTimeout(() => { lastShared = null; }, IDLE_SECONDS * 1000);
+  dropShared.unref();
 }
 
 type Reply = { type: string; [k: string]: unknown };
