@@ -43,11 +43,17 @@ export function takeWorkers(script: string, n: number, start: () => Worker): Wor
     w.ref();
     out.push(w);
   }
-  while (out.length < n) {
-    const w = start();
-    w.on('exit', () => forget(script, w));
-    w.on('error', () => forget(script, w));
-    out.push(w);
+  try {
+    while (out.length < n) {
+      const w = start();
+      w.on('exit', () => forget(script, w));
+      w.on('error', () => forget(script, w));
+      out.push(w);
+    }
+  } catch (e) {
+    // (what was taken or started goes back idle: held here, it would keep the process alive)
+    keepWorkers(script, out);
+    throw e;
   }
   return out;
 }
