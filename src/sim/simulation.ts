@@ -14,7 +14,7 @@ import { checkSearchTags } from './search-tags.js';
 import { parseBoneMaskSpec } from '../runtime/overlay/bone-mask.js';
 import { overlayIndex } from '../runtime/overlay/search.js';
 import { shareTerrain } from './terrain/terrain.js';
-import { workerRanges } from './worker-split.js';
+import { evenRanges, workerRanges } from './worker-split.js';
 import { DEFAULT_CONTROLLER_OPTIONS } from '../runtime/controller/options.js';
 import { lodReport, type LodReport } from './lod/report.js';
 import { lodCamera } from './lod/camera.js';
@@ -156,9 +156,9 @@ async function runInWorkers(db: Database, matcher: Matcher, o: SimulationOptions
   if (o.overlay) overlayIndex(db, o.overlay.tag, parseBoneMaskSpec(o.overlay.mask, db));
   checkSearchTags(db, o.tags);
   const shared = sharedDatabase(db);
-  // Blocks of agents dealt round robin (worker-split.ts): the costly agents near the camera spread
-  // over every thread, and budget blocks stay whole.
-  const ranges = workerRanges(firstAgent, agentCount, o.workers);
+  // With levels of detail, blocks of agents dealt round robin (worker-split.ts): the costly agents
+  // near the camera spread over every thread, and budget blocks stay whole. Without, equal shares.
+  const ranges = o.lod ? workerRanges(firstAgent, agentCount, o.workers) : evenRanges(firstAgent, agentCount, o.workers);
   const progress = new Array(ranges.length).fill(0);
   // Threads of earlier runs first (worker-pool.ts): their code is loaded and optimised.
   const workers = takeWorkers(script.href, ranges.length, () => startWorker((execArgv) => new Worker(script, { execArgv })));

@@ -7,7 +7,7 @@ import { Matcher } from '../../src/search/matcher.js';
 import { createInput } from '../../src/runtime/controller/controller.js';
 import { ScriptedDriver, SCENARIOS, QUALITY_SCENARIOS } from '../../src/sim/scenarios.js';
 import { AgentGroup, agentHashesInOrder, type SimulationConfig } from '../../src/sim/agents.js';
-import { workerRanges, WORKER_BLOCK } from '../../src/sim/worker-split.js';
+import { evenRanges, workerRanges, WORKER_BLOCK } from '../../src/sim/worker-split.js';
 import { estimateSimulationMemory, requireSimulationFits } from '../../src/sim/memory-node.js';
 import type { Database } from '../../src/database/database.js';
 import { builtinDatabase } from '../../src/apps/builtin-database.js';
@@ -129,6 +129,18 @@ describe('workerRanges', () => {
     expect(() => workerRanges(-1, 5, 2)).toThrow(RangeError);
     expect(() => workerRanges(0, 5, 0)).toThrow(/workers/);
     expect(() => workerRanges(0, 5, 2, 0)).toThrow(/block/);
+  });
+});
+
+describe('evenRanges (crowds without levels of detail)', () => {
+  it('splits the agents into contiguous runs whose sizes differ by one at most, one per thread with agents', () => {
+    // A 100-agent quality run on two threads: 50 each (in 128-agent blocks, all on one).
+    expect(evenRanges(0, 100, 2)).toEqual([[[0, 50]], [[50, 50]]]);
+    expect(evenRanges(7, 10, 3)).toEqual([[[7, 4]], [[11, 3]], [[14, 3]]]);
+    expect(evenRanges(0, 2, 4)).toEqual([[[0, 1]], [[1, 1]]]);
+    expect(evenRanges(0, 0, 2)).toEqual([]);
+    expect(() => evenRanges(0, 5, 0)).toThrow(/workers/);
+    expect(() => evenRanges(0, -1, 2)).toThrow(RangeError);
   });
 });
 
