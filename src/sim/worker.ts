@@ -47,8 +47,11 @@ async function handle(msg: SimWorkerMessage): Promise<void> {
     }
     const db = shared.db;
     const matcher = await Matcher.attach(db, msg.handle);
-    // Each thread compiles its own code: warm it here, before the main thread starts the clock.
-    const warmupSeconds = msg.warmup ? warmUpSteps(db, matcher, msg.cfg) : 0;
+    // Each thread compiles its own code: warm it here, before the main thread starts the clock, with
+    // no more agents than the thread steps (the whole crowd's count, up to 128, doubled a quality
+    // run's first scenario on two threads).
+    const own = msg.ranges.reduce((n, r) => n + r[1], 0);
+    const warmupSeconds = msg.warmup ? warmUpSteps(db, matcher, { ...msg.cfg, agents: Math.min(own, msg.cfg.agents) }) : 0;
     group = new AgentGroup(db, matcher, msg.ranges, msg.cfg);
     port.postMessage({ type: 'ready', warmupSeconds });
     return;
