@@ -1,6 +1,6 @@
 import type { Database } from '../database/database.js';
 import { Matcher, type Backend } from '../search/matcher.js';
-import { createSearchMemory, nodePackageRoot, sharedMemorySupported } from '../search/wasm/load.js';
+import { createSearchMemory, isSharedMemory, nodePackageRoot, sharedMemorySupported } from '../search/wasm/load.js';
 import { databaseRuntime } from '../runtime/database-runtime.js';
 import { QualityStats, type QualityReport } from '../runtime/quality/meter.js';
 import { AgentGroup, agentHashesInOrder, stepCount, stepSearchTimes, warmUpSteps, type GroupResult, type Recording, type SimulationConfig } from './agents.js';
@@ -109,6 +109,9 @@ export async function runAgentGroups(db: Database, o: SimulationOptions): Promis
   const parallel = runsInWorkers(o);
   const matcher = o.matcher ?? await simulationMatcher(db, o);
   if (matcher.db !== db) throw new RangeError('runSimulation: the matcher given was loaded with another database');
+  if (parallel && (matcher.wasmModule === undefined || !isSharedMemory(matcher.memory))) {
+    throw new RangeError(`runSimulation: with ${o.workers} workers the matcher given must search shared memory with a WASM backend (simulationMatcher(db, { workers, backend }) makes one)`);
+  }
   let groups: GroupResult[];
   let tStart: number;
   let warmupSeconds = 0;

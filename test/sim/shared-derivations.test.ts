@@ -15,6 +15,7 @@ import { capturedData } from '../../src/runtime/captured-data.js';
 import { databaseRuntime } from '../../src/runtime/database-runtime.js';
 import { qualityRig } from '../../src/runtime/quality/quality-rig.js';
 import { Matcher } from '../../src/search/matcher.js';
+import { createSearchMemory } from '../../src/search/wasm/load.js';
 import { runSimulation, simulationMatcher, type SimulationOptions } from '../../src/sim/simulation.js';
 import { dataLevel } from '../../src/tools/quality/data-level.js';
 
@@ -83,5 +84,15 @@ describe('simulations handed one matcher', () => {
     const db = small();
     const matcher = await Matcher.create(reweightDatabase(db, WEIGHTS));
     await expect(run(db, { matcher })).rejects.toThrow(/matcher given was loaded with another database/);
+  });
+
+  it('on worker threads, refuse a matcher that threads cannot share, saying what to make instead', async () => {
+    const db = small();
+    // The JS backend, and a WASM one on memory of its own (not shared between threads).
+    for (const matcher of [await Matcher.create(db, { backend: 'js' }), await Matcher.create(db, { backend: 'auto', memory: createSearchMemory({ shared: false }) })]) {
+      await expect(run(db, { matcher, workers: 2 }), matcher.backend).rejects.toThrow(/must search shared memory with a WASM backend \(simulationMatcher/);
+    }
+    const shared = await simulationMatcher(db, { workers: 2, backend: 'auto' });
+    expect((await run(db, { matcher: shared, workers: 2, agents: 140, seconds: 1 })).hash).toBe((await run(db, { agents: 140, seconds: 1 })).hash);
   });
 });
