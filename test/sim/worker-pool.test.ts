@@ -17,10 +17,10 @@ import { REPO_ROOT } from '../helpers/cli.js';
 
 const db = buildDatabase(builtinSources().slice(0, 6));
 
-/** 140 agents: more than a thread's block (worker-split.ts), so two threads. */
+/** Eight agents: four on each of two threads (worker-split.ts evenRanges). */
 function run(on: Database, extra: Partial<SimulationOptions> = {}) {
   return runSimulation(on, {
-    agents: 140, seconds: 1, hz: 30, seed: 9, scenario: 'wander', method: 'kdtree', footIK: true, recordAgent: -1,
+    agents: 8, seconds: 1, hz: 30, seed: 9, scenario: 'wander', method: 'kdtree', footIK: true, recordAgent: -1,
     workers: 2, backend: 'auto', warmup: false, ...extra,
   });
 }
@@ -55,7 +55,7 @@ describe('simulation threads kept between runs', () => {
       `const { runSimulation } = await import(${JSON.stringify(url('sim/simulation.js'))});`,
       `const { builtinDatabase } = await import(${JSON.stringify(url('apps/builtin-database.js'))});`,
       `const { idleWorkerCount } = await import(${JSON.stringify(url('sim/worker-pool.js'))});`,
-      `const r = await runSimulation(builtinDatabase(), { agents: 140, seconds: 0.5, hz: 30, seed: 2, scenario: 'wander', workers: 2, backend: 'auto', method: 'kdtree', footIK: true, recordAgent: -1, warmup: false });`,
+      `const r = await runSimulation(builtinDatabase(), { agents: 8, seconds: 0.5, hz: 30, seed: 2, scenario: 'wander', workers: 2, backend: 'auto', method: 'kdtree', footIK: true, recordAgent: -1, warmup: false });`,
       `console.log(r.hash, idleWorkerCount());`,
     ].join('\n');
     const t0 = performance.now();
