@@ -161,3 +161,40 @@ describe('a foot the leg cannot hold', () => {
     for (const h of early) expect(h).toBeLessThan(0.005);
   });
 });
+
+describe('a foot let go of in mid-contact', () => {
+  it('is planted again once it is down from its step, not left creeping until the contact ends', () => {
+    // A standing character (no input: the built-in idle, both feet in contact for good); once leg
+    // 0 has been locked a while, its lock is moved 30 cm to the side, out of the leg's reach.
+    const c = new MotionMatchingController(db, { footIK: false });
+    const ik = new FootIK(db, DEFAULT_FOOT_IK_OPTIONS);
+    ik.reset(c.worldPositions);
+    const S = (ik as unknown as { S: Float64Array }).S, input = createInput(), leg = ik.legs[0];
+    const state: number[] = [], contact: boolean[] = [], point: number[][] = [];
+    let lockedFor = 0, disturbed = -1;
+    for (let s = 0; s < 10 * HZ && (disturbed < 0 || s < disturbed + 2 * HZ); s++) {
+      c.update(1 / HZ, input, port);
+      ik.apply(c, 1 / HZ);
+      lockedFor = S[LOCKED] === 1 ? lockedFor + 1 : 0;
+      if (disturbed < 0 && s > 2 * HZ && lockedFor > 10) { S[LOCK] += 0.3; disturbed = s; continue; }
+      if (disturbed < 0) continue;
+      const wp = c.worldPositions, j = 3 * leg.contact;
+      state.push(S[LOCKED]);
+      contact.push((db.contacts[c.frame] & leg.bit) !== 0);
+      point.push([wp[j], wp[j + 1] - leg.plantedHeight, wp[j + 2]]);
+    }
+    expect(disturbed, 'leg 0 was never locked for 10 steps while standing').toBeGreaterThan(0);
+    const released = state.indexOf(RELEASED), relocked = state.indexOf(1, Math.max(0, released));
+    const last = point.slice(-HZ), creep = Math.hypot(last[last.length - 1][0] - last[0][0], last[last.length - 1][2] - last[0][2]);
+    console.log(`lock moved 30 cm aside while standing: let go after ${released + 1} steps, planted again ${relocked < 0 ? 'never' : `after ${relocked + 1}`}; over the last second the contact point moved ${(1000 * creep).toFixed(2)} mm, ${(1000 * Math.max(...last.map((p) => p[1]))).toFixed(2)} mm at most above its planted height`);
+    // The contact lasts throughout (the test's premise).
+    expect(contact.every((x) => x)).toBe(true);
+    expect(released).toBeGreaterThanOrEqual(0);
+    // Down from its step within a second, it is planted again (without the rule: released for as
+    // long as the contact lasted, creeping 4.2 mm over the last second, up to 1.1 mm up).
+    expect(relocked).toBeGreaterThan(released);
+    expect(relocked).toBeLessThan(HZ);
+    expect(creep).toBeLessThan(1e-4);
+    for (const p of last) expect(p[1]).toBeLessThan(1e-4);
+  });
+});

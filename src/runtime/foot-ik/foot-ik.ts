@@ -23,12 +23,12 @@ import { validateFootIKOptions, type FootIKOptions } from './options.js';
 import { dropToReach, lowerHips } from './hips.js';
 import { decayHeel, decayOffset, followDataOnGround } from './offsets.js';
 import { YAW_TURN, footBearing, holdFootHeading, pivotAboutContact } from './planted-turn.js';
-import { LANDED_LEG_LENGTHS, heldLastStep, holdsPlanted, landedFromStep, recordShown, slowEnoughToPlant } from './landing.js';
+import { LANDED_LEG_LENGTHS, heldLastStep, holdsPlanted, landedFromStep, plantable, recordShown, slowEnoughToPlant } from './landing.js';
 import { applyGroundStep } from './ground-step.js';
 
 export { GROUND_BAND_LEG_LENGTHS, PLANT_SPEED_LEG_LENGTHS, STILL_DOWN_LEG_LENGTHS, floorLift, groundHold } from './on-ground.js';
 export { HEADING_TOLERANCE, MAX_HELD_TURN } from './planted-turn.js';
-export { HELD_GAP_LEG_LENGTHS, LANDED_LEG_LENGTHS } from './landing.js';
+export { HELD_GAP_LEG_LENGTHS, LANDED_LEG_LENGTHS, REPLANT_LIFT_LEG_LENGTHS } from './landing.js';
 export { FOOT_IK_STATE_SIZE } from './state.js';
 export type { FootIKLeg, LegJoints } from './rig.js';
 export type { FootIKHost } from './host.js';
@@ -189,7 +189,7 @@ export class FootIK {
     // ankle stopped dead, 7.8 m/s on the shared bench clips) and it is back near the ground (its lift
     // within the ground hold's top quarter, 0.03 leg lengths: planted higher, a brief contact's lock
     // stopped it in mid-descent and let go of it a few steps later, 13 cm off, knee 7.5 m/s).
-    if (lands && S[at + LOCKED] === 0 && landed && !(S[at + UNSOFT] > 0) && landedFromStep(S, at) && slowEnoughToPlant(S, leg, at, wp) && holdsPlanted(S, leg, at, wp, false)) {
+    if (lands && plantable(S, leg, at) && landed && !(S[at + UNSOFT] > 0) && landedFromStep(S, at) && slowEnoughToPlant(S, leg, at, wp) && holdsPlanted(S, leg, at, wp, false)) {
       // Plant the contact point where it is displayed horizontally (animation plus any offset still
       // blending out), so that nothing slides once it is down, at the height the animation has it
       // (the ground). A vertical offset still blending out goes on doing so, from where it is: the
@@ -219,8 +219,9 @@ export class FootIK {
         // (a foot without a toe joint was softened while planted, below: it is let go where it was shown)
         if (leg.contact !== leg.foot) unsoftenOffset(leg, wp, S, at);
         // Released while the contact lasts (the animation planted the foot a leg length away, e.g.
-        // after a transition): the foot blends over to the animation and is planted again at its
-        // next contact. Relocking at once stopped it dead in mid-blend (jumps of 6-7 m/s).
+        // after a transition): the foot blends over to the animation, stepping, and is planted again
+        // once it is down from its step (plantable) or at its next contact. Relocking at once stopped
+        // it dead in mid-blend (jumps of 6-7 m/s).
         S[at + LOCKED] = contact ? RELEASED : 0;
       }
     }

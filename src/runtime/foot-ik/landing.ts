@@ -5,7 +5,7 @@
  */
 import type { LegJoints } from './rig.js';
 import { plantedReach } from './leg.js';
-import { HEEL, HIPS_MAX, HOLD_LIFT, IK_TARGET, LEG_SIZE, LIFT, LOCK, OFFSET, REACH, SHIFT, FOLLOW, SHOWN, SHOWN_REACH, STEP_DT } from './state.js';
+import { HEEL, HIPS_MAX, HOLD_LIFT, IK_TARGET, LEG_SIZE, LIFT, LOCK, LOCKED, OFFSET, REACH, RELEASED, SHIFT, FOLLOW, SHOWN, SHOWN_REACH, STEP_DT } from './state.js';
 import { PLANT_SPEED_LEG_LENGTHS, STEP_LANDED_HOLD } from './on-ground.js';
 import { HEEL_RAISE_SPEED, PIVOT, REACH_IN, heelRaiseToReach } from './planted-turn.js';
 
@@ -24,6 +24,21 @@ export const HELD_GAP_LEG_LENGTHS = 0.03;
  */
 export function landedFromStep(S: Float64Array, at: number): boolean {
   return S[at + REACH] >= STEP_LANDED_HOLD && S[at + HOLD_LIFT] >= STEP_LANDED_HOLD;
+}
+
+/**
+ * How close to the ground (its lift, in leg lengths: 8.7 mm for a 0.87 m leg) a foot let go of in
+ * mid-contact (RELEASED) must have come down from its catch-up step to be planted again within the
+ * same contact. Left released until the contact ended, a foot that had stepped slid the rest of its
+ * offset along the floor or hovered with the lift its leg's reach still asked for, for as long as the
+ * contact lasted (a standing character's for good); planted higher, it came down onto its lock in
+ * one step (1 cm at 30 Hz: 25 cm/s one second after a stop, on the shared real captures).
+ */
+export const REPLANT_LIFT_LEG_LENGTHS = 0.01;
+
+/** Whether leg `leg`'s foot may be planted: free, or let go of in mid-contact and back down from its step (REPLANT_LIFT_LEG_LENGTHS). */
+export function plantable(S: Float64Array, leg: LegJoints, at: number): boolean {
+  return S[at + LOCKED] === 0 || (S[at + LOCKED] === RELEASED && S[at + LIFT] < REPLANT_LIFT_LEG_LENGTHS * leg.length);
 }
 
 /**

@@ -4,7 +4,8 @@
  * at fixed offsets so that a crowd keeps them next to the rest of a character's state.
  *
  * Per leg (LEG_SIZE values from i·LEG_SIZE):
- * - LOCKED: 0 free, 1 locked, RELEASED released while its contact lasts (planted again at the next one);
+ * - LOCKED: 0 free, 1 locked, RELEASED released while its contact lasts (planted again once down from
+ *   its catch-up step on flat ground, landing.ts plantable, else at the next contact);
  * - LOCK: where a locked foot's contact point is held (world); OFFSET, OFFSET_VEL: the decaying offset
  *   that blends switches between lock and animation; TARGET: the ankle's target;
  * - SHOWN: where the contact point was displayed at the end of the last step (after IK and the hips drop);
