@@ -84,14 +84,45 @@ export async function launchChromium(): Promise<import('playwright-core').Browse
 
 /**
  * A new page on the demo at `url`, once its automation handle says ready (60 s at most), and the list
- * its console errors and page errors go into (a test expects it empty at the end).
+ * its console errors and page errors go into (a test expects it empty at the end). `drawing`: what
+ * the page draws from then on (setDrawing); the first frame, before ready, is always drawn.
  */
-export async function openDemoPage(browser: import('playwright-core').Browser, url: string, viewport: { width: number; height: number }): Promise<{ page: import('playwright-core').Page; errors: string[] }> {
+export async function openDemoPage(browser: import('playwright-core').Browser, url: string, viewport: { width: number; height: number }, drawing: Drawing = true): Promise<{ page: import('playwright-core').Page; errors: string[] }> {
   const page = await browser.newPage({ viewport });
   const errors: string[] = [];
   page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
   page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
   await page.goto(url);
   await page.waitForFunction(() => (window as unknown as { motionmatch?: { ready: boolean } }).motionmatch?.ready === true, null, { timeout: 60_000 });
+  if (drawing !== true) await setDrawing(page, drawing);
   return { page, errors };
+}
+
+/** The handle's setRendering: true draws everything, false the player only, 'none' no WebGL at all. */
+export type Drawing = boolean | 'none';
+
+type DrawingHandle = { motionmatch: { setRendering(on: Drawing): void; stats: { frames: number } } };
+
+/**
+ * What the page draws while a test waits on it. A test that reads no pixel sets 'none': software
+ * WebGL (SwiftShader, in Chromium's GPU process) kept 1.7-1.8 of this VM's 2 cores busy for as long
+ * as a page drew, however little it drew (the default crowd of 100: 15-18 frames/s; the player
+ * alone: 44), starving the test files running beside it; the browser test files cost about 200 s
+ * of Chromium's CPU per run, which `time npm test` does not even count (2026-12-07). Not drawing,
+ * a page steps at 60 frames/s on 0.3-0.4 of a core. The engine steps the same either way.
+ */
+export async function setDrawing(page: import('playwright-core').Page, on: Drawing): Promise<void> {
+  await page.evaluate((v) => (window as unknown as DrawingHandle).motionmatch.setRendering(v), on);
+}
+
+/**
+ * A screenshot of the scene as drawn, on a page that does not draw otherwise: everything is drawn
+ * for three frames (the screenshot shows the last), then the page goes back to `after`.
+ */
+export async function drawnScreenshot(page: import('playwright-core').Page, path: string, after: Drawing = 'none'): Promise<void> {
+  await setDrawing(page, true);
+  const f0 = await page.evaluate(() => (window as unknown as DrawingHandle).motionmatch.stats.frames);
+  await page.waitForFunction((f) => (window as unknown as DrawingHandle).motionmatch.stats.frames >= f + 3, f0, { timeout: 30_000 });
+  await page.screenshot({ path });
+  await setDrawing(page, after);
 }

@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { REPO_ROOT, HAS_MOCAP, MOCAP_DIR } from '../helpers/cli.js';
 import { startDemoServer, type DemoServer } from '../../src/web/serve-node.js';
-import { TEST_VIEWPORT, launchChromium } from '../helpers/demo-browser.js';
+import { TEST_VIEWPORT, drawnScreenshot, launchChromium, setDrawing, type Drawing } from '../helpers/demo-browser.js';
 import { generateBuiltinClips } from '../../src/builtin/generate.js';
 import { buildDatabase } from '../../src/database/build.js';
 import { encodeDatabase } from '../../src/database/mmdb/mmdb.js';
@@ -101,13 +101,15 @@ function rawGet(url: string, path: string): Promise<{ status: number; headers: R
   });
 }
 
-async function openPage(browser: Browser, url: string, viewport: { width: number; height: number } = SMALL): Promise<{ page: Page; errors: string[] }> {
+/** A page on the demo, once ready; after its first frame it draws what `drawing` says (setDrawing: the new user's page is drawn, the others are not). */
+async function openPage(browser: Browser, url: string, viewport: { width: number; height: number } = SMALL, drawing: Drawing = 'none'): Promise<{ page: Page; errors: string[] }> {
   const page = await browser.newPage({ viewport });
   const errors: string[] = [];
   page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
   page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
   await page.goto(url);
   await page.waitForFunction(() => (window as unknown as Partial<W>).motionmatch?.ready === true, null, { timeout: 60_000 });
+  if (drawing !== true) await setDrawing(page, drawing);
   return { page, errors };
 }
 
@@ -201,7 +203,7 @@ describe.skipIf(!HAVE_CHROMIUM)('browser demo (headless Chromium)', () => {
   });
 
   it('runs for a new user: ready, isolated, walks with W, takes 500 agents, no console errors', async () => {
-    const opened = await openPage(browser, cli.url, NEW_USER);
+    const opened = await openPage(browser, cli.url, NEW_USER, true);
     const { page, errors } = opened;
     let passed = false;
     try {
@@ -242,6 +244,7 @@ describe.skipIf(!HAVE_CHROMIUM)('browser demo (headless Chromium)', () => {
       expect(update).toBeGreaterThan(0);
       await page.screenshot({ path: join(ARTIFACTS, 'browser.png') });
       await page.setViewportSize(SMALL); // (the screenshot was the last look at the window)
+      await setDrawing(page, 'none'); // (and at the scene: the rest reads the engine, not pixels)
 
       // The other engine: agents split over worker threads (each steps its share completely).
       const other = info.mode === 'split' ? 'batched' : 'split';
@@ -309,7 +312,7 @@ describe.skipIf(!HAVE_CHROMIUM)('browser demo (headless Chromium)', () => {
         const r3 = await dropFiles(page, files.mocap);
         expect(r3, r3.message).toMatchObject({ ok: true });
         expect(await framesWithin(page, 1, 1000)).toBeGreaterThan(0);
-        await page.screenshot({ path: join(ARTIFACTS, 'browser-mocap.png') });
+        await drawnScreenshot(page, join(ARTIFACTS, 'browser-mocap.png'));
       }
 
       const back = await page.evaluate(() => (window as unknown as W).motionmatch.loadBuiltin());

@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { REPO_ROOT } from '../helpers/cli.js';
-import { HAVE_CHROMIUM, TEST_VIEWPORT, chromiumSkipReason, launchChromium, openDemoPage, startDemo, stopDemo, type DemoProcess } from '../helpers/demo-browser.js';
+import { HAVE_CHROMIUM, TEST_VIEWPORT, chromiumSkipReason, drawnScreenshot, launchChromium, openDemoPage, setDrawing, startDemo, stopDemo, type DemoProcess } from '../helpers/demo-browser.js';
 import { buildGlb, databaseRig, type RigBone } from '../three/fixtures.js';
 import { mixamoRig } from '../three/rigs.js';
 import { buildBodyGlb } from '../three/body-glb.js';
@@ -138,7 +138,8 @@ describe.skipIf(!HAVE_CHROMIUM)('a skinned character in the browser demo', () =>
       return { start: start.position, end: end.position, lows, engine, nan, matrices, steps: last - first };
     }, { steps: 5 * WALK_HZ, hz: WALK_HZ });
     mkdirSync(ARTIFACTS, { recursive: true });
-    await page.screenshot({ path: join(ARTIFACTS, 'character.png') });
+    // The character and its crowd drawn for the screenshot; the refusals below read the page, not the scene.
+    await drawnScreenshot(page, join(ARTIFACTS, 'character.png'));
 
     const ratio = await page.evaluate(() => (window as unknown as W).motionmatch.character.legRatio!);
     const moved = Math.hypot(r.end[0] - r.start[0], r.end[2] - r.start[2]);
@@ -230,6 +231,7 @@ describe.skipIf(!HAVE_CHROMIUM)('a skinned character in the browser demo', () =>
   }, 30_000);
 
   it('draws the crowd from the agent workers\' poses in the split engine', async () => {
+    await setDrawing(page, true);
     await page.evaluate(() => (window as unknown as W).motionmatch.setMode('split'));
     const before = await page.evaluate(() => (window as unknown as W).motionmatch.stats.frames);
     await page.waitForFunction((n) => (window as unknown as W).motionmatch.stats.frames > n + 20, before, { timeout: 15_000 });

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { HAVE_CHROMIUM, TEST_VIEWPORT, launchChromium, chromiumSkipReason, startDemo, stopDemo, type DemoProcess } from '../helpers/demo-browser.js';
+import { HAVE_CHROMIUM, TEST_VIEWPORT, chromiumSkipReason, drawnScreenshot, launchChromium, setDrawing, startDemo, stopDemo, type DemoProcess } from '../helpers/demo-browser.js';
 import type { Browser, Page } from 'playwright-core';
 import { REPO_ROOT, runCliInProcess, tempDir } from '../helpers/cli.js';
 import { generateBuiltinClips } from '../../src/builtin/generate.js';
@@ -57,6 +57,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the coverage panel (headless Chromium)', () => 
     page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
     await page.goto(demo.url);
     await page.waitForFunction(() => (window as unknown as Partial<W>).motionmatch?.ready === true, null, { timeout: 60_000 });
+    await setDrawing(page, 'none'); // (the panel is read, not the scene: drawn for the screenshot only)
     await page.evaluate(() => (window as unknown as W).motionmatch.setAgents(10));
   }, 120_000);
 
@@ -122,7 +123,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the coverage panel (headless Chromium)', () => 
       return [(window as unknown as W).motionmatch.coverage.player, [Number(c.getAttribute('cx')), Number(c.getAttribute('cy'))]] as const;
     });
     const strafe = strafeRead!;
-    await page.screenshot({ path: join(ARTIFACTS, 'coverage-panel.png') });
+    await drawnScreenshot(page, join(ARTIFACTS, 'coverage-panel.png'));
     await page.keyboard.up('e');
     expect(strafe.direction).toBeCloseTo(-90, 5);
     // Right of the map's centre (the map shows left on the left), on the band of 1.5 m/s.

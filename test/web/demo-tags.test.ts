@@ -53,7 +53,7 @@ async function framesWalking(page: Page, ms: number, enough: (frames: number[]) 
 describe.skipIf(!HAVE_CHROMIUM)('demo tag filters', () => {
   it('--exclude-tag walk: the page has the filter and the player never plays a frame tagged walk; without it, it does', async () => {
     const walk = 1 << db.tagNames.indexOf('walk');
-    const { page, errors } = await openDemoPage(browser!, demo!.url, { width: 800, height: 600 });
+    const { page, errors } = await openDemoPage(browser!, demo!.url, { width: 800, height: 600 }, 'none');
     try {
       await page.evaluate(() => (window as unknown as { motionmatch: Handle }).motionmatch.setAgents(10));
       const tags = await page.evaluate(() => (window as unknown as { motionmatch: Handle }).motionmatch.searchTags);

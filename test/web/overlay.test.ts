@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { HAVE_CHROMIUM, TEST_VIEWPORT, launchChromium, chromiumSkipReason, startDemo, stopDemo, type DemoProcess } from '../helpers/demo-browser.js';
+import { HAVE_CHROMIUM, TEST_VIEWPORT, chromiumSkipReason, drawnScreenshot, launchChromium, setDrawing, startDemo, stopDemo, type DemoProcess } from '../helpers/demo-browser.js';
 import type { Browser, Page } from 'playwright-core';
 import { HAS_MOCAP, MOCAP_DIR, REPO_ROOT, runCliInProcess, tempDir } from '../helpers/cli.js';
 
@@ -68,6 +68,8 @@ describe.skipIf(!HAVE_CHROMIUM)('the wave in the demo (headless Chromium)', () =
     p.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
     await p.goto(url);
     await p.waitForFunction(() => (window as unknown as Partial<W>).motionmatch?.ready === true, null, { timeout: 60_000 });
+    // The waves are read from the engine's poses, not pixels: drawn only for the screenshots.
+    await setDrawing(p, 'none');
     return p;
   }
 
@@ -93,7 +95,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the wave in the demo (headless Chromium)', () =
       // The hand up: 300 ms at most (the fixed wait this was), over as soon as it is.
       await within(page, 300, () => (window as unknown as W).motionmatch.overlay.handRise > 0.25, null);
       const waving = await overlay(page);
-      await page.screenshot({ path: join(ARTIFACTS, 'overlay-wave.png') });
+      await drawnScreenshot(page, join(ARTIFACTS, 'overlay-wave.png'));
       expect(waving.playing).toBe(true);
       expect(waving.weight).toBeGreaterThan(0.9);
       expect(waving.clip).toBe('wave (synthesized)');
@@ -175,7 +177,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the wave in the demo (headless Chromium)', () =
         const o = await overlay(page);
         highest = Math.max(highest, o.handRise);
         if (o.clip) clips.add(o.clip);
-        if (!shot && o.handRise > 0.2) { await page.screenshot({ path: join(ARTIFACTS, 'overlay-wave-mocap.png') }); shot = true; }
+        if (!shot && o.handRise > 0.2) { await drawnScreenshot(page, join(ARTIFACTS, 'overlay-wave-mocap.png')); shot = true; }
       }
       await page.keyboard.up('w');
       expect(clips.size).toBeGreaterThan(0);

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { HAVE_CHROMIUM, TEST_VIEWPORT, launchChromium, chromiumSkipReason, startDemo, stopDemo, type DemoProcess } from '../helpers/demo-browser.js';
+import { HAVE_CHROMIUM, TEST_VIEWPORT, chromiumSkipReason, drawnScreenshot, launchChromium, setDrawing, startDemo, stopDemo, type DemoProcess } from '../helpers/demo-browser.js';
 import type { Browser, Page } from 'playwright-core';
 import { REPO_ROOT } from '../helpers/cli.js';
 import { generateBuiltinClips } from '../../src/builtin/generate.js';
@@ -42,6 +42,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the quality panel (headless Chromium)', () => {
     page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
     await page.goto(demo.url);
     await page.waitForFunction(() => (window as unknown as Partial<W>).motionmatch?.ready === true, null, { timeout: 60_000 });
+    await setDrawing(page, 'none'); // (the panel is read, not the scene: drawn for the screenshot only)
     await page.evaluate(() => (window as unknown as W).motionmatch.setAgents(10));
   }, 120_000);
 
@@ -87,7 +88,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the quality panel (headless Chromium)', () => {
     expect(Math.abs(Number(skate[1][0]) - f.player.skateCmPerSec)).toBeLessThanOrEqual(0.05);
     expect(skate[1][1]).toBe(f.meets.skateCmPerSec ? 'met' : 'missed');
     expect(Math.abs(Number(skate[2][0]) - f.data!.skateCmPerSec)).toBeLessThanOrEqual(0.05);
-    await page.screenshot({ path: join(ARTIFACTS, 'quality-panel.png') });
+    await drawnScreenshot(page, join(ARTIFACTS, 'quality-panel.png'));
     // R resets the player (a teleport), and the figures with it.
     await page.keyboard.press('r');
     // 300 ms at most (the fixed wait this was), over as soon as the figures started over.

@@ -3,14 +3,15 @@
  * playwright-core), driven through the automation handle: `setTerrain('hills' | 'steps' | 'off')`
  * puts every character on that ground and draws it, the player walks over it on its surface, a
  * crowd keeps stepping, and the page logs no console error. Screenshots go to
- * test-artifacts/terrain-*.png.
+ * test-artifacts/terrain-*.png: the scene on each ground is drawn for them, and otherwise only in
+ * the first frame (setDrawing in test/helpers/demo-browser.ts).
  *
  * Needs the compiled CLI and vite (`npm test` builds both first).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { HAVE_CHROMIUM, TEST_VIEWPORT, chromiumSkipReason, launchChromium, openDemoPage, startDemo, stopDemo, type DemoProcess } from '../helpers/demo-browser.js';
+import { HAVE_CHROMIUM, TEST_VIEWPORT, chromiumSkipReason, drawnScreenshot, launchChromium, openDemoPage, startDemo, stopDemo, type DemoProcess } from '../helpers/demo-browser.js';
 import type { Browser, Page } from 'playwright-core';
 import { REPO_ROOT } from '../helpers/cli.js';
 import { hillsField } from '../../src/sim/terrain/terrain.js';
@@ -49,7 +50,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the demo on uneven ground (headless Chromium)',
   });
 
   it('switches the crowd onto hills and steps and back through the handle, walking on the ground, with no console error', async () => {
-    const { page, errors } = await openDemoPage(browser, demo.url, TEST_VIEWPORT);
+    const { page, errors } = await openDemoPage(browser, demo.url, TEST_VIEWPORT, 'none');
     expect(await page.evaluate(() => (window as unknown as W).motionmatch.terrain)).toBe('off');
     await page.evaluate(() => (window as unknown as W).motionmatch.setAgents(100));
 
@@ -78,13 +79,13 @@ describe.skipIf(!HAVE_CHROMIUM)('the demo on uneven ground (headless Chromium)',
     await page.waitForFunction((f) => (window as unknown as W).motionmatch.stats.frames - f > 3, f0, { timeout: 20_000 });
     expect((await frames(page)) - f0).toBeGreaterThan(3);
     expect(await page.evaluate(() => (window as unknown as W).motionmatch.error)).toBeNull();
-    await page.screenshot({ path: join(ARTIFACTS, 'terrain-hills.png') });
+    await drawnScreenshot(page, join(ARTIFACTS, 'terrain-hills.png'));
 
     await page.evaluate(() => (window as unknown as W).motionmatch.setTerrain('steps'));
     await page.keyboard.down('w');
     await page.waitForTimeout(1500);
     await page.keyboard.up('w');
-    await page.screenshot({ path: join(ARTIFACTS, 'terrain-steps.png') });
+    await drawnScreenshot(page, join(ARTIFACTS, 'terrain-steps.png'));
 
     // Back to flat: the root settles on y = 0.
     await page.evaluate(() => (window as unknown as W).motionmatch.setTerrain('off'));
