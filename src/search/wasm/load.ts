@@ -1,13 +1,12 @@
 /**
  * Loading the search kernels: feature detection, choosing a build, compiling once, instantiating
- * against a host-provided memory through @assemblyscript/loader.
+ * against a host-provided memory.
  *
  * Four builds (scripts/build-wasm.mjs): SIMD or scalar, each for a shared or an ordinary memory. A
  * module that declares shared memory refuses an ordinary one and vice versa, so the build follows
  * the memory: shared whenever the platform can create one (Node; cross-origin-isolated pages), which
  * is what lets pool workers search one copy of the database.
  */
-import { instantiate } from '@assemblyscript/loader';
 import type { SearchKernels } from './memory-layout.js';
 import { PAGE_BYTES } from './memory-layout.js';
 import { wasmFileName, type WasmVariant } from './variant.js';
@@ -145,7 +144,11 @@ type RawExports = SearchKernels & Record<string, unknown>;
 
 /** Instantiates a compiled build against `memory` and returns its kernels. */
 export async function instantiateKernels(module: WebAssembly.Module, memory: WebAssembly.Memory): Promise<SearchKernels> {
-  const { instance } = await instantiate<Record<string, unknown>>(module, { env: { memory } });
+  // WebAssembly's own instantiate: the builds import the memory and nothing else (no abort or trace
+  // for @assemblyscript/loader to supply), and that loader's instantiate read the global Response
+  // on the way, which in Node loads its fetch implementation: 50-60 ms of every process's start and
+  // of every pool worker's.
+  const instance = await WebAssembly.instantiate(module, { env: { memory } });
   const x = instance.exports as unknown as RawExports;
   return {
     search: x.search,
