@@ -80,6 +80,16 @@ export function capturedData(db: Database): CapturedData {
   return d;
 }
 
+/**
+ * Registers captured data computed elsewhere for `db`: a simulation's worker threads take the main
+ * thread's (posted with the database, its arrays shared) instead of running forward kinematics over
+ * every frame again (120 ms a thread for the built-in database).
+ */
+export function adoptCapturedData(db: Database, data: CapturedData): CapturedData {
+  cache.set(db, data);
+  return data;
+}
+
 export function computeCapturedData(db: Database): CapturedData {
   const J = db.skeleton.names.length, N = db.frameCount, parents = db.skeleton.parents, r = db.roles;
   const feet = [r.leftToe, r.rightToe, r.leftFoot, r.rightFoot];

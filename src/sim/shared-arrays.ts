@@ -1,5 +1,6 @@
 import type { Database } from '../database/database.js';
 import type { DatabaseRuntime } from '../runtime/database-runtime.js';
+import type { CapturedData } from '../runtime/captured-data.js';
 
 type Typed = Float32Array | Float64Array | Int32Array | Uint32Array | Uint8Array;
 
@@ -20,13 +21,13 @@ function shareFields<O extends object>(o: O): O {
 }
 
 /**
- * The database and its runtime view with every large array moved into SharedArrayBuffers: worker
- * threads then read the same memory (one copy of the database per process, not per worker).
- * Returns the inputs unchanged where SharedArrayBuffer is unavailable.
+ * The database, its runtime view and its captured data with every large array moved into
+ * SharedArrayBuffers: worker threads then read the same memory (one copy of the database per
+ * process, not per worker). Returns the inputs unchanged where SharedArrayBuffer is unavailable.
  */
-export function shareDatabase(db: Database, rt: DatabaseRuntime): { db: Database; rt: DatabaseRuntime } {
-  if (typeof SharedArrayBuffer !== 'function') return { db, rt };
+export function shareDatabase(db: Database, rt: DatabaseRuntime, captured: CapturedData): { db: Database; rt: DatabaseRuntime; captured: CapturedData } {
+  if (typeof SharedArrayBuffer !== 'function') return { db, rt, captured };
   const sdb = shareFields(db);
   sdb.skeleton = shareFields(db.skeleton);
-  return { db: sdb, rt: { ...shareFields(rt), db: sdb } };
+  return { db: sdb, rt: { ...shareFields(rt), db: sdb }, captured: shareFields(captured) };
 }

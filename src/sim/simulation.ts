@@ -2,6 +2,7 @@ import type { Database } from '../database/database.js';
 import { Matcher, type Backend } from '../search/matcher.js';
 import { createSearchMemory, isSharedMemory, nodePackageRoot, sharedMemorySupported } from '../search/wasm/load.js';
 import { databaseRuntime } from '../runtime/database-runtime.js';
+import { capturedData, type CapturedData } from '../runtime/captured-data.js';
 import { QualityStats, type QualityReport } from '../runtime/quality/meter.js';
 import { AgentGroup, agentHashesInOrder, stepCount, stepSearchTimes, warmUpSteps, type GroupResult, type Recording, type SimulationConfig } from './agents.js';
 import { digestOfAgentHashes } from './hash.js';
@@ -174,7 +175,7 @@ async function runInWorkers(db: Database, matcher: Matcher, o: SimulationOptions
       terrain: o.terrain ? shareTerrain(o.terrain) : null, ...(o.overlay ? { overlay: o.overlay } : {}), lod: o.lod, tags: o.tags ?? null,
     };
     const ready = await Promise.all(workers.map((w, i) => request(w, {
-      type: 'init', dbId: shared.id, db: shared.db, rt: shared.rt, handle: matcher.shareSlot(ranges[i].reduce((n, r) => n + r[1], 0)), ranges: ranges[i], cfg, warmup: o.warmup !== false,
+      type: 'init', dbId: shared.id, db: shared.db, rt: shared.rt, captured: shared.captured, handle: matcher.shareSlot(ranges[i].reduce((n, r) => n + r[1], 0)), ranges: ranges[i], cfg, warmup: o.warmup !== false,
     }, 'ready')));
     const warmupSeconds = Math.max(...ready.map((m) => m.warmupSeconds as number));
     const tStart = performance.now();
@@ -194,7 +195,7 @@ async function runInWorkers(db: Database, matcher: Matcher, o: SimulationOptions
   }
 }
 
-interface SharedCopy { source: Database; id: number; db: Database; rt: ReturnType<typeof databaseRuntime> }
+interface SharedCopy { source: Database; id: number; db: Database; rt: ReturnType<typeof databaseRuntime>; captured: CapturedData }
 /**
  * The shared copy of the database last run on threads, kept as long as the threads that may take it
  * again (worker-pool.ts): one copy at most, let go of IDLE_SECONDS after the last run that used it.
@@ -208,7 +209,7 @@ let dropShared: ReturnType<typeof setTimeout> | undefined;
  * before posts the same buffers, and a thread that has copy `id` already reuses what it derived from it.
  */
 function sharedDatabase(db: Database): SharedCopy {
-  if (lastShared === null || lastShared.source !== db) lastShared = { source: db, id: ++sharedCopyCount, ...shareDatabase(db, databaseRuntime(db)) };
+  if (lastShared === null || lastShared.source !== db) lastShared = { source: db, id: ++sharedCopyCount, ...shareDatabase(db, databaseRuntime(db), capturedData(db)) };
   keepSharedCopy();
   return lastShared;
 }

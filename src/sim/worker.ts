@@ -3,7 +3,7 @@
  * as one AgentGroup against the database the main thread loaded into shared WebAssembly memory
  * (Matcher.attach: no copy).
  *
- * Protocol: {type:'init', dbId, db, rt, handle, ranges, cfg, warmup} -> {type:'ready', warmupSeconds};
+ * Protocol: {type:'init', dbId, db, rt, captured, handle, ranges, cfg, warmup} -> {type:'ready', warmupSeconds};
  *           {type:'run'} -> {type:'progress', steps}* then {type:'done', result};
  *           {type:'release'} (kept idle for a later run, worker-pool.ts): the crowd let go of;
  *           any failure -> {type:'error', name, message, stack}.
@@ -11,12 +11,13 @@
 import { parentPort } from 'node:worker_threads';
 import { Matcher, type SharedMatcherHandle } from '../search/matcher.js';
 import { adoptDatabaseRuntime, type DatabaseRuntime } from '../runtime/database-runtime.js';
+import { adoptCapturedData, type CapturedData } from '../runtime/captured-data.js';
 import type { Database } from '../database/database.js';
 import { AgentGroup, stepCount, warmUpSteps, type SimulationConfig } from './agents.js';
 import type { AgentRange } from './worker-split.js';
 
 export type SimWorkerMessage =
-  | { type: 'init'; dbId: number; db: Database; rt: DatabaseRuntime; handle: SharedMatcherHandle; ranges: AgentRange[]; cfg: SimulationConfig; warmup: boolean }
+  | { type: 'init'; dbId: number; db: Database; rt: DatabaseRuntime; captured: CapturedData; handle: SharedMatcherHandle; ranges: AgentRange[]; cfg: SimulationConfig; warmup: boolean }
   | { type: 'run' }
   | { type: 'release' };
 
@@ -43,6 +44,7 @@ async function handle(msg: SimWorkerMessage): Promise<void> {
     group = null;
     if (shared === null || shared.id !== msg.dbId) {
       adoptDatabaseRuntime(msg.db, msg.rt);
+      adoptCapturedData(msg.db, msg.captured);
       shared = { id: msg.dbId, db: msg.db };
     }
     const db = shared.db;
