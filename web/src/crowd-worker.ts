@@ -4,7 +4,7 @@
  * motion, foot IK) — then sends their world poses back for drawing in a transferred buffer.
  *
  * Requests (one at a time, in order):
- *   { type: 'init', db, backend, options, seed }       -> { type: 'ready', backend }
+ *   { type: 'init', db, rt, captured, backend, options, seed } -> { type: 'ready', backend }
  *   { type: 'agents', n, radius, method }               -> { type: 'ok' }
  *   { type: 'options', options }                        -> { type: 'ok' }
  *   { type: 'backend', backend }                        -> { type: 'ready', backend }
@@ -17,9 +17,11 @@ import { Crowd, poseFloats, type BatchSearcher, type CrowdOptions, type PoseChun
 import { kernelUrl } from './kernels.js';
 import type { StepTiming } from './stats.js';
 import type { LodView } from '../../src/runtime/lod/view.js';
+import { adoptDatabaseRuntime, type DatabaseRuntime } from '../../src/runtime/database-runtime.js';
+import { adoptCapturedData, type CapturedData } from '../../src/runtime/captured-data.js';
 
 export type AgentWorkerRequest =
-  | { type: 'init'; db: Database; backend: Backend; options: CrowdOptions; seed: number }
+  | { type: 'init'; db: Database; rt: DatabaseRuntime; captured: CapturedData; backend: Backend; options: CrowdOptions; seed: number }
   | { type: 'agents'; n: number; radius: number; method: SearchMethod }
   | { type: 'options'; options: CrowdOptions }
   | { type: 'backend'; backend: Backend }
@@ -59,6 +61,9 @@ async function handle(msg: AgentWorkerRequest): Promise<void> {
   switch (msg.type) {
     case 'init': {
       db = msg.db;
+      // The page's own derivations, not computed again (forward kinematics over every frame).
+      adoptDatabaseRuntime(db, msg.rt);
+      adoptCapturedData(db, msg.captured);
       searcher = await makeSearcher(db, msg.backend);
       crowd = new Crowd(db, msg.options, msg.seed, false);
       scope.postMessage({ type: 'ready', backend: searcher.matcher.backend });
