@@ -71,6 +71,39 @@ export function forwardKinematics(
   }
 }
 
+/**
+ * The joints that place `targets`: each target and every joint above it, in ascending order, which
+ * is parents before children (as forwardKinematics walks them). Negative targets (a joint the rig
+ * lacks) are skipped.
+ */
+export function jointsAbove(parents: Int32Array, targets: readonly number[]): Int32Array {
+  const keep = new Uint8Array(parents.length);
+  for (const t of targets) for (let j = t; j >= 0 && !keep[j]; j = parents[j]) keep[j] = 1;
+  const out: number[] = [];
+  for (let j = 0; j < keep.length; j++) if (keep[j]) out.push(j);
+  return Int32Array.from(out);
+}
+
+/**
+ * forwardKinematics for `joints` alone (jointsAbove: each with every joint above it), the same
+ * numbers for those: their world transforms into worldRot / worldPos, the other entries untouched.
+ */
+export function forwardKinematicsOf(
+  parents: Int32Array, joints: Int32Array, localRot: Buf, lr: number, localPos: Buf, lp: number,
+  worldRot: Buf, worldPos: Buf,
+): void {
+  for (let i = 0; i < joints.length; i++) {
+    const j = joints[i], p = parents[j];
+    if (p < 0) {
+      worldRot[4 * j] = localRot[lr + 4 * j]; worldRot[4 * j + 1] = localRot[lr + 4 * j + 1];
+      worldRot[4 * j + 2] = localRot[lr + 4 * j + 2]; worldRot[4 * j + 3] = localRot[lr + 4 * j + 3];
+      worldPos[3 * j] = localPos[lp + 3 * j]; worldPos[3 * j + 1] = localPos[lp + 3 * j + 1]; worldPos[3 * j + 2] = localPos[lp + 3 * j + 2];
+      continue;
+    }
+    composeJoint(worldPos, worldRot, j, worldPos, 3 * p, worldRot, 4 * p, localPos, lp + 3 * j, localRot, lr + 4 * j);
+  }
+}
+
 /** World positions of every frame of a clip-like frame-major array: out is frames*J*3. */
 export function worldPositionsOfFrames(parents: Int32Array, rot: Buf, pos: Buf, frames: number, outPos: Float64Array): void {
   const J = parents.length;

@@ -1,6 +1,7 @@
 /**
  * What a database's captures say about the body where it meets the ground, derived once per
- * database from its poses (one pass of forward kinematics over every frame, then cached):
+ * database from its poses (one pass of forward kinematics over every frame, for the legs and the
+ * joints above them, then cached):
  * - where each foot joint stands when planted: its low percentile height over every frame (the
  *   floor is y = 0). A toe joint of one rig sits 2 cm above the sole, another's at the floor, an
  *   ankle 8 cm or 12 cm up: heights "above the ground" mean nothing until this is subtracted. Foot
@@ -22,7 +23,7 @@
  */
 import type { Database } from '../database/database.js';
 import { poseSource } from '../database/pose-source.js';
-import { forwardKinematics } from '../anim/pose.js';
+import { forwardKinematicsOf, jointsAbove } from '../anim/pose.js';
 import { quatInvRotateVec3 } from '../math/quat.js';
 import { contactJoints } from '../features/contacts.js';
 
@@ -98,10 +99,16 @@ export function computeCapturedData(db: Database): CapturedData {
   // World positions of the two contact points per frame (x, y, z each).
   const contact = new Float64Array(N * 6), hipsHeight = new Float32Array(N), hips = new Float64Array(N * 3);
   const wr = new Float64Array(4 * J), wp = new Float64Array(3 * J), rot = new Float64Array(4 * J), pos = new Float64Array(3 * J);
+  // Only the joints that place the feet, the contact points and the hips (a third to a half of a
+  // skeleton with arms and fingers), read into float64 for the math helpers.
+  const placed = jointsAbove(parents, [...feet, cl, cr, r.hips]);
   for (let f = 0; f < N; f++) {
-    for (let i = 0; i < 4 * J; i++) rot[i] = db.rotations[f * 4 * J + i];
-    for (let i = 0; i < 3 * J; i++) pos[i] = db.translations[f * 3 * J + i];
-    forwardKinematics(parents, rot, 0, pos, 0, wr, wp);
+    for (let i = 0; i < placed.length; i++) {
+      const j = placed[i], sr = f * 4 * J + 4 * j, st = f * 3 * J + 3 * j;
+      rot[4 * j] = db.rotations[sr]; rot[4 * j + 1] = db.rotations[sr + 1]; rot[4 * j + 2] = db.rotations[sr + 2]; rot[4 * j + 3] = db.rotations[sr + 3];
+      pos[3 * j] = db.translations[st]; pos[3 * j + 1] = db.translations[st + 1]; pos[3 * j + 2] = db.translations[st + 2];
+    }
+    forwardKinematicsOf(parents, placed, rot, 0, pos, 0, wr, wp);
     for (let k = 0; k < 4; k++) { const h = heights[k]; if (h) h[f] = wp[3 * feet[k] + 1]; }
     for (let d = 0; d < 3; d++) { contact[6 * f + d] = wp[3 * cl + d]; contact[6 * f + 3 + d] = wp[3 * cr + d]; }
     hipsHeight[f] = wp[3 * r.hips + 1];
