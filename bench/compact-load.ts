@@ -32,7 +32,8 @@ async function loadOnce(file: string): Promise<Timing> {
   const t0 = performance.now();
   const bytes = readDatabaseBytes(file);
   const t1 = performance.now();
-  const db = decodeDatabase(bytes, file);
+  // As readDatabaseFile decodes the bytes it read (a float32 file's arrays are views of them).
+  const db = decodeDatabase(bytes, file, { viewsOfBytes: true });
   const t2 = performance.now();
   await Matcher.create(db);
   const t3 = performance.now();

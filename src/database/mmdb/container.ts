@@ -197,11 +197,16 @@ export class FieldReader {
   private readonly dv: DataView;
   private index = 0;
 
+  /**
+   * `views`: typed fields come back as views of `bytes` where they are aligned for their type (on a
+   * little-endian host), not as copies; the caller then owns `bytes` for as long as they live.
+   */
   constructor(
     private readonly bytes: Uint8Array,
     sec: RawSection,
     private readonly source: string,
     private readonly tag: SectionTag,
+    private readonly views = false,
   ) {
     this.pos = sec.offset;
     this.end = sec.offset + sec.length;
@@ -265,6 +270,7 @@ export class FieldReader {
     what: string,
     make: (n: number) => T,
     get: (dv: DataView, at: number) => number,
+    view: (buffer: ArrayBufferLike, offset: number, n: number) => T,
   ): T {
     const { at, n } = this.next(field, type);
     // Sizes are compared before anything is allocated: a META count of 4 billion frames costs nothing.
@@ -272,6 +278,8 @@ export class FieldReader {
       const has = n % size === 0 ? `${fmt(n / size)} values` : `${fmt(n)} bytes (not a whole number of ${type} values)`;
       this.fail('inconsistent', `field '${field}' has ${has}, expected ${fmt(count)} (${what})`);
     }
+    const offset = this.bytes.byteOffset + at;
+    if (this.views && (size === 1 || typedArrayByteCopy()) && offset % size === 0) return view(this.bytes.buffer, offset, count);
     const out = make(count);
     if (size === 1 || typedArrayByteCopy()) {
       new Uint8Array(out.buffer, out.byteOffset, out.byteLength).set(this.bytes.subarray(at, at + n));
@@ -282,19 +290,19 @@ export class FieldReader {
   }
 
   f32(field: string, count: number, what: string): Float32Array {
-    return this.array(field, 'f32', 4, count, what, (n) => new Float32Array(n), (dv, at) => dv.getFloat32(at, true));
+    return this.array(field, 'f32', 4, count, what, (n) => new Float32Array(n), (dv, at) => dv.getFloat32(at, true), (b, o, n) => new Float32Array(b, o, n));
   }
   f64(field: string, count: number, what: string): Float64Array {
-    return this.array(field, 'f64', 8, count, what, (n) => new Float64Array(n), (dv, at) => dv.getFloat64(at, true));
+    return this.array(field, 'f64', 8, count, what, (n) => new Float64Array(n), (dv, at) => dv.getFloat64(at, true), (b, o, n) => new Float64Array(b, o, n));
   }
   i32(field: string, count: number, what: string): Int32Array {
-    return this.array(field, 'i32', 4, count, what, (n) => new Int32Array(n), (dv, at) => dv.getInt32(at, true));
+    return this.array(field, 'i32', 4, count, what, (n) => new Int32Array(n), (dv, at) => dv.getInt32(at, true), (b, o, n) => new Int32Array(b, o, n));
   }
   u32(field: string, count: number, what: string): Uint32Array {
-    return this.array(field, 'u32', 4, count, what, (n) => new Uint32Array(n), (dv, at) => dv.getUint32(at, true));
+    return this.array(field, 'u32', 4, count, what, (n) => new Uint32Array(n), (dv, at) => dv.getUint32(at, true), (b, o, n) => new Uint32Array(b, o, n));
   }
   u8(field: string, count: number, what: string): Uint8Array {
-    return this.array(field, 'u8', 1, count, what, (n) => new Uint8Array(n), (dv, at) => dv.getUint8(at));
+    return this.array(field, 'u8', 1, count, what, (n) => new Uint8Array(n), (dv, at) => dv.getUint8(at), (b, o, n) => new Uint8Array(b, o, n));
   }
 
   done(): void {

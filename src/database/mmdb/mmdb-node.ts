@@ -76,5 +76,6 @@ export function writeCompactDatabaseFile(path: string, db: Database, options?: E
  * (mmdb/mmdb.ts) when its contents are invalid; messages start with what and `path`.
  */
 export function readDatabaseFile(path: string): Database {
-  return decodeDatabase(readDatabaseBytes(path), path);
+  // The bytes were read for this database alone: its arrays may be views of them (no second copy).
+  return decodeDatabase(readDatabaseBytes(path), path, { viewsOfBytes: true });
 }
