@@ -123,7 +123,7 @@ export function movingJoints(translations: Float32Array, frames: number, joints:
   return Int32Array.from(out);
 }
 
-/** How rebaseFrameOnRoot rewrites a pose: the joints from the root to the one that carries the body (`path`, ending at `moving`), and whether those above it are flattened. */
+/** How rebasedFrame rewrites a pose: the joints from the root to the one that carries the body (`path`, ending at `moving`), and whether those above it are flattened. */
 export interface RootRebasePlan {
   readonly path: readonly number[];
   readonly moving: number;
