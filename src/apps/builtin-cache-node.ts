@@ -13,9 +13,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Database } from '../database/database.js';
-import { readDatabaseFile } from '../database/mmdb/mmdb-node.js';
-import { encodeDatabase } from '../database/mmdb/encode.js';
+import { readDatabaseBytes } from '../database/mmdb/mmdb-node.js';
 import { firstUsableFolder, userTemporaryFolder, writeFileAtomic } from '../util/files-node.js';
 import { nodePackageRootSync } from '../search/wasm/package-files.js';
 
@@ -69,24 +67,27 @@ function codeHash(): string {
   return (hash = h.digest('hex').slice(0, 16));
 }
 
-/** The cached built-in database of the running code, or null (none yet, unreadable, damaged, cache off). */
-export function readCachedBuiltin(): Database | null {
+/**
+ * The bytes of the running code's cached built-in database and the file's path, or null (none yet,
+ * unreadable, cache off). Read as any database file is (a regular file of bounded size, its header
+ * checked); the caller decodes them, and builds again when they turn out damaged.
+ */
+export function readCachedBuiltinBytes(): { bytes: Uint8Array; file: string } | null {
   const file = cacheFile();
   if (file === null || !existsSync(file)) return null;
   try {
-    // (read as any database file: a regular file of bounded size, checked section by section)
-    return readDatabaseFile(file);
+    return { bytes: readDatabaseBytes(file), file };
   } catch {
-    return null; // damaged or cut short: built again and replaced
+    return null; // cut short, or not a database file: built again and replaced
   }
 }
 
-/** Writes `db` (just built by the running code) as the cache file and removes older ones; a failure to write only costs the next process a build. */
-export function writeCachedBuiltin(db: Database): void {
+/** Writes `bytes` (the encoding of the database just built by the running code) as the cache file and removes older ones; a failure to write only costs the next process a build. */
+export function writeCachedBuiltin(bytes: Uint8Array): void {
   const file = cacheFile();
   if (file === null) return;
   try {
-    writeFileAtomic(file, encodeDatabase(db), 'the built-in database cache');
+    writeFileAtomic(file, bytes, 'the built-in database cache');
   } catch {
     return;
   }

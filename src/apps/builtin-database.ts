@@ -5,25 +5,42 @@
  * first build is kept on disk (builtin-cache-node.ts: a float32 .mmdb named by a hash of the code
  * that builds it), and a later process reads it back in about a tenth of that; the database read is
  * equal to the build in every field. Within a process it is built or read once, and each call gets a
- * database of its own (the first call keeps a copy as built, every later call gets a copy of that
- * copy; structuredClone: plain objects and typed arrays, 7–12 ms for its 10 MB), so that no command
- * depends on what another did to the one it got.
+ * database of its own: the first call the one built or read (read, its arrays are views of the
+ * file's bytes), every later call one decoded from the encoded database kept for them (a copy of the
+ * file's bytes, or the encoding written to it), so that no command depends on what another did to
+ * the one it got. (Kept as a structuredClone of the database instead, the copy cost every process
+ * 50-100 ms that most never used: a command asks once.)
  */
 import { buildDatabase } from '../database/build.js';
 import { builtinSources } from '../database/builtin-sources.js';
 import type { Database } from '../database/database.js';
-import { readCachedBuiltin, writeCachedBuiltin } from './builtin-cache-node.js';
+import { decodeDatabase } from '../database/mmdb/decode.js';
+import { encodeDatabase } from '../database/mmdb/encode.js';
+import { readCachedBuiltinBytes, writeCachedBuiltin } from './builtin-cache-node.js';
 
-let pristine: Database | null = null;
+/** The encoded built-in database that the calls after the first decode their own copy from; never handed out. */
+let pristine: Uint8Array | null = null;
 
 /** `buildDatabase(builtinSources())`, built (or read from the cache) once per process; each call's database is its own. */
 export function builtinDatabase(): Database {
-  if (pristine) return structuredClone(pristine);
-  let db = readCachedBuiltin();
-  if (db === null) {
-    db = buildDatabase(builtinSources());
-    writeCachedBuiltin(db);
+  if (pristine) return decodeDatabase(pristine, 'the built-in database');
+  const cached = readCachedBuiltinBytes();
+  if (cached !== null) {
+    try {
+      const db = decodeDatabase(cached.bytes, cached.file, { viewsOfBytes: true });
+      // (before the caller can change the bytes through its arrays)
+      pristine = cached.bytes.slice();
+      return db;
+    } catch {
+      // damaged: built again and replaced
+    }
   }
-  pristine = structuredClone(db);
+  const db = buildDatabase(builtinSources());
+  try {
+    pristine = encodeDatabase(db);
+  } catch {
+    return db; // (cannot happen for a database just built; the next call builds again)
+  }
+  writeCachedBuiltin(pristine);
   return db;
 }
