@@ -1,6 +1,6 @@
 import type { Database } from '../database/database.js';
-import type { DatabaseRuntime } from '../runtime/database-runtime.js';
-import type { CapturedData } from '../runtime/captured-data.js';
+import { adoptDatabaseRuntime, databaseRuntime, type DatabaseRuntime } from '../runtime/database-runtime.js';
+import { adoptCapturedData, capturedData, type CapturedData } from '../runtime/captured-data.js';
 
 type Typed = Float32Array | Float64Array | Int32Array | Uint32Array | Uint8Array;
 
@@ -20,14 +20,30 @@ function shareFields<O extends object>(o: O): O {
   return out as O;
 }
 
+/** A database with what the runtime derives from its poses, as posted to worker threads. */
+export interface SharedDatabase {
+  db: Database;
+  rt: DatabaseRuntime;
+  captured: CapturedData;
+}
+
 /**
- * The database, its runtime view and its captured data with every large array moved into
- * SharedArrayBuffers: worker threads then read the same memory (one copy of the database per
- * process, not per worker). Returns the inputs unchanged where SharedArrayBuffer is unavailable.
+ * The database, its runtime view and its captured data (derived here if not yet) with every large
+ * array moved into SharedArrayBuffers: worker threads then read the same memory (one copy of the
+ * database per process, not per worker) and derive nothing again (adoptSharedDatabase). Returns
+ * them unshared where SharedArrayBuffer is unavailable.
  */
-export function shareDatabase(db: Database, rt: DatabaseRuntime, captured: CapturedData): { db: Database; rt: DatabaseRuntime; captured: CapturedData } {
+export function shareDatabase(db: Database): SharedDatabase {
+  const rt = databaseRuntime(db), captured = capturedData(db);
   if (typeof SharedArrayBuffer !== 'function') return { db, rt, captured };
   const sdb = shareFields(db);
   sdb.skeleton = shareFields(db.skeleton);
   return { db: sdb, rt: { ...shareFields(rt), db: sdb }, captured: shareFields(captured) };
+}
+
+/** A worker's side of shareDatabase: registers the posted tables for the posted database, so that what reads them finds them. Returns the database. */
+export function adoptSharedDatabase(shared: SharedDatabase): Database {
+  adoptDatabaseRuntime(shared.db, shared.rt);
+  adoptCapturedData(shared.db, shared.captured);
+  return shared.db;
 }

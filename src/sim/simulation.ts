@@ -1,12 +1,10 @@
 import type { Database } from '../database/database.js';
 import { Matcher, type Backend } from '../search/matcher.js';
 import { createSearchMemory, isSharedMemory, nodePackageRoot, sharedMemorySupported } from '../search/wasm/load.js';
-import { databaseRuntime } from '../runtime/database-runtime.js';
-import { capturedData, type CapturedData } from '../runtime/captured-data.js';
 import { QualityStats, type QualityReport } from '../runtime/quality/meter.js';
 import { AgentGroup, agentHashesInOrder, stepCount, stepSearchTimes, warmUpSteps, type GroupResult, type Recording, type SimulationConfig } from './agents.js';
 import { digestOfAgentHashes } from './hash.js';
-import { shareDatabase } from './shared-arrays.js';
+import { shareDatabase, type SharedDatabase } from './shared-arrays.js';
 import { estimateSimulationMemory, requireSimulationFits } from './memory-node.js';
 import { startWorker } from '../util/worker-node.js';
 import { IDLE_SECONDS, keepWorkers, takeWorkers } from './worker-pool.js';
@@ -195,7 +193,7 @@ async function runInWorkers(db: Database, matcher: Matcher, o: SimulationOptions
   }
 }
 
-interface SharedCopy { source: Database; id: number; db: Database; rt: ReturnType<typeof databaseRuntime>; captured: CapturedData }
+interface SharedCopy extends SharedDatabase { source: Database; id: number }
 /**
  * The shared copy of the database last run on threads, kept as long as the threads that may take it
  * again (worker-pool.ts): one copy at most, let go of IDLE_SECONDS after the last run that used it.
@@ -209,7 +207,7 @@ let dropShared: ReturnType<typeof setTimeout> | undefined;
  * before posts the same buffers, and a thread that has copy `id` already reuses what it derived from it.
  */
 function sharedDatabase(db: Database): SharedCopy {
-  if (lastShared === null || lastShared.source !== db) lastShared = { source: db, id: ++sharedCopyCount, ...shareDatabase(db, databaseRuntime(db), capturedData(db)) };
+  if (lastShared === null || lastShared.source !== db) lastShared = { source: db, id: ++sharedCopyCount, ...shareDatabase(db) };
   keepSharedCopy();
   return lastShared;
 }

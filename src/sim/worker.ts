@@ -10,8 +10,9 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { Matcher, type SharedMatcherHandle } from '../search/matcher.js';
-import { adoptDatabaseRuntime, type DatabaseRuntime } from '../runtime/database-runtime.js';
-import { adoptCapturedData, type CapturedData } from '../runtime/captured-data.js';
+import type { DatabaseRuntime } from '../runtime/database-runtime.js';
+import type { CapturedData } from '../runtime/captured-data.js';
+import { adoptSharedDatabase } from './shared-arrays.js';
 import type { Database } from '../database/database.js';
 import { AgentGroup, stepCount, warmUpSteps, type SimulationConfig } from './agents.js';
 import type { AgentRange } from './worker-split.js';
@@ -43,9 +44,7 @@ async function handle(msg: SimWorkerMessage): Promise<void> {
   if (msg.type === 'init') {
     group = null;
     if (shared === null || shared.id !== msg.dbId) {
-      adoptDatabaseRuntime(msg.db, msg.rt);
-      adoptCapturedData(msg.db, msg.captured);
-      shared = { id: msg.dbId, db: msg.db };
+      shared = { id: msg.dbId, db: adoptSharedDatabase(msg) };
     }
     const db = shared.db;
     const matcher = await Matcher.attach(db, msg.handle);

@@ -17,8 +17,9 @@ import { Crowd, poseFloats, type BatchSearcher, type CrowdOptions, type PoseChun
 import { kernelUrl } from './kernels.js';
 import type { StepTiming } from './stats.js';
 import type { LodView } from '../../src/runtime/lod/view.js';
-import { adoptDatabaseRuntime, type DatabaseRuntime } from '../../src/runtime/database-runtime.js';
-import { adoptCapturedData, type CapturedData } from '../../src/runtime/captured-data.js';
+import type { DatabaseRuntime } from '../../src/runtime/database-runtime.js';
+import type { CapturedData } from '../../src/runtime/captured-data.js';
+import { adoptSharedDatabase } from '../../src/sim/shared-arrays.js';
 
 export type AgentWorkerRequest =
   | { type: 'init'; db: Database; rt: DatabaseRuntime; captured: CapturedData; backend: Backend; options: CrowdOptions; seed: number }
@@ -60,10 +61,8 @@ async function makeSearcher(database: Database, backend: Backend): Promise<Batch
 async function handle(msg: AgentWorkerRequest): Promise<void> {
   switch (msg.type) {
     case 'init': {
-      db = msg.db;
       // The page's own derivations, not computed again (forward kinematics over every frame).
-      adoptDatabaseRuntime(db, msg.rt);
-      adoptCapturedData(db, msg.captured);
+      db = adoptSharedDatabase(msg);
       searcher = await makeSearcher(db, msg.backend);
       crowd = new Crowd(db, msg.options, msg.seed, false);
       scope.postMessage({ type: 'ready', backend: searcher.matcher.backend });

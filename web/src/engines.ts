@@ -18,8 +18,6 @@ import type { AgentWorkerReply, AgentWorkerRequest } from './crowd-worker.js';
 import { SearchService, canShareMemory, type SearchConfig } from './search-backend.js';
 import type { StepTiming } from './stats.js';
 import type { LodView } from '../../src/runtime/lod/view.js';
-import { databaseRuntime } from '../../src/runtime/database-runtime.js';
-import { capturedData } from '../../src/runtime/captured-data.js';
 import { shareDatabase } from '../../src/sim/shared-arrays.js';
 
 export type EngineMode = 'batched' | 'split';
@@ -177,7 +175,7 @@ class SplitEngine implements CrowdEngine {
       // What the crowd's controllers derived from the poses here goes with the database: each worker
       // deriving it again took most of the switch to this engine (the built-in database, 2 workers:
       // 860 ms). Shared (no copy per worker) where the page may share memory, else copied.
-      const shared = shareDatabase(db, databaseRuntime(db), capturedData(db));
+      const shared = shareDatabase(db);
       const replies = await Promise.all(shards.map((s, i) => SplitEngine.call(s, { type: 'init', db: shared.db, rt: shared.rt, captured: shared.captured, backend: config.backend, options, seed: 1000 + i })));
       for (const r of replies) if (r.type === 'ready') backend = r.backend;
       const engine = new SplitEngine(db, playerSearch, crowd, shards, { ...config, backend, mode: 'split' }, backend);
