@@ -288,7 +288,10 @@ export class App {
     if (this.frameNo % 30 === 0) this.quality.update();
     if (this.drawScene) this.view.render();
     this.stats.render.push(performance.now() - t0);
-    if (this.charts) {
+    // Not with setRendering('none'): every chart is a 2D canvas redrawn each frame, and with software
+    // rendering compositing them kept Chromium's GPU process on 0.8 of a core while the page drew no
+    // WebGL at all (the whole page 1.1 cores against 0.23 without them, 2026-12-07).
+    if (this.charts && this.drawScene) {
       w.costBars.draw(player);
       w.timeline.draw(player);
       if (this.frameNo % 4 === 0) {
