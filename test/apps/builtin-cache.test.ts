@@ -4,8 +4,8 @@
  * file is damaged, left alone with MOTIONMATCH_NO_CACHE, and never touching files it did not write.
  * Each case runs the compiled CLI as a process: within one process the database is built once anyway.
  */
-import { afterAll, describe, expect, it } from 'vitest';
-import { existsSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli, tempDir } from '../helpers/cli.js';
 
@@ -23,14 +23,18 @@ function run(cache: string, env: Record<string, string> = {}): { hash: string; f
 }
 
 describe('the built-in database cache', () => {
+  // The first process on an empty cache folder: it builds the database and writes the file. Both
+  // cases start from it (the second needs the name and hash of this engine's file).
+  const cache = join(dir, 'a');
+  let first: { hash: string; files: string[] };
+  beforeAll(() => { first = run(cache); });
+
   it('is written by the first process, read by the next with the same result, and built again when damaged', () => {
-    const cache = join(dir, 'a');
     const r = runCli(SIMULATE, { env: { MOTIONMATCH_CACHE_DIR: join(dir, 'off'), MOTIONMATCH_NO_CACHE: '1' } });
     expect(r.code, r.stderr).toBe(0);
     const uncached = { hash: (JSON.parse(r.stdout) as { hash: string }).hash };
     expect(existsSync(join(dir, 'off'))).toBe(false);
 
-    const first = run(cache);
     expect(first.hash).toBe(uncached.hash);
     expect(first.files).toHaveLength(1);
     const file = join(cache, first.files[0]);
@@ -51,16 +55,16 @@ describe('the built-in database cache', () => {
   });
 
   it('replaces only its own older files', () => {
-    const cache = join(dir, 'b');
-    const first = run(cache);
+    const otherCache = join(dir, 'b');
+    mkdirSync(otherCache);
     const own = first.files[0];
-    // An older build of the same engine (same folder hash, another code hash), another engine's, a user's file.
+    // An older build of the same engine (same folder hash, another code hash), another engine's, a
+    // user's file; this engine's own file is not there, so the process builds and writes it.
     const older = own.replace(/-[0-9a-f]{16}\.mmdb$/, '-0000000000000000.mmdb');
     const other = 'builtin-00000000-1111111111111111.mmdb';
-    rmSync(join(cache, own));
-    for (const name of [older, other, 'mine.mmdb']) writeFileSync(join(cache, name), 'not a database');
-    const again = run(cache);
+    for (const name of [older, other, 'mine.mmdb']) writeFileSync(join(otherCache, name), 'not a database');
+    const again = run(otherCache);
     expect(again.hash).toBe(first.hash);
-    expect(readdirSync(cache).sort()).toEqual([other, own, 'mine.mmdb'].sort());
+    expect(readdirSync(otherCache).sort()).toEqual([other, own, 'mine.mmdb'].sort());
   });
 });
