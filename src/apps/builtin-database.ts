@@ -8,7 +8,8 @@
  * database of its own: the first call the one built or read (read, its arrays are views of the
  * file's bytes), every later call one decoded from the encoded database kept for them (a copy of the
  * file's bytes, or the encoding written to it), so that no command depends on what another did to
- * the one it got. (Kept as a structuredClone of the database instead, the copy cost every process
+ * the one it got. What is derived from the poses is derived once for those copies, as long as a
+ * copy is still equal to the encoding when it is first used (declarePoseTwin). (Kept as a structuredClone of the database instead, the copy cost every process
  * 50-100 ms that most never used: a command asks once.)
  */
 import { buildDatabase } from '../database/build.js';
@@ -16,14 +17,26 @@ import { builtinSources } from '../database/builtin-sources.js';
 import type { Database } from '../database/database.js';
 import { decodeDatabase } from '../database/mmdb/decode.js';
 import { encodeDatabase } from '../database/mmdb/encode.js';
+import { declarePoseTwin } from '../database/pose-source.js';
 import { readCachedBuiltinBytes, writeCachedBuiltin } from './builtin-cache-node.js';
 
 /** The encoded built-in database that the calls after the first decode their own copy from; never handed out. */
 let pristine: Uint8Array | null = null;
+/**
+ * A decode of `pristine` that is never handed out either: what the later copies' derived tables
+ * (runtime tables, captured contact data, the data's own quality level) are derived from, once,
+ * while a copy still equals it (declarePoseTwin).
+ */
+let twin: Database | null = null;
 
 /** `buildDatabase(builtinSources())`, built (or read from the cache) once per process; each call's database is its own. */
 export function builtinDatabase(): Database {
-  if (pristine) return decodeDatabase(pristine, 'the built-in database');
+  if (pristine) {
+    const copy = decodeDatabase(pristine, 'the built-in database');
+    twin ??= decodeDatabase(pristine, 'the built-in database', { viewsOfBytes: true });
+    declarePoseTwin(copy, twin);
+    return copy;
+  }
   const cached = readCachedBuiltinBytes();
   if (cached !== null) {
     try {
