@@ -8,9 +8,10 @@
  * database of its own: the first call the one built or read (read, its arrays are views of the
  * file's bytes), every later call one decoded from the encoded database kept for them (a copy of the
  * file's bytes, or the encoding written to it), so that no command depends on what another did to
- * the one it got. What is derived from the poses is derived once for those copies, as long as a
- * copy is still equal to the encoding when it is first used (declarePoseTwin). (Kept as a structuredClone of the database instead, the copy cost every process
- * 50-100 ms that most never used: a command asks once.)
+ * the one it got. (Kept as a structuredClone of the database instead, the copy cost every process
+ * 50-100 ms that most never used: a command asks once.) What is derived from the poses is derived
+ * once for those copies, as long as a copy is still equal to the encoding when it is first used
+ * (declarePoseTwin).
  */
 import { buildDatabase } from '../database/build.js';
 import { builtinSources } from '../database/builtin-sources.js';

@@ -11,7 +11,7 @@ import type { Database } from './database.js';
 
 const sources = new WeakMap<Database, Database>();
 
-/** The database whose poses `db` shares: `db` itself unless it was declared a copy (sharePoses). */
+/** The database whose poses `db` shares: `db` itself unless it was declared a copy (sharePoses), or a twin found still equal (declarePoseTwin). */
 export function poseSource(db: Database): Database {
   const shared = sources.get(db);
   if (shared !== undefined) return shared;
