@@ -8,6 +8,7 @@
  * from the same bytes (declarePoseTwin) share them too, once checked equal.
  */
 import type { Database } from './database.js';
+import { sameBits } from '../util/same-bits.js';
 
 const sources = new WeakMap<Database, Database>();
 
@@ -69,18 +70,5 @@ export function samePoseData(a: Database, b: Database): boolean {
 function sameStrings(a: readonly string[], b: readonly string[]): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
-/** Equal bytes (a NaN equals the same NaN; 0 and -0 differ). */
-function sameBits(a: ArrayBufferView, b: ArrayBufferView): boolean {
-  if (a.byteLength !== b.byteLength) return false;
-  if (a.byteOffset % 4 === 0 && b.byteOffset % 4 === 0 && a.byteLength % 4 === 0) {
-    const x = new Int32Array(a.buffer, a.byteOffset, a.byteLength >> 2), y = new Int32Array(b.buffer, b.byteOffset, b.byteLength >> 2);
-    for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
-    return true;
-  }
-  const x = new Uint8Array(a.buffer, a.byteOffset, a.byteLength), y = new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
-  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
   return true;
 }

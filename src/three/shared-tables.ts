@@ -7,14 +7,14 @@
  * A family is an object every clone shares — the skeleton's boneInverses array, which
  * SkeletonUtils.clone passes on — and tables are shared only when their contents are identical.
  */
+import { sameBits } from '../util/same-bits.js';
+
 export type Table = Float64Array | Int32Array | Uint8Array;
 
 const families = new WeakMap<object, Map<string, Table[]>>();
 
 function sameContent(a: Table, b: Table): boolean {
-  if (a.constructor !== b.constructor || a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (!Object.is(a[i], b[i])) return false;
-  return true;
+  return a.constructor === b.constructor && sameBits(a, b);
 }
 
 /** `t`, or an identical table of the same family made before (null family: `t` itself). */
