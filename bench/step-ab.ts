@@ -6,7 +6,7 @@
  * commit before it: on a shared machine two separate runs differ by more than most changes do.
  *
  *   git worktree add /tmp/base <commit> && (cd /tmp/base && npm ci && npm run build)
- *   node dist/bench/step-ab.js --base /tmp/base [--agents 1000] [--steps 300] [--hz 30] [--rounds 2] [--json]
+ *   node dist/bench/step-ab.js --base /tmp/base [--agents 1000] [--steps 300] [--hz 30] [--rounds 2] [--json] [--help]
  *
  * Prints µs per agent-step for each build (total, search, controller) and their ratio. Builds older
  * than the AgentGroup ranges constructor (new AgentGroup(db, matcher, first, count, cfg)) work too.
@@ -16,6 +16,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { nodePackageRoot } from '../src/search/wasm/load.js';
+import { tuneJitForCrowds } from '../src/util/jit-node.js';
 
 interface Side { name: string; group: { step(): void; result(): { searchMs: number; controllerMs: number; searches: number; hashes: string[] } }; ms: number }
 
@@ -35,17 +36,30 @@ async function makeSide(name: string, root: string, agents: number, steps: numbe
   return { name, group, ms: 0 };
 }
 
-const { values } = parseArgs({
-  options: {
-    base: { type: 'string' },
-    agents: { type: 'string', default: '1000' },
-    steps: { type: 'string', default: '300' },
-    hz: { type: 'string', default: '30' },
-    rounds: { type: 'string', default: '2' },
-    json: { type: 'boolean', default: false },
-  },
-});
-if (!values.base) { process.stderr.write('step-ab: --base DIR (a built checkout of the commit to compare with) is required\n'); process.exit(2); }
+const USAGE = 'usage: node dist/bench/step-ab.js --base DIR [--agents 1000] [--steps 300] [--hz 30] [--rounds 2] [--json]\n' +
+  '  DIR: a built checkout of the commit to compare with (git worktree add DIR <commit>, then npm ci && npm run build in it)\n';
+let values: { base?: string; agents: string; steps: string; hz: string; rounds: string; json: boolean; help: boolean };
+try {
+  ({ values } = parseArgs({
+    options: {
+      base: { type: 'string' },
+      agents: { type: 'string', default: '1000' },
+      steps: { type: 'string', default: '300' },
+      hz: { type: 'string', default: '30' },
+      rounds: { type: 'string', default: '2' },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  }));
+} catch (e) {
+  process.stderr.write(`step-ab: ${(e as Error).message}\n${USAGE}`);
+  process.exit(2);
+}
+if (values.help) { process.stdout.write(USAGE); process.exit(0); }
+// As `simulate` runs (src/util/jit-node.ts): V8 flags are process-wide, so both builds step under them.
+tuneJitForCrowds();
+if (!values.base) { process.stderr.write(`step-ab: --base DIR (a built checkout of the commit to compare with) is required\n${USAGE}`); process.exit(2); }
+const base = values.base;
 const agents = Number(values.agents), steps = Number(values.steps), hz = Number(values.hz), rounds = Number(values.rounds);
 for (const [k, v, lo, hi] of [['agents', agents, 1, 100_000], ['steps', steps, 10, 100_000], ['hz', hz, 10, 240], ['rounds', rounds, 1, 20]] as const) {
   if (!(Number.isInteger(v) && v >= lo && v <= hi)) { process.stderr.write(`step-ab: --${k} must be an integer in [${lo}, ${hi}], got ${v}\n`); process.exit(2); }
@@ -53,7 +67,7 @@ for (const [k, v, lo, hi] of [['agents', agents, 1, 100_000], ['steps', steps, 1
 const here = await nodePackageRoot();
 const results: Array<{ round: number; base: number; current: number; ratio: number; baseSearch: number; currentSearch: number }> = [];
 for (let r = 0; r < rounds; r++) {
-  const sides = [await makeSide('base', values.base, agents, steps, hz), await makeSide('current', here, agents, steps, hz)];
+  const sides = [await makeSide('base', base, agents, steps, hz), await makeSide('current', here, agents, steps, hz)];
   for (let s = 0; s < steps; s++) {
     for (let q = 0; q < 2; q++) {
       const side = sides[(s + q) % 2];
@@ -67,7 +81,7 @@ for (let r = 0; r < rounds; r++) {
   results.push({ round: r + 1, base: per(sides[0]), current: per(sides[1]), ratio: per(sides[1]) / per(sides[0]), baseSearch: search(sides[0]), currentSearch: search(sides[1]) });
 }
 if (values.json) {
-  process.stdout.write(JSON.stringify({ agents, steps, hz, base: resolve(values.base), rounds: results }) + '\n');
+  process.stdout.write(JSON.stringify({ agents, steps, hz, base: resolve(base), rounds: results }) + '\n');
 } else {
   process.stdout.write(`crowd step, ${agents} agents x ${steps} steps at ${hz} Hz, the two builds alternating (µs per agent-step: total, of which search)\n`);
   for (const x of results) {
