@@ -89,9 +89,19 @@ function summary(ts: Timing[]): Timing {
 }
 
 async function main(): Promise<void> {
-  const { values, positionals } = parseArgs({ allowPositionals: true, options: { rounds: { type: 'string', default: '5' }, json: { type: 'boolean' }, chromium: { type: 'boolean' }, 'chromium-path': { type: 'string', default: '/usr/bin/chromium' }, mbps: { type: 'string', default: '0' } } });
+  const usage = 'usage: node dist/bench/compact-load.js FLOAT32.mmdb COMPACT.mmdb [--rounds 5] [--chromium [--mbps N] [--chromium-path P]] [--json]\n';
+  let parsed;
+  try {
+    parsed = parseArgs({ allowPositionals: true, options: { rounds: { type: 'string', default: '5' }, json: { type: 'boolean' }, chromium: { type: 'boolean' }, 'chromium-path': { type: 'string', default: '/usr/bin/chromium' }, mbps: { type: 'string', default: '0' }, help: { type: 'boolean', short: 'h' } } });
+  } catch (e) {
+    process.stderr.write(`compact-load: ${(e as Error).message}\n${usage}`);
+    process.exitCode = 2;
+    return;
+  }
+  const { values, positionals } = parsed;
+  if (values.help) { process.stdout.write(usage); return; }
   if (positionals.length !== 2) {
-    process.stderr.write('usage: node dist/bench/compact-load.js FLOAT32.mmdb COMPACT.mmdb [--rounds 5] [--chromium [--mbps N] [--chromium-path P]] [--json]\n');
+    process.stderr.write(usage);
     process.exitCode = 2;
     return;
   }

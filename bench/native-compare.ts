@@ -269,8 +269,22 @@ async function loadDatabase(args: string[], root: string): Promise<{ db: Databas
   return { db: buildDatabase(builtinSources()), what: 'built-in database' };
 }
 
+const USAGE = 'usage: node dist/bench/native-compare.js [--db FILE] [--mocap DIR] [--rows N] [--queries N] [--rounds R] [--sigmas 0.1,0.5] [--seed K] [--json FILE] [--candidate-wasm FILE]\n';
+/** The options that take a value (every option does). */
+const OPTIONS = ['--db', '--mocap', '--rows', '--queries', '--rounds', '--sigmas', '--seed', '--json', '--candidate-wasm'];
+
+/** Throws on an argument that is neither a known option nor an option's value (a typo ran the whole benchmark with defaults). */
+function checkArguments(args: string[]): void {
+  for (let i = 0; i < args.length; i++) {
+    if (!OPTIONS.includes(args[i])) { process.stderr.write(`native-compare: unknown argument "${args[i]}"\n${USAGE}`); process.exit(2); }
+    i++; // its value (option() checks that there is one)
+  }
+}
+
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
+  if (args.includes('--help') || args.includes('-h')) { process.stdout.write(USAGE); return; }
+  checkArguments(args);
   const n = positiveInt(option(args, '--queries'), '--queries', 2000);
   const roundCount = positiveInt(option(args, '--rounds'), '--rounds', 7);
   const seed = positiveInt(option(args, '--seed'), '--seed', 1);

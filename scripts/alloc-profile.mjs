@@ -23,13 +23,14 @@ try {
     options: {
       agents: { type: 'string', default: '1000' }, steps: { type: 'string', default: '300' }, warmup: { type: 'string', default: '150' },
       lod: { type: 'boolean', default: false }, 'search-budget': { type: 'string', default: '0' }, scenario: { type: 'string', default: 'wander' },
-      top: { type: 'string', default: '12' }, json: { type: 'boolean', default: false }, terrain: { type: 'string' },
+      top: { type: 'string', default: '12' }, json: { type: 'boolean', default: false }, terrain: { type: 'string' }, help: { type: 'boolean', short: 'h', default: false },
     },
   }));
 } catch (e) {
   process.stderr.write(`alloc-profile: ${e.message}\n${USAGE}\n`);
   process.exit(2);
 }
+if (values.help) { process.stdout.write(`${USAGE}\n`); process.exit(0); }
 function count(name, min, max) {
   const v = Number(values[name]);
   if (!(Number.isInteger(v) && v >= min && v <= max)) {

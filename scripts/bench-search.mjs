@@ -8,6 +8,15 @@
 import { Matcher } from '../dist/src/search/matcher.js';
 import { MatcherPool } from '../dist/src/search/pool/pool.js';
 
+const USAGE = 'usage: node scripts/bench-search.mjs [--rows 41000] [--dims 27] [--queries 300] [--leaf 16] [--threads 2]';
+const argv = process.argv.slice(2);
+if (argv.includes('--help') || argv.includes('-h')) { console.log(USAGE); process.exit(0); }
+for (let i = 0; i < argv.length; i += 2) {
+  if (!['--rows', '--dims', '--queries', '--leaf', '--threads'].includes(argv[i]) || argv[i + 1] === undefined || !Number.isFinite(Number(argv[i + 1]))) {
+    console.error(`bench-search: unexpected argument "${argv[i]}"${argv[i + 1] === undefined ? '' : ` ${argv[i + 1]}`}\n${USAGE}`);
+    process.exit(2);
+  }
+}
 const arg = (name, def) => {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? Number(process.argv[i + 1]) : def;

@@ -26,7 +26,9 @@ const { readBvhFile } = await import(new URL('import/bvh/bvh-node.js', root));
 const { writeBvh } = await import(new URL('import/bvh/write.js', root));
 const fs = await import('node:fs'); const path = await import('node:path');
 const [variant, src, dst] = process.argv.slice(2);
-if (!variant || !src || !dst) { console.error('usage: node scripts/rig-variants.mjs VARIANT[+VARIANT...] BVH_FOLDER OUT_FOLDER'); process.exit(2); }
+const USAGE = 'usage: node scripts/rig-variants.mjs VARIANT[+VARIANT...] BVH_FOLDER OUT_FOLDER (the variants: the comment at the top of this file)';
+if (variant === '--help' || variant === '-h') { console.log(USAGE); process.exit(0); }
+if (!variant || !src || !dst) { console.error(USAGE); process.exit(2); }
 const KNOWN = /^(names|hipsroot|notoes|rest|pelvis|hiplink|twist|shinsplit|inches|zyx|yaw90|zup|fingers|fps\d+|scale[\d.]+)$/;
 for (const p of variant.split('+')) if (!KNOWN.test(p)) { console.error(`rig-variants: unknown variant '${p}' (see the comment at the top of this file)`); process.exit(2); }
 fs.mkdirSync(dst, { recursive: true });

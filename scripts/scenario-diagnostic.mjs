@@ -22,11 +22,12 @@ export async function scenarioDiagnostic(name) {
   try {
     ({ values, positionals } = parseArgs({
       allowPositionals: true,
-      options: { scenario: { type: 'string', default: 'wander' }, agents: { type: 'string', default: '24' }, seconds: { type: 'string', default: '20' }, hz: { type: 'string', default: '60' }, json: { type: 'boolean', default: false } },
+      options: { scenario: { type: 'string', default: 'wander' }, agents: { type: 'string', default: '24' }, seconds: { type: 'string', default: '20' }, hz: { type: 'string', default: '60' }, json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false } },
     }));
   } catch (e) {
     fail(2, `${name}: ${e.message}\n${usage}`);
   }
+  if (values.help) { process.stdout.write(`${usage}\n`); process.exit(0); }
   const agents = Number(values.agents), seconds = Number(values.seconds), hz = Number(values.hz);
   if (positionals.length !== 1 || !(Number.isInteger(agents) && agents >= 1 && agents <= 10_000) || !(seconds > 0 && seconds <= 3600) || !(hz >= 10 && hz <= 240)) fail(2, usage);
   const { readDatabaseFile } = await import(new URL('database/mmdb/mmdb-node.js', DIST));

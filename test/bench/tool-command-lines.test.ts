@@ -1,31 +1,51 @@
 /**
- * bench/step-ab.ts's command line (docs/simulation.md, "What the step costs"): --help prints the
- * usage, and a missing --base, an unknown option or a count out of range is one line naming it and
- * exit 2, before any build is loaded. The comparison itself is a measurement (not run here).
+ * The command lines of the measuring tools outside the CLI (bench/*.ts, scripts/*.mjs): --help
+ * prints the usage and exits 0, and a bad argument is one line naming it, the usage, and exit 2,
+ * before any database is read or anything is measured (native-compare and bench-search used to run
+ * their whole benchmark with defaults on --help or a typo; step-ab and compact-load printed a stack
+ * trace). What the tools measure is not run here.
  */
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../helpers/cli.js';
 
-const SCRIPT = join(REPO_ROOT, 'dist', 'bench', 'step-ab.js');
-const run = (args: string[]) => spawnSync(process.execPath, [SCRIPT, ...args], { encoding: 'utf8', timeout: 30_000 });
+const run = (file: string, args: string[]) => spawnSync(process.execPath, [join(REPO_ROOT, file), ...args], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 30_000 });
 
-describe('bench/step-ab command line', () => {
-  it('prints its usage with --help, and refuses bad arguments with one line and exit 2', () => {
-    const help = run(['--help']);
-    expect(help.status).toBe(0);
-    expect(help.stdout).toMatch(/^usage: node dist\/bench\/step-ab\.js --base DIR/);
+/** Each tool, one bad command line for it, and the first line its refusal must match. */
+const TOOLS: Array<{ file: string; usage: RegExp; bad: string[]; refusal: RegExp }> = [
+  { file: 'dist/bench/step-ab.js', usage: /^usage: node dist\/bench\/step-ab\.js --base DIR/, bad: ['--base', '/nowhere', '--agents', '0'], refusal: /^step-ab: --agents must be an integer in \[1, 100000\], got 0$/ },
+  { file: 'dist/bench/compact-load.js', usage: /^usage: node dist\/bench\/compact-load\.js FLOAT32\.mmdb COMPACT\.mmdb/, bad: ['a.mmdb', 'b.mmdb', '--bogus'], refusal: /^compact-load: Unknown option '--bogus'/ },
+  { file: 'dist/bench/native-compare.js', usage: /^usage: node dist\/bench\/native-compare\.js \[--db FILE\]/, bad: ['--bogus', '1'], refusal: /^native-compare: unknown argument "--bogus"$/ },
+  { file: 'scripts/bench-search.mjs', usage: /^usage: node scripts\/bench-search\.mjs/, bad: ['--rowz', '5'], refusal: /^bench-search: unexpected argument "--rowz" 5$/ },
+  { file: 'scripts/alloc-profile.mjs', usage: /^usage: node scripts\/alloc-profile\.mjs/, bad: ['--agents', 'x'], refusal: /^alloc-profile: --agents must be an integer/ },
+  { file: 'scripts/skate-split.mjs', usage: /^usage: node scripts\/skate-split\.mjs DB\.mmdb/, bad: ['db.mmdb', '--scenario'], refusal: /^skate-split: Option '--scenario <value>' argument missing/ },
+  { file: 'scripts/rig-variants.mjs', usage: /^usage: node scripts\/rig-variants\.mjs VARIANT/, bad: ['names'], refusal: /^usage: node scripts\/rig-variants\.mjs VARIANT/ },
+];
+
+describe('the measuring tools\' command lines', () => {
+  for (const t of TOOLS) {
+    it(`${t.file}: --help, and a bad command line refused with exit 2`, () => {
+      const help = run(t.file, ['--help']);
+      expect(help.status, help.stderr).toBe(0);
+      expect(help.stdout).toMatch(t.usage);
+      const r = run(t.file, t.bad);
+      expect(r.status, r.stderr).toBe(2);
+      expect(r.stderr.split('\n')[0]).toMatch(t.refusal);
+      expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
+      expect(r.stdout).toBe(''); // nothing measured
+    });
+  }
+
+  it('dist/bench/step-ab.js: a missing --base and an unknown option are refused too', () => {
     for (const [args, message] of [
       [[], /--base DIR .* is required/],
-      [['--base', '/nowhere', '--frobnicate'], /step-ab: Unknown option '--frobnicate'/],
-      [['--base', '/nowhere', '--agents', '0'], /step-ab: --agents must be an integer in \[1, 100000\], got 0/],
-      [['--base', '/nowhere', '--rounds', '2.5'], /step-ab: --rounds must be an integer/],
+      [['--base', '/nowhere', '--frobnicate'], /^step-ab: Unknown option '--frobnicate'/],
+      [['--base', '/nowhere', '--rounds', '2.5'], /^step-ab: --rounds must be an integer/],
     ] as const) {
-      const r = run([...args]);
+      const r = run('dist/bench/step-ab.js', [...args]);
       expect(r.status, r.stderr).toBe(2);
       expect(r.stderr.split('\n')[0]).toMatch(message);
-      expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
     }
   });
 });
