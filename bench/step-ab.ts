@@ -6,7 +6,7 @@
  * commit before it: on a shared machine two separate runs differ by more than most changes do.
  *
  *   git worktree add /tmp/base <commit> && (cd /tmp/base && npm ci && npm run build)
- *   node dist/bench/step-ab.js --base /tmp/base [--agents 1000] [--steps 300] [--hz 30] [--rounds 2] [--json] [--help]
+ *   node dist/bench/step-ab.js --base /tmp/base [--current DIR] [--agents 1000] [--steps 300] [--hz 30] [--rounds 2] [--json] [--help]
  *
  * Prints µs per agent-step for each build (total, search, controller) and their ratio. Builds older
  * than the AgentGroup ranges constructor (new AgentGroup(db, matcher, first, count, cfg)) work too.
@@ -36,13 +36,15 @@ async function makeSide(name: string, root: string, agents: number, steps: numbe
   return { name, group, ms: 0 };
 }
 
-const USAGE = 'usage: node dist/bench/step-ab.js --base DIR [--agents 1000] [--steps 300] [--hz 30] [--rounds 2] [--json]\n' +
-  '  DIR: a built checkout of the commit to compare with (git worktree add DIR <commit>, then npm ci && npm run build in it)\n';
-let values: { base?: string; agents: string; steps: string; hz: string; rounds: string; json: boolean; help: boolean };
+const USAGE = 'usage: node dist/bench/step-ab.js --base DIR [--current DIR] [--agents 1000] [--steps 300] [--hz 30] [--rounds 2] [--json]\n' +
+  '  --base DIR: a built checkout of the commit to compare with (git worktree add DIR <commit>, then npm ci && npm run build in it)\n' +
+  '  --current DIR: the build compared with it (default: the checkout this script belongs to)\n';
+let values: { base?: string; current?: string; agents: string; steps: string; hz: string; rounds: string; json: boolean; help: boolean };
 try {
   ({ values } = parseArgs({
     options: {
       base: { type: 'string' },
+      current: { type: 'string' },
       agents: { type: 'string', default: '1000' },
       steps: { type: 'string', default: '300' },
       hz: { type: 'string', default: '30' },
@@ -64,7 +66,7 @@ const agents = Number(values.agents), steps = Number(values.steps), hz = Number(
 for (const [k, v, lo, hi] of [['agents', agents, 1, 100_000], ['steps', steps, 10, 100_000], ['hz', hz, 10, 240], ['rounds', rounds, 1, 20]] as const) {
   if (!(Number.isInteger(v) && v >= lo && v <= hi)) { process.stderr.write(`step-ab: --${k} must be an integer in [${lo}, ${hi}], got ${v}\n`); process.exit(2); }
 }
-const here = await nodePackageRoot();
+const here = values.current ?? await nodePackageRoot();
 const results: Array<{ round: number; base: number; current: number; ratio: number; baseSearch: number; currentSearch: number }> = [];
 for (let r = 0; r < rounds; r++) {
   const sides = [await makeSide('base', base, agents, steps, hz), await makeSide('current', here, agents, steps, hz)];
