@@ -284,10 +284,8 @@ export class AgentGroup {
       // instruction; independent loads do the same). Measured: 8% faster at 5,000 agents.
       if (i + 1 < to) touchLines(this.storage, (i + 1) * this.agentSize, this.hotSize);
       if (!local.tryFinish(this.controllers[i], i)) batch.finish(this.controllers[i], i);
-      this.meters[i].observe(this.inputs[i], dt);
-      if (this.overlays !== null) this.overlays.afterStep(i, dt);
-      this.hashStep(i);
     }
+    this.observeChunk(from, to);
     this.countStepTimes(k);
   }
 
@@ -320,11 +318,25 @@ export class AgentGroup {
     for (let i = from; i < to; i++) {
       if (i + 1 < to) touchLines(this.storage, (i + 1) * this.agentSize, this.lodPrefetch[lod.level[i + 1]]);
       lod.finish(this.controllers[i], i);
+    }
+    this.observeChunk(from, to);
+    this.countStepTimes(k);
+  }
+
+  /**
+   * After a chunk's agents have all stepped: each one's quality meter, overlay bookkeeping and
+   * digest, in agent order (the same order, and so the same sums, as when each followed its own
+   * agent's step). In a pass of their own the meter's code runs 128 times in a row rather than once
+   * between two controller steps: 3-4% faster a crowd step (`simulate --agents 1000`, paired runs,
+   * 2026-12-07), results identical to the bit.
+   */
+  private observeChunk(from: number, to: number): void {
+    const dt = this.dt;
+    for (let i = from; i < to; i++) {
       this.meters[i].observe(this.inputs[i], dt);
       if (this.overlays !== null) this.overlays.afterStep(i, dt);
       this.hashStep(i);
     }
-    this.countStepTimes(k);
   }
 
   /** A chunk's times (TIMES: start, search start, search end; now: the end); k searches. */
