@@ -273,7 +273,7 @@ const USAGE = 'usage: node dist/bench/native-compare.js [--db FILE] [--mocap DIR
 /** The options that take a value (every option does). */
 const OPTIONS = ['--db', '--mocap', '--rows', '--queries', '--rounds', '--sigmas', '--seed', '--json', '--candidate-wasm'];
 
-/** Throws on an argument that is neither a known option nor an option's value (a typo ran the whole benchmark with defaults). */
+/** Exits 2 on an argument that is neither a known option nor an option's value (a typo used to run the whole benchmark with defaults). */
 function checkArguments(args: string[]): void {
   for (let i = 0; i < args.length; i++) {
     if (!OPTIONS.includes(args[i])) { process.stderr.write(`native-compare: unknown argument "${args[i]}"\n${USAGE}`); process.exit(2); }
