@@ -327,8 +327,8 @@ export class AgentGroup {
    * After a chunk's agents have all stepped: each one's quality meter, overlay bookkeeping and
    * digest, in agent order (the same order, and so the same sums, as when each followed its own
    * agent's step). In a pass of their own the meter's code runs 128 times in a row rather than once
-   * between two controller steps: a crowd step 3-4% faster (`simulate --agents 1000`, paired runs,
-   * 2026-12-07), results identical to the bit.
+   * between two controller steps: a crowd step 2-4% faster (`simulate --agents 1000`, paired runs,
+   * 2026-12-07; docs/simulation.md), results identical to the bit.
    */
   private observeChunk(from: number, to: number): void {
     const dt = this.dt;
