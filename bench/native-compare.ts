@@ -29,6 +29,7 @@ import type { Database } from '../src/database/database.js';
 import { jointCount } from '../src/anim/skeleton.js';
 import { Matcher, type SearchMethod } from '../src/search/matcher.js';
 import { nodePackageRoot } from '../src/search/wasm/load.js';
+import { parseCommandArgs } from '../src/apps/args.js';
 import { BenchSetLoader, defaultMocapDir, resolveMocapDir } from '../src/bench/datasets.js';
 import { makeQueries, mixSeed, seededRandom, median, percentile } from '../src/bench/search-bench.js';
 
@@ -82,14 +83,6 @@ interface Row {
   meanUs: number;
   mismatches: number;
   checked: number;
-}
-
-function option(args: string[], name: string): string | undefined {
-  const i = args.indexOf(name);
-  if (i < 0) return undefined;
-  const v = args[i + 1];
-  if (v === undefined || v.startsWith('--')) throw new Error(`${name} needs a value`);
-  return v;
 }
 
 function positiveInt(text: string | undefined, name: string, fallback: number): number {
@@ -260,40 +253,43 @@ function avx2Gain(rows: Row[], sigma: number): number | null {
   return sse && avx2 ? sse.medianUs / avx2.medianUs : null;
 }
 
-async function loadDatabase(args: string[], root: string): Promise<{ db: Database; what: string }> {
-  const file = option(args, '--db');
+async function loadDatabase(values: Options, root: string): Promise<{ db: Database; what: string }> {
+  const file = values.db;
   if (file) return { db: readDatabaseFile(file), what: `database file ${file}` };
-  const mocap = resolveMocapDir(option(args, '--mocap') ?? defaultMocapDir(root));
+  const mocap = resolveMocapDir(values.mocap ?? defaultMocapDir(root));
   if (mocap) return { db: new BenchSetLoader(mocap).load('real').db, what: `real bench set (${mocap}), mirrored` };
   console.error('native-compare: real mocap not found; using the built-in database (give --mocap DIR for the real set)');
   return { db: buildDatabase(builtinSources()), what: 'built-in database' };
 }
 
 const USAGE = 'usage: node dist/bench/native-compare.js [--db FILE] [--mocap DIR] [--rows N] [--queries N] [--rounds R] [--sigmas 0.1,0.5] [--seed K] [--json FILE] [--candidate-wasm FILE]\n';
-/** The options that take a value (every option does). */
-const OPTIONS = ['--db', '--mocap', '--rows', '--queries', '--rounds', '--sigmas', '--seed', '--json', '--candidate-wasm'];
-
-/** Exits 2 on an argument that is neither a known option nor an option's value (a typo used to run the whole benchmark with defaults). */
-function checkArguments(args: string[]): void {
-  for (let i = 0; i < args.length; i++) {
-    if (!OPTIONS.includes(args[i])) { process.stderr.write(`native-compare: unknown argument "${args[i]}"\n${USAGE}`); process.exit(2); }
-    i++; // its value (option() checks that there is one)
-  }
-}
+const OPTIONS = {
+  db: { type: 'string' }, mocap: { type: 'string' }, rows: { type: 'string' }, queries: { type: 'string' }, rounds: { type: 'string' },
+  sigmas: { type: 'string' }, seed: { type: 'string' }, json: { type: 'string' }, 'candidate-wasm': { type: 'string' }, help: { type: 'boolean', short: 'h' },
+} as const;
+type Options = ReturnType<typeof parseCommandArgs<typeof OPTIONS>>['values'];
 
 async function main(): Promise<void> {
-  const args = process.argv.slice(2);
-  if (args.includes('--help') || args.includes('-h')) { process.stdout.write(USAGE); return; }
-  checkArguments(args);
-  const n = positiveInt(option(args, '--queries'), '--queries', 2000);
-  const roundCount = positiveInt(option(args, '--rounds'), '--rounds', 7);
-  const seed = positiveInt(option(args, '--seed'), '--seed', 1);
-  const sigmas = (option(args, '--sigmas') ?? '0.1,0.5').split(',').map(Number);
+  let values: Options;
+  try {
+    // (a typo or --help used to run the whole benchmark with defaults)
+    const parsed = parseCommandArgs(process.argv.slice(2), OPTIONS, USAGE);
+    if (parsed.positionals.length > 0) throw new Error(`unexpected argument ${parsed.positionals[0]}`);
+    values = parsed.values;
+  } catch (e) {
+    process.stderr.write(`native-compare: ${(e as Error).message}\n${USAGE}`);
+    process.exit(2);
+  }
+  if (values.help) { process.stdout.write(USAGE); return; }
+  const n = positiveInt(values.queries, '--queries', 2000);
+  const roundCount = positiveInt(values.rounds, '--rounds', 7);
+  const seed = positiveInt(values.seed, '--seed', 1);
+  const sigmas = (values.sigmas ?? '0.1,0.5').split(',').map(Number);
   if (sigmas.some((s) => !(Number.isFinite(s) && s >= 0))) throw new Error('--sigmas must be a comma-separated list of numbers >= 0');
-  const jsonFile = option(args, '--json');
+  const jsonFile = values.json;
   const root = await nodePackageRoot();
-  const loaded = await loadDatabase(args, root);
-  const db = firstFrames(loaded.db, positiveInt(option(args, '--rows'), '--rows', Infinity));
+  const loaded = await loadDatabase(values, root);
+  const db = firstFrames(loaded.db, positiveInt(values.rows, '--rows', Infinity));
   const what = db === loaded.db ? loaded.what : `${loaded.what}, first ${db.frameCount} of ${loaded.db.frameCount} frames`;
   let candidateRows = 0;
   for (const c of db.candidates) candidateRows += c;
@@ -309,7 +305,7 @@ async function main(): Promise<void> {
     const src = ['main.c', 'brute.c', 'boxes.c'].map((f) => join(root, 'bench', 'native', f));
     execFileSync(cc, [...FLAGS, '-o', exe, ...src]);
     const wasm = await Matcher.create(db, { backend: 'wasm-simd' });
-    const candidateFiles = option(args, '--candidate-wasm')?.split(',') ?? [];
+    const candidateFiles = values['candidate-wasm']?.split(',') ?? [];
     const candidates = await Promise.all(candidateFiles.map(async (file) => ({
       name: `candidate ${basename(file)}`, matcher: await Matcher.create(db, { backend: 'wasm-simd', wasm: readFileSync(file) }),
     })));

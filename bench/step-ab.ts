@@ -11,12 +11,12 @@
  * Prints µs per agent-step for each build (total, search, controller) and their ratio. Builds older
  * than the AgentGroup ranges constructor (new AgentGroup(db, matcher, first, count, cfg)) work too.
  */
-import { parseArgs } from 'node:util';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { nodePackageRoot } from '../src/search/wasm/load.js';
 import { tuneJitForCrowds } from '../src/util/jit-node.js';
+import { parseCommandArgs } from '../src/apps/args.js';
 
 interface Side { name: string; group: { step(): void; result(): { searchMs: number; controllerMs: number; searches: number; hashes: string[] } }; ms: number }
 
@@ -39,20 +39,21 @@ async function makeSide(name: string, root: string, agents: number, steps: numbe
 const USAGE = 'usage: node dist/bench/step-ab.js --base DIR [--current DIR] [--agents 1000] [--steps 300] [--hz 30] [--rounds 2] [--json]\n' +
   '  --base DIR: a built checkout of the commit to compare with (git worktree add DIR <commit>, then npm ci && npm run build in it)\n' +
   '  --current DIR: the build compared with it (default: the checkout this script belongs to)\n';
-let values: { base?: string; current?: string; agents: string; steps: string; hz: string; rounds: string; json: boolean; help: boolean };
+const OPTIONS = {
+  base: { type: 'string' },
+  current: { type: 'string' },
+  agents: { type: 'string', default: '1000' },
+  steps: { type: 'string', default: '300' },
+  hz: { type: 'string', default: '30' },
+  rounds: { type: 'string', default: '2' },
+  json: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+let values: ReturnType<typeof parseCommandArgs<typeof OPTIONS>>['values'];
 try {
-  ({ values } = parseArgs({
-    options: {
-      base: { type: 'string' },
-      current: { type: 'string' },
-      agents: { type: 'string', default: '1000' },
-      steps: { type: 'string', default: '300' },
-      hz: { type: 'string', default: '30' },
-      rounds: { type: 'string', default: '2' },
-      json: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-  }));
+  const parsed = parseCommandArgs(process.argv.slice(2), OPTIONS, USAGE);
+  if (parsed.positionals.length > 0) throw new Error(`unexpected argument ${parsed.positionals[0]}`);
+  values = parsed.values;
 } catch (e) {
   process.stderr.write(`step-ab: ${(e as Error).message}\n${USAGE}`);
   process.exit(2);

@@ -7,20 +7,22 @@
 //   manifold: a smooth 4-dimensional manifold embedded in `dims` dims (closer to mocap features).
 import { Matcher } from '../dist/src/search/matcher.js';
 import { MatcherPool } from '../dist/src/search/pool/pool.js';
+import { parseCommandArgs } from '../dist/src/apps/args.js';
 
 const USAGE = 'usage: node scripts/bench-search.mjs [--rows 41000] [--dims 27] [--queries 300] [--leaf 16] [--threads 2]';
-const argv = process.argv.slice(2);
-if (argv.includes('--help') || argv.includes('-h')) { console.log(USAGE); process.exit(0); }
-for (let i = 0; i < argv.length; i += 2) {
-  if (!['--rows', '--dims', '--queries', '--leaf', '--threads'].includes(argv[i]) || argv[i + 1] === undefined || !Number.isFinite(Number(argv[i + 1]))) {
-    console.error(`bench-search: unexpected argument "${argv[i]}"${argv[i + 1] === undefined ? '' : ` ${argv[i + 1]}`}\n${USAGE}`);
-    process.exit(2);
-  }
+let values;
+try {
+  const parsed = parseCommandArgs(process.argv.slice(2), {
+    rows: { type: 'string' }, dims: { type: 'string' }, queries: { type: 'string' }, leaf: { type: 'string' }, threads: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+  }, USAGE);
+  if (parsed.positionals.length > 0) throw new Error(`unexpected argument ${parsed.positionals[0]}`);
+  values = parsed.values;
+} catch (e) {
+  console.error(`bench-search: ${e.message}\n${USAGE}`);
+  process.exit(2);
 }
-const arg = (name, def) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : def;
-};
+if (values.help) { console.log(USAGE); process.exit(0); }
+const arg = (name, def) => (values[name] === undefined ? def : Number(values[name]));
 const ROWS = arg('rows', 41000);
 const DIMS = arg('dims', 27);
 const QUERIES = arg('queries', 300);
