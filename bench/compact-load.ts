@@ -21,7 +21,7 @@ import { basename, resolve } from 'node:path';
 import { readDatabaseBytes } from '../src/database/mmdb/mmdb-node.js';
 import { decodeDatabase } from '../src/database/mmdb/decode.js';
 import { Matcher } from '../src/search/matcher.js';
-import { parseCommandArgs } from '../src/apps/args.js';
+import { parseToolArgs } from '../src/apps/args.js';
 
 interface Timing { read: number; decode: number; index: number; total: number }
 
@@ -90,15 +90,7 @@ function summary(ts: Timing[]): Timing {
 
 async function main(): Promise<void> {
   const usage = 'usage: node dist/bench/compact-load.js FLOAT32.mmdb COMPACT.mmdb [--rounds 5] [--chromium [--mbps N] [--chromium-path P]] [--json]\n';
-  let parsed;
-  try {
-    parsed = parseCommandArgs(process.argv.slice(2), { rounds: { type: 'string', default: '5' }, json: { type: 'boolean' }, chromium: { type: 'boolean' }, 'chromium-path': { type: 'string', default: '/usr/bin/chromium' }, mbps: { type: 'string', default: '0' }, help: { type: 'boolean', short: 'h' } }, usage);
-  } catch (e) {
-    process.stderr.write(`compact-load: ${(e as Error).message}\n${usage}`);
-    process.exitCode = 2;
-    return;
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parseToolArgs('compact-load', process.argv.slice(2), { rounds: { type: 'string', default: '5' }, json: { type: 'boolean' }, chromium: { type: 'boolean' }, 'chromium-path': { type: 'string', default: '/usr/bin/chromium' }, mbps: { type: 'string', default: '0' }, help: { type: 'boolean', short: 'h' } }, usage, 2);
   if (values.help) { process.stdout.write(usage); return; }
   if (positionals.length !== 2) {
     process.stderr.write(usage);

@@ -29,7 +29,7 @@ import type { Database } from '../src/database/database.js';
 import { jointCount } from '../src/anim/skeleton.js';
 import { Matcher, type SearchMethod } from '../src/search/matcher.js';
 import { nodePackageRoot } from '../src/search/wasm/load.js';
-import { parseCommandArgs } from '../src/apps/args.js';
+import { parseToolArgs } from '../src/apps/args.js';
 import { BenchSetLoader, defaultMocapDir, resolveMocapDir } from '../src/bench/datasets.js';
 import { makeQueries, mixSeed, seededRandom, median, percentile } from '../src/bench/search-bench.js';
 
@@ -267,19 +267,11 @@ const OPTIONS = {
   db: { type: 'string' }, mocap: { type: 'string' }, rows: { type: 'string' }, queries: { type: 'string' }, rounds: { type: 'string' },
   sigmas: { type: 'string' }, seed: { type: 'string' }, json: { type: 'string' }, 'candidate-wasm': { type: 'string' }, help: { type: 'boolean', short: 'h' },
 } as const;
-type Options = ReturnType<typeof parseCommandArgs<typeof OPTIONS>>['values'];
+type Options = ReturnType<typeof parseToolArgs<typeof OPTIONS>>['values'];
 
 async function main(): Promise<void> {
-  let values: Options;
-  try {
-    // (a typo or --help used to run the whole benchmark with defaults)
-    const parsed = parseCommandArgs(process.argv.slice(2), OPTIONS, USAGE);
-    if (parsed.positionals.length > 0) throw new Error(`unexpected argument ${parsed.positionals[0]}`);
-    values = parsed.values;
-  } catch (e) {
-    process.stderr.write(`native-compare: ${(e as Error).message}\n${USAGE}`);
-    process.exit(2);
-  }
+  // (a typo or --help used to run the whole benchmark with defaults)
+  const { values } = parseToolArgs('native-compare', process.argv.slice(2), OPTIONS, USAGE);
   if (values.help) { process.stdout.write(USAGE); return; }
   const n = positiveInt(values.queries, '--queries', 2000);
   const roundCount = positiveInt(values.rounds, '--rounds', 7);

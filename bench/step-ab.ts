@@ -16,7 +16,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { nodePackageRoot } from '../src/search/wasm/load.js';
 import { tuneJitForCrowds } from '../src/util/jit-node.js';
-import { parseCommandArgs } from '../src/apps/args.js';
+import { parseToolArgs } from '../src/apps/args.js';
 
 interface Side { name: string; group: { step(): void; result(): { searchMs: number; controllerMs: number; searches: number; hashes: string[] } }; ms: number }
 
@@ -49,15 +49,7 @@ const OPTIONS = {
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
-let values: ReturnType<typeof parseCommandArgs<typeof OPTIONS>>['values'];
-try {
-  const parsed = parseCommandArgs(process.argv.slice(2), OPTIONS, USAGE);
-  if (parsed.positionals.length > 0) throw new Error(`unexpected argument ${parsed.positionals[0]}`);
-  values = parsed.values;
-} catch (e) {
-  process.stderr.write(`step-ab: ${(e as Error).message}\n${USAGE}`);
-  process.exit(2);
-}
+const { values } = parseToolArgs('step-ab', process.argv.slice(2), OPTIONS, USAGE);
 if (values.help) { process.stdout.write(USAGE); process.exit(0); }
 // As `simulate` runs (src/util/jit-node.ts): V8 flags are process-wide, so both builds step under them.
 tuneJitForCrowds();

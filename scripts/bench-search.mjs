@@ -7,20 +7,12 @@
 //   manifold: a smooth 4-dimensional manifold embedded in `dims` dims (closer to mocap features).
 import { Matcher } from '../dist/src/search/matcher.js';
 import { MatcherPool } from '../dist/src/search/pool/pool.js';
-import { parseCommandArgs } from '../dist/src/apps/args.js';
+import { parseToolArgs } from '../dist/src/apps/args.js';
 
 const USAGE = 'usage: node scripts/bench-search.mjs [--rows 41000] [--dims 27] [--queries 300] [--leaf 16] [--threads 2]';
-let values;
-try {
-  const parsed = parseCommandArgs(process.argv.slice(2), {
-    rows: { type: 'string' }, dims: { type: 'string' }, queries: { type: 'string' }, leaf: { type: 'string' }, threads: { type: 'string' }, help: { type: 'boolean', short: 'h' },
-  }, USAGE);
-  if (parsed.positionals.length > 0) throw new Error(`unexpected argument ${parsed.positionals[0]}`);
-  values = parsed.values;
-} catch (e) {
-  console.error(`bench-search: ${e.message}\n${USAGE}`);
-  process.exit(2);
-}
+const { values } = parseToolArgs('bench-search', process.argv.slice(2), {
+  rows: { type: 'string' }, dims: { type: 'string' }, queries: { type: 'string' }, leaf: { type: 'string' }, threads: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+}, USAGE);
 if (values.help) { console.log(USAGE); process.exit(0); }
 const arg = (name, def) => (values[name] === undefined ? def : Number(values[name]));
 const ROWS = arg('rows', 41000);

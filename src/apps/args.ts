@@ -109,6 +109,21 @@ export function parseCommandArgs<T extends OptionsConfig>(argv: string[], option
   }
 }
 
+/**
+ * parseCommandArgs for a standalone tool (bench/*.ts, scripts/*.mjs): a mistake, or more than
+ * `maxPositionals` positionals, is printed as "`tool`: message" and the usage, and the process exits 2.
+ */
+export function parseToolArgs<T extends OptionsConfig>(tool: string, argv: string[], options: T, usage: string, maxPositionals = 0): Parsed<T> {
+  try {
+    const parsed = parseCommandArgs(argv, options, usage);
+    if (parsed.positionals.length > maxPositionals) throw new UsageError(`unexpected argument ${parsed.positionals[maxPositionals]}`, usage);
+    return parsed;
+  } catch (e) {
+    process.stderr.write(`${tool}: ${(e as Error).message}\n${usage.endsWith('\n') ? usage : `${usage}\n`}`);
+    process.exit(2);
+  }
+}
+
 /** What a number option accepts, for messages: ">= 0", "<= 10", "in [1, 64]". */
 function rangeText(min: number, max: number): string {
   if (min === -Infinity && max === Infinity) return 'a finite number';
