@@ -221,10 +221,13 @@ export function applyGroundStep(S: Float64Array, rig: FootRig, db: Database, opt
     for (let k = 0; k < 3; k++) { const e = IK_TARGET[k] - wp[f + k]; error += e * e; }
     if (error < 2.5e-9 && !turned && kneeSettled(leg, wp, S, at + KNEE_PLANE)) { keepAnimatedKnee(leg, wp, S, at + KNEE_PLANE); continue; }
     kneePole(leg, wp, host.rootRotation, true, S, at + KNEE_PLANE);
-    solveTwoBoneIkInto(host.rotations, wp, wr, db.skeleton.parents, leg.hip, leg.knee, leg.foot, IK_TARGET, IK_SCRATCH, KNEE_POLE);
-    quatInvMultiply(host.rotations, 4 * leg.foot, wr, 4 * db.skeleton.parents[leg.foot], FOOT_WORLD_ROT, 0);
-    for (let k = 0; k < 4; k++) wr[4 * leg.foot + k] = FOOT_WORLD_ROT[k];
-    for (let b = 0; b < leg.below.length; b++) host.updateWorldJoint(leg.below[b]);
+    for (let round = 0; ; round++) {
+      solveTwoBoneIkInto(host.rotations, wp, wr, db.skeleton.parents, leg.hip, leg.knee, leg.foot, IK_TARGET, IK_SCRATCH, KNEE_POLE);
+      quatInvMultiply(host.rotations, 4 * leg.foot, wr, 4 * db.skeleton.parents[leg.foot], FOOT_WORLD_ROT, 0);
+      for (let k = 0; k < 4; k++) wr[4 * leg.foot + k] = FOOT_WORLD_ROT[k];
+      for (let b = 0; b < leg.below.length; b++) host.updateWorldJoint(leg.below[b]);
+      if (round === OUT_OF_GROUND_ROUNDS || !raisedOutOfGround(leg, wp, p, ground)) break;
+    }
   }
   recordShown(S, rig.legs, wp);
 }
@@ -293,6 +296,50 @@ function clearGround(S: Float64Array, leg: LegJoints, at: number, p: number, gro
   }
   const lift = S[at + CLEAR_LIFT];
   if (lift > 0) { IK_TARGET[1] += lift; CONTACT_TARGET[p + 1] += lift; }
+}
+
+/** Solves again after raising a foot shown in the ground (raisedOutOfGround): at full stretch a raise shows as less. */
+const OUT_OF_GROUND_ROUNDS = 2;
+/** How far (m, horizontally) a foot's contact point is shown from its target before raisedOutOfGround looks at it. */
+const SHOWN_AWAY = 0.01;
+
+/**
+ * Whether leg `leg`'s foot, as the solve showed it away from its target (its contact point
+ * SHOWN_AWAY or more from CONTACT_TARGET horizontally), is in the ground (its ankle or contact
+ * point below the ground under it by more than 0.1 mm); if so, moves the ankle's target
+ * (IK_TARGET) up by the depth for another solve. The targets are kept clear of the ground
+ * (clearGround, the locks' heights), but a leg that cannot reach its target shows the foot short
+ * of it, pulled towards the hip, where the ground may be higher: a step's edge between the two put
+ * the toe of a foot dragged after the body at full stretch 4.4 cm into the riser (a released foot,
+ * the real captures' wander on the steps) and a planted toe the body climbing the steps ran away
+ * from 7.5 cm (the built-in stop-go; docs/terrain.md, stop 56).
+ */
+function raisedOutOfGround(leg: LegJoints, wp: Float64Array, p: number, ground: Ground): boolean {
+  // Only a foot shown away from its target: where it reaches it, its target's own height over the
+  // ground holds (a planted toe's, which may be a few millimetres below it as captured).
+  const mx = wp[3 * leg.contact] - CONTACT_TARGET[p], mz = wp[3 * leg.contact + 2] - CONTACT_TARGET[p + 2];
+  if (mx * mx + mz * mz < SHOWN_AWAY * SHOWN_AWAY) return false;
+  let need = 0;
+  sampleGround(ground, wp, 3 * leg.foot, GROUND_UNDER_JOINT);
+  const ankle = GROUND_UNDER_JOINT[0] - wp[3 * leg.foot + 1];
+  if (ankle > need) need = ankle;
+  if (leg.contact !== leg.foot) {
+    sampleGround(ground, wp, 3 * leg.contact, GROUND_UNDER_JOINT);
+    const contact = GROUND_UNDER_JOINT[0] - wp[3 * leg.contact + 1];
+    if (contact > need) need = contact;
+  }
+  if (!(need > 1e-4)) return false;
+  // Raised by swinging the leg about the hip, its hip-to-ankle distance kept: raised straight up, a
+  // target at the edge of the leg's reach came within it, the straight knee bent for that step and
+  // straightened the next (11 m/s at the knee).
+  const h = 3 * leg.hip, f = 3 * leg.foot;
+  const x = wp[f] - wp[h], y = wp[f + 1] - wp[h + 1], z = wp[f + 2] - wp[h + 2];
+  const d2 = x * x + y * y + z * z, y2 = y + need, across = Math.sqrt(x * x + z * z);
+  if (y2 < 0 && across > 1e-6) {
+    const c = Math.sqrt(d2 - y2 * y2) / across;
+    IK_TARGET[0] = wp[h] + x * c; IK_TARGET[1] = wp[h + 1] + y2; IK_TARGET[2] = wp[h + 2] + z * c;
+  } else IK_TARGET[1] += need;
+  return true;
 }
 
 /** Points sampled along a free foot's horizontal move of a step (holdAtEdge). */
