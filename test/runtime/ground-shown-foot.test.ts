@@ -14,6 +14,7 @@ import type { Ground } from '../../src/runtime/ground/ground.js';
 import { ScriptedDriver } from '../../src/sim/scenarios.js';
 import { terrainGround } from '../../src/sim/terrain/terrain.js';
 import { builtinSearch } from '../helpers/builtin-search.js';
+import { JointPops } from '../helpers/velocity-change.js';
 
 const HZ = 60, DT = 1 / HZ;
 let db: Database;
@@ -24,10 +25,10 @@ beforeAll(async () => { ({ db, port } = await builtinSearch()); });
 function deepestFoot(a: number, ground: Ground, seconds: number): { depth: number; change: number } {
   const c = new MotionMatchingController(db, { ground }), input = createInput();
   c.reset(c.frame, 3 * (a % 64), 3 * Math.floor(a / 64), 0);
-  const driver = new ScriptedDriver('stop-go', 1, a, DT), n = 3 * c.joints, p1 = new Float64Array(n), p2 = new Float64Array(n);
+  const driver = new ScriptedDriver('stop-go', 1, a, DT), pops = new JointPops(c.joints, DT);
   const r = db.roles, feet = [r.leftFoot, r.rightFoot, r.leftToe, r.rightToe].filter((j) => j >= 0);
   const at = new Float64Array(3), under = new Float64Array(4);
-  let depth = 0, change = 0;
+  let depth = 0;
   for (let s = 0; s < seconds * HZ; s++) {
     driver.drive(c.rootPosition, input);
     c.update(DT, input, port);
@@ -37,16 +38,9 @@ function deepestFoot(a: number, ground: Ground, seconds: number): { depth: numbe
       ground.sample(at, under);
       depth = Math.max(depth, (under[0] - wp[3 * j + 1]) * 100);
     }
-    if (s >= 2) {
-      for (let j = 0; j < n; j += 3) {
-        let d = 0;
-        for (let k = 0; k < 3; k++) { const v = (wp[j + k] - 2 * p1[j + k] + p2[j + k]) / DT; d += v * v; }
-        change = Math.max(change, Math.sqrt(d));
-      }
-    }
-    p2.set(p1); p1.set(wp);
+    pops.observe(wp);
   }
-  return { depth, change };
+  return { depth, change: pops.largest };
 }
 
 describe('a foot its leg cannot bring to its target, on the steps', () => {
