@@ -85,7 +85,9 @@ export function decodeCompactDatabase(b: Uint8Array, c: Container, meta: Meta, s
   const links: MirrorLinks = { mirrorOf, setup: { partner, axes, frames } };
   r.done();
   const clips = readCompactClipTable(reader('CLIP'), meta.clips, links.mirrorOf, readSourceRates(b, c, source, meta.clips));
-  r = reader('CPOS');
+  // The pose data is read while decoding only: views of the file's bytes, not a copy (2.2 MB of
+  // fresh memory for the shared real set, which this VM pays about 3 ns a byte for the first time).
+  r = new FieldReader(b, c.known.get('CPOS')!, source, 'CPOS', true);
   const [stored, dataBytes] = r.u32('counts', 2, 'stored clips, data bytes');
   const offsets = r.u32('offsets', stored + 1, `one more than the ${fmt(stored)} stored clips`);
   const data = r.u8('data', dataBytes, `${fmt(dataBytes)} bytes`);
