@@ -298,7 +298,7 @@ function clearGround(S: Float64Array, leg: LegJoints, at: number, p: number, gro
   if (lift > 0) { IK_TARGET[1] += lift; CONTACT_TARGET[p + 1] += lift; }
 }
 
-/** Solves again after raising a foot shown in the ground (raisedOutOfGround): at full stretch a raise shows as less. */
+/** Solves again after raising a foot shown in the ground (raisedOutOfGround): the raise also moves the foot away from the hip, over ground that may be higher. */
 const OUT_OF_GROUND_ROUNDS = 2;
 /** How far (m, horizontally) a foot's contact point is shown from its target before raisedOutOfGround looks at it. */
 const SHOWN_AWAY = 0.01;
