@@ -5,9 +5,17 @@ import { quatInvMultiply, quatInvRotateVec3, quatMultiply, quatMultiplyInv, quat
 
 /**
  * Per-database data the runtime reads every frame, derived once and shared by every character:
- * the pose with joint 0 expressed relative to the root track (so a pose never carries the clip's
+ * the pose with the body expressed relative to the root track (so a pose never carries the clip's
  * world origin), per-frame local velocities for inertialization, and per-frame root velocities in
  * the root's own frame (root motion increments).
+ *
+ * The rebased pose is not a copy of the database's: every joint's local transform is the one the
+ * database stores (db.rotations N*J*4, db.translations N*J*3) except the joint that carries the body
+ * relative to the root track (rootRelativeJoint: its own per-frame arrays) and the joints above it,
+ * which are identity (jointSource says which is which; framePoseAt reads a whole frame). A copy
+ * held the database's poses twice, and translation velocities that are zero for every joint but
+ * one: on the shared real captures 42 MB of the 58 MB these tables took, each written for the first
+ * time on every load (docs/runtime.md, "What a database costs in memory").
  */
 export interface DatabaseRuntime {
   readonly db: Database;
@@ -15,11 +23,17 @@ export interface DatabaseRuntime {
   readonly fps: number;
   /** Clip index of every frame. */
   readonly clipOf: Int32Array;
-  /** Local rotations N*J*4, rebased on the root track (see rebaseOnRoot). */
-  readonly rotations: Float32Array;
-  /** Local translations N*J*3, rebased on the root track. */
-  readonly translations: Float32Array;
-  /** Local translation velocities N*J*3 (m/s). */
+  /** Per joint: where its rebased local transform comes from (SOURCE_DATABASE, SOURCE_ROOT_RELATIVE, SOURCE_IDENTITY). */
+  readonly jointSource: Uint8Array;
+  /** The joints whose source is not the database (the root-relative joint and those above it), in order. */
+  readonly rebasedJoints: Int32Array;
+  /** The root-relative joint's local rotation per frame, N*4, relative to the root track (see rebaseOnRoot). */
+  readonly rootRelativeRotations: Float32Array;
+  /** The root-relative joint's local translation per frame, N*3. */
+  readonly rootRelativeTranslations: Float32Array;
+  /** The joints whose local translation velocity is stored (those that move, and the root-relative joint), in order; every other joint's is 0. */
+  readonly velocityJoints: Int32Array;
+  /** Local translation velocities (m/s) of velocityJoints, N*V*3 (frame-major, then velocityJoints' order). */
   readonly velocities: Float32Array;
   /** Local angular velocities N*J*3 (rad/s, parent frame). */
   readonly angularVelocities: Float32Array;
@@ -35,6 +49,17 @@ export interface DatabaseRuntime {
   /** The joint that carries the pose relative to the root track (the hips, or joint 0; see rebaseOnRoot). */
   readonly rootRelativeJoint: number;
 }
+
+/** jointSource: the database's own local transform. */
+export const SOURCE_DATABASE = 0;
+/** jointSource: the root-relative joint (rootRelativeRotations / rootRelativeTranslations). */
+export const SOURCE_ROOT_RELATIVE = 1;
+/** jointSource: a joint above the root-relative one, flattened to identity (no rotation, no translation). */
+export const SOURCE_IDENTITY = 2;
+
+/** The identity rotation and the zero translation of a flattened joint, as float32 like the other sources (one array type in the per-frame loops). */
+export const IDENTITY_ROTATION = new Float32Array([0, 0, 0, 1]);
+export const ZERO_TRANSLATION = new Float32Array(3);
 
 const cache = new WeakMap<Database, DatabaseRuntime>();
 
@@ -54,16 +79,26 @@ export function computeDatabaseRuntime(db: Database): DatabaseRuntime {
   const N = db.frameCount, J = db.skeleton.names.length, fps = db.fps;
   const clipOf = frameClipTable(db);
   const rootRot = Float64Array.from(db.rootRotations), rootPos = Float64Array.from(db.rootPositions);
-  const rebase = rootRebasePlan(db);
-  const rotations = new Float32Array(N * J * 4), translations = new Float32Array(N * J * 3);
-  const velocities = new Float32Array(N * J * 3);
+  const rebase = rootRebasePlan(db), m = rebase.moving;
+  const jointSource = new Uint8Array(J);
+  for (const j of rebase.path) jointSource[j] = j === m ? SOURCE_ROOT_RELATIVE : rebase.flatten ? SOURCE_IDENTITY : SOURCE_DATABASE;
+  const rebasedJoints = Int32Array.from(rebase.path.filter((j) => jointSource[j] !== SOURCE_DATABASE)).sort();
+  // Joints whose stored translation changes within a clip keep their velocities, and the
+  // root-relative joint always (its rebased translation is only known below; in float64 it may move
+  // where its float32 rounding does not). Every other joint's translation is the same float32
+  // throughout each clip, so its velocity (a difference of two frames of one clip) is exactly 0;
+  // captures whose files each hold their own rest offsets differ between clips only (the shared
+  // real captures: 21 of 22 joints).
+  const varying = varyingDatabaseTranslations(db, jointSource);
+  const velocityJoints = Int32Array.from(new Set([...varying.filter((j) => changesWithinAClip(db, j)), m])).sort();
+  const V = velocityJoints.length;
+  const rootRelativeRotations = new Float32Array(N * 4), rootRelativeTranslations = new Float32Array(N * 3);
+  const velocities = new Float32Array(N * V * 3);
   const angularVelocities = new Float32Array(N * J * 3);
   const rootVelocity = new Float32Array(N * 3);
   const rootYawRate = new Float32Array(N);
   // The rebased pose of two frames at a time, in float64 (the math helpers take Float64Array only;
-  // the velocities are differences of these, the stored pose their float32 rounding): whole-database
-  // float64 copies were 2.4 times the database's pose arrays in fresh memory (the real set: 62 MB),
-  // most of this function's time on a VM whose first write to a page costs 2.6 ns a byte.
+  // the velocities are differences of these, the stored root-relative transform their float32 rounding).
   let rotA = new Float64Array(J * 4), posA = new Float64Array(J * 3);
   let rotB = new Float64Array(J * 4), posB = new Float64Array(J * 3);
   const v = new Float64Array(6), r = new Float64Array(4);
@@ -71,15 +106,18 @@ export function computeDatabaseRuntime(db: Database): DatabaseRuntime {
     rebasedFrame(db, rebase, c.start, rootPos, rootRot, rotA, posA);
     for (let k = 0; k < c.count; k++) {
       const f = c.start + k;
-      storeFrame(rotations, translations, f, rotA, posA);
+      storeRootRelative(rootRelativeRotations, rootRelativeTranslations, f, m, rotA, posA);
       // Forward difference from frame f to f + 1 (into B); a clip's last frame repeats the backward
       // one (the difference just taken, still in A and B); a single-frame clip is still.
       const last = k === c.count - 1;
       if (!last) rebasedFrame(db, rebase, f + 1, rootPos, rootRot, rotB, posB);
       const ra = c.count === 1 ? rotA : last ? rotB : rotA, rb = c.count === 1 ? rotA : last ? rotA : rotB;
       const pa = c.count === 1 ? posA : last ? posB : posA, pb = c.count === 1 ? posA : last ? posA : posB;
+      for (let i = 0; i < V; i++) {
+        const j = velocityJoints[i];
+        for (let d = 0; d < 3; d++) velocities[(f * V + i) * 3 + d] = (pb[3 * j + d] - pa[3 * j + d]) * fps;
+      }
       for (let j = 0; j < J; j++) {
-        for (let d = 0; d < 3; d++) velocities[(f * J + j) * 3 + d] = (pb[3 * j + d] - pa[3 * j + d]) * fps;
         quatMultiplyInv(r, 0, rb, 4 * j, ra, 4 * j);
         quatToScaledAngleAxis(v, 0, r, 0);
         for (let d = 0; d < 3; d++) angularVelocities[(f * J + j) * 3 + d] = v[d] * fps;
@@ -97,16 +135,37 @@ export function computeDatabaseRuntime(db: Database): DatabaseRuntime {
       if (!last) { const t = rotA; rotA = rotB; rotB = t; const u = posA; posA = posB; posB = u; }
     }
   }
+  const moves = movingJoints(rootRelativeTranslations, N, 1).length > 0;
+  const movingTranslations = Int32Array.from(new Set([...varying, ...(moves ? [m] : [])])).sort();
   return {
-    db, joints: J, fps, clipOf, rotations, translations,
-    velocities, angularVelocities, rootVelocity, rootYawRate, movingTranslations: movingJoints(translations, N, J), rootRelativeJoint: rebase.moving,
+    db, joints: J, fps, clipOf, jointSource, rebasedJoints, rootRelativeRotations, rootRelativeTranslations, velocityJoints, velocities,
+    angularVelocities, rootVelocity, rootYawRate, movingTranslations, rootRelativeJoint: m,
   };
 }
 
-/** Frame f's pose (J*4 rotations, J*3 translations) into the stored float32 arrays. */
-function storeFrame(rotations: Float32Array, translations: Float32Array, f: number, rot: Float64Array, pos: Float64Array): void {
-  rotations.set(rot, f * rot.length);
-  translations.set(pos, f * pos.length);
+/** Frame f's root-relative joint `m` (its local rotation and translation in `rot` J*4 and `pos` J*3) into the stored float32 arrays. */
+function storeRootRelative(rotations: Float32Array, translations: Float32Array, f: number, m: number, rot: Float64Array, pos: Float64Array): void {
+  for (let k = 0; k < 4; k++) rotations[4 * f + k] = rot[4 * m + k];
+  for (let k = 0; k < 3; k++) translations[3 * f + k] = pos[3 * m + k];
+}
+
+/** The joints read from the database (jointSource SOURCE_DATABASE) whose stored translation differs from frame 0's in some frame. */
+function varyingDatabaseTranslations(db: Database, jointSource: Uint8Array): number[] {
+  const all = movingJoints(db.translations, db.frameCount, jointSource.length);
+  return Array.from(all).filter((j) => jointSource[j] === SOURCE_DATABASE);
+}
+
+/** Whether joint j's stored translation differs between two frames of one clip. */
+function changesWithinAClip(db: Database, j: number): boolean {
+  const T = db.translations, J = db.skeleton.names.length;
+  for (const c of db.clips) {
+    const a = (c.start * J + j) * 3;
+    for (let f = c.start + 1; f < c.start + c.count; f++) {
+      const b = (f * J + j) * 3;
+      if (T[b] !== T[a] || T[b + 1] !== T[a + 1] || T[b + 2] !== T[a + 2]) return true;
+    }
+  }
+  return false;
 }
 
 /** Joints whose translation (3 floats per joint per frame) differs from frame 0's in some frame. */
@@ -121,6 +180,47 @@ export function movingJoints(translations: Float32Array, frames: number, joints:
     if (moves) out.push(j);
   }
   return Int32Array.from(out);
+}
+
+/**
+ * Frame f's rebased local pose (as the runtime plays it: see DatabaseRuntime) into `rot` (J*4 from
+ * rotAt) and `pos` (J*3 from posAt), float32 values widened.
+ */
+export function framePoseAt(rt: DatabaseRuntime, f: number, rot: Float64Array | Float32Array, rotAt: number, pos: Float64Array | Float32Array, posAt: number): void {
+  const J = rt.joints, R = rt.db.rotations, T = rt.db.translations, r0 = f * J * 4, p0 = f * J * 3;
+  for (let i = 0; i < 4 * J; i++) rot[rotAt + i] = R[r0 + i];
+  for (let i = 0; i < 3 * J; i++) pos[posAt + i] = T[p0 + i];
+  patchRebasedJoints(rt, f, rot, rotAt, pos, posAt);
+}
+
+/** Overwrites, in a frame's pose copied from the database (framePoseAt), the joints the rebase changes: the root-relative joint and the flattened ones above it. */
+export function patchRebasedJoints(rt: DatabaseRuntime, f: number, rot: Float64Array | Float32Array, rotAt: number, pos: Float64Array | Float32Array, posAt: number): void {
+  const src = rt.jointSource, list = rt.rebasedJoints;
+  for (let i = 0; i < list.length; i++) {
+    const j = list[i], rel = src[j] === SOURCE_ROOT_RELATIVE;
+    const RR = rel ? rt.rootRelativeRotations : IDENTITY_ROTATION, ro = rel ? 4 * f : 0;
+    const TT = rel ? rt.rootRelativeTranslations : ZERO_TRANSLATION, to = rel ? 3 * f : 0;
+    for (let d = 0; d < 4; d++) rot[rotAt + 4 * j + d] = RR[ro + d];
+    for (let d = 0; d < 3; d++) pos[posAt + 3 * j + d] = TT[to + d];
+  }
+}
+
+/** Joint j's rebased local translation and rotation at frame f into t[0..3] and r[0..4]. */
+export function jointLocalAt(rt: DatabaseRuntime, f: number, j: number, t: Float64Array, r: Float64Array): void {
+  const k = rt.jointSource[j];
+  const T = k === SOURCE_DATABASE ? rt.db.translations : k === SOURCE_ROOT_RELATIVE ? rt.rootRelativeTranslations : ZERO_TRANSLATION;
+  const R = k === SOURCE_DATABASE ? rt.db.rotations : k === SOURCE_ROOT_RELATIVE ? rt.rootRelativeRotations : IDENTITY_ROTATION;
+  const to = k === SOURCE_DATABASE ? (f * rt.joints + j) * 3 : k === SOURCE_ROOT_RELATIVE ? 3 * f : 0;
+  const ro = k === SOURCE_DATABASE ? (f * rt.joints + j) * 4 : k === SOURCE_ROOT_RELATIVE ? 4 * f : 0;
+  t[0] = T[to]; t[1] = T[to + 1]; t[2] = T[to + 2];
+  r[0] = R[ro]; r[1] = R[ro + 1]; r[2] = R[ro + 2]; r[3] = R[ro + 3];
+}
+
+/** The rebased local rotations of frames [from, from + count) (count*J*4; a new array). */
+export function framesRotations(rt: DatabaseRuntime, from: number, count: number): Float32Array {
+  const J = rt.joints, out = new Float32Array(count * J * 4), pos = new Float32Array(J * 3);
+  for (let k = 0; k < count; k++) framePoseAt(rt, from + k, out, k * J * 4, pos, 0);
+  return out;
 }
 
 /** How rebasedFrame rewrites a pose: the joints from the root to the one that carries the body (`path`, ending at `moving`), and whether those above it are flattened. */

@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { buildDatabase } from '../../src/database/build.js';
 import { builtinSources } from '../../src/database/sources-node.js';
 import type { Database } from '../../src/database/database.js';
-import { databaseRuntime } from '../../src/runtime/database-runtime.js';
+import { databaseRuntime, framePoseAt } from '../../src/runtime/database-runtime.js';
 import { MotionMatchingController, createInput } from '../../src/runtime/controller/controller.js';
 import { OverlayLayer, DEFAULT_OVERLAY_OPTIONS, type OverlayHost } from '../../src/runtime/overlay/overlay.js';
 import { armsMask, boneMaskFromSubtree, upperBodyMask } from '../../src/runtime/overlay/bone-mask.js';
@@ -28,7 +28,8 @@ const keepPlaying: PoseSearchPort = { searchPose(_r, out) { out.frame = -1; out.
 /** A host whose base pose is a database frame (rotations copied in before every apply). */
 function frameHost(frame: number): OverlayHost & { base: Float64Array } {
   const rt = databaseRuntime(db), J = rt.joints;
-  const base = Float64Array.from(rt.rotations.subarray(frame * J * 4, (frame + 1) * J * 4));
+  const base = new Float64Array(4 * J);
+  framePoseAt(rt, frame, base, 0, new Float64Array(3 * J), 0);
   return { rt, rotations: Float64Array.from(base), frame, stepSeconds: DT, base };
 }
 

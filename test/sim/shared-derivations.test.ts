@@ -37,7 +37,7 @@ describe('a reweighted copy of a database', () => {
     expect(poseSource(copy)).toBe(db);
     expect(poseSource(reweightDatabase(copy, { hipVelocity: 2 }))).toBe(db);
     const rt = databaseRuntime(db), rtCopy = databaseRuntime(copy);
-    expect(rtCopy.rotations).toBe(rt.rotations);
+    expect(rtCopy.rootRelativeRotations).toBe(rt.rootRelativeRotations);
     expect(rtCopy.velocities).toBe(rt.velocities);
     // The copy's own schema and features are what its runtime reads through `db`.
     expect(rtCopy.db).toBe(copy);
@@ -52,7 +52,7 @@ describe('a reweighted copy of a database', () => {
     // The same fields but new pose arrays: not declared a copy, it derives its own.
     const other: Database = { ...db, rotations: db.rotations.slice() };
     expect(poseSource(other)).toBe(other);
-    expect(databaseRuntime(other).rotations).not.toBe(databaseRuntime(db).rotations);
+    expect(databaseRuntime(other).rootRelativeRotations).not.toBe(databaseRuntime(db).rootRelativeRotations);
     expect(capturedData(other)).not.toBe(capturedData(db));
   });
 

@@ -466,9 +466,9 @@ export class MotionMatchingController {
       if (!poseNow) {
         // the pose waits for its turn
       } else if (this.s[FRAME_FRACTION] === 0) {
-        // On a frame exactly (a 30 Hz step on 30 fps data): read the database pose in place.
-        const f = this.frame, J = this.joints;
-        this.inert.applyWith(INERT_ARGS, 0, this.rt.translations, f * J * 3, this.rt.rotations, f * J * 4, this.translations, this.rotations);
+        // On a frame exactly (a 30 Hz step on 30 fps data): the database pose copied, nothing interpolated.
+        sampleFramePose(this.rt, this.frame, 0, this.playing, false);
+        this.inert.applyWith(INERT_ARGS, 0, this.playing.positions, 0, this.playing.rotations, 0, this.translations, this.rotations);
       } else {
         this.samplePlaying();
         this.inert.applyWith(INERT_ARGS, 0, this.playing.positions, 0, this.playing.rotations, 0, this.translations, this.rotations);

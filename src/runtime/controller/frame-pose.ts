@@ -3,7 +3,7 @@
  * fraction towards the next one, and the blend of several crossfade layers.
  */
 import type { PoseBuffers } from '../inertialization/inertialize.js';
-import type { DatabaseRuntime } from '../database-runtime.js';
+import { IDENTITY_ROTATION, SOURCE_ROOT_RELATIVE, ZERO_TRANSLATION, framePoseAt, type DatabaseRuntime } from '../database-runtime.js';
 import { quatNormalize } from '../../math/quat.js';
 import { LAYER_FRACTION, LAYER_FRAME, LAYER_WEIGHT } from './state.js';
 
@@ -44,37 +44,41 @@ export function poseScratch(joints: number): { playing: Pose64; destination: Pos
  */
 export function sampleFramePose(rt: DatabaseRuntime, f: number, fraction: number, out: Pose64, withVelocities: boolean): void {
   const J = rt.joints;
-  const R = rt.rotations, T = rt.translations;
   const or = out.rotations, op = out.positions;
   if (fraction === 0) {
     // On a frame exactly (a 30 Hz step on 30 fps data): a copy.
-    const r0 = f * J * 4, p0 = f * J * 3;
-    for (let i = 0; i < 4 * J; i++) or[i] = R[r0 + i];
-    for (let i = 0; i < 3 * J; i++) op[i] = T[p0 + i];
+    framePoseAt(rt, f, or, 0, op, 0);
     if (withVelocities) {
-      const V = rt.velocities, W = rt.angularVelocities;
-      for (let i = 0; i < 3 * J; i++) { out.velocities[i] = V[p0 + i]; out.angularVelocities[i] = W[p0 + i]; }
+      const V = rt.velocities, VJ = rt.velocityJoints, n = VJ.length, W = rt.angularVelocities, ov = out.velocities, p0 = f * J * 3;
+      ov.fill(0);
+      for (let i = 0; i < n; i++) { const o = 3 * VJ[i], v = (f * n + i) * 3; ov[o] = V[v]; ov[o + 1] = V[v + 1]; ov[o + 2] = V[v + 2]; }
+      for (let i = 0; i < 3 * J; i++) out.angularVelocities[i] = W[p0 + i];
     }
     return;
   }
   const clip = rt.db.clips[rt.clipOf[f]];
   const g = f + 1 < clip.start + clip.count ? f + 1 : clip.loop ? clip.start : f;
   const a = fraction, b = 1 - fraction;
-  for (let j = 0; j < J; j++) {
-    const r0 = (f * J + j) * 4, r1 = (g * J + j) * 4;
-    // = quatNlerp(or, 4j, R, r0, R, r1, a): neighbouring frames are close, so nlerp matches slerp to ~1e-6.
-    const s = R[r0] * R[r1] + R[r0 + 1] * R[r1 + 1] + R[r0 + 2] * R[r1 + 2] + R[r0 + 3] * R[r1 + 3] < 0 ? -a : a;
-    const x = b * R[r0] + s * R[r1], y = b * R[r0 + 1] + s * R[r1 + 1], z = b * R[r0 + 2] + s * R[r1 + 2], w = b * R[r0 + 3] + s * R[r1 + 3];
-    const inv = 1 / Math.sqrt(x * x + y * y + z * z + w * w);
-    or[4 * j] = x * inv; or[4 * j + 1] = y * inv; or[4 * j + 2] = z * inv; or[4 * j + 3] = w * inv;
-    const p0 = (f * J + j) * 3, p1 = (g * J + j) * 3;
-    op[3 * j] = b * T[p0] + a * T[p1]; op[3 * j + 1] = b * T[p0 + 1] + a * T[p1 + 1]; op[3 * j + 2] = b * T[p0 + 2] + a * T[p1 + 2];
+  // Every joint from the database's own pose (the loop of a pose stored whole), then the few the
+  // rebase changes (the root-relative joint and those above it) again from their own sources.
+  const DR = rt.db.rotations, DT = rt.db.translations;
+  for (let j = 0; j < J; j++) nlerpJoint(DR, (f * J + j) * 4, (g * J + j) * 4, DT, (f * J + j) * 3, (g * J + j) * 3, a, or, op, j);
+  const list = rt.rebasedJoints;
+  for (let i = 0; i < list.length; i++) {
+    const j = list[i];
+    if (rt.jointSource[j] === SOURCE_ROOT_RELATIVE) nlerpJoint(rt.rootRelativeRotations, 4 * f, 4 * g, rt.rootRelativeTranslations, 3 * f, 3 * g, a, or, op, j);
+    else nlerpJoint(IDENTITY_ROTATION, 0, 0, ZERO_TRANSLATION, 0, 0, a, or, op, j);
   }
   if (!withVelocities) return;
-  const V = rt.velocities, W = rt.angularVelocities, ov = out.velocities, ow = out.angularVelocities;
+  const V = rt.velocities, VJ = rt.velocityJoints, n = VJ.length, W = rt.angularVelocities, ov = out.velocities, ow = out.angularVelocities;
+  // The joints without a stored velocity move at 0 (b·0 + a·0, as when every joint's was stored).
+  ov.fill(0);
+  for (let i = 0; i < n; i++) {
+    const o = 3 * VJ[i], v0 = (f * n + i) * 3, v1 = (g * n + i) * 3;
+    ov[o] = b * V[v0] + a * V[v1]; ov[o + 1] = b * V[v0 + 1] + a * V[v1 + 1]; ov[o + 2] = b * V[v0 + 2] + a * V[v1 + 2];
+  }
   for (let i = 0; i < 3 * J; i++) {
     const p0 = f * J * 3 + i, p1 = g * J * 3 + i;
-    ov[i] = b * V[p0] + a * V[p1];
     ow[i] = b * W[p0] + a * W[p1];
   }
 }
@@ -107,4 +111,18 @@ export function blendLayerPoses(rt: DatabaseRuntime, s: Float64Array, layers: nu
 
 function dot4(a: ArrayLike<number>, ao: number, b: ArrayLike<number>, bo: number): number {
   return a[ao] * b[bo] + a[ao + 1] * b[bo + 1] + a[ao + 2] * b[bo + 2] + a[ao + 3] * b[bo + 3];
+}
+
+/**
+ * Joint j's local rotation and translation `a` of the way from one frame to the next (rotations
+ * R[r0..], R[r1..]; translations T[p0..], T[p1..]) into or[4j..], op[3j..].
+ */
+function nlerpJoint(R: Float32Array, r0: number, r1: number, T: Float32Array, p0: number, p1: number, a: number, or: Float64Array, op: Float64Array, j: number): void {
+  const b = 1 - a;
+  // = quatNlerp(or, 4j, R, r0, R, r1, a): neighbouring frames are close, so nlerp matches slerp to ~1e-6.
+  const s = R[r0] * R[r1] + R[r0 + 1] * R[r1 + 1] + R[r0 + 2] * R[r1 + 2] + R[r0 + 3] * R[r1 + 3] < 0 ? -a : a;
+  const x = b * R[r0] + s * R[r1], y = b * R[r0 + 1] + s * R[r1 + 1], z = b * R[r0 + 2] + s * R[r1 + 2], w = b * R[r0 + 3] + s * R[r1 + 3];
+  const inv = 1 / Math.sqrt(x * x + y * y + z * z + w * w);
+  or[4 * j] = x * inv; or[4 * j + 1] = y * inv; or[4 * j + 2] = z * inv; or[4 * j + 3] = w * inv;
+  op[3 * j] = b * T[p0] + a * T[p1]; op[3 * j + 1] = b * T[p0 + 1] + a * T[p1 + 1]; op[3 * j + 2] = b * T[p0 + 2] + a * T[p1 + 2];
 }

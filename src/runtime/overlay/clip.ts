@@ -8,7 +8,7 @@ import type { Database } from '../../database/database.js';
 import type { Skeleton } from '../../anim/skeleton.js';
 import type { Clip } from '../../anim/clip.js';
 import { quatMultiplyInv, quatToScaledAngleAxis } from '../../math/quat.js';
-import { databaseRuntime } from '../database-runtime.js';
+import { databaseRuntime, framesRotations } from '../database-runtime.js';
 
 export interface OverlayClip {
   readonly name: string;
@@ -29,7 +29,7 @@ export interface OverlayClip {
 
 const byDatabase = new WeakMap<Database, Array<OverlayClip | undefined>>();
 
-/** The database clip `clip` (index or name) as an overlay clip: views into the database runtime, cached. */
+/** The database clip `clip` (index or name) as an overlay clip: its rebased rotations (a copy of the clip's frames) and a view of its angular velocities, cached. */
 export function overlayClipFromDatabase(db: Database, clip: number | string): OverlayClip {
   const index = typeof clip === 'number' ? clip : db.clips.findIndex((c) => c.name === clip);
   if (!(Number.isInteger(index) && index >= 0 && index < db.clips.length)) {
@@ -43,7 +43,7 @@ export function overlayClipFromDatabase(db: Database, clip: number | string): Ov
   const rt = databaseRuntime(db), c = db.clips[index], J = rt.joints;
   const made: OverlayClip = {
     name: c.name, fps: db.fps, frames: c.count, joints: J, loop: c.loop,
-    rotations: rt.rotations.subarray(c.start * J * 4, (c.start + c.count) * J * 4),
+    rotations: framesRotations(rt, c.start, c.count),
     angularVelocities: rt.angularVelocities.subarray(c.start * J * 3, (c.start + c.count) * J * 3),
     databaseStart: c.start, databaseClip: index,
   };

@@ -13,7 +13,7 @@
 import { excerpt } from '../../util/input-text.js';
 import type { Database } from '../../database/database.js';
 import { composeJoint } from '../../anim/forward-kinematics.js';
-import { databaseRuntime, type DatabaseRuntime } from '../database-runtime.js';
+import { databaseRuntime, jointLocalAt, type DatabaseRuntime } from '../database-runtime.js';
 import type { BoneMask } from './bone-mask.js';
 
 /** Seconds between the two samples of a feature (now, and this much later). */
@@ -110,13 +110,11 @@ export function overlayFeaturesAt(rt: DatabaseRuntime, index: OverlayIndex, f: n
 function featurePositions(rt: DatabaseRuntime, index: OverlayIndex, f: number, out: Float64Array, at: number): void {
   const J = rt.joints, parents = rt.db.skeleton.parents, chain = index.chain, ref = index.reference;
   if (FK_POS.length < 3 * J) { FK_POS = new Float64Array(3 * J); FK_ROT = new Float64Array(4 * J); }
-  const T = rt.translations, R = rt.rotations, tt = f * J * 3, rr = f * J * 4;
   const wp = FK_POS, wr = FK_ROT;
   for (let i = 0; i < chain.length; i++) {
     const j = chain[i], p = parents[j];
     // composeJoint reads float64 locals: copy this joint's (float32) local transform first.
-    LOCAL_T[0] = T[tt + 3 * j]; LOCAL_T[1] = T[tt + 3 * j + 1]; LOCAL_T[2] = T[tt + 3 * j + 2];
-    LOCAL_R[0] = R[rr + 4 * j]; LOCAL_R[1] = R[rr + 4 * j + 1]; LOCAL_R[2] = R[rr + 4 * j + 2]; LOCAL_R[3] = R[rr + 4 * j + 3];
+    jointLocalAt(rt, f, j, LOCAL_T, LOCAL_R);
     if (p < 0 || p === ref) composeJoint(wp, wr, j, ORIGIN, 0, IDENTITY, 0, LOCAL_T, 0, LOCAL_R, 0);
     else composeJoint(wp, wr, j, wp, 3 * p, wr, 4 * p, LOCAL_T, 0, LOCAL_R, 0);
   }

@@ -14,7 +14,7 @@ import { forwardKinematics } from '../../anim/pose.js';
 import { jointNameInfo } from '../../features/bone-names.js';
 import { quatFromTo, quatInvMultiply, quatMultiply, quatRotateVec3 } from '../../math/quat.js';
 import { armsMask, boneMaskFromSubtree, type BoneMask } from './bone-mask.js';
-import { databaseRuntime } from '../database-runtime.js';
+import { databaseRuntime, framePoseAt } from '../database-runtime.js';
 import { overlayClipFromRotations, type OverlayClip } from './clip.js';
 
 export interface SynthesizedWave {
@@ -60,8 +60,8 @@ function makeWave(db: Database): SynthesizedWave {
   const idle = db.tagNames.indexOf('idle');
   const ref = idle >= 0 ? Math.max(0, db.clips.findIndex((c) => (db.tagBits[c.start] >>> idle) & 1)) : 0;
   const f = db.clips[ref].start;
-  const localR = Float64Array.from(rt.rotations.subarray(f * J * 4, (f + 1) * J * 4));
-  const localT = Float64Array.from(rt.translations.subarray(f * J * 3, (f + 1) * J * 3));
+  const localR = new Float64Array(4 * J), localT = new Float64Array(3 * J);
+  framePoseAt(rt, f, localR, 0, localT, 0);
   const wr = new Float64Array(4 * J), wp = new Float64Array(3 * J);
   forwardKinematics(parents, localR, 0, localT, 0, wr, wp);
   const frames = Math.round(db.fps / WAVE_HZ);
