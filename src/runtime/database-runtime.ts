@@ -13,9 +13,9 @@ import { quatInvMultiply, quatInvRotateVec3, quatMultiply, quatMultiplyInv, quat
  * database stores (db.rotations N*J*4, db.translations N*J*3) except the joint that carries the body
  * relative to the root track (rootRelativeJoint: its own per-frame arrays) and the joints above it,
  * which are identity (jointSource says which is which; framePoseAt reads a whole frame). A copy
- * held the database's poses twice, and translation velocities that are zero for every joint but
- * one: on the shared real captures 42 MB of the 58 MB these tables took, each written for the first
- * time on every load (docs/runtime.md, "What a database costs in memory").
+ * held the database's poses twice, and translation velocities that are zero for most joints: on the
+ * shared real captures 37 of the 59 MB these tables took, each written for the first time on every
+ * load (docs/runtime.md, "What a database costs in memory").
  */
 export interface DatabaseRuntime {
   readonly db: Database;
@@ -31,7 +31,7 @@ export interface DatabaseRuntime {
   readonly rootRelativeRotations: Float32Array;
   /** The root-relative joint's local translation per frame, N*3. */
   readonly rootRelativeTranslations: Float32Array;
-  /** The joints whose local translation velocity is stored (those that move, and the root-relative joint), in order; every other joint's is 0. */
+  /** The joints whose local translation velocity is stored (those whose translation changes within a clip, and the root-relative joint), in order; every other joint's is exactly 0. */
   readonly velocityJoints: Int32Array;
   /** Local translation velocities (m/s) of velocityJoints, N*V*3 (frame-major, then velocityJoints' order). */
   readonly velocities: Float32Array;
