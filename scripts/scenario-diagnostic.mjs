@@ -9,20 +9,20 @@ import { existsSync } from 'node:fs';
 export const DIST = new URL('../dist/src/', import.meta.url);
 
 /**
- * Parses and checks `name`'s command line, reads the database, and imports the crowd's modules:
+ * Parses and checks `name`'s command line (`defaultScenario` without --scenario), reads the database, and imports the crowd's modules:
  * { db, scenario, agents, seconds, hz (the display rate, 10-240, default 60), json, dbPath, port,
  * MotionMatchingController, createInput, ScriptedDriver }.
  * Exits with a one-line message on a bad command line (2) or an unreadable database (1).
  */
-export async function scenarioDiagnostic(name) {
-  const usage = `usage: node scripts/${name}.mjs DB.mmdb [--scenario wander|path|stop-go|strafe] [--agents N] [--seconds S] [--hz H] [--json]`;
+export async function scenarioDiagnostic(name, defaultScenario = 'wander') {
+  const usage = `usage: node scripts/${name}.mjs DB.mmdb [--scenario wander|path|stop-go|strafe (default ${defaultScenario})] [--agents N] [--seconds S] [--hz H] [--json]`;
   const fail = (code, message) => { process.stderr.write(`${message}\n`); process.exit(code); };
   if (!existsSync(new URL('sim/scenarios.js', DIST))) fail(1, `${name}: dist/ not found; run \`npm run build\` first`);
   let values, positionals;
   try {
     ({ values, positionals } = parseArgs({
       allowPositionals: true,
-      options: { scenario: { type: 'string', default: 'wander' }, agents: { type: 'string', default: '24' }, seconds: { type: 'string', default: '20' }, hz: { type: 'string', default: '60' }, json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false } },
+      options: { scenario: { type: 'string', default: defaultScenario }, agents: { type: 'string', default: '24' }, seconds: { type: 'string', default: '20' }, hz: { type: 'string', default: '60' }, json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false } },
     }));
   } catch (e) {
     fail(2, `${name}: ${e.message}\n${usage}`);

@@ -1,0 +1,77 @@
+// When a stop settles: for every stop request of a scenario (the quality meter's rule: the
+// requested speed drops to 0 from above 0.1 m/s), measured from the output joint positions after
+// IK, how long after the request the root is still (under 2 cm/s), when the last transition came,
+// and when both feet are still on the ground (each leg's lowest foot joint under 1 cm/s and within
+// 1 cm of its own planted height) for good, while the request holds (at most 3 s); and the lowest
+// foot's speed one second after the request, the figure `motionmatch quality` reports (its mean
+// is the quality table's "1 s after a stop" foot column). A diagnostic for docs/quality.md's
+// stops ("Stops on captures at 24 fps"): it explains the one-second figure, and is no measure itself.
+//
+// Usage: node scripts/stop-settle.mjs DB.mmdb [--scenario stop-go] [--agents 24] [--seconds 20] [--hz 60] [--json]
+// Needs the compiled package (npm run build).
+import { DIST, scenarioDiagnostic } from './scenario-diagnostic.mjs';
+
+const { db, dbPath, scenario, agents, seconds, hz, json, port, MotionMatchingController, createInput, ScriptedDriver } = await scenarioDiagnostic('stop-settle', 'stop-go');
+const { qualityRig } = await import(new URL('runtime/quality/quality-rig.js', DIST));
+const dt = 1 / hz, steps = Math.round(seconds / dt);
+const rig = qualityRig(db), roles = db.roles;
+/** Which leg (0 left, 1 right) each of the rig's foot joints belongs to. */
+const legOf = Array.from(rig.feet, (f) => (f === roles.leftToe || f === roles.leftFoot ? 0 : 1));
+const STILL_ROOT = 0.02, STILL_FOOT = 0.01, DOWN = 0.01, WINDOW = 3;
+const stops = [];
+for (let a = 0; a < agents; a++) {
+  const c = new MotionMatchingController(db);
+  c.reset(c.frame, 3 * a, 0, 0);
+  const driver = new ScriptedDriver(scenario, 1, a, dt), input = createInput();
+  const prev = new Float64Array(c.worldPositions.length), prevRoot = new Float64Array(3), low = [0, 0], speed = [0, 0];
+  let requested = 0, stop = null, transitions = c.transitionCount;
+  const close = () => { if (stop && stop.footAt1s !== null) stops.push(stop); stop = null; };
+  for (let t = 0; t < steps; t++) {
+    driver.drive(c.rootPosition, input);
+    c.update(dt, input, port);
+    const time = (t + 1) * dt, wp = c.worldPositions, root = c.rootPosition;
+    const req = Math.hypot(input.velocityX, input.velocityZ);
+    if (req > 1e-3) close();
+    else if (requested > 0.1) { close(); stop = { agent: a, at: time - dt, lastTransition: 0, rootMoving: 0, feetMoving: 0, footAt1s: null }; }
+    requested = req;
+    const rootSpeed = Math.hypot(root[0] - prevRoot[0], root[2] - prevRoot[2]) / dt;
+    if (stop && t > 0) {
+      const since = time - stop.at;
+      if (c.transitionCount !== transitions) stop.lastTransition = since;
+      if (rootSpeed > STILL_ROOT) stop.rootMoving = since;
+      low[0] = low[1] = Infinity;
+      for (let k = 0; k < rig.feet.length; k++) {
+        const j = 3 * rig.feet[k], h = wp[j + 1] - rig.restHeights[k], l = legOf[k];
+        if (h < low[l]) { low[l] = h; speed[l] = Math.hypot(wp[j] - prev[j], wp[j + 1] - prev[j + 1], wp[j + 2] - prev[j + 2]) / dt; }
+      }
+      if (low[0] > DOWN || low[1] > DOWN || speed[0] > STILL_FOOT || speed[1] > STILL_FOOT) stop.feetMoving = since;
+      // The meter's one-second figure: the lowest foot joint of both legs, its speed over the last step.
+      if (stop.footAt1s === null && since >= 1 - 1e-9) stop.footAt1s = low[0] <= low[1] ? speed[0] : speed[1];
+      if (since >= WINDOW - 1e-9) close();
+    }
+    transitions = c.transitionCount;
+    prev.set(wp); prevRoot.set(root);
+  }
+  close();
+}
+const n = stops.length;
+const stat = (key) => {
+  const v = stops.map((s) => s[key]).sort((x, y) => x - y);
+  const q = (p) => (n ? v[Math.min(n - 1, Math.floor(p * n))] : Number.NaN);
+  return { mean: n ? v.reduce((x, y) => x + y, 0) / n : Number.NaN, p50: q(0.5), p90: q(0.9), max: n ? v[n - 1] : Number.NaN };
+};
+const report = {
+  db: dbPath, scenario, agents, seconds, hz, stops: n,
+  lastTransitionSeconds: stat('lastTransition'), rootStillSeconds: stat('rootMoving'), feetSettledSeconds: stat('feetMoving'),
+  feetSettledAfter1s: stops.filter((s) => s.feetMoving > 1).length,
+  lowestFootAt1sCmPerSec: { mean: n ? (100 * stops.reduce((x, s) => x + s.footAt1s, 0)) / n : Number.NaN },
+};
+if (json) process.stdout.write(`${JSON.stringify(report)}\n`);
+else {
+  const f = (s) => `mean ${s.mean.toFixed(2)} s, median ${s.p50.toFixed(2)}, p90 ${s.p90.toFixed(2)}, longest ${s.max.toFixed(2)}`;
+  console.log(`${dbPath}, ${scenario}: ${n} stop requests (${agents} agents x ${seconds} s at ${hz} Hz), from the output joint positions`);
+  console.log(`  last transition after the request: ${f(report.lastTransitionSeconds)}`);
+  console.log(`  root still (under ${100 * STILL_ROOT} cm/s) from:  ${f(report.rootStillSeconds)}`);
+  console.log(`  both feet down and still from:     ${f(report.feetSettledSeconds)}; ${report.feetSettledAfter1s} of ${n} after 1 s`);
+  console.log(`  lowest foot 1 s after the request: ${report.lowestFootAt1sCmPerSec.mean.toFixed(2)} cm/s on average (the quality table's figure)`);
+}
