@@ -14,11 +14,9 @@ import { buildDatabase } from '../../src/database/build.js';
 import { loadBvhSources } from '../../src/database/sources-node.js';
 import { Matcher } from '../../src/search/matcher.js';
 import { MatcherSearchPort } from '../../src/runtime/matcher-port.js';
-import { MotionMatchingController, createInput } from '../../src/runtime/controller/controller.js';
-import { qualityRig } from '../../src/runtime/quality/quality-rig.js';
-import { ScriptedDriver } from '../../src/sim/scenarios.js';
 import type { Database } from '../../src/database/database.js';
 import { HAS_MOCAP, MOCAP_DIR, MOCAP_SKIP_REASON } from '../helpers/cli.js';
+import { replayStop } from '../helpers/stop-replay.js';
 
 if (!HAS_MOCAP) console.log(`stop-landing-mocap: ${MOCAP_SKIP_REASON}`);
 
@@ -31,28 +29,8 @@ describe.skipIf(!HAS_MOCAP)('a stop on the shared real captures at 144 Hz', () =
   }, 60_000);
 
   it('has its feet still a second after the request: a foot high in a transition\'s blend is not planted in the air', () => {
-    const hz = 144, dt = 1 / hz, a = 35;
-    const c = new MotionMatchingController(db, { footIK: true }), input = createInput(), rig = qualityRig(db);
-    c.reset(c.frame, 3 * (a % 64), 3 * Math.floor(a / 64), 0);
-    const driver = new ScriptedDriver('stop-go', 1, a, dt);
-    const prev = new Float64Array(3 * c.joints);
-    let requested = 0, stopAt = Number.NaN, footSpeed = Number.NaN;
-    for (let s = 0; s < 14 * hz && Number.isNaN(footSpeed); s++) {
-      driver.drive(c.rootPosition, input);
-      c.update(dt, input, port);
-      const time = (s + 1) * dt, speed = Math.hypot(input.velocityX, input.velocityZ);
-      // The stop request after 12 s (as the quality meter takes one: the requested speed drops to 0).
-      if (time > 12 && Number.isNaN(stopAt) && speed <= 1e-3 && requested > 0.1) stopAt = time - dt;
-      requested = speed;
-      const wp = c.worldPositions;
-      if (!Number.isNaN(stopAt) && time - stopAt >= 1 - 1e-9) {
-        // The lowest foot joint (over its own planted height), its speed over the last step.
-        let low = Infinity, j = -1;
-        rig.feet.forEach((f, k) => { const h = wp[3 * f + 1] - rig.restHeights[k]; if (h < low) { low = h; j = f; } });
-        footSpeed = Math.hypot(wp[3 * j] - prev[3 * j], wp[3 * j + 1] - prev[3 * j + 1], wp[3 * j + 2] - prev[3 * j + 2]) / dt;
-      }
-      prev.set(wp);
-    }
+    const a = 35;
+    const { stopAt, footSpeed } = replayStop(db, port, a, 144, 12, 14);
     console.log(`stop-go at 144 Hz, agent ${a}: stop requested at ${stopAt.toFixed(2)} s, lowest foot ${(100 * footSpeed).toFixed(2)} cm/s one second later`);
     expect(stopAt).toBeGreaterThan(12);
     // A foot stepping moves at tens of cm/s; a foot at rest, a few at most (the stop target is 1

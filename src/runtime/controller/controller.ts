@@ -35,7 +35,7 @@ import { placeOnGround } from './root-height.js';
 import { turnUpperBody } from './orientation-warp.js';
 import { stepSimulation } from './simulation.js';
 import { OverlayLayer, type OverlayPlayOptions, type OverlaySource } from '../overlay/overlay.js';
-import { standingFrames } from './standing.js';
+import { STAND_REQUEST_SPEED, standingFrames } from './standing.js';
 import { stepBlendWeight, savePose, blendFromSaved } from './level-blend.js';
 import { describeArgument } from '../../util/arguments.js';
 import { buildQuery, predictForQuery, predictTrajectory, searchCanLand } from './query.js';
@@ -323,7 +323,12 @@ export class MotionMatchingController {
     const framesLeft = clip.loop ? Infinity : clip.start + clip.count - 1 - this.frame - this.s[FRAME_FRACTION];
     const atEnd = framesLeft < Math.max(1, o.searchInterval * this.db.fps * this.s[PLAY_RATE]);
     // (a tolerance: three 1/30 s steps must use up a 0.1 s interval despite rounding)
-    const dwelling = this.s[SINCE_TRANSITION] < o.minDwell - 1e-6;
+    // The dwell keeps locomotion from switching back and forth between near matches; it does not
+    // hold back a stop (the input asks to stand): data without clips that stop reaches a standing
+    // frame through a chain of slower frames, and one transition per dwell left the feet stepping
+    // into the standing frame's stance a second after the request (docs/quality.md, "Stops on
+    // captures at 24 fps"). The relative gain still decides each transition.
+    const dwelling = this.s[SINCE_TRANSITION] < o.minDwell - 1e-6 && vx * vx + vz * vz >= STAND_REQUEST_SPEED * STAND_REQUEST_SPEED;
     // Held on a standing frame, nothing is searched for until the input changes.
     this.wantsSearch = this.forceSearch || (this.s[STAND_HOLD] === 0 && ((this.s[SEARCH_TIMER] <= 1e-6 && !dwelling) || atEnd));
     if (!this.wantsSearch) return false;
