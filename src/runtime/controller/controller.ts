@@ -76,6 +76,8 @@ export class MotionMatchingController {
   readonly rt: DatabaseRuntime;
   /** standingFrames(db): 1 where the capture stands (looked up once: a WeakMap get every step cost more than the test). */
   private readonly standingAt: Uint8Array;
+  /** Whether the database holds a standing frame (standingAt): a stop is then not held back by the dwell. */
+  private readonly canStand: boolean;
   /** The options in force: the ones given, or a level's (setLevel). */
   options: ControllerOptions;
   readonly joints: number;
@@ -183,6 +185,7 @@ export class MotionMatchingController {
     this.db = db;
     this.rt = databaseRuntime(db);
     this.standingAt = standingFrames(db);
+    this.canStand = this.standingAt.includes(1);
     this.options = resolveControllerOptions(options);
     const J = (this.joints = db.skeleton.names.length);
     const trajectory = (this.trajectory = trajectoryLayout(db));
@@ -324,11 +327,13 @@ export class MotionMatchingController {
     const atEnd = framesLeft < Math.max(1, o.searchInterval * this.db.fps * this.s[PLAY_RATE]);
     // (a tolerance: three 1/30 s steps must use up a 0.1 s interval despite rounding)
     // The dwell keeps locomotion from switching back and forth between near matches; it does not
-    // hold back a stop (the input asks to stand): data without clips that stop reaches a standing
-    // frame through a chain of slower frames, and one transition per dwell left the feet stepping
-    // into the standing frame's stance a second after the request (docs/quality.md, "Stops on
-    // captures at 24 fps"). The relative gain still decides each transition.
-    const dwelling = this.s[SINCE_TRANSITION] < o.minDwell - 1e-6 && vx * vx + vz * vz >= STAND_REQUEST_SPEED * STAND_REQUEST_SPEED;
+    // hold back a stop (the input asks to stand) where the data holds standing frames: data without
+    // clips that stop reaches one through a chain of slower frames, and one transition per dwell
+    // left the feet stepping into the standing frame's stance a second after the request
+    // (docs/quality.md, "Stops on captures at 24 fps"). The relative gain still decides each
+    // transition. Data with nothing to stand on (a set of walks and runs) keeps the dwell:
+    // searching through it there only switched between walks (transitions 3.4 → 4.7 a second).
+    const dwelling = this.s[SINCE_TRANSITION] < o.minDwell - 1e-6 && !(this.canStand && vx * vx + vz * vz < STAND_REQUEST_SPEED * STAND_REQUEST_SPEED);
     // Held on a standing frame, nothing is searched for until the input changes.
     this.wantsSearch = this.forceSearch || (this.s[STAND_HOLD] === 0 && ((this.s[SEARCH_TIMER] <= 1e-6 && !dwelling) || atEnd));
     if (!this.wantsSearch) return false;

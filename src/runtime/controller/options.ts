@@ -56,7 +56,8 @@ export interface ControllerOptions {
    * Seconds after a transition during which regular (timer) searches are skipped: the transition's
    * inertialization is still settling and the new clip has not had a step to show itself. Searches
    * forced by a sharp input change or the clip's end still happen, and so do regular searches
-   * while the input asks to stand (a stop is not held back). 0 = off.
+   * while the input asks to stand on a database with standing frames (a stop is not held back).
+   * 0 = off.
    */
   minDwell: number;
   /** Results within this many seconds of the playing frame in the same clip are not transitions. */
