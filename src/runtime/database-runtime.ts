@@ -194,7 +194,7 @@ export function framePoseAt(rt: DatabaseRuntime, f: number, rot: Float64Array | 
 }
 
 /** Overwrites, in a frame's pose copied from the database (framePoseAt), the joints the rebase changes: the root-relative joint and the flattened ones above it. */
-export function patchRebasedJoints(rt: DatabaseRuntime, f: number, rot: Float64Array | Float32Array, rotAt: number, pos: Float64Array | Float32Array, posAt: number): void {
+function patchRebasedJoints(rt: DatabaseRuntime, f: number, rot: Float64Array | Float32Array, rotAt: number, pos: Float64Array | Float32Array, posAt: number): void {
   const src = rt.jointSource, list = rt.rebasedJoints;
   for (let i = 0; i < list.length; i++) {
     const j = list[i], rel = src[j] === SOURCE_ROOT_RELATIVE;
