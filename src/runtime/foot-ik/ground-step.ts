@@ -24,7 +24,7 @@ import { GROUND_UNDER_FOOT, clearHeel, decayFootSpring, followGroundUnderFoot, g
 import { dropToReach, landingAhead, lowerHips } from './hips.js';
 import { decayHeel, decayOffset, followDataOnGround } from './offsets.js';
 import { HEADING_TOLERANCE, HELD_TURN, YAW_TURN, footBearing, heldTurn, pivotAboutContact } from './planted-turn.js';
-import { LANDED_LEG_LENGTHS, holdsPlanted, landedFromStep, recordShown, slowEnoughToPlant } from './landing.js';
+import { LANDED_LEG_LENGTHS, heldLastStep, holdsPlanted, landedFromStep, recordShown, slowEnoughToPlant } from './landing.js';
 
 /** The fastest a free foot's clearance over the ground rises beyond its spring (m/s). */
 const CLEAR_RISE_SPEED = 2;
@@ -53,10 +53,11 @@ const GROUND_UNDER_JOINT = new Float64Array(4);
  * - Every turn of the foot (tilt, heading held, heel raised) is about the contact point, so that a
  *   released foot's offset is its contact point's alone and the turn (HEEL, without the tilt)
  *   blends out by itself.
- * - The hips also drop for a free leg whose target ahead of the body is out of reach (a foot
- *   stepping down: it would land late, dragged along by the stretched leg), by up to
- *   maxHipsDropLegLengths. A free leg's target is the animation's over the ground, so on level
- *   ground this asks for nothing.
+ * - The hips drop, by up to maxHipsDropLegLengths, for what the ground adds to a leg's need: a lock
+ *   or a free leg's target ahead of the body (a foot stepping down: it would land late, dragged
+ *   along by the stretched leg) that the ground has carried below where the animation has it
+ *   (reachDrop). A lock the body has moved away from on level ground is let go of as on flat ground
+ *   (heldLastStep), not crouched for.
  */
 export function applyGroundStep(S: Float64Array, rig: FootRig, db: Database, opts: FootIKOptions, captured: CapturedData, host: FootIKHost, ground: Ground, go: GroundOptions): void {
   const contacts = db.contacts[host.frame], legs = rig.legs;
@@ -79,6 +80,8 @@ export function applyGroundStep(S: Float64Array, rig: FootRig, db: Database, opt
     const animDy = wp[c + 1] - S[at + ANIM_PREV + 1];
     for (let k = 0; k < 3; k++) S[at + ANIM_PREV + k] = wp[c + k];
     if (S[at + LOCKED] === 1) {
+      // (before the lock moves: whether the last step's solve brought the foot to it)
+      const held = heldLastStep(S, leg, at);
       // Held where it was planted, at its animated height over the ground there (a rolling foot
       // rolls), moving up or down no faster than PLANTED_VERTICAL_SPEED: a contact label on a toe
       // still high in a hop lowered the held foot at 2 m/s, faster than the hips drop, and the
@@ -88,7 +91,9 @@ export function applyGroundStep(S: Float64Array, rig: FootRig, db: Database, opt
       S[at + LOCK + 1] = wanted > was + most ? was + most : wanted < was - most ? was - most : wanted;
       const dx = S[at + LOCK] - wp[c], dz = S[at + LOCK + 2] - wp[c + 2];
       const limit = opts.unlockLegLengths * leg.length;
-      if ((!contact && !stillDown(leg, at, S, wp)) || dx * dx + dz * dz > limit * limit) {
+      // A lock the leg did not reach is let go, as on flat ground (the hips drop only for what the
+      // ground adds to the leg's need, dropToReach).
+      if ((!contact && !stillDown(leg, at, S, wp)) || !held || dx * dx + dz * dz > limit * limit) {
         // Hand over to the animation over the ground without a jump: the contact point's target
         // (LOCK + OFFSET) becomes the animated one (shifted by the ground under it) plus the offset.
         for (let k = 0; k < 3; k++) S[at + OFFSET + k] += S[at + LOCK + k] - wp[c + k];
@@ -143,7 +148,9 @@ export function applyGroundStep(S: Float64Array, rig: FootRig, db: Database, opt
       }
     }
     decayOffset(S, at, opts);
-    updateSoftWidening(S, at, leg, S[at + LOCKED] === 1 ? 0 : S[at + FOLLOW] * S[at + SHIFT] + S[at + CLEAR_LIFT]);
+    // (widened on the ground too: a free foot's target the ground carries down out of a leg the
+    // animation holds straight is softened before the leg reaches full stretch, see updateSoftWidening)
+    updateSoftWidening(S, at, leg, S[at + LOCKED] === 1 ? 0 : S[at + FOLLOW] * S[at + SHIFT] + S[at + CLEAR_LIFT], true);
     const locked = S[at + LOCKED] === 1;
     if (!locked) decayHeel(S, at, opts);
     if (locked) tiltTowards(S, at, leg, S, at + LOCK_NORMAL, false, go);
@@ -157,7 +164,10 @@ export function applyGroundStep(S: Float64Array, rig: FootRig, db: Database, opt
     // As on flat ground: a foot the leg cannot hold steps rather than being dragged.
     updateLift(S, at, leg, locked, opts.blendHalfLife);
     CONTACT_TARGET[p + 1] += S[at + LIFT]; S[at + TARGET + 1] += S[at + LIFT];
-    if (locked || contact || landingAhead(S, at, leg, wp, host.rootRotation)) dropToReach(S, at, leg, wp, true);
+    // (what the ground adds to the target's height over the animation's: the lock's height over the
+    // animated contact point's, or the share of the ground's shift a free foot takes)
+    const rise = locked ? S[at + LOCK + 1] - wp[c + 1] : S[at + FOLLOW] * S[at + SHIFT];
+    if (locked || contact || landingAhead(S, at, leg, wp, host.rootRotation)) dropToReach(S, at, leg, wp, true, rise);
   }
   const hipsY = wp[3 * rig.hips + 1];
   lowerHips(S, rig, db.skeleton.parents, host, opts);

@@ -1,8 +1,9 @@
 /**
  * Lowering the hips so that a planted leg reaches its lock (foot IK's maxHipsDrop; on uneven ground
- * groundOptions.maxHipsDropLegLengths): how far each leg needs the hip joint to come down
- * (dropToReach; which free legs ask for it: landingAhead), and the spring that lowers the body and
- * shifts the world pose (lowerHips). Functions on the foot IK state block (state.ts).
+ * groundOptions.maxHipsDropLegLengths, for what the ground adds to the leg's need): how far each leg
+ * needs the hip joint to come down (reachDrop, dropToReach; which free legs ask for it:
+ * landingAhead), and the spring that lowers the body and shifts the world pose (lowerHips).
+ * Functions on the foot IK state block (state.ts).
  */
 import { quatInvRotateVec3 } from '../../math/quat.js';
 import type { FootIKHost } from './host.js';
@@ -30,17 +31,29 @@ export function landingAhead(S: Float64Array, at: number, leg: LegJoints, wp: Fl
   return (S[at + TARGET] - wp[h]) * fx + (S[at + TARGET + 2] - wp[h + 2]) * fz > 0;
 }
 
-/** Raises NEEDED_DROP to how far the hip joint must come down for the leg to reach its target. */
-export function dropToReach(S: Float64Array, at: number, leg: LegJoints, wp: Float64Array, ground: boolean): void {
+/** reachDrop's answer (m): a scratch, since a number returned by a call that is not inlined is a heap box. */
+export const REACH_DROP = new Float64Array(1);
+
+/**
+ * How far the hip joint must come down for leg `leg` (posed as in `wp`) to reach the ankle target
+ * (x, y, z), into REACH_DROP[0]. On uneven ground (`ground`) only what the ground adds: `rise` is
+ * how far the ground has moved the target up from where the animation has it (negative below: a
+ * step down), and the drop is the need less the need were the target at the animation's height,
+ * so that a target the body has moved away from on level ground is left to the rules of flat
+ * ground (a heel raised, the lock let go) rather than crouched for. (A standing character's lock
+ * 60-70 cm out on level ground held the hips 28 cm down for seconds: a fifth of the real captures'
+ * stop-go on the steps, the hips 25 cm below the frame played at the 5th percentile.)
+ */
+export function reachDrop(leg: LegJoints, wp: Float64Array, x: number, y: number, z: number, ground: boolean, rise: number): void {
   const h = 3 * leg.hip, k = 3 * leg.knee, f = 3 * leg.foot;
+  REACH_DROP[0] = 0;
   // On uneven ground a little more slack: a planted leg held at full stretch (the heel raise keeps
   // it at 99.5%) swings its knee fast as the body moves on (8 m/s downhill).
-  // The thigh's and the shin's lengths as posed (= dist3(wp, k, h) + dist3(wp, f, k), written out:
-  // a number returned from a call that is not inlined is a heap box, two per leg-step here).
+  // The thigh's and the shin's lengths as posed (= dist3(wp, k, h) + dist3(wp, f, k), written out).
   const tx = wp[k] - wp[h], ty = wp[k + 1] - wp[h + 1], tz = wp[k + 2] - wp[h + 2];
   const sx = wp[f] - wp[k], sy = wp[f + 1] - wp[k + 1], sz = wp[f + 2] - wp[k + 2];
   const reach = Math.sqrt(tx * tx + ty * ty + tz * tz) + Math.sqrt(sx * sx + sy * sy + sz * sz) - (ground ? GROUND_REACH_SLACK * leg.length : 0.01);
-  const dx = S[at + TARGET] - wp[h], dz = S[at + TARGET + 2] - wp[h + 2], dy = wp[h + 1] - S[at + TARGET + 1];
+  const dx = x - wp[h], dz = z - wp[h + 2], dy = wp[h + 1] - y;
   const horizontal = dx * dx + dz * dz;
   if (dx * dx + dy * dy + dz * dz <= reach * reach || dy <= 0) return;
   // On uneven ground the limit is high: a target out of reach sideways is not lowered for, as no
@@ -48,7 +61,16 @@ export function dropToReach(S: Float64Array, at: number, leg: LegJoints, wp: Flo
   if (ground && horizontal >= reach * reach) return;
   // Lowering by d makes the vertical gap dy - d; the leg reaches when (dy - d)^2 + h^2 <= reach^2.
   const allowed = horizontal < reach * reach ? Math.sqrt(reach * reach - horizontal) : 0;
-  if (dy - allowed > S[NEEDED_DROP]) S[NEEDED_DROP] = dy - allowed;
+  // (at the animation's height the gap would be dy + rise: what that would need is the body's doing,
+  // not the ground's)
+  const need = ground ? dy - allowed - Math.max(0, dy + rise - allowed) : dy - allowed;
+  REACH_DROP[0] = need > 0 ? need : 0;
+}
+
+/** Raises NEEDED_DROP to how far the hip joint must come down for the leg to reach its target (reachDrop; `rise` on uneven ground). */
+export function dropToReach(S: Float64Array, at: number, leg: LegJoints, wp: Float64Array, ground: boolean, rise = 0): void {
+  reachDrop(leg, wp, S[at + TARGET], S[at + TARGET + 1], S[at + TARGET + 2], ground, rise);
+  if (REACH_DROP[0] > S[NEEDED_DROP]) S[NEEDED_DROP] = REACH_DROP[0];
 }
 
 /**

@@ -5,7 +5,7 @@
  */
 import type { LegJoints } from './rig.js';
 import { plantedReach } from './leg.js';
-import { HEEL, HIPS_MAX, HOLD_LIFT, IK_TARGET, LEG_SIZE, LIFT, LOCK, LOCKED, OFFSET, REACH, RELEASED, SHIFT, FOLLOW, SHOWN, SHOWN_REACH, STEP_DT } from './state.js';
+import { HEEL, HIPS_DROP, HIPS_MAX, HOLD_LIFT, IK_TARGET, LEG_SIZE, LIFT, LOCK, LOCKED, OFFSET, REACH, RELEASED, SETTLING, SHIFT, FOLLOW, SHOWN, SHOWN_REACH, STEP_DT } from './state.js';
 import { PLANT_SPEED_LEG_LENGTHS, STEP_LANDED_HOLD } from './on-ground.js';
 import { HEEL_RAISE_SPEED, PIVOT, REACH_IN, heelRaiseToReach } from './planted-turn.js';
 
@@ -72,7 +72,14 @@ export function holdsPlanted(S: Float64Array, leg: LegJoints, at: number, wp: Fl
   const dy = S[at + OFFSET + 1] + (ground ? S[at + FOLLOW] * S[at + SHIFT] : 0);
   REACH_IN[0] = wp[f] + ox; REACH_IN[1] = wp[f + 1] + dy; REACH_IN[2] = wp[f + 2] + oz;
   REACH_IN[3] = wp[c] + ox; REACH_IN[4] = wp[c + 1] + dy; REACH_IN[5] = wp[c + 2] + oz;
-  REACH_IN[6] = S[HIPS_MAX];
+  // On uneven ground the hips as they are now: they come down only for what the ground adds to a
+  // leg's need, and no faster than their spring. Assuming they went as far as they may (S[HIPS_MAX]),
+  // a foot 30 cm out on level ground was planted, and then also one needing the hips 8 cm lower than
+  // they could come that step: its heel rose 50 degrees in a step (the ankle 8.6 m/s, the real
+  // captures' stop-go on the steps). A foot stepping down is planted once the hips have come down
+  // for it (dropToReach asks for them while its contact lasts). Just after a reset the hips start
+  // at the drop the legs need (SETTLING): a foot is planted where it stands.
+  REACH_IN[6] = ground && S[SETTLING] !== 1 ? Math.min(S[HIPS_MAX], S[HIPS_DROP]) : S[HIPS_MAX];
   IK_TARGET[0] = REACH_IN[0]; IK_TARGET[1] = REACH_IN[1]; IK_TARGET[2] = REACH_IN[2];
   REACH_IN[7] = plantedReach(leg, wp, S, at);
   heelRaiseToReach(leg, wp);
@@ -87,8 +94,10 @@ export function holdsPlanted(S: Float64Array, leg: LegJoints, at: number, wp: Fl
  * air behind the body, toe off the floor, until the body was a leg length away (on the shared
  * captures' locomotion clips, a fifth of the contact-labelled foot joints were shown more than
  * 2.5 cm up, against 2% in the data); let go, the foot steps after the body (updateLift).
- * Flat ground only: on uneven ground the hips drop to reach a lock (dropToReach), and letting go
- * there too popped the legs (the real set's strafe on hills: 8.5 → 10.5 m/s).
+ * On uneven ground too since the hips drop there only for what the ground adds to a leg's need
+ * (hips.ts reachDrop): while they dropped as far as any lock within sideways reach needed, letting
+ * go there popped the legs (the real set's strafe on hills: 8.5 → 10.5 m/s), and holding on
+ * crouched the body up to 28 cm.
  */
 export function heldLastStep(S: Float64Array, leg: LegJoints, at: number): boolean {
   const most = HELD_GAP_LEG_LENGTHS * leg.length;

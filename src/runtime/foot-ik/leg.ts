@@ -333,10 +333,13 @@ export function capReach(leg: LegJoints, wp: Float64Array, reach: number): void 
  * height it follows and its clearance over an edge; 0 on flat ground), which counts as the offset
  * does: a swinging foot carried 19 cm below a leg the animation held straight, as the slope under it
  * fell away, was held at full stretch and let go within a step (6.8 m/s at the knee, the built-in
- * stop-go on hills).
+ * stop-go on hills). `onGroundToo` (uneven ground): a free foot on the ground is widened as well, by
+ * its offset alone: there the hips no longer come down for a lock the body has left on level
+ * ground, and a released foot the ground carries below a straight leg was held at full stretch
+ * until the animation lifted it (the knee 10.7 m/s, the real captures' strafe on the steps).
  */
-export function updateSoftWidening(S: Float64Array, at: number, leg: LegJoints, groundDy: number): void {
-  const o = at + OFFSET, air = S[at + LOCKED] === 1 ? 0 : 1 - S[at + HOLD], dy = S[o + 1] + groundDy;
+export function updateSoftWidening(S: Float64Array, at: number, leg: LegJoints, groundDy: number, onGroundToo = false): void {
+  const o = at + OFFSET, air = S[at + LOCKED] === 1 ? 0 : onGroundToo ? 1 : 1 - S[at + HOLD], dy = S[o + 1] + groundDy;
   const gap = air > 0 ? Math.sqrt(S[o] * S[o] + dy * dy + S[o + 2] * S[o + 2]) : 0;
   const full = SOFT_REACH * leg.length, want = air * (gap >= full ? 1 : gap / full);
   const k = S[at + SOFT_WIDEN], most = S[STEP_DT] / HOLD_RELEASE_SECONDS;
