@@ -105,7 +105,9 @@ describe.skipIf(!HAVE_CHROMIUM)('the wave in the demo (headless Chromium)', () =
       // at once, it still said 'G waves: …' once in three runs; waited for and then read again, it
       // had been redrawn between the two once on a loaded machine).
       const statusLine = /^waving \(\d+%\): wave \(synthesized\)$/;
-      const shown = await page.waitForFunction((re) => new RegExp(re).test(document.getElementById('wave-status')?.textContent ?? ''), statusLine.source, { timeout: 10_000 }).then(() => true, () => false);
+      // (30 s: in a clean-clone run with the cores shared by the whole suite, the page went more than
+      // 10 s without redrawing it, 2026-12-07; the wave itself was playing, read from the page's state)
+      const shown = await page.waitForFunction((re) => new RegExp(re).test(document.getElementById('wave-status')?.textContent ?? ''), statusLine.source, { timeout: 30_000 }).then(() => true, () => false);
       expect(shown, `the status line said '${await page.textContent('#wave-status')}'`).toBe(true);
       await page.keyboard.press('g');
       await page.waitForFunction(() => !(window as unknown as W).motionmatch.overlay.playing, null, { timeout: 10_000 });
