@@ -473,14 +473,11 @@ export class MotionMatchingController {
     if (inertial) {
       // dt and half-life in an array: numbers passed to a call V8 does not inline are heap boxes.
       INERT_ARGS[0] = poseDt; INERT_ARGS[1] = o.inertializationHalfLife;
-      if (!poseNow) {
-        // the pose waits for its turn
-      } else if (this.s[FRAME_FRACTION] === 0) {
+      // (when the pose waits for its turn, nothing)
+      if (poseNow) {
         // On a frame exactly (a 30 Hz step on 30 fps data): the database pose copied, nothing interpolated.
-        sampleFramePose(this.rt, this.frame, 0, this.playing, false);
-        this.inert.applyWith(INERT_ARGS, 0, this.playing.positions, 0, this.playing.rotations, 0, this.translations, this.rotations);
-      } else {
-        this.samplePlaying();
+        if (this.s[FRAME_FRACTION] === 0) sampleFramePose(this.rt, this.frame, 0, this.playing, false);
+        else this.samplePlaying();
         this.inert.applyWith(INERT_ARGS, 0, this.playing.positions, 0, this.playing.rotations, 0, this.translations, this.rotations);
       }
       decayRootVelocityOffset(S, o);
