@@ -60,26 +60,36 @@ for (const [k, v, lo, hi] of [['agents', agents, 1, 100_000], ['steps', steps, 1
   if (!(Number.isInteger(v) && v >= lo && v <= hi)) { process.stderr.write(`step-ab: --${k} must be an integer in [${lo}, ${hi}], got ${v}\n`); process.exit(2); }
 }
 const here = values.current ?? await nodePackageRoot();
-const results: Array<{ round: number; base: number; current: number; ratio: number; baseSearch: number; currentSearch: number }> = [];
+const results: Array<{ round: number; base: number; current: number; ratio: number; stepRatioMedian: number; baseSearch: number; currentSearch: number }> = [];
+const stepRatios: number[] = [];
+const median = (xs: number[]): number => { const a = [...xs].sort((x, y) => x - y); return a.length % 2 ? a[(a.length - 1) / 2] : (a[a.length / 2 - 1] + a[a.length / 2]) / 2; };
 for (let r = 0; r < rounds; r++) {
   const sides = [await makeSide('base', base, agents, steps, hz), await makeSide('current', here, agents, steps, hz)];
+  const roundRatios: number[] = [];
+  const stepMs = [0, 0];
   for (let s = 0; s < steps; s++) {
     for (let q = 0; q < 2; q++) {
-      const side = sides[(s + q) % 2];
+      const k = (s + q) % 2, side = sides[k];
       const t = performance.now();
       side.group.step();
-      side.ms += performance.now() - t;
+      stepMs[k] = performance.now() - t;
+      side.ms += stepMs[k];
     }
+    // Each step's pair: a spell of load on the machine hits both of them (the mean over a round is
+    // moved by the spells that hit one side more; the median of the pairs is not).
+    roundRatios.push(stepMs[1] / stepMs[0]);
   }
+  stepRatios.push(...roundRatios);
   const per = (side: Side): number => (side.ms * 1000) / (agents * steps);
   const search = (side: Side): number => (side.group.result().searchMs * 1000) / (agents * steps);
-  results.push({ round: r + 1, base: per(sides[0]), current: per(sides[1]), ratio: per(sides[1]) / per(sides[0]), baseSearch: search(sides[0]), currentSearch: search(sides[1]) });
+  results.push({ round: r + 1, base: per(sides[0]), current: per(sides[1]), ratio: per(sides[1]) / per(sides[0]), stepRatioMedian: median(roundRatios), baseSearch: search(sides[0]), currentSearch: search(sides[1]) });
 }
 if (values.json) {
-  process.stdout.write(JSON.stringify({ agents, steps, hz, base: resolve(base), rounds: results }) + '\n');
+  process.stdout.write(JSON.stringify({ agents, steps, hz, base: resolve(base), rounds: results, stepRatioMedian: median(stepRatios) }) + '\n');
 } else {
   process.stdout.write(`crowd step, ${agents} agents x ${steps} steps at ${hz} Hz, the two builds alternating (µs per agent-step: total, of which search)\n`);
   for (const x of results) {
-    process.stdout.write(`  round ${x.round}: base ${x.base.toFixed(2)} (${x.baseSearch.toFixed(2)})  current ${x.current.toFixed(2)} (${x.currentSearch.toFixed(2)})  current / base ${x.ratio.toFixed(2)}\n`);
+    process.stdout.write(`  round ${x.round}: base ${x.base.toFixed(2)} (${x.baseSearch.toFixed(2)})  current ${x.current.toFixed(2)} (${x.currentSearch.toFixed(2)})  current / base ${x.ratio.toFixed(2)} (median of the steps' ratios ${x.stepRatioMedian.toFixed(3)})\n`);
   }
+  process.stdout.write(`  every round's steps: median ratio ${median(stepRatios).toFixed(3)}\n`);
 }

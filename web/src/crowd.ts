@@ -12,6 +12,7 @@ import { MatcherSearchPort } from '../../src/runtime/matcher-port.js';
 import type { Matcher, SearchMethod } from '../../src/search/matcher.js';
 import { CrowdSearchBatch, type BatchSearcher as BatchAnswerer } from '../../src/runtime/crowd/batch.js';
 import { LocalSearchBatch } from '../../src/runtime/crowd/local-batch.js';
+import { FramePrefetch } from '../../src/runtime/crowd/prefetch.js';
 import { locomotionTags, searchTagsOn, type LocomotionTags, type SearchTags } from '../../src/sim/search-tags.js';
 import { ScriptedDriver } from '../../src/sim/scenarios.js';
 import type { ControllerSettings } from '../../src/sim/settings/options-file.js';
@@ -96,6 +97,8 @@ export class Crowd {
   /** Batch staging, grown with the crowd and reused every frame. */
   private readonly batch: CrowdSearchBatch;
   private readonly localBatch: LocalSearchBatch;
+  /** The database rows each character's next step reads, touched one character ahead. */
+  private readonly prefetch: FramePrefetch;
   /** Every frame a search may return (new agents start on a random one). */
   private readonly candidateFrames: Int32Array;
   /** Index of the first agent in `characters` (1 with a player, else 0). */
@@ -136,6 +139,7 @@ export class Crowd {
     this.seed = seed;
     this.batch = new CrowdSearchBatch(db.stride, 'kdtree');
     this.localBatch = new LocalSearchBatch(db);
+    this.prefetch = new FramePrefetch(db);
     const candidates: number[] = [];
     for (let f = 0; f < db.frameCount; f++) if (db.candidates[f]) candidates.push(f);
     if (candidates.length === 0) throw new Error('the database has no search candidates (every clip is shorter than the end margin)');
@@ -320,7 +324,12 @@ export class Crowd {
     if (pending instanceof Promise) await pending;
     if (local.count > 0) { const l = local.search(search); if (l instanceof Promise) await l; }
     const t2 = performance.now();
-    for (let i = 0; i < n; i++) if (!local.tryFinish(chars[i], i)) batch.finish(chars[i], i);
+    const prefetch = this.prefetch;
+    for (let i = 0; i < n; i++) {
+      // The database rows the next character plays, brought in while this one steps (runtime/crowd/prefetch.ts).
+      if (i + 1 < n) prefetch.touch(chars[i + 1]);
+      if (!local.tryFinish(chars[i], i)) batch.finish(chars[i], i);
+    }
     const t3 = performance.now();
     return { prepareMs: t1 - t0, searchMs: t2 - t1, completeMs: t3 - t2, updateMs: t3 - t0, searches: batch.count + local.count };
   }
