@@ -83,9 +83,21 @@ export function decaySpringUpdate(
   dt: number,
   n = 1,
 ): void {
-  requireHalfLife('dampingFromHalfLife', halfLife);
+  SPRING_ARGS[0] = halfLife; SPRING_ARGS[1] = dt;
+  decaySpringUpdateWith(x, xo, v, vo, SPRING_ARGS, 0, n);
+}
+
+/**
+ * {@link decaySpringUpdate} with the half-life and dt read from `p[po]` and `p[po + 1]`: for a
+ * per-step caller, where two numbers passed to a call V8 does not inline are two heap boxes (32
+ * bytes per agent-step of a crowd for the root velocity offset's decay alone).
+ */
+export function decaySpringUpdateWith(x: Buf, xo: number, v: Buf, vo: number, p: Float64Array, po: number, n = 1): void {
+  const halfLife = p[po], dt = p[po + 1];
+  // (checked inline first: the checks are calls, and their number arguments boxes)
+  if (!(Number.isFinite(halfLife) && halfLife > 0)) requireHalfLife('dampingFromHalfLife', halfLife);
   const y = (2 * Math.LN2) / halfLife;
-  requireDt('decaySpringUpdate', dt);
+  if (!(Number.isFinite(dt) && dt >= 0)) requireDt('decaySpringUpdate', dt);
   const e = expNegMemo(MEMO_DECAY, y * dt);
   for (let i = 0; i < n; i++) {
     const xi = x[xo + i], vi = v[vo + i];

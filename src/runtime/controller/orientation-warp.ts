@@ -7,7 +7,7 @@
  */
 import type { Database } from '../../database/database.js';
 import type { ControllerOptions } from './options.js';
-import { decaySpringUpdate } from '../../math/spring.js';
+import { decaySpringUpdateWith } from '../../math/spring.js';
 import { wrapAngle } from '../../math/angle.js';
 import { STEP_DT, UPPER_TWIST, UPPER_TWIST_TARGET, UPPER_TWIST_VEL } from './state.js';
 import { travelCoverage, nearestCoveredTravel } from './travel-coverage.js';
@@ -31,6 +31,9 @@ export function locomotionFacing(s: Float64Array, db: Database, o: ControllerOpt
   return legs;
 }
 
+/** turnUpperBody's half-life and dt for its spring. */
+const TWIST_ARGS = new Float64Array(2);
+
 /**
  * The upper body's turn: a critically damped spring (the facing's half-life) moves the turn
  * towards its target, continuous in angle and rate when the target changes; the pose of `host` is
@@ -40,7 +43,9 @@ export function turnUpperBody(host: TwistHost, S: Float64Array, o: ControllerOpt
   const target = S[UPPER_TWIST_TARGET];
   if (target === 0 && S[UPPER_TWIST] === 0 && S[UPPER_TWIST_VEL] === 0) return;
   S[UPPER_TWIST] -= target;
-  decaySpringUpdate(S, UPPER_TWIST, S, UPPER_TWIST_VEL, o.facingHalfLife, S[STEP_DT], 1);
+  // = decaySpringUpdate(S, UPPER_TWIST, S, UPPER_TWIST_VEL, o.facingHalfLife, S[STEP_DT], 1), the numbers through an array
+  TWIST_ARGS[0] = o.facingHalfLife; TWIST_ARGS[1] = S[STEP_DT];
+  decaySpringUpdateWith(S, UPPER_TWIST, S, UPPER_TWIST_VEL, TWIST_ARGS, 0, 1);
   S[UPPER_TWIST] += target;
   if (Math.abs(S[UPPER_TWIST]) < 1e-6 && Math.abs(S[UPPER_TWIST_VEL]) < 1e-6) { S[UPPER_TWIST] = 0; S[UPPER_TWIST_VEL] = 0; return; }
   twistUpperBody(host, db.skeleton.parents, upperBodyRig(db), S[UPPER_TWIST]);

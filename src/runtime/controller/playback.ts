@@ -5,11 +5,11 @@
  */
 import type { DatabaseRuntime } from '../database-runtime.js';
 import type { ControllerOptions } from './options.js';
-import { appendBlendedPieces, appendVelocityPiece } from '../root-motion/tracks.js';
+import { appendBlendedPieces } from '../root-motion/tracks.js';
 import { DESIRED_VEL, FRAME_FRACTION, HOLD_RATE, LAYER_FRACTION, LAYER_FRAME, LAYER_WEIGHT, MAX_LAYERS, PLAY_RATE, STAND_HOLD, STEP_DT, WARP_RATE, WARP_RATE_VEL } from './state.js';
 import { strideSpeeds } from './stride-speed.js';
 import { stepHoldRate } from './standing.js';
-import { decaySpringUpdate } from '../../math/spring.js';
+import { decaySpringUpdateWith } from '../../math/spring.js';
 
 // Temporaries of one call, shared by every controller of a thread.
 const LAYER_VELOCITY = new Float64Array(4 * MAX_LAYERS);
@@ -17,6 +17,8 @@ const LAYER_MEAN = new Float64Array(MAX_LAYERS);
 
 /** Half-life of the time warp's play rate following its target (s): a stride's worth of change, not a frame's. */
 export const WARP_HALF_LIFE = 0.15;
+/** updatePlayRate's half-life and dt for its spring. */
+const WARP_ARGS = new Float64Array(2);
 
 /**
  * Time warping: the play rate follows (a critically damped spring, WARP_HALF_LIFE) the requested
@@ -29,7 +31,9 @@ export function updatePlayRate(s: Float64Array, rt: DatabaseRuntime, o: Controll
     const want = Math.sqrt(s[DESIRED_VEL] * s[DESIRED_VEL] + s[DESIRED_VEL + 2] * s[DESIRED_VEL + 2]);
     const target = Math.min(o.timeWarpMax, Math.max(o.timeWarpMin, clipSpeed > 0.2 && want > 0.2 ? want / clipSpeed : 1));
     s[WARP_RATE] -= target;
-    decaySpringUpdate(s, WARP_RATE, s, WARP_RATE_VEL, WARP_HALF_LIFE, s[STEP_DT], 1);
+    // = decaySpringUpdate(s, WARP_RATE, s, WARP_RATE_VEL, WARP_HALF_LIFE, s[STEP_DT], 1), the numbers through an array
+    WARP_ARGS[0] = WARP_HALF_LIFE; WARP_ARGS[1] = s[STEP_DT];
+    decaySpringUpdateWith(s, WARP_RATE, s, WARP_RATE_VEL, WARP_ARGS, 0, 1);
     s[WARP_RATE] = Math.min(o.timeWarpMax, Math.max(o.timeWarpMin, s[WARP_RATE] + target));
     s[PLAY_RATE] = s[WARP_RATE];
   } else {
@@ -63,7 +67,15 @@ export function advanceLayer(s: Float64Array, rt: DatabaseRuntime, i: number, ou
   while (remaining > 1e-12) {
     if (heldAtEnd(rt, f)) { frac = 0; break; }
     const take = Math.min(remaining, 1 - frac);
-    appendVelocityPiece(out, 0, V[3 * f], V[3 * f + 1], V[3 * f + 2], W[f], take / fps);
+    // = appendVelocityPiece(out, 0, V[3f], V[3f + 1], V[3f + 2], W[f], take / fps), written out: five
+    // numbers passed to a call V8 does not inline are five heap boxes (64 bytes per agent-step of a
+    // crowd whenever the caller's inlining budget ran out before this call).
+    const seconds = take / fps, yaw = out[3], vx = V[3 * f], vy = V[3 * f + 1], vz = V[3 * f + 2];
+    const c = yaw === 0 ? 1 : Math.cos(yaw), sn = yaw === 0 ? 0 : Math.sin(yaw);
+    out[0] += (c * vx + sn * vz) * seconds;
+    out[1] += vy * seconds;
+    out[2] += (-sn * vx + c * vz) * seconds;
+    out[3] = yaw + W[f] * seconds;
     frac += take;
     remaining -= take;
     if (frac >= 1 - 1e-12) { frac = 0; f = nextFrame(rt, f); }

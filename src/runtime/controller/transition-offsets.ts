@@ -9,7 +9,7 @@ import type { DatabaseRuntime } from '../database-runtime.js';
 import type { InertializationDecay } from '../inertialization/decay.js';
 import type { ControllerOptions } from './options.js';
 import type { Pose64 } from './frame-pose.js';
-import { decaySpringUpdate } from '../../math/spring.js';
+import { decaySpringUpdateWith } from '../../math/spring.js';
 import { sampleFramePose } from './frame-pose.js';
 import { LAYER_FRACTION, LAYER_FRAME, LOD_DRAIN, ROOT_VEL_OFFSET, ROOT_VEL_OFFSET_RATE, STEP_DT } from './state.js';
 
@@ -48,8 +48,14 @@ export function startTransitionOffsets(
 
 /** The decay spring (decaySpringUpdate) on the root velocity offset of the last transition, over this step. */
 export function decayRootVelocityOffset(s: Float64Array, o: ControllerOptions): void {
-  decaySpringUpdate(s, ROOT_VEL_OFFSET, s, ROOT_VEL_OFFSET_RATE, o.inertializationHalfLife, s[STEP_DT], 4);
+  // = decaySpringUpdate(s, ROOT_VEL_OFFSET, s, ROOT_VEL_OFFSET_RATE, o.inertializationHalfLife, s[STEP_DT], 4),
+  // the two numbers through an array (every agent-step of a crowd).
+  DECAY_ARGS[0] = o.inertializationHalfLife; DECAY_ARGS[1] = s[STEP_DT];
+  decaySpringUpdateWith(s, ROOT_VEL_OFFSET, s, ROOT_VEL_OFFSET_RATE, DECAY_ARGS, 0, 4);
 }
+
+/** decayRootVelocityOffset's half-life and dt. */
+const DECAY_ARGS = new Float64Array(2);
 
 /**
  * With inertialization switched off (a coarse level of detail): true while the offsets of a

@@ -21,7 +21,7 @@ import {
 } from './state.js';
 import { stillDown, updateGroundHolds, updateLift } from './on-ground.js';
 import { GROUND_UNDER_FOOT, clearHeel, decayFootSpring, followGroundUnderFoot, groundShare, shownHeelElevation, tiltTowards } from './foot-ground.js';
-import { dropToReach, landingAhead, lowerHips } from './hips.js';
+import { dropToReach, landingAhead, lowerHips, REACH_RISE } from './hips.js';
 import { decayHeel, decayOffset, followDataOnGround } from './offsets.js';
 import { HEADING_TOLERANCE, HELD_TURN, YAW_TURN, footBearing, heldTurn, pivotAboutContact } from './planted-turn.js';
 import { LANDED_LEG_LENGTHS, heldLastStep, holdsPlanted, landedFromStep, recordShown, slowEnoughToPlant } from './landing.js';
@@ -166,8 +166,10 @@ export function applyGroundStep(S: Float64Array, rig: FootRig, db: Database, opt
     CONTACT_TARGET[p + 1] += S[at + LIFT]; S[at + TARGET + 1] += S[at + LIFT];
     // (what the ground adds to the target's height over the animation's: the lock's height over the
     // animated contact point's, or the share of the ground's shift a free foot takes)
-    const rise = locked ? S[at + LOCK + 1] - wp[c + 1] : S[at + FOLLOW] * S[at + SHIFT];
-    if (locked || contact || landingAhead(S, at, leg, wp, host.rootRotation)) dropToReach(S, at, leg, wp, true, rise);
+    if (locked || contact || landingAhead(S, at, leg, wp, host.rootRotation)) {
+      REACH_RISE[0] = locked ? S[at + LOCK + 1] - wp[c + 1] : S[at + FOLLOW] * S[at + SHIFT];
+      dropToReach(S, at, leg, wp, true);
+    }
   }
   const hipsY = wp[3 * rig.hips + 1];
   lowerHips(S, rig, db.skeleton.parents, host, opts);

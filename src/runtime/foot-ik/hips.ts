@@ -33,6 +33,10 @@ export function landingAhead(S: Float64Array, at: number, leg: LegJoints, wp: Fl
 
 /** reachDrop's answer (m): a scratch, since a number returned by a call that is not inlined is a heap box. */
 export const REACH_DROP = new Float64Array(1);
+/** The `rise` (m) of dropToReach on uneven ground, written by its caller: a number passed to a call that is not inlined is a heap box too. */
+export const REACH_RISE = new Float64Array(1);
+/** reachDrop's target, copied for reachDropAt. */
+const REACH_TARGET = new Float64Array(3);
 
 /**
  * How far the hip joint must come down for leg `leg` (posed as in `wp`) to reach the ankle target
@@ -45,6 +49,17 @@ export const REACH_DROP = new Float64Array(1);
  * stop-go on the steps, the hips 25 cm below the frame played at the 5th percentile.)
  */
 export function reachDrop(leg: LegJoints, wp: Float64Array, x: number, y: number, z: number, ground: boolean, rise: number): void {
+  REACH_TARGET[0] = x; REACH_TARGET[1] = y; REACH_TARGET[2] = z;
+  REACH_RISE[0] = rise;
+  reachDropAt(leg, wp, REACH_TARGET, 0, ground);
+}
+
+/**
+ * {@link reachDrop} for the target T[t..t+3] and, on uneven ground, the rise REACH_RISE[0]: no
+ * number passes through the call (the foot IK step calls it for every planted leg; with five
+ * numbers as arguments, 35 bytes of garbage per agent-step in a crowd).
+ */
+function reachDropAt(leg: LegJoints, wp: Float64Array, T: Float64Array, t: number, ground: boolean): void {
   const h = 3 * leg.hip, k = 3 * leg.knee, f = 3 * leg.foot;
   REACH_DROP[0] = 0;
   // On uneven ground a little more slack: a planted leg held at full stretch (the heel raise keeps
@@ -53,7 +68,7 @@ export function reachDrop(leg: LegJoints, wp: Float64Array, x: number, y: number
   const tx = wp[k] - wp[h], ty = wp[k + 1] - wp[h + 1], tz = wp[k + 2] - wp[h + 2];
   const sx = wp[f] - wp[k], sy = wp[f + 1] - wp[k + 1], sz = wp[f + 2] - wp[k + 2];
   const reach = Math.sqrt(tx * tx + ty * ty + tz * tz) + Math.sqrt(sx * sx + sy * sy + sz * sz) - (ground ? GROUND_REACH_SLACK * leg.length : 0.01);
-  const dx = x - wp[h], dz = z - wp[h + 2], dy = wp[h + 1] - y;
+  const dx = T[t] - wp[h], dz = T[t + 2] - wp[h + 2], dy = wp[h + 1] - T[t + 1];
   const horizontal = dx * dx + dz * dz;
   if (dx * dx + dy * dy + dz * dz <= reach * reach || dy <= 0) return;
   // On uneven ground the limit is high: a target out of reach sideways is not lowered for, as no
@@ -63,13 +78,16 @@ export function reachDrop(leg: LegJoints, wp: Float64Array, x: number, y: number
   const allowed = horizontal < reach * reach ? Math.sqrt(reach * reach - horizontal) : 0;
   // (at the animation's height the gap would be dy + rise: what that would need is the body's doing,
   // not the ground's)
-  const need = ground ? dy - allowed - Math.max(0, dy + rise - allowed) : dy - allowed;
+  const need = ground ? dy - allowed - Math.max(0, dy + REACH_RISE[0] - allowed) : dy - allowed;
   REACH_DROP[0] = need > 0 ? need : 0;
 }
 
-/** Raises NEEDED_DROP to how far the hip joint must come down for the leg to reach its target (reachDrop; `rise` on uneven ground). */
-export function dropToReach(S: Float64Array, at: number, leg: LegJoints, wp: Float64Array, ground: boolean, rise = 0): void {
-  reachDrop(leg, wp, S[at + TARGET], S[at + TARGET + 1], S[at + TARGET + 2], ground, rise);
+/**
+ * Raises NEEDED_DROP to how far the hip joint must come down for the leg to reach its target
+ * (reachDrop; on uneven ground with the rise its caller wrote into REACH_RISE[0]).
+ */
+export function dropToReach(S: Float64Array, at: number, leg: LegJoints, wp: Float64Array, ground: boolean): void {
+  reachDropAt(leg, wp, S, at + TARGET, ground);
   if (REACH_DROP[0] > S[NEEDED_DROP]) S[NEEDED_DROP] = REACH_DROP[0];
 }
 
