@@ -44,6 +44,7 @@ describe('the measuring tools\' command lines', () => {
       [['--base', '/nowhere', '--frobnicate'], /^step-ab: unknown option --frobnicate$/],
       [['--base', '/nowhere', 'stray'], /^step-ab: unexpected argument stray$/],
       [['--base', '/nowhere', '--rounds', '2.5'], /^step-ab: --rounds must be an integer/],
+      [['--base', '/nowhere', '--block', '0'], /^step-ab: --block must be an integer in \[1, 1000\], got 0$/],
     ] as const) {
       const r = run('dist/bench/step-ab.js', [...args]);
       expect(r.status, r.stderr).toBe(2);
