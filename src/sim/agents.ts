@@ -230,6 +230,8 @@ export class AgentGroup {
     }
     this.trajAt = (c0.trajectoryTimes.byteOffset - storage.byteOffset) / 8;
     this.queryEnd = Math.ceil((c0.request.query.byteOffset + c0.request.query.byteLength - storage.byteOffset) / 8);
+    // (a layout where they are not one run inside the hot part: the whole hot part is touched)
+    if (!(this.trajAt <= this.queryEnd && this.queryEnd <= this.hotSize)) { this.trajAt = this.hotSize; this.queryEnd = this.hotSize; }
     this.rootWords = [wordAt(c0.rootPosition), wordAt(c0.rootPosition) + 14];
     this.poseWords = [wordAt(c0.rotations), wordAt(c0.rotations) + 14 * J];
     this.batch = new CrowdSearchBatch(db.stride, cfg.method, Math.min(count, CHUNK));
@@ -297,10 +299,11 @@ export class AgentGroup {
     let observed = from;
     for (let i = from; i < to; i++) {
       // Bring the next agent's state in while this one is stepped (JavaScript has no prefetch
-      // instruction; independent loads do the same). Measured: 8% faster at 5,000 agents; the
-      // database rows it plays next too, another 6-9% at 1,000 (bench/step-ab.ts, 2026-12-07).
+      // instruction; independent loads do the same). Measured: 8% faster at 5,000 agents. The
+      // database rows it plays next too (FramePrefetch): about 3% at 1,000 agents stepped alone,
+      // 5-9% when another crowd shares the caches (bench/step-ab.ts --block 30 / 1, 2026-12-07).
       if (i + 1 < to) {
-        // (not the trajectory and the query: prepare wrote them and the search has read them; 0.98x)
+        // (not the trajectory and the query: prepare wrote them and the search has read them; 0.97-0.98x)
         const at = (i + 1) * this.agentSize;
         touchLines(this.storage, at, this.trajAt);
         touchLines(this.storage, at + this.queryEnd, this.hotSize - this.queryEnd);
