@@ -63,6 +63,7 @@ export { InertializationDecay, type InertializationDecayOptions } from './runtim
 export { MotionMatchingController, createInput, DEFAULT_CONTROLLER_OPTIONS, MAX_DESIRED_SPEED, type ControllerInput, type ControllerOptions, type ControllerOptionsInput } from './runtime/controller/controller.js';
 export { MatcherSearchPort } from './runtime/matcher-port.js';
 export { CrowdSearchBatch, type BatchSearcher } from './runtime/crowd/batch.js';
+export { FramePrefetch } from './runtime/crowd/prefetch.js';
 // Levels of detail and the search budget (docs/lod.md).
 export { DEFAULT_LOD_LEVELS, DEFAULT_LOD_HYSTERESIS, selectLodLevel, initialLodLevel, lodDistance, levelOptions, validateLodLevels, type LodLevel } from './runtime/lod/levels.js';
 export { CrowdLod, type CrowdLodOptions, type LodCounts } from './runtime/crowd/crowd-lod.js';

@@ -11,12 +11,17 @@ import { MotionMatchingController, createInput } from '../../src/runtime/control
 import type { Database } from '../../src/database/database.js';
 import type { MatcherSearchPort } from '../../src/runtime/matcher-port.js';
 import { builtinSearch } from '../helpers/builtin-search.js';
+import * as api from '../../src/api.js';
 
 let db: Database;
 let port: MatcherSearchPort;
 beforeAll(async () => { ({ db, port } = await builtinSearch()); });
 
 describe('FramePrefetch', () => {
+  it('is part of the portable API, for crowds stepped by the user\'s own loop', () => {
+    expect(api.FramePrefetch).toBe(FramePrefetch);
+  });
+
   it('reads inside every table on every frame, the last one included', () => {
     const prefetch = new FramePrefetch(db);
     const c = new MotionMatchingController(db);
