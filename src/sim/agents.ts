@@ -1,6 +1,6 @@
 import type { Database } from '../database/database.js';
 import type { Matcher, SearchMethod } from '../search/matcher.js';
-import { FramePrefetch } from '../runtime/crowd/prefetch.js';
+import { FramePrefetch, touchLines } from '../runtime/crowd/prefetch.js';
 import { MotionMatchingController, createInput, type ControllerInput, type ControllerOptions } from '../runtime/controller/controller.js';
 import { QualityMeter, QualityStats } from '../runtime/quality/meter.js';
 import { CrowdSearchBatch } from '../runtime/crowd/batch.js';
@@ -439,20 +439,6 @@ export class AgentGroup {
 
 /** Agents finished before their quality meters run (observeChunk: in a pass of their own, their state still in the caches). */
 const OBSERVE_BLOCK = 16;
-
-/** Where touchLines leaves the sum of its loads, so that they are not optimised away. */
-const PREFETCH_SUM = new Float64Array(1);
-
-/**
- * Reads one value per 64-byte line of a[from, from + n) and adds them to PREFETCH_SUM[0]: written
- * to an array, not returned (a double returned by a call that is not inlined is a 16-byte heap box,
- * one per agent-step).
- */
-function touchLines(a: Float64Array, from: number, n: number): void {
-  let sum = 0;
-  for (let i = from, end = from + n; i < end; i += 8) sum += a[i];
-  PREFETCH_SUM[0] += sum;
-}
 
 /**
  * Per step of a run split into `groups`: the search time per query (µs) over all of them (each

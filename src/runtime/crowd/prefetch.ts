@@ -14,8 +14,22 @@ import { capturedData, type CapturedData } from '../captured-data.js';
 import type { MotionMatchingController } from '../controller/controller.js';
 import { databaseRuntime, type DatabaseRuntime } from '../database-runtime.js';
 
-/** Floats per 64-byte cache line in a Float32Array. */
-const F32_PER_LINE = 16;
+/** Floats per 64-byte cache line in a Float32Array, and in a Float64Array. */
+const F32_PER_LINE = 16, F64_PER_LINE = 8;
+
+/** Where touchLines leaves the sum of its loads, so that they are not optimised away. */
+const LINES_SUM = new Float64Array(1);
+
+/**
+ * Reads one value per 64-byte line of a[from, from + n) (a crowd's state buffer: the next
+ * character's block, touched while the current one steps). The sum goes to an array, not returned:
+ * a double returned by a call that is not inlined is a 16-byte heap box, one per agent-step.
+ */
+export function touchLines(a: Float64Array, from: number, n: number): void {
+  let sum = 0;
+  for (let i = from, end = from + n; i < end; i += F64_PER_LINE) sum += a[i];
+  LINES_SUM[0] += sum;
+}
 
 export class FramePrefetch {
   private readonly rt: DatabaseRuntime;
