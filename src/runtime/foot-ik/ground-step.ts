@@ -166,7 +166,12 @@ export function applyGroundStep(S: Float64Array, rig: FootRig, db: Database, opt
     CONTACT_TARGET[p + 1] += S[at + LIFT]; S[at + TARGET + 1] += S[at + LIFT];
     // (what the ground adds to the target's height over the animation's: the lock's height over the
     // animated contact point's, or the share of the ground's shift a free foot takes)
-    if (locked || contact || landingAhead(S, at, leg, wp, host.rootRotation)) {
+    // Not for a foot let go of while its contact lasts (RELEASED), stepping after the body unless it
+    // lands ahead: crouched for, a running stop's trailing foot let go of 40 cm behind and below
+    // the body held the hips 14 cm down, and the body's drop pressed the stepping foot onto the
+    // ground, where it slid after the body (1.9 m/s a second after the stop request, the real
+    // captures at 30 Hz on the hills; test/runtime/stop-mocap.test.ts).
+    if (locked || (contact && S[at + LOCKED] !== RELEASED) || landingAhead(S, at, leg, wp, host.rootRotation)) {
       REACH_RISE[0] = locked ? S[at + LOCK + 1] - wp[c + 1] : S[at + FOLLOW] * S[at + SHIFT];
       dropToReach(S, at, leg, wp, true);
     }
@@ -180,8 +185,10 @@ export function applyGroundStep(S: Float64Array, rig: FootRig, db: Database, opt
     if (!locked) {
       // A free foot goes down with the body, keeping the leg's animated shape (folding a swinging
       // leg under lowered hips swung its knee about at 6-7 m/s), but never lower over the ground
-      // (followed smoothly, as S[SHIFT]) than it stands when planted.
-      const floor = root[1] + S[at + SHIFT] + S[at + PLANTED_HEIGHT];
+      // (followed smoothly, as S[SHIFT]) than it stands when planted, nor, while it steps
+      // (updateLift), lower than its step's lift over that: with the floor alone, a drop larger than
+      // the lift put a stepping foot back on the ground, sliding after the body.
+      const floor = root[1] + S[at + SHIFT] + S[at + PLANTED_HEIGHT] + S[at + LIFT];
       const overGround = CONTACT_TARGET[p + 1] + (1 - S[at + FOLLOW]) * S[at + SHIFT]; // at its animated height over the ground
       CONTACT_TARGET[p + 1] = Math.max(CONTACT_TARGET[p + 1] + bodyDy, Math.min(overGround, floor));
     }
