@@ -53,7 +53,7 @@ describe('motionmatch simulate --terrain', () => {
     const text = runCli(['simulate', '--agents', '4', '--seconds', '3', '--terrain', 'steps']);
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toMatch(/terrain {6}steps \(seed 1\)/);
-    expect(text.stdout).toMatch(/ground {7}feet in contact [\d.]+ cm from the ground \(p95 [\d.]+\); in it [\d.]+ cm \(p95 [\d.]+\)/);
+    expect(text.stdout).toMatch(/ground {7}feet labelled in contact [\d.]+ cm from the ground \(p95 [\d.]+\); in it [\d.]+ cm \(p95 [\d.]+\)/);
   });
 
   it('walks on a height field file, JSON or binary, the same ground either way', async () => {

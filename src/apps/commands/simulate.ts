@@ -240,7 +240,7 @@ function terrainArgument(value: string | undefined, seed: number): TerrainSpec |
 export function terrainText(terrain: string, q: SimulationResult['quality']): string {
   const f = (x: number, d = 2) => figureText(x, d);
   return `  terrain      ${terrain}\n` +
-    `  ground       feet in contact ${f(q.footGroundErrorCm)} cm from the ground (p95 ${f(q.footGroundErrorP95Cm)}); in it ${f(q.footPenetrationCm)} cm (p95 ${f(q.footPenetrationP95Cm)}), above it ${f(q.footFloatCm)} cm (p95 ${f(q.footFloatP95Cm)}); swinging feet in it: p99 ${f(q.swingPenetrationP99Cm)} cm, max ${f(q.swingPenetrationMaxCm)} cm\n`;
+    `  ground       feet labelled in contact ${f(q.footGroundErrorCm)} cm from the ground (p95 ${f(q.footGroundErrorP95Cm)}); in it ${f(q.footPenetrationCm)} cm (p95 ${f(q.footPenetrationP95Cm)}), above it ${f(q.footFloatCm)} cm (p95 ${f(q.footFloatP95Cm)}); swinging feet below their last labelled contact: p99 ${f(q.swingPenetrationP99Cm)} cm, max ${f(q.swingPenetrationMaxCm)} cm (diagnostics: the frames' contact labels)\n`;
 }
 
 /** The --overlay options as simulation settings (null without --overlay), or a usage error. */

@@ -71,12 +71,13 @@ export type QualityFigures = QualityReport & Partial<TerrainComparison>;
 
 /**
  * Targets on uneven ground (`motionmatch quality --terrain`), judged on the terrain rows besides the
- * targets above: feet labelled in contact within 2 cm of the ground and no deeper in it than 1 cm
- * (95th percentiles), and foot skate no worse than on flat ground by more than 0.5 cm/s.
+ * targets above (whose floor measures, from the output joint positions, hold the feet against the
+ * ground under them there): foot skate no worse than on flat ground by more than 0.5 cm/s. The feet
+ * labelled in contact against the ground (`footGroundErrorP95Cm`, `footPenetrationP95Cm`) read the
+ * frames' contact labels and are diagnostics, as on flat ground (docs/terrain.md, stop 60): a foot
+ * the frame has down but the leg has let go of steps after the body, lifted on purpose.
  */
 export const TERRAIN_QUALITY_TARGETS = {
-  footGroundErrorP95Cm: { limit: 2, inclusive: false },
-  footPenetrationP95Cm: { limit: 1, inclusive: false },
   skateOverFlatCmPerSec: { limit: 0.5, inclusive: true },
 } as const satisfies Partial<Record<keyof QualityFigures, QualityTarget>>;
 
