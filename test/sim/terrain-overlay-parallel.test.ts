@@ -143,7 +143,7 @@ describe('motionmatch simulate --terrain --overlay with --workers and --shard, a
     expect(w.overlay.entries).toBeGreaterThan(5);
     const text = runCli(['merge', part('p0.json'), part('p1.json')]);
     expect(text.code, text.stderr).toBe(0);
-    expect(text.stdout).toMatch(/terrain {6}steps \(seed 3\)\n {2}ground {7}feet in contact/);
+    expect(text.stdout).toMatch(/terrain {6}steps \(seed 3\)\n {2}ground {7}feet labelled in contact/);
     expect(text.stdout).toMatch(/overlay {6}'idle' \(override\)/);
 
     // Shard 1 of other runs: another terrain, flat ground, other overlay settings.
