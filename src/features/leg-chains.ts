@@ -145,3 +145,45 @@ export function leftChainIndex(rest: Float64Array, chains: readonly (readonly nu
   };
   return side(0) >= side(1) ? 0 : 1;
 }
+
+/** Cosine of the largest angle between two segments of one bone (a split thigh or shin): 10 degrees. */
+const SAME_BONE_COS = Math.cos((10 * Math.PI) / 180);
+
+/**
+ * Where a leg bends: its knee and hip on the chain from the hips down to `foot`. Mostly the foot's
+ * parent and grandparent, but a thigh or shin may be split into segments in the chain (Daz's
+ * lThighBend -> lThighTwist -> lShin, Rigify's thigh -> thigh.001 -> shin -> shin.001 -> foot),
+ * and a link may lead from the hips to the hip socket (CMU's LHipJoint). The knee is the chain joint
+ * nearest halfway down the chain's rest length (the thigh and the shin are about equally long;
+ * rest poses often have straight legs, so no angle tells); the hip is the highest joint above the
+ * knee from which the chain runs straight to the knee in the rest pose (a pelvis link turns off at
+ * the hip socket). Bent there, a leg whose shin is split folded in the middle of the shin.
+ */
+export function legBendJoints(s: Skeleton, hips: number, foot: number): { hip: number; knee: number } {
+  const parents = s.parents, chain: number[] = [];
+  for (let j = foot; j >= 0 && j !== hips && chain.length <= parents.length; j = parents[j]) chain.unshift(j);
+  const direct = { knee: parents[foot], hip: parents[foot] >= 0 ? parents[parents[foot]] : -1 };
+  if (chain.length <= 3 || chain[0] === foot || parents[chain[0]] !== hips) return direct;
+  const rest = restPositions(s), n = chain.length;
+  const gap = (a: number, b: number) => Math.hypot(rest[3 * b] - rest[3 * a], rest[3 * b + 1] - rest[3 * a + 1], rest[3 * b + 2] - rest[3 * a + 2]);
+  const along = [0];
+  for (let i = 1; i < n; i++) along.push(along[i - 1] + gap(chain[i - 1], chain[i]));
+  let k = 1;
+  for (let i = 2; i < n - 1; i++) if (Math.abs(along[i] - along[n - 1] / 2) < Math.abs(along[k] - along[n - 1] / 2)) k = i;
+  let h = k - 1;
+  while (h > 0 && sameBone(rest, chain[h - 1], chain[h], chain[k], along[n - 1])) h--;
+  return { hip: chain[h], knee: chain[k] };
+}
+
+/**
+ * Whether the segment a -> b runs on in the direction b -> c: b is part of the bone from a. A joint
+ * at its parent's place (a -> b of no length) is not: the bend stays at the lower of the two, which
+ * turns about the same point.
+ */
+function sameBone(rest: Float64Array, a: number, b: number, c: number, scale: number): boolean {
+  const ux = rest[3 * b] - rest[3 * a], uy = rest[3 * b + 1] - rest[3 * a + 1], uz = rest[3 * b + 2] - rest[3 * a + 2];
+  const vx = rest[3 * c] - rest[3 * b], vy = rest[3 * c + 1] - rest[3 * b + 1], vz = rest[3 * c + 2] - rest[3 * b + 2];
+  const lu = Math.hypot(ux, uy, uz), lv = Math.hypot(vx, vy, vz);
+  if (!(lu > 1e-6 * scale && lv > 0)) return false;
+  return (ux * vx + uy * vy + uz * vz) / (lu * lv) > SAME_BONE_COS;
+}

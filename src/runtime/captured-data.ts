@@ -19,13 +19,16 @@
  * - how suddenly the captured body (the hips) ever changes its velocity in a frame: how fast the
  *   limit of the root's adjustment towards the simulated trajectory may grow in a step
  *   (controller/root-adjustment.ts), and, up and down, how suddenly foot IK's lowering of the hips
- *   may change its speed (foot-ik/hips.ts).
+ *   may change its speed (foot-ik/hips.ts);
+ * - how suddenly a captured knee ever changes the speed it bends or straightens at: how suddenly
+ *   foot IK may change a free leg's bend on uneven ground (foot-ik/knee-bend.ts).
  */
 import type { Database } from '../database/database.js';
 import { poseSource } from '../database/pose-source.js';
 import { forwardKinematicsOf, jointsAbove } from '../anim/pose.js';
 import { quatInvRotateVec3 } from '../math/quat.js';
 import { contactJoints } from '../features/contacts.js';
+import { legBendJoints } from '../features/leg-chains.js';
 
 /** The percentile (as a fraction) of a foot joint's heights taken as its planted height. */
 export const REST_HEIGHT_QUANTILE = 0.01;
@@ -66,6 +69,12 @@ export interface CapturedData {
    * crouch). Infinity where no clip has three frames.
    */
   readonly bodyVerticalVelocityChangeMax: number;
+  /**
+   * The largest change of a knee's bend rate (the angle between thigh and shin, 0 straight) from
+   * one frame to the next within a clip, per second (rad/s²): |φ(f+1) − 2φ(f) + φ(f−1)|·fps², either
+   * leg. Infinity where no clip has three frames.
+   */
+  readonly kneeBendAccelerationMax: number;
 }
 
 const cache = new WeakMap<Database, CapturedData>();
@@ -102,6 +111,9 @@ export function computeCapturedData(db: Database): CapturedData {
   // Only the joints that place the feet, the contact points and the hips (a third to a half of a
   // skeleton with arms and fingers), read into float64 for the math helpers.
   const placed = jointsAbove(parents, [...feet, cl, cr, r.hips]);
+  // Each leg's hip, knee and ankle (the joints a leg bends at, foot-ik/rig.ts): per frame, the knee's bend.
+  const legJoints = [r.leftFoot, r.rightFoot].map((foot) => (foot >= 0 ? { foot, ...legBendJoints(db.skeleton, r.hips, foot) } : null));
+  const bend = new Float64Array(N * 2);
   for (let f = 0; f < N; f++) {
     for (let i = 0; i < placed.length; i++) {
       const j = placed[i], sr = f * 4 * J + 4 * j, st = f * 3 * J + 3 * j;
@@ -113,6 +125,7 @@ export function computeCapturedData(db: Database): CapturedData {
     for (let d = 0; d < 3; d++) { contact[6 * f + d] = wp[3 * cl + d]; contact[6 * f + 3 + d] = wp[3 * cr + d]; }
     hipsHeight[f] = wp[3 * r.hips + 1];
     for (let d = 0; d < 3; d++) hips[3 * f + d] = wp[3 * r.hips + d];
+    for (let leg = 0; leg < 2; leg++) { const l = legJoints[leg]; bend[2 * f + leg] = l && l.hip >= 0 && l.knee >= 0 ? bendAngle(wp, l.hip, l.knee, l.foot) : 0; }
   }
   const contactMotion = new Float32Array(N * 6);
   const q = new Float64Array(4), v = new Float64Array(3), out = new Float64Array(3);
@@ -133,7 +146,31 @@ export function computeCapturedData(db: Database): CapturedData {
   const planted = [cl === r.leftToe ? restHeights[0] : restHeights[2], cr === r.rightToe ? restHeights[1] : restHeights[3]];
   const contactHeight = new Float32Array(N * 2);
   for (let f = 0; f < N; f++) for (let leg = 0; leg < 2; leg++) contactHeight[2 * f + leg] = contact[6 * f + 3 * leg + 1] - planted[leg];
-  return { restHeights, contactMotion, contactHeight, hipsHeight, contactEnds: contactEndsOf(db), contactVelocityChangeMax: velocityChangeMax(db, contact, 6, 2), bodyVelocityChangeMax: velocityChangeMax(db, hips, 3, 1), bodyVerticalVelocityChangeMax: velocityChangeMax(db, hips, 3, 1, true) };
+  return { restHeights, contactMotion, contactHeight, hipsHeight, contactEnds: contactEndsOf(db), contactVelocityChangeMax: velocityChangeMax(db, contact, 6, 2), bodyVelocityChangeMax: velocityChangeMax(db, hips, 3, 1), bodyVerticalVelocityChangeMax: velocityChangeMax(db, hips, 3, 1, true), kneeBendAccelerationMax: bendAccelerationMax(db, bend) };
+}
+
+/** The angle (rad) between the thigh (hip → knee) and the shin (knee → ankle) in world positions `wp`: 0 for a straight leg. */
+function bendAngle(wp: Float64Array, hip: number, knee: number, ankle: number): number {
+  const tx = wp[3 * knee] - wp[3 * hip], ty = wp[3 * knee + 1] - wp[3 * hip + 1], tz = wp[3 * knee + 2] - wp[3 * hip + 2];
+  const sx = wp[3 * ankle] - wp[3 * knee], sy = wp[3 * ankle + 1] - wp[3 * knee + 1], sz = wp[3 * ankle + 2] - wp[3 * knee + 2];
+  const l = Math.sqrt((tx * tx + ty * ty + tz * tz) * (sx * sx + sy * sy + sz * sz));
+  if (!(l > 0)) return 0;
+  const c = (tx * sx + ty * sy + tz * sz) / l;
+  return Math.acos(c < -1 ? -1 : c > 1 ? 1 : c);
+}
+
+/** CapturedData.kneeBendAccelerationMax from each frame's two bend angles (`bend`, 2 per frame). */
+function bendAccelerationMax(db: Database, bend: Float64Array): number {
+  let most = 0;
+  for (const clip of db.clips) {
+    for (let f = clip.start + 1; f < clip.start + clip.count - 1; f++) {
+      for (let leg = 0; leg < 2; leg++) {
+        const change = Math.abs(secondDifference(bend, 2, f, leg)) * db.fps * db.fps;
+        if (change > most) most = change;
+      }
+    }
+  }
+  return most > 0 ? most : Number.POSITIVE_INFINITY;
 }
 
 /**

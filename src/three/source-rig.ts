@@ -6,7 +6,7 @@
  */
 import type { Database } from '../database/database.js';
 import { findHumanoidBones, type HumanoidBones, type HumanoidRole } from './find-bones.js';
-import { legBendJoints } from '../runtime/foot-ik/rig.js';
+import { legBendJoints } from '../features/leg-chains.js';
 
 export interface SourceRig {
   readonly names: readonly string[];

@@ -25,6 +25,7 @@ import { dropToReach, landingAhead, lowerHips, REACH_RISE } from './hips.js';
 import { decayHeel, decayOffset, followDataOnGround } from './offsets.js';
 import { HEADING_TOLERANCE, HELD_TURN, YAW_TURN, footBearing, heldTurn, pivotAboutContact } from './planted-turn.js';
 import { LANDED_LEG_LENGTHS, heldLastStep, holdsPlanted, landedFromStep, recordShown, slowEnoughToPlant } from './landing.js';
+import { limitKneeBend, recordAnimatedKneeBend, recordKneeBend } from './knee-bend.js';
 
 /** The fastest a free foot's clearance over the ground rises beyond its spring (m/s). */
 const CLEAR_RISE_SPEED = 2;
@@ -182,6 +183,7 @@ export function applyGroundStep(S: Float64Array, rig: FootRig, db: Database, opt
   for (let i = 0; i < 2; i++) {
     const leg = legs[i], at = i * LEG_SIZE, f = 3 * leg.foot, c = 3 * leg.contact, p = 3 * i;
     const locked = S[at + LOCKED] === 1;
+    recordAnimatedKneeBend(S, at, leg, wp);
     if (!locked) {
       // A free foot goes down with the body, keeping the leg's animated shape (folding a swinging
       // leg under lowered hips swung its knee about at 6-7 m/s), but never lower over the ground
@@ -236,6 +238,8 @@ export function applyGroundStep(S: Float64Array, rig: FootRig, db: Database, opt
     // under a nearly straight leg ran it into full stretch (the knee snapped straight and back).
     // (a planted ankle of a rig without toes as well: see solveLeg)
     if (!locked || leg.contact === leg.foot) softenReach(leg, wp, S, at);
+    // A free knee bends or straightens no more suddenly than the captures' knees (knee-bend.ts).
+    if (!locked && S[SETTLING] === 0) limitKneeBend(S, at, leg, wp, captured.kneeBendAccelerationMax);
     let error = 0;
     for (let k = 0; k < 3; k++) { const e = IK_TARGET[k] - wp[f + k]; error += e * e; }
     if (error < 2.5e-9 && !turned && kneeSettled(leg, wp, S, at + KNEE_PLANE)) { keepAnimatedKnee(leg, wp, S, at + KNEE_PLANE); continue; }
@@ -249,6 +253,7 @@ export function applyGroundStep(S: Float64Array, rig: FootRig, db: Database, opt
     }
   }
   recordShown(S, rig.legs, wp);
+  for (let i = 0; i < 2; i++) recordKneeBend(S, i * LEG_SIZE, legs[i], wp, S[SETTLING] === 1);
 }
 
 /**

@@ -76,7 +76,13 @@ export const SOFT_WIDEN = 71;
  * otherwise (foot-ground.ts shownHeelElevation, clearHeel).
  */
 export const PLANT_HEEL = 72;
-export const LEG_SIZE = 73;
+/**
+ * Per leg (knee-bend.ts): how much further the knee was shown bent than the animation bends it at the
+ * end of the last step (the bend: the angle between thigh and shin, 0 straight; rad), the rate that
+ * changed at over the step (rad/s), and this step's animated bend.
+ */
+export const KNEE_BEND = 73, KNEE_BEND_RATE = 74, KNEE_ANIM = 75;
+export const LEG_SIZE = 76;
 /** LOCKED's value for a foot released while its contact lasts. */
 export const RELEASED = 2;
 export const HIPS_DROP = 2 * LEG_SIZE, HIPS_DROP_VEL = HIPS_DROP + 1, DECAY_DT = HIPS_DROP + 2, DECAY_E = HIPS_DROP + 3;
