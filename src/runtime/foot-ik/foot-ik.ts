@@ -3,7 +3,7 @@
  * step on uneven ground is ground-step.ts, when a foot may be planted landing.ts, the rest of what
  * a step does one concept per file beside this one (leg.ts: reach and knee; offsets.ts: blends;
  * on-ground.ts: ground holds and lift; planted-turn.ts: heel and heading; hips.ts: the hips' drop;
- * knee-bend.ts: how suddenly a free knee's bend may change on uneven ground).
+ * knee-bend.ts: how suddenly a knee's bend may change on uneven ground).
  */
 import type { Database } from '../../database/database.js';
 import { quatFromScaledAngleAxis, quatInvMultiply, quatMultiply, quatToScaledAngleAxis } from '../../math/quat.js';

@@ -238,8 +238,8 @@ export function applyGroundStep(S: Float64Array, rig: FootRig, db: Database, opt
     // under a nearly straight leg ran it into full stretch (the knee snapped straight and back).
     // (a planted ankle of a rig without toes as well: see solveLeg)
     if (!locked || leg.contact === leg.foot) softenReach(leg, wp, S, at);
-    // A free knee bends or straightens no more suddenly than the captures' knees (knee-bend.ts).
-    if (!locked && S[SETTLING] === 0) limitKneeBend(S, at, leg, wp, captured.kneeBendAccelerationMax);
+    // A knee bends or straightens no more suddenly than the captures' knees (knee-bend.ts).
+    if (S[SETTLING] === 0) limitKneeBend(S, at, leg, wp, captured.kneeBendAccelerationMax);
     let error = 0;
     for (let k = 0; k < 3; k++) { const e = IK_TARGET[k] - wp[f + k]; error += e * e; }
     if (error < 2.5e-9 && !turned && kneeSettled(leg, wp, S, at + KNEE_PLANE)) { keepAnimatedKnee(leg, wp, S, at + KNEE_PLANE); continue; }
