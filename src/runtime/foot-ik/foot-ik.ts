@@ -23,7 +23,7 @@ import type { FootIKHost } from './host.js';
 import { validateFootIKOptions, type FootIKOptions } from './options.js';
 import { dropToReach, lowerHips } from './hips.js';
 import { decayHeel, decayOffset, followDataOnGround } from './offsets.js';
-import { YAW_TURN, footBearing, holdFootHeading, pivotAboutContact } from './planted-turn.js';
+import { YAW_TURN, holdFootHeading, pivotAboutContact, shownBearing } from './planted-turn.js';
 import { LANDED_LEG_LENGTHS, heldLastStep, holdsPlanted, landedFromStep, plantable, recordShown, slowEnoughToPlant } from './landing.js';
 import { applyGroundStep } from './ground-step.js';
 
@@ -201,7 +201,7 @@ export class FootIK {
         S[at + LOCK + k] = k === 1 ? wp[c + 1] : wp[c + k] + S[at + OFFSET + k];
         if (k !== 1) { S[at + OFFSET + k] = 0; S[at + OFFSET_VEL + k] = 0; }
       }
-      S[at + LOCK_YAW] = footBearing(leg, wp);
+      S[at + LOCK_YAW] = shownBearing(S, at, leg, wp);
       S[at + HEEL_RAISE] = MAX_HEEL_RAISE;
       S[at + LOCKED] = 1;
     } else if (S[at + LOCKED] === 1) {

@@ -23,7 +23,7 @@ import { stillDown, updateGroundHolds, updateLift } from './on-ground.js';
 import { GROUND_UNDER_FOOT, clearHeel, decayFootSpring, followGroundUnderFoot, groundShare, shownHeelElevation, tiltTowards } from './foot-ground.js';
 import { dropToReach, landingAhead, lowerHips, REACH_RISE } from './hips.js';
 import { decayHeel, decayOffset, followDataOnGround } from './offsets.js';
-import { HEADING_TOLERANCE, HELD_TURN, YAW_TURN, footBearing, heldTurn, pivotAboutContact } from './planted-turn.js';
+import { HEADING_TOLERANCE, HELD_TURN, YAW_TURN, heldTurn, pivotAboutContact, shownBearing } from './planted-turn.js';
 import { LANDED_LEG_LENGTHS, heldLastStep, holdsPlanted, landedFromStep, recordShown, slowEnoughToPlant } from './landing.js';
 import { limitKneeBend, recordAnimatedKneeBend, recordKneeBend } from './knee-bend.js';
 
@@ -137,7 +137,7 @@ export function applyGroundStep(S: Float64Array, rig: FootRig, db: Database, opt
             const shown = S[at + SHOWN + 1] + animDy - freeY - S[at + LIFT];
             if (shown > 0) S[at + LIFT] += shown < S[at + CLEAR_LIFT] ? shown : S[at + CLEAR_LIFT];
           }
-          S[at + LOCK_YAW] = footBearing(leg, wp);
+          S[at + LOCK_YAW] = shownBearing(S, at, leg, wp);
           S[at + LOCK_GROUND] = GROUND_UNDER_FOOT[0];
           S[at + CLEAR] = 0; S[at + CLEAR_VEL] = 0;
           // (the heel comes down from where it is shown: planted flat, the ankle fell in one step)

@@ -4,7 +4,7 @@
  * (pivotAboutContact). Functions on the foot IK state block and the step's shared temporaries
  * (IK_TARGET, FOOT_WORLD_ROT: state.ts); the heading's turn is left in HELD_TURN and YAW_TURN.
  */
-import { quatFromTo, quatMultiply, quatToScaledAngleAxis } from '../../math/quat.js';
+import { quatFromScaledAngleAxis, quatFromTo, quatMultiply, quatRotateVec3, quatToScaledAngleAxis } from '../../math/quat.js';
 import type { LegJoints } from './rig.js';
 import { capReach, plantedReach } from './leg.js';
 import { FOOT_WORLD_ROT, HEEL, HEEL_RAISE, IK_TARGET, LOCK, LOCK_YAW, MAX_HEEL_RAISE, OFFSET, STEP_DT, TARGET } from './state.js';
@@ -38,6 +38,27 @@ const HEADING_SHOWS = 0.25;
 export function footBearing(leg: LegJoints, wp: Float64Array): number {
   const f = 3 * leg.foot, c = 3 * leg.contact;
   return Math.atan2(wp[f] - wp[c], wp[f + 2] - wp[c + 2]);
+}
+
+const SHOWN_TURN = new Float64Array(4);
+const ANKLE_FROM_CONTACT = new Float64Array(3);
+
+/**
+ * The heading (footBearing's sense) leg `leg`'s foot is shown with before its solve: the animated
+ * foot turned about its contact point by what is left of a release's turn (S[at + HEEL], scaled
+ * angle-axis, world). A foot is planted at this heading: planted at the animated one, a foot let go
+ * of and planted again a step later (a transition onto a frame that has it down) swung its ankle
+ * round the toe by what was left of its held turn in one step (7.3 m/s at 144 Hz, the real
+ * captures' strafe on the steps).
+ */
+export function shownBearing(S: Float64Array, at: number, leg: LegJoints, wp: Float64Array): number {
+  const hx = S[at + HEEL], hy = S[at + HEEL + 1], hz = S[at + HEEL + 2];
+  if (hx * hx + hy * hy + hz * hz < 1e-12) return footBearing(leg, wp);
+  const f = 3 * leg.foot, c = 3 * leg.contact;
+  ANKLE_FROM_CONTACT[0] = wp[f] - wp[c]; ANKLE_FROM_CONTACT[1] = wp[f + 1] - wp[c + 1]; ANKLE_FROM_CONTACT[2] = wp[f + 2] - wp[c + 2];
+  quatFromScaledAngleAxis(SHOWN_TURN, 0, S, at + HEEL);
+  quatRotateVec3(ANKLE_FROM_CONTACT, 0, SHOWN_TURN, 0, ANKLE_FROM_CONTACT, 0);
+  return Math.atan2(ANKLE_FROM_CONTACT[0], ANKLE_FROM_CONTACT[2]);
 }
 
 /**
