@@ -14,6 +14,21 @@
  */
 import { type Buf, quatMultiply, quatInvMultiply, quatRotateVec3, quatInvRotateVec3, quatFromAxisAngle } from './quat.js';
 
+/**
+ * The bend (rad) of the chain hip → knee → end in world positions `wp` (3 per joint): the angle
+ * between its two bones, 0 when straight. What the solve sets from the hip-to-end distance (the
+ * interior angle at the knee is π minus it).
+ */
+export function chainBendAngle(wp: ArrayLike<number>, hip: number, knee: number, end: number): number {
+  const h = 3 * hip, k = 3 * knee, f = 3 * end;
+  const tx = wp[k] - wp[h], ty = wp[k + 1] - wp[h + 1], tz = wp[k + 2] - wp[h + 2];
+  const sx = wp[f] - wp[k], sy = wp[f + 1] - wp[k + 1], sz = wp[f + 2] - wp[k + 2];
+  const l = Math.sqrt((tx * tx + ty * ty + tz * tz) * (sx * sx + sy * sy + sz * sz));
+  if (!(l > 0)) return 0;
+  const c = (tx * sx + ty * sy + tz * sz) / l;
+  return Math.acos(c < -1 ? -1 : c > 1 ? 1 : c);
+}
+
 /** Default reach margin (m): the chain stays this far from fully straight or fully folded. */
 export const TWO_BONE_IK_EPS = 1e-4;
 

@@ -29,6 +29,7 @@ import { forwardKinematicsOf, jointsAbove } from '../anim/pose.js';
 import { quatInvRotateVec3 } from '../math/quat.js';
 import { contactJoints } from '../features/contacts.js';
 import { legBendJoints } from '../features/leg-chains.js';
+import { chainBendAngle } from '../math/two-bone-ik.js';
 
 /** The percentile (as a fraction) of a foot joint's heights taken as its planted height. */
 export const REST_HEIGHT_QUANTILE = 0.01;
@@ -125,7 +126,7 @@ export function computeCapturedData(db: Database): CapturedData {
     for (let d = 0; d < 3; d++) { contact[6 * f + d] = wp[3 * cl + d]; contact[6 * f + 3 + d] = wp[3 * cr + d]; }
     hipsHeight[f] = wp[3 * r.hips + 1];
     for (let d = 0; d < 3; d++) hips[3 * f + d] = wp[3 * r.hips + d];
-    for (let leg = 0; leg < 2; leg++) { const l = legJoints[leg]; bend[2 * f + leg] = l && l.hip >= 0 && l.knee >= 0 ? bendAngle(wp, l.hip, l.knee, l.foot) : 0; }
+    for (let leg = 0; leg < 2; leg++) { const l = legJoints[leg]; bend[2 * f + leg] = l && l.hip >= 0 && l.knee >= 0 ? chainBendAngle(wp, l.hip, l.knee, l.foot) : 0; }
   }
   const contactMotion = new Float32Array(N * 6);
   const q = new Float64Array(4), v = new Float64Array(3), out = new Float64Array(3);
@@ -147,16 +148,6 @@ export function computeCapturedData(db: Database): CapturedData {
   const contactHeight = new Float32Array(N * 2);
   for (let f = 0; f < N; f++) for (let leg = 0; leg < 2; leg++) contactHeight[2 * f + leg] = contact[6 * f + 3 * leg + 1] - planted[leg];
   return { restHeights, contactMotion, contactHeight, hipsHeight, contactEnds: contactEndsOf(db), contactVelocityChangeMax: velocityChangeMax(db, contact, 6, 2), bodyVelocityChangeMax: velocityChangeMax(db, hips, 3, 1), bodyVerticalVelocityChangeMax: velocityChangeMax(db, hips, 3, 1, true), kneeBendAccelerationMax: bendAccelerationMax(db, bend) };
-}
-
-/** The angle (rad) between the thigh (hip → knee) and the shin (knee → ankle) in world positions `wp`: 0 for a straight leg. */
-function bendAngle(wp: Float64Array, hip: number, knee: number, ankle: number): number {
-  const tx = wp[3 * knee] - wp[3 * hip], ty = wp[3 * knee + 1] - wp[3 * hip + 1], tz = wp[3 * knee + 2] - wp[3 * hip + 2];
-  const sx = wp[3 * ankle] - wp[3 * knee], sy = wp[3 * ankle + 1] - wp[3 * knee + 1], sz = wp[3 * ankle + 2] - wp[3 * knee + 2];
-  const l = Math.sqrt((tx * tx + ty * ty + tz * tz) * (sx * sx + sy * sy + sz * sz));
-  if (!(l > 0)) return 0;
-  const c = (tx * sx + ty * sy + tz * sz) / l;
-  return Math.acos(c < -1 ? -1 : c > 1 ? 1 : c);
 }
 
 /** CapturedData.kneeBendAccelerationMax from each frame's two bend angles (`bend`, 2 per frame). */

@@ -15,17 +15,11 @@
  */
 import type { LegJoints } from './rig.js';
 import { IK_TARGET, KNEE_ANIM, KNEE_BEND, KNEE_BEND_RATE, STEP_DT } from './state.js';
-import { TWO_BONE_IK_EPS } from '../../math/two-bone-ik.js';
+import { TWO_BONE_IK_EPS, chainBendAngle } from '../../math/two-bone-ik.js';
 
 /** The bend (rad) of leg `leg` as posed in `wp`: the angle between thigh and shin, 0 straight. */
 export function shownKneeBend(leg: LegJoints, wp: Float64Array): number {
-  const h = 3 * leg.hip, k = 3 * leg.knee, f = 3 * leg.foot;
-  const tx = wp[k] - wp[h], ty = wp[k + 1] - wp[h + 1], tz = wp[k + 2] - wp[h + 2];
-  const sx = wp[f] - wp[k], sy = wp[f + 1] - wp[k + 1], sz = wp[f + 2] - wp[k + 2];
-  const l = Math.sqrt((tx * tx + ty * ty + tz * tz) * (sx * sx + sy * sy + sz * sz));
-  if (!(l > 0)) return 0;
-  const c = (tx * sx + ty * sy + tz * sz) / l;
-  return Math.acos(c < -1 ? -1 : c > 1 ? 1 : c);
+  return chainBendAngle(wp, leg.hip, leg.knee, leg.foot);
 }
 
 /** Remembers leg `leg`'s bend as animated this step (before its solve; the hips drop moves a leg without bending it). */
