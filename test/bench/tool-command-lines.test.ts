@@ -21,6 +21,7 @@ const TOOLS: Array<{ file: string; usage: RegExp; bad: string[]; refusal: RegExp
   { file: 'scripts/alloc-profile.mjs', usage: /^usage: node scripts\/alloc-profile\.mjs/, bad: ['--agents', 'x'], refusal: /^alloc-profile: --agents must be an integer/ },
   { file: 'scripts/skate-split.mjs', usage: /^usage: node scripts\/skate-split\.mjs DB\.mmdb/, bad: ['db.mmdb', '--scenario'], refusal: /^skate-split: Option '--scenario <value>' argument missing/ },
   { file: 'scripts/stop-settle.mjs', usage: /^usage: node scripts\/stop-settle\.mjs DB\.mmdb \[--scenario wander\|path\|stop-go\|strafe \(default stop-go\)\]/, bad: ['db.mmdb', '--scenario', 'run'], refusal: /^stop-settle: --scenario must be one of wander, path, stop-go, strafe, got run$/ },
+  { file: 'scripts/pop-events.mjs', usage: /^usage: node scripts\/pop-events\.mjs DB\.mmdb \[--scenario wander\|path\|stop-go\|strafe \(default wander\)\]/, bad: ['db.mmdb', '--hz', '5'], refusal: /^usage: node scripts\/pop-events\.mjs DB\.mmdb/ },
   { file: 'scripts/rig-variants.mjs', usage: /^usage: node scripts\/rig-variants\.mjs VARIANT/, bad: ['names'], refusal: /^usage: node scripts\/rig-variants\.mjs VARIANT/ },
 ];
 
@@ -37,6 +38,18 @@ describe('the measuring tools\' command lines', () => {
       expect(r.stdout).toBe(''); // nothing measured
     });
   }
+
+  it('scripts/pop-events.mjs: a bad POP_EVENTS_SEED or POP_EVENTS_TERRAIN is refused before the database is read', () => {
+    for (const [env, message] of [
+      [{ POP_EVENTS_SEED: '2.5' }, /^pop-events: POP_EVENTS_SEED must be a whole number from 0 to 4294967295, got 2\.5$/],
+      [{ POP_EVENTS_TERRAIN: 'dunes' }, /^pop-events: POP_EVENTS_TERRAIN must be hills or steps, got dunes$/],
+    ] as const) {
+      const r = spawnSync(process.execPath, [join(REPO_ROOT, 'scripts/pop-events.mjs'), '/nowhere/db.mmdb'], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 30_000, env: { ...process.env, ...env } });
+      expect(r.status, r.stderr).toBe(2);
+      expect(r.stderr.split('\n')[0]).toMatch(message);
+      expect(r.stdout).toBe('');
+    }
+  });
 
   it('dist/bench/step-ab.js: a missing --base and an unknown option are refused too', () => {
     for (const [args, message] of [
