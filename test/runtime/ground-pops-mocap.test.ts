@@ -18,12 +18,10 @@ import { buildDatabase } from '../../src/database/build.js';
 import { loadBvhSources } from '../../src/database/sources-node.js';
 import { Matcher } from '../../src/search/matcher.js';
 import { MatcherSearchPort } from '../../src/runtime/matcher-port.js';
-import { MotionMatchingController, createInput } from '../../src/runtime/controller/controller.js';
 import { capturedData } from '../../src/runtime/captured-data.js';
-import { ScriptedDriver } from '../../src/sim/scenarios.js';
 import { terrainGround } from '../../src/sim/terrain/terrain.js';
 import { HAS_MOCAP, MOCAP_DIR, MOCAP_SKIP_REASON } from '../helpers/cli.js';
-import { JointPops } from '../helpers/velocity-change.js';
+import { agentLargestChange } from '../helpers/scenario-pops.js';
 
 if (!HAS_MOCAP) console.log(`ground-pops-mocap: ${MOCAP_SKIP_REASON}`);
 
@@ -36,19 +34,8 @@ describe.skipIf(!HAS_MOCAP)('on the real captures on the steps', () => {
   }, 120_000);
 
   /** The largest joint velocity change of `scenario`'s agent `agent` on the steps (seed 1) at `hz`, from `from` to `to` seconds. */
-  function largestChange(scenario: 'strafe' | 'stop-go', agent: number, hz: number, from: number, to: number): number {
-    // (from > 0: the window's first two steps only start the measure)
-    const dt = 1 / hz, ground = terrainGround({ kind: 'steps', seed: 1 });
-    const c = new MotionMatchingController(db, { ground }), input = createInput();
-    c.reset(c.frame, 3 * (agent % 64), 3 * Math.floor(agent / 64), 0);
-    const driver = new ScriptedDriver(scenario, 1, agent, dt), pops = new JointPops(c.joints, dt);
-    for (let s = 0; s < to * hz; s++) {
-      driver.drive(c.rootPosition, input);
-      c.update(dt, input, port);
-      if (s >= from * hz) pops.observe(c.worldPositions);
-    }
-    return pops.largest;
-  }
+  const largestChange = (scenario: 'strafe' | 'stop-go', agent: number, hz: number, from: number, to: number): number =>
+    agentLargestChange(db, port, scenario, agent, hz, terrainGround({ kind: 'steps', seed: 1 }), from, to);
 
   it('a foot lifted over a step edge while its leg is at full stretch does not snap the knee', () => {
     const change = largestChange('strafe', 26, 60, 7.4, 7.9), limit = capturedData(db).kneeBendAccelerationMax;

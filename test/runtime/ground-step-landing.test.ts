@@ -9,13 +9,11 @@
  */
 import { describe, it, expect, beforeAll } from 'vitest';
 import type { MatcherSearchPort } from '../../src/runtime/matcher-port.js';
-import { MotionMatchingController, createInput } from '../../src/runtime/controller/controller.js';
 import type { Ground } from '../../src/runtime/ground/ground.js';
-import { ScriptedDriver } from '../../src/sim/scenarios.js';
 import { terrainGround } from '../../src/sim/terrain/terrain.js';
 import type { Database } from '../../src/database/database.js';
 import { builtinSearch } from '../helpers/builtin-search.js';
-import { JointPops } from '../helpers/velocity-change.js';
+import { agentLargestChange } from '../helpers/scenario-pops.js';
 
 let db: Database;
 let port: MatcherSearchPort;
@@ -23,21 +21,8 @@ beforeAll(async () => {
   ({ db, port } = await builtinSearch());
 });
 
-const HZ = 60, DT = 1 / HZ;
-
-/** The largest change of any joint's velocity between consecutive steps (m/s) of the built-in strafe's agent `a` from `from` to `to` seconds, on `ground` (null: flat). */
-function largestChange(a: number, ground: Ground | null, from: number, to: number): number {
-  const c = new MotionMatchingController(db, ground ? { ground } : {}), input = createInput();
-  c.reset(c.frame, 3 * (a % 64), 3 * Math.floor(a / 64), 0);
-  const driver = new ScriptedDriver('strafe', 1, a, DT);
-  const pops = new JointPops(c.joints, DT);
-  for (let s = 0; s < to * HZ; s++) {
-    driver.drive(c.rootPosition, input);
-    c.update(DT, input, port);
-    if (s >= from * HZ) pops.observe(c.worldPositions);
-  }
-  return pops.largest;
-}
+/** The largest change of any joint's velocity between consecutive steps (m/s) of the built-in strafe's agent `a` from `from` to `to` seconds at 60 Hz, on `ground` (null: flat). */
+const largestChange = (a: number, ground: Ground | null, from: number, to: number): number => agentLargestChange(db, port, 'strafe', a, 60, ground, from, to);
 
 describe('a stepping foot on uneven ground', () => {
   it('is planted once its leg holds it again, not in mid-step (the built-in strafe on hills)', () => {
