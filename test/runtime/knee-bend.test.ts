@@ -5,7 +5,7 @@
  * bones; what it does on the real captures is test/runtime/ground-pops-mocap.test.ts.
  */
 import { describe, it, expect } from 'vitest';
-import { limitKneeBend, shownKneeBend } from '../../src/runtime/foot-ik/knee-bend.js';
+import { KNEE_BEND_ACCELERATION_FLOOR, limitKneeBend, shownKneeBend } from '../../src/runtime/foot-ik/knee-bend.js';
 import { IK_TARGET, KNEE_ANIM, KNEE_BEND, KNEE_BEND_RATE, LEG_SIZE, STEP_DT } from '../../src/runtime/foot-ik/state.js';
 import type { LegJoints } from '../../src/runtime/foot-ik/rig.js';
 
@@ -51,6 +51,14 @@ describe('the knee of a leg on uneven ground', () => {
     targetAtBend(0.6);
     limitKneeBend(S, 0, LEG, STRAIGHT, most);
     expect(bendForTarget()).toBeCloseTo(0.6, 9);
+  });
+
+  it('keeps a floor under the limit: knees the captures hardly bend (an idle alone) still follow the ground', () => {
+    const S = new Float64Array(2 * LEG_SIZE + 20), dt = 1 / 60;
+    S[STEP_DT] = dt; S[KNEE_ANIM] = 0; S[KNEE_BEND] = 0; S[KNEE_BEND_RATE] = 0;
+    targetAtBend(0.6);
+    limitKneeBend(S, 0, LEG, STRAIGHT, 0.55);
+    expect(bendForTarget()).toBeCloseTo(KNEE_BEND_ACCELERATION_FLOOR * dt * dt, 9);
   });
 
   it('holds no faster than it can stop at what is wanted: a bend coming back does not overshoot into a fold', () => {

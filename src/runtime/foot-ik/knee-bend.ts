@@ -17,6 +17,15 @@ import type { LegJoints } from './rig.js';
 import { IK_TARGET, KNEE_ANIM, KNEE_BEND, KNEE_BEND_RATE, STEP_DT } from './state.js';
 import { TWO_BONE_IK_EPS, chainBendAngle } from '../../math/two-bone-ik.js';
 
+/**
+ * The least limit (rad/s²), whatever the captures' knees: an idle alone bends its knees so little
+ * (the built-in idle: 0.55 rad/s²) that foot IK could hardly follow the ground under a standing
+ * character that turns or shifts on a slope. At this floor a 0.45 m thigh's knee changes its
+ * velocity by at most 0.75 m/s in a 60 Hz step, well under what the pops measure flags (1.5 times a
+ * capture's own largest, 4-7 m/s on the sets measured); every set measured has 329-764 (docs/terrain.md).
+ */
+export const KNEE_BEND_ACCELERATION_FLOOR = 100;
+
 /** The bend (rad) of leg `leg` as posed in `wp`: the angle between thigh and shin, 0 straight. */
 export function shownKneeBend(leg: LegJoints, wp: Float64Array): number {
   return chainBendAngle(wp, leg.hip, leg.knee, leg.foot);
@@ -37,15 +46,17 @@ export function recordKneeBend(S: Float64Array, at: number, leg: LegJoints, wp: 
 /**
  * Moves the ankle's target (IK_TARGET) along the line from the hip so that foot IK's correction of
  * the knee's bend, δ (the bend the target asks for minus the animated one), goes from the last
- * step's δ₁ at a rate that differs from the last step's rate ω₁ by at most `most`·dt (rad/s; `most`
- * in rad/s²), and no faster towards what is wanted than it can stop at: |rate| ≤ √(2·most·|δ − δ₁|)
+ * step's δ₁ at a rate that differs from the last step's rate ω₁ by at most `most`·dt (rad/s; `most`,
+ * rad/s², the captures' figure `captured` or KNEE_BEND_ACCELERATION_FLOOR, whichever is larger),
+ * and no faster towards what is wanted than it can stop at: |rate| ≤ √(2·most·|δ − δ₁|)
  * (as the hips drop, hips.ts lowerHips). A target within that is left as it is. The bend for a
  * hip-to-ankle distance d, with the thigh's and the shin's lengths a and b as posed, is
  * π − acos((a² + b² − d²) / 2ab) (the two-bone solve's law of cosines); and back, d² = a² + b² + 2ab·cos φ.
  */
-export function limitKneeBend(S: Float64Array, at: number, leg: LegJoints, wp: Float64Array, most: number): void {
+export function limitKneeBend(S: Float64Array, at: number, leg: LegJoints, wp: Float64Array, captured: number): void {
   const dt = S[STEP_DT];
-  if (!(dt > 0) || !(most < Number.POSITIVE_INFINITY)) return;
+  if (!(dt > 0) || !(captured < Number.POSITIVE_INFINITY)) return;
+  const most = captured > KNEE_BEND_ACCELERATION_FLOOR ? captured : KNEE_BEND_ACCELERATION_FLOOR;
   const h = 3 * leg.hip, k = 3 * leg.knee, f = 3 * leg.foot;
   const tx = wp[k] - wp[h], ty = wp[k + 1] - wp[h + 1], tz = wp[k + 2] - wp[h + 2];
   const sx = wp[f] - wp[k], sy = wp[f + 1] - wp[k + 1], sz = wp[f + 2] - wp[k + 2];
