@@ -22,6 +22,21 @@ function forwardOnly(): Database {
   return makeRootTrackDatabase([{ z: Array.from({ length: 30 }, (_, k) => 0.04 * k), loop: true }], 30);
 }
 
+/**
+ * A standing clip (60 frames at 30 fps) with a short sideways drift: 8 frames moving +X at 1.2 m/s,
+ * less than the half second of travel that counts as motion going that way.
+ */
+function driftClip(): { x: number[]; z: number[] } {
+  const x: number[] = [];
+  for (let k = 0, p = 0; k < 60; k++) { if (k > 4 && k <= 12) p += 0.04; x.push(p); }
+  return { x, z: x.map(() => 0) };
+}
+
+/** forwardOnly plus `copies` takes of driftClip (a set holding the same take several times). */
+function forwardWithDrifts(copies: number): Database {
+  return makeRootTrackDatabase([{ z: Array.from({ length: 30 }, (_, k) => 0.04 * k), loop: true }, ...Array.from({ length: copies }, driftClip)], 30);
+}
+
 const keepPlaying: PoseSearchPort = { searchPose(_r, out) { out.frame = -1; out.cost = Infinity; } };
 
 describe('travel coverage', () => {
@@ -35,6 +50,18 @@ describe('travel coverage', () => {
     expect(f.covered.reduce((n, x) => n + x, 0)).toBe(1);
     expect(f.frames.reduce((n, x) => n + x, 0)).toBeGreaterThan(0);
     expect(travelCoverage(builtin)).toBe(b); // once per database
+  });
+
+  it('counts travel within one clip: a drift repeated in several takes covers no direction, and copies of a take change nothing', () => {
+    const one = travelCoverage(forwardWithDrifts(1)), three = travelCoverage(forwardWithDrifts(3));
+    const side = travelBin(90 * deg);
+    // Three takes hold more than half a second of sideways travel between them (what a sum over the
+    // database counted as covered), each take a quarter of a second of it.
+    expect(three.frames[side]).toBeGreaterThanOrEqual(15);
+    expect(three.clipFrames[side]).toBeLessThan(15);
+    expect(three.covered[side]).toBe(0);
+    expect([...three.covered]).toEqual([...one.covered]);
+    expect([...three.covered]).toEqual([...travelCoverage(forwardOnly()).covered]);
   });
 
   it('answers a covered angle with itself and an uncovered one with the nearest covered edge', () => {
@@ -52,8 +79,7 @@ describe('orientation warping through the controller', () => {
   it('a sidestep request on forward-only data travels the requested way, the upper body turned towards the requested facing', () => {
     // clampMoves 'simulation': the character moves by its animation only, so where it gets to is
     // what the chosen motion does (the default clamp would drag a non-warped character sideways).
-    const run = (orientationWarp: number) => {
-      const db = forwardOnly();
+    const run = (orientationWarp: number, db = forwardOnly()) => {
       const c = new MotionMatchingController(db, { footIK: false, orientationWarp, startFrame: 0, clampMoves: 'simulation' });
       const input = createInput();
       input.velocityX = 1.2; input.velocityZ = 0; input.facing = 0; // travel +X, face +Z
@@ -73,6 +99,10 @@ describe('orientation warping through the controller', () => {
     // Not warped: facing +Z as asked, the forward walk cannot go sideways.
     expect(Math.abs(quatYaw(plain.rootRotation, 0))).toBeLessThan(45 * deg);
     expect(plain.rootPosition[0]).toBeLessThan(warped.rootPosition[0] - 1);
+    // The same data with three takes of a brief sideways drift: still warped, the same way.
+    const drifts = run(Math.PI / 3, forwardWithDrifts(3));
+    expect(drifts.rootPosition[0]).toBeGreaterThan(2.5);
+    expect(quatYaw(drifts.rootRotation, 0)).toBeGreaterThan(60 * deg);
   });
 
   it('changes nothing for requests the data covers: with and without warping, a forward walk facing forward is bit-identical', () => {
