@@ -36,8 +36,15 @@ export function loadBvhSources(paths: string[] | string, options: BvhSourceOptio
   if (typeof paths === 'string') paths = [paths];
   if (!Array.isArray(paths) || paths.some((p) => typeof p !== 'string')) throw new TypeError(`loadBvhSources: paths must be a file or folder name or an array of them, got ${describeArgument(paths)}`);
   if (paths.length === 0) throw new RangeError('loadBvhSources: no files or folders given');
-  const files = listBvhFiles(paths, { onSkip: options.onSkip });
-  if (files.length === 0) throw new RangeError(`no .bvh files found in ${paths.join(', ')}`);
+  const skipped: SkippedBvhEntry[] = [];
+  const files = listBvhFiles(paths, { onSkip: (s) => { skipped.push(s); options.onSkip?.(s); } });
+  if (files.length === 0) {
+    // A folder of links to captures kept elsewhere finds nothing (links are followed only inside
+    // the folder named): say what was left out and why, not only that nothing was found.
+    const n = skipped.length;
+    const left = n === 0 ? '' : ` (${n.toLocaleString('en-US')} ${n === 1 ? 'entry' : 'entries'} left out, e.g. ${skipped[0].path}: ${skipped[0].reason}; links are followed only inside the folder named: name the folder they lead to)`;
+    throw new RangeError(`no .bvh files found in ${paths.join(', ')}${left}`);
+  }
   const out: SourceMotion[] = [];
   const sizes: Array<{ file: string; bodyLength: number; unit: string }> = [];
   files.forEach((file, i) => {

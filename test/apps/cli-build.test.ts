@@ -176,6 +176,17 @@ describe('motionmatch build refuses hostile input with one line, exit 1, nothing
     expect(out.clips).toBe(1);
     expect(out.skipped).toEqual([{ path: join(inner, 'up'), reason: `a link leading outside '${inner}'` }]);
   });
+
+  it('a folder holding only links to captures elsewhere: the error says what was left out and why', async () => {
+    const store = join(dir, 'store'), links = join(dir, 'links');
+    mkdirSync(store); mkdirSync(links);
+    for (const n of ['a', 'b']) { writeFileSync(join(store, `${n}.bvh`), bipedBvh(40)); symlinkSync(join(store, `${n}.bvh`), join(links, `${n}.bvh`)); }
+    const r = await runCliInProcess(['build', links, '--out', join(dir, 'links.mmdb')]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`motionmatch build: no .bvh files found in ${links} (2 entries left out, e.g. ${join(links, 'a.bvh')}: a link leading outside '${links}'; ` +
+      'links are followed only inside the folder named: name the folder they lead to)\n');
+    expect(existsSync(join(dir, 'links.mmdb'))).toBe(false);
+  });
 });
 
 describe('motionmatch build: rates, loops and rigs without options', () => {
