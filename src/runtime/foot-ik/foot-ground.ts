@@ -25,6 +25,8 @@ const HEEL_TURN = new Float64Array(4);
 const MAX_LOOK_AHEAD = 0.5;
 /** Points of the way ahead a free foot's look-ahead samples the ground at (evenly spaced, the last at its end). */
 const LOOK_AHEAD_SAMPLES = 8;
+/** How far (m) a foot must be shown from the animated one for the ground on its way there to count (followGroundUnderFoot). */
+const AWAY = 0.02;
 /** Free feet tilt fully with the ground up to this animated height (leg lengths), not at all from TILT_FADE_END. */
 const TILT_FADE_START = 0.1, TILT_FADE_END = 0.3;
 
@@ -89,6 +91,26 @@ export function followGroundUnderFoot(S: Float64Array, at: number, leg: LegJoint
     if (rise > 0) g += rise;
     // For clearGround: how far the ground ahead rises beyond the slope under the foot (a step's edge).
     S[at + GROUND_AHEAD] = rise > 0 ? rise : 0;
+  }
+  // A foot shown away from the animated one (let go of and stepping after the body, or a
+  // transition's offset blending out) is going there, whatever its velocity: the ground on its way
+  // counts for clearGround too. Judged by its velocity alone, a released foot held behind the body
+  // looked a few centimetres ahead, then caught up at 2.7 m/s into a 21 cm step it saw 3 steps
+  // before the riser, and was lifted 16.6 cm in one step (7.7 m/s at the ankle: the built-in
+  // database's strafe on the steps).
+  // As above, only what rises beyond the slope under the foot (a step) counts.
+  const ox = S[at + OFFSET], oz = S[at + OFFSET + 2];
+  if (go.swingLookAhead > 0 && ox * ox + oz * oz > AWAY * AWAY) {
+    const tan = Math.tan(go.followSlope), slope = gx * gx + gz * gz > tan * tan ? 0 : -(gx * ox + gz * oz);
+    let rise = S[at + GROUND_AHEAD];
+    for (let k = 1; k <= LOOK_AHEAD_SAMPLES; k++) {
+      const u = k / LOOK_AHEAD_SAMPLES;
+      ASK[0] = px - u * ox; ASK[2] = pz - u * oz;
+      sampleGround(ground, ASK, 0, AHEAD);
+      const r = AHEAD[0] - (GROUND_UNDER_FOOT[0] + u * slope);
+      if (r > rise) rise = r;
+    }
+    S[at + GROUND_AHEAD] = rise;
   }
   const prev = S[at + SHIFT_PREV];
   if (restart || prev !== prev) {

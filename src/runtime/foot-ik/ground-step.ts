@@ -288,7 +288,10 @@ function clearGround(S: Float64Array, leg: LegJoints, at: number, p: number, gro
   // database on steps: 14.8 m/s at most). Not for a foot the capture has down (a landing or
   // standing foot), and nothing on an even slope (the spring lagging behind the ground's own
   // clearance there lifted feet and popped them).
-  const want = S[at + GROUND_AHEAD] > 0 ? Math.max(0, (1 - S[at + HOLD_CAPTURED]) * ahead) : 0;
+  // A foot stepping after the body (lifted because its leg cannot hold it, LIFT) is in the air
+  // whatever the capture has: it rises for the edge it is going over too.
+  const capturedDown = S[at + LIFT] > 0 ? 0 : S[at + HOLD_CAPTURED];
+  const want = S[at + GROUND_AHEAD] > 0 ? Math.max(0, (1 - capturedDown) * ahead) : 0;
   S[at + CLEAR_LIFT] -= want;
   decayFootSpring(S, at + CLEAR_LIFT, at + CLEAR_LIFT_VEL, 1, go);
   S[at + CLEAR_LIFT] += want;
