@@ -152,6 +152,14 @@ export function computeCapturedData(db: Database): CapturedData {
   return { restHeights, contactMotion, contactHeight, hipsHeight, contactEnds: contactEndsOf(db), contactVelocityChangeMax: velocityChangeMax(db, contact, 6, 2), bodyVelocityChangeMax: velocityChangeMax(db, hips, 3, 1), bodyVerticalVelocityChangeMax: velocityChangeMax(db, hips, 3, 1, true), kneeBendAccelerationMax: bendAccelerationMax(db, bend) };
 }
 
+/** Scratch for largestRateChange: three rates, two medians, their difference (up to 4 values each). */
+const RATES = new Float64Array(4 * 4), MEDIAN = new Float64Array(2 * 4), CHANGE = new Float64Array(4);
+
+/** The middle one of three numbers. */
+function median3(a: number, b: number, c: number): number {
+  return a > b ? (b > c ? b : a > c ? c : a) : (a > c ? a : b > c ? c : b);
+}
+
 /**
  * How suddenly a captured position ever changes its rate, robust to glitches: the largest change from
  * one frame's rate to the next within a clip, the rates (first differences) taken through a median
@@ -165,12 +173,6 @@ export function computeCapturedData(db: Database): CapturedData {
  * `rate(f, out, o)` writes the rate from frame f to f + 1 (`dims` values) at out[o]; `size` is the
  * change's magnitude from the difference of two median rates (`dims` values at d, offset 0).
  */
-const RATES = new Float64Array(4 * 4), MEDIAN = new Float64Array(2 * 4), CHANGE = new Float64Array(4);
-
-function median3(a: number, b: number, c: number): number {
-  return a > b ? (b > c ? b : a > c ? c : a) : (a > c ? a : b > c ? c : b);
-}
-
 function largestRateChange(db: Database, dims: number, rate: (f: number, out: Float64Array, o: number) => void, size: (d: Float64Array) => number): number {
   let most = 0;
   for (const clip of db.clips) {
