@@ -183,7 +183,7 @@ function changes(result: TuneResult, start: TuneValues): string[] {
  * removes a folder this run made (everything in it is this run's), so none is left half-filled or empty.
  */
 function writeOutputs(dir: string, files: ReadonlyArray<readonly [string, string]>): void {
-  const made = makeOutputFolder(dir);
+  let made = false;
   const removeMade = (): void => { if (made) rmSync(dir, { recursive: true, force: true }); };
   const onSignal = (signal: NodeJS.Signals): void => {
     removeMade();
@@ -192,9 +192,12 @@ function writeOutputs(dir: string, files: ReadonlyArray<readonly [string, string
     // util/files-node.ts re-raises when it has a temporary file to remove; otherwise re-raise here.
     if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
   };
+  // The handlers before the folder: a signal between the two found none, and its default action
+  // ended the process with the folder made and empty (a second SIGTERM during a loaded test run).
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
+    made = makeOutputFolder(dir);
     for (const [path, text] of files) writeFileAtomic(path, text, 'tune output');
   } catch (e) {
     removeMade();
