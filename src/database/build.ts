@@ -21,6 +21,7 @@ import { chooseDatabaseFps, resampleClip, sameRate } from './resample.js';
 import { openLoop } from './loops.js';
 import { floorHeight, floorShift } from './floor.js';
 import { UP_AXES, detectUpAxis, turnUpright, type UpAxis, type UpAxisFinding } from './up-axis.js';
+import { trimCalibrationFrames, type CalibrationTrim } from './calibration-frames.js';
 
 export { DatabaseBuildError } from './build-error.js';
 export { chooseDatabaseFps, resampleClip } from './resample.js';
@@ -68,10 +69,17 @@ export interface BuildOptions {
   up?: UpAxis | 'auto';
   /** Called once with where the set was found (or said) to stand. */
   onUpAxis?: (finding: UpAxisFinding) => void;
+  /**
+   * A calibration pose at a take's ends (a T-pose held before the motion, calibration-frames.ts):
+   * 'trim' (default) leaves those frames out, 'keep' keeps every frame.
+   */
+  calibrationFrames?: 'trim' | 'keep';
+  /** Called once with the clips whose ends were left out (empty when none). */
+  onCalibrationTrim?: (trims: CalibrationTrim[]) => void;
 }
 
 /** Every BuildOptions key (the compiler keeps the table complete). */
-const BUILD_OPTION_KEYS: OptionKeys<BuildOptions> = { schema: true, mirror: true, bones: true, fps: true, contacts: true, tagRules: true, loops: true, onProgress: true, up: true, onUpAxis: true };
+const BUILD_OPTION_KEYS: OptionKeys<BuildOptions> = { schema: true, mirror: true, bones: true, fps: true, contacts: true, tagRules: true, loops: true, onProgress: true, up: true, onUpAxis: true, calibrationFrames: true, onCalibrationTrim: true };
 
 /**
  * A case-insensitive matcher for a clip-name glob (* any run, ? one character), linear in the
@@ -149,7 +157,19 @@ export function buildDatabase(sources: readonly SourceMotion[], options: BuildOp
   options.onUpAxis?.(finding);
   const upright = turnUpright(sources[0].skeleton, aligned0.map((s) => s.clip), finding.axis);
   const rig = upright.skeleton;
-  const aligned: SourceMotion[] = aligned0.map((s, i) => ({ ...s, skeleton: rig, clip: upright.clips[i] }));
+  const calibration = options.calibrationFrames ?? 'trim';
+  if (calibration !== 'trim' && calibration !== 'keep') throw new DatabaseBuildError(`calibrationFrames must be 'trim' or 'keep', got ${String(calibration)}`);
+  // A calibration pose at a take's ends is no motion (calibration-frames.ts): left out before
+  // anything reads the clips (tag ranges count from the first frame kept).
+  const trims: CalibrationTrim[] = [];
+  const legLen = legLength(rig, roles.leftFoot);
+  const aligned: SourceMotion[] = aligned0.map((s, i) => {
+    if (calibration === 'keep') return { ...s, skeleton: rig, clip: upright.clips[i] };
+    const r = trimCalibrationFrames(rig, upright.clips[i], roles.hips, legLen);
+    if (r.trim) trims.push(r.trim);
+    return { ...s, skeleton: rig, clip: r.clip };
+  });
+  options.onCalibrationTrim?.(trims);
   const clips = markLoops(aligned, options.loops ?? []).map((c) => openLoop(c, rig, roles.hips));
   const fps = options.fps ?? chooseDatabaseFps(clips);
   if (!isSupportedFrameRate(fps)) throw new DatabaseBuildError(`invalid database rate ${fps} fps: supported rates are ${MIN_FPS} to ${MAX_FPS} fps`);

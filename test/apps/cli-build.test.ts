@@ -6,6 +6,8 @@ import { runCli, runCliInProcess, tempDir, HAS_MOCAP, MOCAP_DIR, type CliResult 
 import { bipedBvh } from '../import/bvh-fixtures.js';
 import { RIG_CONVENTIONS, skeletonOfRows, walkClip } from '../features/rig-conventions.js';
 import { writeBvh } from '../../src/import/bvh/write.js';
+import { builtinSources } from '../../src/database/builtin-sources.js';
+import { withTPoseInFront } from '../helpers/calibration-pose.js';
 
 /** runCli, timed: every refusal below must come well within 10 s. */
 function runTimed(args: string[]): CliResult & { ms: number } {
@@ -264,6 +266,33 @@ describe('motionmatch build: rates, loops and rigs without options', () => {
     expect(r.stderr).toBe("motionmatch build: warning: --mirror: joint 'LeftHand' names a side but has no partner on the other side: the mirrored copies move it in place, reflected\n");
     // Without --mirror nothing is mirrored, and nothing is said.
     expect((await runCliInProcess(['build', file, '--out', join(dir, 'one-hand.mmdb')])).stderr).toBe('');
+  });
+});
+
+describe('motionmatch build: takes that begin with a T-pose frame', () => {
+  const dir = tempDir();
+
+  it('leaves the pose out and says so (text and --json); --keep-calibration keeps it', async () => {
+    const sources = builtinSources().slice(0, 2), sk = sources[0].skeleton, j = (n: string) => sk.names.indexOf(n);
+    const arms = [{ upper: j('upperarm_l'), lower: j('lowerarm_l'), hand: j('hand_l') }, { upper: j('upperarm_r'), lower: j('lowerarm_r'), hand: j('hand_r') }] as const;
+    const folder = join(dir, 'takes');
+    mkdirSync(folder);
+    let frames = 0;
+    for (const s of sources) {
+      const clip = withTPoseInFront(sk, s.clip, arms, j('thigh_l'), j('thigh_r'));
+      frames += clip.frameCount;
+      writeFileSync(join(folder, `${s.clip.name}.bvh`), writeBvh(sk, clip, { precision: 9 }));
+    }
+    const text = await runCliInProcess(['build', folder, '--out', join(dir, 't.mmdb')]);
+    expect(text.code, text.stderr).toBe(0);
+    for (const s of sources) expect(text.stderr).toMatch(new RegExp(`left out the first frame of ${join(folder, s.clip.name)}\\.bvh: a pose 0\\.\\d\\d m from the next frame, [\\d.]+ times any other step of the clip \\(a calibration pose; --keep-calibration keeps it\\)`));
+    const json = await runCliInProcess(['build', folder, '--out', join(dir, 'j.mmdb'), '--json']);
+    const out = JSON.parse(json.stdout);
+    expect(out.frames).toBe(frames - sources.length);
+    expect(out.calibrationTrimmed.map((t: { start: number; end: number }) => [t.start, t.end])).toEqual(sources.map(() => [1, 0]));
+    const kept = await runCliInProcess(['build', folder, '--out', join(dir, 'k.mmdb'), '--json', '--keep-calibration']);
+    expect(kept.stderr).toBe('');
+    expect(JSON.parse(kept.stdout)).toMatchObject({ frames, calibrationTrimmed: [] });
   });
 });
 

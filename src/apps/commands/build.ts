@@ -4,6 +4,7 @@ import { checkOutputFile, sameFile } from '../output-file.js';
 import { buildDatabase, type TagRule } from '../../database/build.js';
 import { globMatcher, GlobError } from '../../util/glob.js';
 import { loadBvhSources, builtinSources, scaleMismatchText, type ScaleMismatch } from '../../database/sources-node.js';
+import type { CalibrationTrim } from '../../database/calibration-frames.js';
 import { writeDatabaseFile, writeCompactDatabaseFile } from '../../database/mmdb/mmdb-node.js';
 import type { PoseErrorReport } from '../../database/compact/pose-error.js';
 import { parseSchemaJson } from '../../features/schema-validate.js';
@@ -25,7 +26,8 @@ const MAX_SKIPPED_SHOWN = 10;
 
 export const BUILD_USAGE = `usage: motionmatch build <files or folders...> --out FILE [--mirror] [--schema FILE]
                          [--bones hips=NAME,leftFoot=NAME,...] [--scale S] [--fps F]
-                         [--tag TAG=GLOB ...] [--loop GLOB ...] [--up AXIS] [--compact [--error]] [--json]
+                         [--tag TAG=GLOB ...] [--loop GLOB ...] [--up AXIS] [--keep-calibration]
+                         [--compact [--error]] [--json]
        motionmatch build --builtin --out FILE [--mirror] [--schema FILE] [--compact [--error]] [--json]
 
   Imports BVH clips (folders are searched recursively), extracts features and writes a .mmdb database.
@@ -42,6 +44,9 @@ export const BUILD_USAGE = `usage: motionmatch build <files or folders...> --out
   --schema FILE    feature schema (JSON); default: foot positions/velocities, hip velocity, trajectory
   --bones SPEC     bone roles by joint name, e.g. hips=Hips,leftFoot=Foot_L,rightFoot=Foot_R
   --scale S        metres per file unit (default: detected from the skeleton's height)
+  --keep-calibration
+                   keep every frame: by default a pose held at a take's start or end and left in one
+                   frame (a T-pose before the motion) is left out and reported
   --up AXIS        the axis the captures stand along: auto (default: found from the rest pose and
                    the motion, which must agree), +y, -y, +z, -z, +x or -x; a set standing along
                    another axis than +y is turned upright (this project works Y-up)
@@ -122,6 +127,13 @@ function errorLines(e: PoseErrorReport, clips: readonly ClipRange[]): string {
   return e.clips.map((c, i) => `  ${escapeControls(clips[i].name).padEnd(40)} max ${cm(c.max)} cm  p99.9 ${cm(c.p999)} cm\n`).join('');
 }
 
+/** One line for a clip whose ends held a calibration pose (calibration-frames.ts). */
+function calibrationTrimText(t: CalibrationTrim): string {
+  const frames = (n: number, which: string): string => (n === 0 ? '' : n === 1 ? `the ${which} frame` : `the ${which} ${n} frames`);
+  const where = [frames(t.start, 'first'), frames(t.end, 'last')].filter((x) => x !== '').join(' and ');
+  return `left out ${where} of ${t.source}: a pose ${t.step.toFixed(2)} m from the next frame, ${Number.isFinite(t.ratio) ? `${t.ratio.toFixed(1)} times` : 'far more than'} any other step of the clip (a calibration pose; --keep-calibration keeps it)`;
+}
+
 /** --up: auto (undefined) or one of the six axis names ('z' is taken as '+z'). */
 function parseUpAxis(v: string | undefined): UpAxis | 'auto' {
   if (v === undefined) return 'auto';
@@ -148,6 +160,7 @@ export async function buildCommand(argv: string[]): Promise<number> {
     scale: { type: 'string' },
     fps: { type: 'string' },
     up: { type: 'string' },
+    'keep-calibration': { type: 'boolean' },
     tag: { type: 'string', multiple: true },
     loop: { type: 'string', multiple: true },
     json: { type: 'boolean' },
@@ -208,8 +221,14 @@ export async function buildCommand(argv: string[]): Promise<number> {
 
   const buildBar = createProgress('features', !json && !!process.stderr.isTTY);
   let upFound: UpAxisFinding | undefined;
-  const db = buildDatabase(sources, { schema, bones, fps, mirror: !!values.mirror, tagRules, loops, up, onUpAxis: (f) => { upFound = f; }, onProgress: (d, t, l) => buildBar.update(d, t, l) });
+  let trims: CalibrationTrim[] = [];
+  const db = buildDatabase(sources, {
+    schema, bones, fps, mirror: !!values.mirror, tagRules, loops, up, onUpAxis: (f) => { upFound = f; }, onProgress: (d, t, l) => buildBar.update(d, t, l),
+    calibrationFrames: values['keep-calibration'] ? 'keep' : 'trim', onCalibrationTrim: (t) => { trims = t; },
+  });
   buildBar.done();
+  for (const t of trims.slice(0, MAX_SKIPPED_SHOWN)) process.stderr.write(`motionmatch build: ${calibrationTrimText(t)}\n`);
+  if (trims.length > MAX_SKIPPED_SHOWN) process.stderr.write(`motionmatch build: ... and ${trims.length - MAX_SKIPPED_SHOWN} more clips with a calibration pose left out (--keep-calibration keeps them)\n`);
   const upNote = upFound ? upAxisNote(upFound, (axis) => `if they do stand that way, build again with --up ${axis}`) : null;
   if (upNote !== null && upFound?.axis === '+y') process.stderr.write(`motionmatch build: warning: ${upNote}\n`);
   const mirrorProblem = values.mirror ? mirrorPairingProblem(db.skeleton, db.roles) : null;
@@ -244,6 +263,8 @@ export async function buildCommand(argv: string[]): Promise<number> {
     up: upSummary(upFound),
     skipped,
     scaleMismatch,
+    /** Frames left out at clips' ends as calibration poses (none with --keep-calibration). */
+    calibrationTrimmed: trims,
     bytes,
     compact: !!values.compact,
     ...(error ? { error: errorSummary(error, db.clips) } : {}),

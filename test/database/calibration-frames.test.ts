@@ -1,0 +1,69 @@
+/**
+ * A calibration pose at a take's ends (database/calibration-frames.ts): a T-pose held before the
+ * motion is left out of the database, and nothing else is.
+ */
+import { describe, it, expect } from 'vitest';
+import { calibrationRange, CALIBRATION_STEP_RATIO } from '../../src/database/calibration-frames.js';
+import { buildDatabase, type SourceMotion } from '../../src/database/build.js';
+import { builtinSources } from '../../src/database/builtin-sources.js';
+import type { CalibrationTrim } from '../../src/database/calibration-frames.js';
+import { withTPoseInFront } from '../helpers/calibration-pose.js';
+import { sameBits } from '../../src/util/same-bits.js';
+
+/** Steps of a clip moving a joint `base` m a frame (varying a little), with `jumps` put in at their indices. */
+function steps(n: number, base: number, jumps: Record<number, number> = {}): Float64Array {
+  const s = Float64Array.from({ length: n }, (_, f) => base * (1 + 0.2 * Math.sin(f)));
+  for (const [f, v] of Object.entries(jumps)) s[Number(f)] = v;
+  return s;
+}
+
+describe('calibrationRange: which frames are motion', () => {
+  const fps = 30, leg = 0.9;
+  it('leaves out a pose in front of the motion, or behind it', () => {
+    expect(calibrationRange(steps(100, 0.05, { 0: 0.8 }), fps, leg)).toMatchObject({ first: 1, end: 101 });
+    expect(calibrationRange(steps(100, 0.05, { 3: 0.8 }), fps, leg)).toMatchObject({ first: 4, end: 101 }); // held 4 frames
+    expect(calibrationRange(steps(100, 0.05, { 99: 0.8 }), fps, leg)).toMatchObject({ first: 0, end: 100 });
+    expect(calibrationRange(steps(100, 0.05, { 0: 0.8, 99: 0.7 }), fps, leg)).toMatchObject({ first: 1, end: 100 }); // both ends
+  });
+  it('keeps a jump in the middle, a motion fast all along, a peak with neighbours, a still take', () => {
+    expect(calibrationRange(steps(100, 0.05, { 50: 0.8 }), fps, leg)).toMatchObject({ first: 0, end: 101 });
+    expect(calibrationRange(steps(100, 0.3), fps, leg)).toMatchObject({ first: 0, end: 101 }); // a sprint's limbs at 30 fps
+    expect(calibrationRange(steps(100, 0.05, { 0: 0.3, 1: 0.29, 2: 0.2 }), fps, leg)).toMatchObject({ first: 0, end: 101 });
+    expect(calibrationRange(steps(100, 0.001, { 0: 0.01 }), fps, leg)).toMatchObject({ first: 0, end: 101 }); // 10x, but 1 cm
+    // Just under the ratio: kept.
+    expect(calibrationRange(steps(100, 0.1, { 0: 0.99 * CALIBRATION_STEP_RATIO * 0.12 }), fps, leg).first).toBe(0);
+  });
+});
+
+describe('a build from takes that begin with a T-pose', () => {
+  const sources = builtinSources().slice(0, 6);
+  const s0 = sources[0].skeleton, N = s0.names;
+  const j = (name: string): number => { const i = N.indexOf(name); if (i < 0) throw new Error(`no ${name}`); return i; };
+  const arms = [
+    { upper: j('upperarm_l'), lower: j('lowerarm_l'), hand: j('hand_l') },
+    { upper: j('upperarm_r'), lower: j('lowerarm_r'), hand: j('hand_r') },
+  ] as const;
+  const posed: SourceMotion[] = sources.map((s) => ({ ...s, clip: withTPoseInFront(s.skeleton, s.clip, arms, j('thigh_l'), j('thigh_r')) }));
+
+  it('leaves the pose out: the database is the one of the takes without it, bit for bit, and says what it left out', () => {
+    let trims: CalibrationTrim[] = [];
+    const trimmed = buildDatabase(posed, { mirror: true, onCalibrationTrim: (t) => { trims = t; } });
+    const plain = buildDatabase(sources, { mirror: true });
+    expect(trims.map((t) => [t.clip, t.start, t.end])).toEqual(sources.map((s) => [s.clip.name, 1, 0]));
+    for (const t of trims) expect(t.ratio).toBeGreaterThanOrEqual(CALIBRATION_STEP_RATIO);
+    expect(trimmed.frameCount).toBe(plain.frameCount);
+    expect(sameBits(trimmed.features, plain.features)).toBe(true);
+    expect(sameBits(trimmed.rotations, plain.rotations)).toBe(true);
+  });
+
+  it("keeps every frame with calibrationFrames 'keep', and trims nothing from takes without the pose", () => {
+    let trims: CalibrationTrim[] | null = null;
+    const kept = buildDatabase(posed, { calibrationFrames: 'keep', onCalibrationTrim: (t) => { trims = t; } });
+    expect(kept.frameCount).toBe(sources.reduce((n, s) => n + s.clip.frameCount + 1, 0));
+    expect(trims).toEqual([]);
+    const plain: CalibrationTrim[][] = [];
+    buildDatabase(builtinSources(), { onCalibrationTrim: (t) => plain.push(t) });
+    expect(plain).toEqual([[]]);
+    expect(() => buildDatabase(sources, { calibrationFrames: 'drop' as 'trim' })).toThrow(/calibrationFrames must be 'trim' or 'keep', got drop/);
+  });
+});
