@@ -21,7 +21,7 @@ import { chooseDatabaseFps, resampleClip, sameRate } from './resample.js';
 import { openLoop } from './loops.js';
 import { floorHeight, floorShift } from './floor.js';
 import { UP_AXES, detectUpAxis, turnUpright, type UpAxis, type UpAxisFinding } from './up-axis.js';
-import { trimCalibrationFrames, type CalibrationTrim } from './calibration-frames.js';
+import { splitAtPlaceJumps, trimCalibrationFrames, type CalibrationTrim } from './calibration-frames.js';
 
 export { DatabaseBuildError } from './build-error.js';
 export { chooseDatabaseFps, resampleClip } from './resample.js';
@@ -76,10 +76,25 @@ export interface BuildOptions {
   calibrationFrames?: 'trim' | 'keep';
   /** Called once with the clips whose ends were left out (empty when none). */
   onCalibrationTrim?: (trims: CalibrationTrim[]) => void;
+  /**
+   * Called once with the takes cut where their hips jump further in a frame than they ever move
+   * (splitAtPlaceJumps: spliced takes, a reset capture volume; empty when none). 'keep' above keeps
+   * them whole too.
+   */
+  onPlaceJumps?: (cuts: PlaceJump[]) => void;
+}
+
+/** A take cut in two where its hips jumped (BuildOptions.onPlaceJumps). */
+export interface PlaceJump {
+  clip: string;
+  source: string;
+  /** The first frame of the second part (source frames), and how far the hips moved (m). */
+  frame: number;
+  step: number;
 }
 
 /** Every BuildOptions key (the compiler keeps the table complete). */
-const BUILD_OPTION_KEYS: OptionKeys<BuildOptions> = { schema: true, mirror: true, bones: true, fps: true, contacts: true, tagRules: true, loops: true, onProgress: true, up: true, onUpAxis: true, calibrationFrames: true, onCalibrationTrim: true };
+const BUILD_OPTION_KEYS: OptionKeys<BuildOptions> = { schema: true, mirror: true, bones: true, fps: true, contacts: true, tagRules: true, loops: true, onProgress: true, up: true, onUpAxis: true, calibrationFrames: true, onCalibrationTrim: true, onPlaceJumps: true };
 
 /**
  * A case-insensitive matcher for a clip-name glob (* any run, ? one character), linear in the
@@ -161,15 +176,19 @@ export function buildDatabase(sources: readonly SourceMotion[], options: BuildOp
   if (calibration !== 'trim' && calibration !== 'keep') throw new DatabaseBuildError(`calibrationFrames must be 'trim' or 'keep', got ${String(calibration)}`);
   // A calibration pose at a take's ends is no motion (calibration-frames.ts): left out before
   // anything reads the clips (tag ranges count from the first frame kept).
-  const trims: CalibrationTrim[] = [];
+  // So is a jump of the hips' place within a take: it is cut there in two.
+  const trims: CalibrationTrim[] = [], jumps: PlaceJump[] = [];
   const legLen = legLength(rig, roles.leftFoot);
-  const aligned: SourceMotion[] = aligned0.map((s, i) => {
-    if (calibration === 'keep') return { ...s, skeleton: rig, clip: upright.clips[i] };
+  const aligned: SourceMotion[] = aligned0.flatMap((s, i) => {
+    if (calibration === 'keep') return [{ ...s, skeleton: rig, clip: upright.clips[i] }];
     const r = trimCalibrationFrames(rig, upright.clips[i], roles.hips, legLen);
     if (r.trim) trims.push(r.trim);
-    return { ...s, skeleton: rig, clip: r.clip };
+    const parts = splitAtPlaceJumps(rig, r.clip, roles.hips, legLen);
+    for (const c of parts.cuts) jumps.push({ clip: r.clip.name, source: r.clip.source, frame: c.frame + (r.trim?.start ?? 0), step: c.step });
+    return parts.clips.map((clip) => ({ ...s, skeleton: rig, clip }));
   });
   options.onCalibrationTrim?.(trims);
+  options.onPlaceJumps?.(jumps);
   const clips = markLoops(aligned, options.loops ?? []).map((c) => openLoop(c, rig, roles.hips));
   const fps = options.fps ?? chooseDatabaseFps(clips);
   if (!isSupportedFrameRate(fps)) throw new DatabaseBuildError(`invalid database rate ${fps} fps: supported rates are ${MIN_FPS} to ${MAX_FPS} fps`);

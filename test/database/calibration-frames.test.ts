@@ -3,7 +3,8 @@
  * motion is left out of the database, and nothing else is.
  */
 import { describe, it, expect } from 'vitest';
-import { calibrationRange, CALIBRATION_STEP_RATIO } from '../../src/database/calibration-frames.js';
+import { calibrationRange, placeJumps, CALIBRATION_STEP_RATIO } from '../../src/database/calibration-frames.js';
+import type { PlaceJump } from '../../src/database/build.js';
 import { buildDatabase, type SourceMotion } from '../../src/database/build.js';
 import { builtinSources } from '../../src/database/builtin-sources.js';
 import type { CalibrationTrim } from '../../src/database/calibration-frames.js';
@@ -65,5 +66,29 @@ describe('a build from takes that begin with a T-pose', () => {
     buildDatabase(builtinSources(), { onCalibrationTrim: (t) => plain.push(t) });
     expect(plain).toEqual([[]]);
     expect(() => buildDatabase(sources, { calibrationFrames: 'drop' as 'trim' })).toThrow(/calibrationFrames must be 'trim' or 'keep', got drop/);
+  });
+});
+
+describe('a take whose hips jump (spliced takes, a reset capture volume)', () => {
+  it('placeJumps: the steps that stand out, each in its part; none in steady or fast motion', () => {
+    const leg = 0.9;
+    expect(placeJumps(steps(100, 0.04, { 40: 1 }), leg)).toEqual([40]);
+    expect(placeJumps(steps(100, 0.04, { 40: 1, 70: 0.8 }), leg)).toEqual([40, 70]); // two splices
+    expect(placeJumps(steps(100, 0.14), leg)).toEqual([]); // a sprint at 30 fps
+    expect(placeJumps(steps(100, 0.04, { 40: 0.1 }), leg)).toEqual([]); // 2.5x, but 10 cm
+    expect(placeJumps(steps(100, 0.04, { 0: 1 }), leg)).toEqual([]); // a part of one frame is no take
+  });
+
+  it('is cut in two: the second part its own clip NAME@FRAME; kept whole with calibrationFrames \'keep\'', () => {
+    const s = builtinSources()[0], J = s.skeleton.names.length, F = s.clip.frameCount, k = Math.floor(F / 2);
+    const t = Float64Array.from(s.clip.translations);
+    for (let f = k; f < F; f++) t[f * J * 3] += 1; // the root joint carries the placement: 1 m sideways from frame k on
+    const spliced: SourceMotion = { ...s, clip: { ...s.clip, translations: t } };
+    let cuts: PlaceJump[] = [];
+    const db = buildDatabase([spliced], { onPlaceJumps: (c) => { cuts = c; } });
+    expect(cuts).toEqual([{ clip: s.clip.name, source: s.clip.source, frame: k, step: expect.closeTo(1, 2) }]);
+    expect(db.clips.map((c) => [c.name, c.count])).toEqual([[s.clip.name, k], [`${s.clip.name}@${k}`, F - k]]);
+    const whole = buildDatabase([spliced], { calibrationFrames: 'keep' });
+    expect(whole.clips.map((c) => [c.name, c.count])).toEqual([[s.clip.name, F]]);
   });
 });

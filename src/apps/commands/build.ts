@@ -5,6 +5,7 @@ import { buildDatabase, type TagRule } from '../../database/build.js';
 import { globMatcher, GlobError } from '../../util/glob.js';
 import { loadBvhSources, builtinSources, scaleMismatchText, type ScaleMismatch } from '../../database/sources-node.js';
 import type { CalibrationTrim } from '../../database/calibration-frames.js';
+import type { PlaceJump } from '../../database/build.js';
 import { writeDatabaseFile, writeCompactDatabaseFile } from '../../database/mmdb/mmdb-node.js';
 import type { PoseErrorReport } from '../../database/compact/pose-error.js';
 import { parseSchemaJson } from '../../features/schema-validate.js';
@@ -45,8 +46,10 @@ export const BUILD_USAGE = `usage: motionmatch build <files or folders...> --out
   --bones SPEC     bone roles by joint name, e.g. hips=Hips,leftFoot=Foot_L,rightFoot=Foot_R
   --scale S        metres per file unit (default: detected from the skeleton's height)
   --keep-calibration
-                   keep every frame: by default a pose held at a take's start or end and left in one
-                   frame (a T-pose before the motion) is left out and reported
+                   keep every frame and every take whole: by default a pose held at a take's start
+                   or end and left in one frame (a T-pose before the motion) is left out, and a take
+                   whose hips jump further in one frame than they ever move is cut there in two
+                   (spliced takes); both reported
   --up AXIS        the axis the captures stand along: auto (default: found from the rest pose and
                    the motion, which must agree), +y, -y, +z, -z, +x or -x; a set standing along
                    another axis than +y is turned upright (this project works Y-up)
@@ -222,13 +225,16 @@ export async function buildCommand(argv: string[]): Promise<number> {
   const buildBar = createProgress('features', !json && !!process.stderr.isTTY);
   let upFound: UpAxisFinding | undefined;
   let trims: CalibrationTrim[] = [];
+  let jumps: PlaceJump[] = [];
   const db = buildDatabase(sources, {
     schema, bones, fps, mirror: !!values.mirror, tagRules, loops, up, onUpAxis: (f) => { upFound = f; }, onProgress: (d, t, l) => buildBar.update(d, t, l),
-    calibrationFrames: values['keep-calibration'] ? 'keep' : 'trim', onCalibrationTrim: (t) => { trims = t; },
+    calibrationFrames: values['keep-calibration'] ? 'keep' : 'trim', onCalibrationTrim: (t) => { trims = t; }, onPlaceJumps: (c) => { jumps = c; },
   });
   buildBar.done();
   for (const t of trims.slice(0, MAX_SKIPPED_SHOWN)) process.stderr.write(`motionmatch build: ${calibrationTrimText(t)}\n`);
   if (trims.length > MAX_SKIPPED_SHOWN) process.stderr.write(`motionmatch build: ... and ${trims.length - MAX_SKIPPED_SHOWN} more clips with a calibration pose left out (--keep-calibration keeps them)\n`);
+  for (const j of jumps.slice(0, MAX_SKIPPED_SHOWN)) process.stderr.write(`motionmatch build: cut ${j.source} in two at frame ${j.frame}: its hips moved ${j.step.toFixed(2)} m in one frame, further than in any other (spliced takes or a reset capture volume); the second part is clip '${j.clip}@${j.frame}' (--keep-calibration keeps it whole)\n`);
+  if (jumps.length > MAX_SKIPPED_SHOWN) process.stderr.write(`motionmatch build: ... and ${jumps.length - MAX_SKIPPED_SHOWN} more cuts where the hips jumped (--keep-calibration keeps the takes whole)\n`);
   const upNote = upFound ? upAxisNote(upFound, (axis) => `if they do stand that way, build again with --up ${axis}`) : null;
   if (upNote !== null && upFound?.axis === '+y') process.stderr.write(`motionmatch build: warning: ${upNote}\n`);
   const mirrorProblem = values.mirror ? mirrorPairingProblem(db.skeleton, db.roles) : null;
@@ -265,6 +271,8 @@ export async function buildCommand(argv: string[]): Promise<number> {
     scaleMismatch,
     /** Frames left out at clips' ends as calibration poses (none with --keep-calibration). */
     calibrationTrimmed: trims,
+    /** Takes cut where their hips jumped (the second part is clip NAME@FRAME; none with --keep-calibration). */
+    placeJumps: jumps,
     bytes,
     compact: !!values.compact,
     ...(error ? { error: errorSummary(error, db.clips) } : {}),
