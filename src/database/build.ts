@@ -22,6 +22,7 @@ import { openLoop } from './loops.js';
 import { floorHeight, floorShift } from './floor.js';
 import { UP_AXES, detectUpAxis, turnUpright, type UpAxis, type UpAxisFinding } from './up-axis.js';
 import { splitAtPlaceJumps, trimCalibrationFrames, type CalibrationTrim } from './calibration-frames.js';
+import { repairGlitches, type GlitchRepair } from './glitch-frames.js';
 
 export { DatabaseBuildError } from './build-error.js';
 export { chooseDatabaseFps, resampleClip } from './resample.js';
@@ -70,18 +71,21 @@ export interface BuildOptions {
   /** Called once with where the set was found (or said) to stand. */
   onUpAxis?: (finding: UpAxisFinding) => void;
   /**
-   * A calibration pose at a take's ends (a T-pose held before the motion, calibration-frames.ts):
-   * 'trim' (default) leaves those frames out, 'keep' keeps every frame.
+   * Frames a body cannot make: a calibration pose at a take's ends (a T-pose held before the motion,
+   * calibration-frames.ts), a jump of the hips' place within a take (spliced takes), a glitch of a
+   * few frames (glitch-frames.ts). 'fix' (default) leaves the pose out, cuts the take at the jump
+   * and interpolates over the glitch; 'keep' keeps every frame as captured.
    */
-  calibrationFrames?: 'trim' | 'keep';
+  captureFaults?: 'fix' | 'keep';
   /** Called once with the clips whose ends were left out (empty when none). */
   onCalibrationTrim?: (trims: CalibrationTrim[]) => void;
   /**
    * Called once with the takes cut where their hips jump further in a frame than they ever move
-   * (splitAtPlaceJumps: spliced takes, a reset capture volume; empty when none). 'keep' above keeps
-   * them whole too.
+   * (splitAtPlaceJumps: spliced takes, a reset capture volume; empty when none; none with captureFaults 'keep').
    */
   onPlaceJumps?: (cuts: PlaceJump[]) => void;
+  /** Called once with the capture glitches interpolated inside takes (glitch-frames.ts; empty when none; none with captureFaults 'keep'). */
+  onGlitches?: (repairs: GlitchRepair[]) => void;
 }
 
 /** A take cut in two where its hips jumped (BuildOptions.onPlaceJumps). */
@@ -94,7 +98,7 @@ export interface PlaceJump {
 }
 
 /** Every BuildOptions key (the compiler keeps the table complete). */
-const BUILD_OPTION_KEYS: OptionKeys<BuildOptions> = { schema: true, mirror: true, bones: true, fps: true, contacts: true, tagRules: true, loops: true, onProgress: true, up: true, onUpAxis: true, calibrationFrames: true, onCalibrationTrim: true, onPlaceJumps: true };
+const BUILD_OPTION_KEYS: OptionKeys<BuildOptions> = { schema: true, mirror: true, bones: true, fps: true, contacts: true, tagRules: true, loops: true, onProgress: true, up: true, onUpAxis: true, captureFaults: true, onCalibrationTrim: true, onPlaceJumps: true, onGlitches: true };
 
 /**
  * A case-insensitive matcher for a clip-name glob (* any run, ? one character), linear in the
@@ -172,16 +176,20 @@ export function buildDatabase(sources: readonly SourceMotion[], options: BuildOp
   options.onUpAxis?.(finding);
   const upright = turnUpright(sources[0].skeleton, aligned0.map((s) => s.clip), finding.axis);
   const rig = upright.skeleton;
-  const calibration = options.calibrationFrames ?? 'trim';
-  if (calibration !== 'trim' && calibration !== 'keep') throw new DatabaseBuildError(`calibrationFrames must be 'trim' or 'keep', got ${String(calibration)}`);
+  const calibration = options.captureFaults ?? 'fix';
+  if (calibration !== 'fix' && calibration !== 'keep') throw new DatabaseBuildError(`captureFaults must be 'fix' or 'keep', got ${String(calibration)}`);
   // A calibration pose at a take's ends is no motion (calibration-frames.ts): left out before
   // anything reads the clips (tag ranges count from the first frame kept).
   // So is a jump of the hips' place within a take: it is cut there in two.
-  const trims: CalibrationTrim[] = [], jumps: PlaceJump[] = [];
+  // A glitch of a few frames inside a take is interpolated over (glitch-frames.ts) before.
+  const trims: CalibrationTrim[] = [], jumps: PlaceJump[] = [], glitches: GlitchRepair[] = [];
   const legLen = legLength(rig, roles.leftFoot);
   const aligned: SourceMotion[] = aligned0.flatMap((s, i) => {
     if (calibration === 'keep') return [{ ...s, skeleton: rig, clip: upright.clips[i] }];
-    const r = trimCalibrationFrames(rig, upright.clips[i], roles.hips, legLen);
+    // Glitches first: their way out and back would look like a pose at an end (two large steps).
+    const g = repairGlitches(rig, upright.clips[i], roles.hips, legLen);
+    if (g.runs.length > 0) glitches.push({ clip: g.clip.name, source: g.clip.source, runs: g.runs });
+    const r = trimCalibrationFrames(rig, g.clip, roles.hips, legLen);
     if (r.trim) trims.push(r.trim);
     const parts = splitAtPlaceJumps(rig, r.clip, roles.hips, legLen);
     for (const c of parts.cuts) jumps.push({ clip: r.clip.name, source: r.clip.source, frame: c.frame + (r.trim?.start ?? 0), step: c.step });
@@ -189,6 +197,7 @@ export function buildDatabase(sources: readonly SourceMotion[], options: BuildOp
   });
   options.onCalibrationTrim?.(trims);
   options.onPlaceJumps?.(jumps);
+  options.onGlitches?.(glitches);
   const clips = markLoops(aligned, options.loops ?? []).map((c) => openLoop(c, rig, roles.hips));
   const fps = options.fps ?? chooseDatabaseFps(clips);
   if (!isSupportedFrameRate(fps)) throw new DatabaseBuildError(`invalid database rate ${fps} fps: supported rates are ${MIN_FPS} to ${MAX_FPS} fps`);

@@ -272,7 +272,7 @@ describe('motionmatch build: rates, loops and rigs without options', () => {
 describe('motionmatch build: takes that begin with a T-pose frame', () => {
   const dir = tempDir();
 
-  it('leaves the pose out and says so (text and --json); --keep-calibration keeps it', async () => {
+  it('leaves the pose out and says so (text and --json); --as-captured keeps it', async () => {
     const sources = builtinSources().slice(0, 2), sk = sources[0].skeleton, j = (n: string) => sk.names.indexOf(n);
     const arms = [{ upper: j('upperarm_l'), lower: j('lowerarm_l'), hand: j('hand_l') }, { upper: j('upperarm_r'), lower: j('lowerarm_r'), hand: j('hand_r') }] as const;
     const folder = join(dir, 'takes');
@@ -285,12 +285,12 @@ describe('motionmatch build: takes that begin with a T-pose frame', () => {
     }
     const text = await runCliInProcess(['build', folder, '--out', join(dir, 't.mmdb')]);
     expect(text.code, text.stderr).toBe(0);
-    for (const s of sources) expect(text.stderr).toMatch(new RegExp(`left out the first frame of ${join(folder, s.clip.name)}\\.bvh: a pose 0\\.\\d\\d m from the next frame, [\\d.]+ times any other step of the clip \\(a calibration pose; --keep-calibration keeps it\\)`));
+    for (const s of sources) expect(text.stderr).toMatch(new RegExp(`left out the first frame of ${join(folder, s.clip.name)}\\.bvh: a pose 0\\.\\d\\d m from the next frame, [\\d.]+ times any other step of the clip \\(a calibration pose; --as-captured keeps it\\)`));
     const json = await runCliInProcess(['build', folder, '--out', join(dir, 'j.mmdb'), '--json']);
     const out = JSON.parse(json.stdout);
     expect(out.frames).toBe(frames - sources.length);
     expect(out.calibrationTrimmed.map((t: { start: number; end: number }) => [t.start, t.end])).toEqual(sources.map(() => [1, 0]));
-    const kept = await runCliInProcess(['build', folder, '--out', join(dir, 'k.mmdb'), '--json', '--keep-calibration']);
+    const kept = await runCliInProcess(['build', folder, '--out', join(dir, 'k.mmdb'), '--json', '--as-captured']);
     expect(kept.stderr).toBe('');
     expect(JSON.parse(kept.stdout)).toMatchObject({ frames, calibrationTrimmed: [] });
   });

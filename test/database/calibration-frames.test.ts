@@ -5,6 +5,7 @@
 import { describe, it, expect } from 'vitest';
 import { calibrationRange, placeJumps, CALIBRATION_STEP_RATIO } from '../../src/database/calibration-frames.js';
 import type { PlaceJump } from '../../src/database/build.js';
+import type { GlitchRepair } from '../../src/database/glitch-frames.js';
 import { buildDatabase, type SourceMotion } from '../../src/database/build.js';
 import { builtinSources } from '../../src/database/builtin-sources.js';
 import type { CalibrationTrim } from '../../src/database/calibration-frames.js';
@@ -31,6 +32,7 @@ describe('calibrationRange: which frames are motion', () => {
     expect(calibrationRange(steps(100, 0.3), fps, leg)).toMatchObject({ first: 0, end: 101 }); // a sprint's limbs at 30 fps
     expect(calibrationRange(steps(100, 0.05, { 0: 0.3, 1: 0.29, 2: 0.2 }), fps, leg)).toMatchObject({ first: 0, end: 101 });
     expect(calibrationRange(steps(100, 0.001, { 0: 0.01 }), fps, leg)).toMatchObject({ first: 0, end: 101 }); // 10x, but 1 cm
+    expect(calibrationRange(steps(100, 0.05, { 3: 0.8, 4: 0.8 }), fps, leg)).toMatchObject({ first: 0, end: 101 }); // a glitch's way out and back
     // Just under the ratio: kept.
     expect(calibrationRange(steps(100, 0.1, { 0: 0.99 * CALIBRATION_STEP_RATIO * 0.12 }), fps, leg).first).toBe(0);
   });
@@ -57,15 +59,15 @@ describe('a build from takes that begin with a T-pose', () => {
     expect(sameBits(trimmed.rotations, plain.rotations)).toBe(true);
   });
 
-  it("keeps every frame with calibrationFrames 'keep', and trims nothing from takes without the pose", () => {
+  it("keeps every frame with captureFaults 'keep', and trims nothing from takes without the pose", () => {
     let trims: CalibrationTrim[] | null = null;
-    const kept = buildDatabase(posed, { calibrationFrames: 'keep', onCalibrationTrim: (t) => { trims = t; } });
+    const kept = buildDatabase(posed, { captureFaults: 'keep', onCalibrationTrim: (t) => { trims = t; } });
     expect(kept.frameCount).toBe(sources.reduce((n, s) => n + s.clip.frameCount + 1, 0));
     expect(trims).toEqual([]);
     const plain: CalibrationTrim[][] = [];
     buildDatabase(builtinSources(), { onCalibrationTrim: (t) => plain.push(t) });
     expect(plain).toEqual([[]]);
-    expect(() => buildDatabase(sources, { calibrationFrames: 'drop' as 'trim' })).toThrow(/calibrationFrames must be 'trim' or 'keep', got drop/);
+    expect(() => buildDatabase(sources, { captureFaults: 'drop' as 'fix' })).toThrow(/captureFaults must be 'fix' or 'keep', got drop/);
   });
 });
 
@@ -79,7 +81,7 @@ describe('a take whose hips jump (spliced takes, a reset capture volume)', () =>
     expect(placeJumps(steps(100, 0.04, { 0: 1 }), leg)).toEqual([]); // a part of one frame is no take
   });
 
-  it('is cut in two: the second part its own clip NAME@FRAME; kept whole with calibrationFrames \'keep\'', () => {
+  it('is cut in two: the second part its own clip NAME@FRAME; kept whole with captureFaults \'keep\'', () => {
     const s = builtinSources()[0], J = s.skeleton.names.length, F = s.clip.frameCount, k = Math.floor(F / 2);
     const t = Float64Array.from(s.clip.translations);
     for (let f = k; f < F; f++) t[f * J * 3] += 1; // the root joint carries the placement: 1 m sideways from frame k on
@@ -88,7 +90,48 @@ describe('a take whose hips jump (spliced takes, a reset capture volume)', () =>
     const db = buildDatabase([spliced], { onPlaceJumps: (c) => { cuts = c; } });
     expect(cuts).toEqual([{ clip: s.clip.name, source: s.clip.source, frame: k, step: expect.closeTo(1, 2) }]);
     expect(db.clips.map((c) => [c.name, c.count])).toEqual([[s.clip.name, k], [`${s.clip.name}@${k}`, F - k]]);
-    const whole = buildDatabase([spliced], { calibrationFrames: 'keep' });
+    const whole = buildDatabase([spliced], { captureFaults: 'keep' });
     expect(whole.clips.map((c) => [c.name, c.count])).toEqual([[s.clip.name, F]]);
+  });
+});
+
+describe('a glitch inside a take: a pose that jumps away for a frame or three and comes back', () => {
+  const sources = builtinSources().slice(0, 3);
+  const sk = sources[0].skeleton, j = (n: string) => sk.names.indexOf(n);
+  const arms = [{ upper: j('upperarm_l'), lower: j('lowerarm_l'), hand: j('hand_l') }, { upper: j('upperarm_r'), lower: j('lowerarm_r'), hand: j('hand_r') }] as const;
+  /** `s` with frames [k, k + n) replaced by frame k with the arms straight out (withTPoseInFront's pose). */
+  const glitched = (s: SourceMotion, k: number, n: number): SourceMotion => {
+    const J = sk.names.length, F = s.clip.frameCount;
+    const from = { ...s.clip, frameCount: F - k, rotations: s.clip.rotations.slice(k * J * 4), translations: s.clip.translations.slice(k * J * 3) };
+    const pose = withTPoseInFront(sk, from, arms, j('thigh_l'), j('thigh_r'), 1);
+    const rotations = Float64Array.from(s.clip.rotations);
+    for (let f = k; f < k + n; f++) rotations.set(pose.rotations.subarray(0, J * 4), f * J * 4);
+    return { ...s, clip: { ...s.clip, rotations } };
+  };
+
+  it('is interpolated over (one frame, three frames), said, and kept with captureFaults \'keep\'', () => {
+    const input = [glitched(sources[0], 20, 1), glitched(sources[1], 15, 3), sources[2]];
+    let repairs: GlitchRepair[] = [];
+    const db = buildDatabase(input, { onGlitches: (g) => { repairs = g; } });
+    expect(repairs.map((r) => [r.clip, r.runs])).toEqual([[sources[0].clip.name, [[20, 20]]], [sources[1].clip.name, [[15, 17]]]]);
+    // The repaired frames lie between their neighbours: the hands move no more in a step than elsewhere.
+    const plain = buildDatabase(sources);
+    const step = (d: typeof db, c: number, f: number): number => {
+      const J = sk.names.length, o = d.clips[c].start + f, h = j('hand_l');
+      const a = (o * J + h) * 3, b = ((o + 1) * J + h) * 3;
+      return Math.hypot(d.translations[b] - d.translations[a], d.translations[b + 1] - d.translations[a + 1], d.translations[b + 2] - d.translations[a + 2]);
+    };
+    expect(step(db, 0, 19)).toBe(step(plain, 0, 19)); // (local translations: the hand's offset, unchanged)
+    expect(db.frameCount).toBe(plain.frameCount);
+    let kept: GlitchRepair[] | null = null;
+    const whole = buildDatabase(input, { captureFaults: 'keep', onGlitches: (g) => { kept = g; } });
+    expect(kept).toEqual([]);
+    expect(sameBits(whole.rotations, db.rotations)).toBe(false);
+  });
+
+  it('fast motion all along, a take that moves on (no coming back), and clean takes are left as they are', () => {
+    let repairs: GlitchRepair[] = [];
+    buildDatabase(builtinSources(), { onGlitches: (g) => { repairs = g; } });
+    expect(repairs).toEqual([]);
   });
 });

@@ -6,6 +6,7 @@ import { globMatcher, GlobError } from '../../util/glob.js';
 import { loadBvhSources, builtinSources, scaleMismatchText, type ScaleMismatch } from '../../database/sources-node.js';
 import type { CalibrationTrim } from '../../database/calibration-frames.js';
 import type { PlaceJump } from '../../database/build.js';
+import type { GlitchRepair } from '../../database/glitch-frames.js';
 import { writeDatabaseFile, writeCompactDatabaseFile } from '../../database/mmdb/mmdb-node.js';
 import type { PoseErrorReport } from '../../database/compact/pose-error.js';
 import { parseSchemaJson } from '../../features/schema-validate.js';
@@ -27,7 +28,7 @@ const MAX_SKIPPED_SHOWN = 10;
 
 export const BUILD_USAGE = `usage: motionmatch build <files or folders...> --out FILE [--mirror] [--schema FILE]
                          [--bones hips=NAME,leftFoot=NAME,...] [--scale S] [--fps F]
-                         [--tag TAG=GLOB ...] [--loop GLOB ...] [--up AXIS] [--keep-calibration]
+                         [--tag TAG=GLOB ...] [--loop GLOB ...] [--up AXIS] [--as-captured]
                          [--compact [--error]] [--json]
        motionmatch build --builtin --out FILE [--mirror] [--schema FILE] [--compact [--error]] [--json]
 
@@ -45,11 +46,11 @@ export const BUILD_USAGE = `usage: motionmatch build <files or folders...> --out
   --schema FILE    feature schema (JSON); default: foot positions/velocities, hip velocity, trajectory
   --bones SPEC     bone roles by joint name, e.g. hips=Hips,leftFoot=Foot_L,rightFoot=Foot_R
   --scale S        metres per file unit (default: detected from the skeleton's height)
-  --keep-calibration
-                   keep every frame and every take whole: by default a pose held at a take's start
+  --as-captured    keep every frame as captured, every take whole: by default a pose held at a take's start
                    or end and left in one frame (a T-pose before the motion) is left out, and a take
                    whose hips jump further in one frame than they ever move is cut there in two
-                   (spliced takes); both reported
+                   (spliced takes), and a glitch of a few frames that jumps away and back is
+                   interpolated over; all reported
   --up AXIS        the axis the captures stand along: auto (default: found from the rest pose and
                    the motion, which must agree), +y, -y, +z, -z, +x or -x; a set standing along
                    another axis than +y is turned upright (this project works Y-up)
@@ -134,7 +135,7 @@ function errorLines(e: PoseErrorReport, clips: readonly ClipRange[]): string {
 function calibrationTrimText(t: CalibrationTrim): string {
   const frames = (n: number, which: string): string => (n === 0 ? '' : n === 1 ? `the ${which} frame` : `the ${which} ${n} frames`);
   const where = [frames(t.start, 'first'), frames(t.end, 'last')].filter((x) => x !== '').join(' and ');
-  return `left out ${where} of ${t.source}: a pose ${t.step.toFixed(2)} m from the next frame, ${Number.isFinite(t.ratio) ? `${t.ratio.toFixed(1)} times` : 'far more than'} any other step of the clip (a calibration pose; --keep-calibration keeps it)`;
+  return `left out ${where} of ${t.source}: a pose ${t.step.toFixed(2)} m from the next frame, ${Number.isFinite(t.ratio) ? `${t.ratio.toFixed(1)} times` : 'far more than'} any other step of the clip (a calibration pose; --as-captured keeps it)`;
 }
 
 /** --up: auto (undefined) or one of the six axis names ('z' is taken as '+z'). */
@@ -163,7 +164,7 @@ export async function buildCommand(argv: string[]): Promise<number> {
     scale: { type: 'string' },
     fps: { type: 'string' },
     up: { type: 'string' },
-    'keep-calibration': { type: 'boolean' },
+    'as-captured': { type: 'boolean' },
     tag: { type: 'string', multiple: true },
     loop: { type: 'string', multiple: true },
     json: { type: 'boolean' },
@@ -226,15 +227,18 @@ export async function buildCommand(argv: string[]): Promise<number> {
   let upFound: UpAxisFinding | undefined;
   let trims: CalibrationTrim[] = [];
   let jumps: PlaceJump[] = [];
+  let glitches: GlitchRepair[] = [];
   const db = buildDatabase(sources, {
     schema, bones, fps, mirror: !!values.mirror, tagRules, loops, up, onUpAxis: (f) => { upFound = f; }, onProgress: (d, t, l) => buildBar.update(d, t, l),
-    calibrationFrames: values['keep-calibration'] ? 'keep' : 'trim', onCalibrationTrim: (t) => { trims = t; }, onPlaceJumps: (c) => { jumps = c; },
+    captureFaults: values['as-captured'] ? 'keep' : 'fix', onCalibrationTrim: (t) => { trims = t; }, onPlaceJumps: (c) => { jumps = c; }, onGlitches: (g) => { glitches = g; },
   });
   buildBar.done();
   for (const t of trims.slice(0, MAX_SKIPPED_SHOWN)) process.stderr.write(`motionmatch build: ${calibrationTrimText(t)}\n`);
-  if (trims.length > MAX_SKIPPED_SHOWN) process.stderr.write(`motionmatch build: ... and ${trims.length - MAX_SKIPPED_SHOWN} more clips with a calibration pose left out (--keep-calibration keeps them)\n`);
-  for (const j of jumps.slice(0, MAX_SKIPPED_SHOWN)) process.stderr.write(`motionmatch build: cut ${j.source} in two at frame ${j.frame}: its hips moved ${j.step.toFixed(2)} m in one frame, further than in any other (spliced takes or a reset capture volume); the second part is clip '${j.clip}@${j.frame}' (--keep-calibration keeps it whole)\n`);
-  if (jumps.length > MAX_SKIPPED_SHOWN) process.stderr.write(`motionmatch build: ... and ${jumps.length - MAX_SKIPPED_SHOWN} more cuts where the hips jumped (--keep-calibration keeps the takes whole)\n`);
+  if (trims.length > MAX_SKIPPED_SHOWN) process.stderr.write(`motionmatch build: ... and ${trims.length - MAX_SKIPPED_SHOWN} more clips with a calibration pose left out (--as-captured keeps them)\n`);
+  for (const j of jumps.slice(0, MAX_SKIPPED_SHOWN)) process.stderr.write(`motionmatch build: cut ${j.source} in two at frame ${j.frame}: its hips moved ${j.step.toFixed(2)} m in one frame, further than in any other (spliced takes or a reset capture volume); the second part is clip '${j.clip}@${j.frame}' (--as-captured keeps it whole)\n`);
+  for (const g of glitches.slice(0, MAX_SKIPPED_SHOWN)) process.stderr.write(`motionmatch build: interpolated over ${g.runs.length === 1 ? 'a glitch' : `${g.runs.length} glitches`} in ${g.source} (frames ${g.runs.map(([a, b]) => (a === b ? `${a}` : `${a}-${b}`)).join(', ')}): a pose that jumps away and comes back (--as-captured keeps it)\n`);
+  if (glitches.length > MAX_SKIPPED_SHOWN) process.stderr.write(`motionmatch build: ... and ${glitches.length - MAX_SKIPPED_SHOWN} more clips with glitches interpolated over (--as-captured keeps them)\n`);
+  if (jumps.length > MAX_SKIPPED_SHOWN) process.stderr.write(`motionmatch build: ... and ${jumps.length - MAX_SKIPPED_SHOWN} more cuts where the hips jumped (--as-captured keeps the takes whole)\n`);
   const upNote = upFound ? upAxisNote(upFound, (axis) => `if they do stand that way, build again with --up ${axis}`) : null;
   if (upNote !== null && upFound?.axis === '+y') process.stderr.write(`motionmatch build: warning: ${upNote}\n`);
   const mirrorProblem = values.mirror ? mirrorPairingProblem(db.skeleton, db.roles) : null;
@@ -269,10 +273,12 @@ export async function buildCommand(argv: string[]): Promise<number> {
     up: upSummary(upFound),
     skipped,
     scaleMismatch,
-    /** Frames left out at clips' ends as calibration poses (none with --keep-calibration). */
+    /** Frames left out at clips' ends as calibration poses (none with --as-captured). */
     calibrationTrimmed: trims,
-    /** Takes cut where their hips jumped (the second part is clip NAME@FRAME; none with --keep-calibration). */
+    /** Takes cut where their hips jumped (the second part is clip NAME@FRAME; none with --as-captured). */
     placeJumps: jumps,
+    /** Glitches interpolated over: per clip, runs of source frames [first, last] (none with --as-captured). */
+    glitchesRepaired: glitches,
     bytes,
     compact: !!values.compact,
     ...(error ? { error: errorSummary(error, db.clips) } : {}),
