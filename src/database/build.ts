@@ -21,7 +21,8 @@ import { chooseDatabaseFps, resampleClip, sameRate } from './resample.js';
 import { openLoop } from './loops.js';
 import { floorHeight, floorShift } from './floor.js';
 import { UP_AXES, detectUpAxis, turnUpright, type UpAxis, type UpAxisFinding } from './up-axis.js';
-import { splitAtPlaceJumps, trimCalibrationFrames, type CalibrationTrim } from './calibration-frames.js';
+import { trimCalibrationFrames, type CalibrationTrim } from './calibration-frames.js';
+import { splitAtPlaceJumps } from './place-jumps.js';
 import { repairGlitches, type GlitchRepair } from './glitch-frames.js';
 
 export { DatabaseBuildError } from './build-error.js';

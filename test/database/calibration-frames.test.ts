@@ -3,7 +3,8 @@
  * motion is left out of the database, and nothing else is.
  */
 import { describe, it, expect } from 'vitest';
-import { calibrationRange, placeJumps, CALIBRATION_STEP_RATIO } from '../../src/database/calibration-frames.js';
+import { calibrationRange, CALIBRATION_STEP_RATIO } from '../../src/database/calibration-frames.js';
+import { placeJumps } from '../../src/database/place-jumps.js';
 import type { PlaceJump } from '../../src/database/build.js';
 import type { GlitchRepair } from '../../src/database/glitch-frames.js';
 import { buildDatabase, type SourceMotion } from '../../src/database/build.js';
