@@ -19,7 +19,7 @@ import { DatabaseBuildError } from './build-error.js';
 import { alignToFirstSkeleton } from './skeleton-match.js';
 import { chooseDatabaseFps, resampleClip, sameRate } from './resample.js';
 import { openLoop } from './loops.js';
-import { floorHeight, floorShift } from './floor.js';
+import { clipFloor, clipFloorShifts, floorHeight, floorShift } from './floor.js';
 import { UP_AXES, detectUpAxis, turnUpright, type UpAxis, type UpAxisFinding } from './up-axis.js';
 import { trimCalibrationFrames, type CalibrationTrim } from './calibration-frames.js';
 import { splitAtPlaceJumps } from './place-jumps.js';
@@ -74,8 +74,9 @@ export interface BuildOptions {
   /**
    * Frames a body cannot make: a calibration pose at a take's ends (a T-pose held before the motion,
    * calibration-frames.ts), a jump of the hips' place within a take (spliced takes), a glitch of a
-   * few frames (glitch-frames.ts). 'fix' (default) leaves the pose out, cuts the take at the jump
-   * and interpolates over the glitch; 'keep' keeps every frame as captured.
+   * few frames (glitch-frames.ts), a take whose floor is apart from the others' (floor.ts). 'fix'
+   * (default) leaves the pose out, cuts the take at the jump, interpolates over the glitch and moves
+   * the take onto the others' floor; 'keep' keeps every frame as captured.
    */
   captureFaults?: 'fix' | 'keep';
   /** Called once with the clips whose ends were left out (empty when none). */
@@ -87,6 +88,16 @@ export interface BuildOptions {
   onPlaceJumps?: (cuts: PlaceJump[]) => void;
   /** Called once with the capture glitches interpolated inside takes (glitch-frames.ts; empty when none; none with captureFaults 'keep'). */
   onGlitches?: (repairs: GlitchRepair[]) => void;
+  /** Called once with the takes moved onto the other takes' floor (floor.ts; empty when none; none with captureFaults 'keep'). */
+  onFloorMoves?: (moves: FloorMove[]) => void;
+}
+
+/** A take moved up (or down, negative) onto the other takes' floor (BuildOptions.onFloorMoves). */
+export interface FloorMove {
+  clip: string;
+  source: string;
+  /** m */
+  shift: number;
 }
 
 /** A take cut in two where its hips jumped (BuildOptions.onPlaceJumps). */
@@ -99,7 +110,7 @@ export interface PlaceJump {
 }
 
 /** Every BuildOptions key (the compiler keeps the table complete). */
-const BUILD_OPTION_KEYS: OptionKeys<BuildOptions> = { schema: true, mirror: true, bones: true, fps: true, contacts: true, tagRules: true, loops: true, onProgress: true, up: true, onUpAxis: true, captureFaults: true, onCalibrationTrim: true, onPlaceJumps: true, onGlitches: true };
+const BUILD_OPTION_KEYS: OptionKeys<BuildOptions> = { schema: true, mirror: true, bones: true, fps: true, contacts: true, tagRules: true, loops: true, onProgress: true, up: true, onUpAxis: true, captureFaults: true, onCalibrationTrim: true, onPlaceJumps: true, onGlitches: true, onFloorMoves: true };
 
 /**
  * A case-insensitive matcher for a clip-name glob (* any run, ? one character), linear in the
@@ -231,23 +242,33 @@ export function buildDatabase(sources: readonly SourceMotion[], options: BuildOp
     progress(++done, total, clip.name);
     return { clip, mirrored, sourceFps, worldRot, worldPos };
   });
-  // Stand the captures on y = 0 where their feet are elsewhere (floor.ts): joint 0 carries every
-  // frame's world placement, so moving its translation moves the whole figure.
-  const [leftContact, rightContact] = contactJoints(roles);
-  const shift = floorShift(
-    floorHeight(work.filter((w) => !w.mirrored).map((w) => w.worldPos), [leftContact, rightContact, roles.leftFoot, roles.rightFoot], J),
-    legLength(skeleton, roles.leftFoot),
-  );
-  if (shift !== 0) {
-    for (const w of work) {
-      const t = Float64Array.from(w.clip.translations);
-      for (let f = 0; f < w.clip.frameCount; f++) {
-        t[f * J * 3 + 1] += shift;
-        for (let j = 0; j < J; j++) w.worldPos[(f * J + j) * 3 + 1] += shift;
-      }
-      w.clip = { ...w.clip, translations: t };
+  // Joint 0 carries every frame's world placement, so moving its translation moves the whole figure.
+  const raise = (w: PosedWorkClip, dy: number): void => {
+    const t = Float64Array.from(w.clip.translations);
+    for (let f = 0; f < w.clip.frameCount; f++) {
+      t[f * J * 3 + 1] += dy;
+      for (let j = 0; j < J; j++) w.worldPos[(f * J + j) * 3 + 1] += dy;
     }
+    w.clip = { ...w.clip, translations: t };
+  };
+  const [leftContact, rightContact] = contactJoints(roles);
+  const footJoints = [leftContact, rightContact, roles.leftFoot, roles.rightFoot];
+  // The takes agree on their floor first (floor.ts): a take from a session calibrated apart is moved
+  // onto the others' (its mirrored copy with it, base.length clips on).
+  const moved: FloorMove[] = [];
+  if (calibration === 'fix') {
+    const shifts = clipFloorShifts(base.map((_, i) => clipFloor(work[i].worldPos, footJoints, J)), legLength(skeleton, roles.leftFoot));
+    shifts.forEach((dy, i) => {
+      if (dy === 0) return;
+      raise(work[i], dy);
+      if (setup) raise(work[base.length + i], dy);
+      moved.push({ clip: base[i].name, source: base[i].source, shift: dy });
+    });
   }
+  options.onFloorMoves?.(moved);
+  // Then stand the captures on y = 0 where their feet are elsewhere (floor.ts).
+  const shift = floorShift(floorHeight(work.filter((w) => !w.mirrored).map((w) => w.worldPos), footJoints, J), legLength(skeleton, roles.leftFoot));
+  if (shift !== 0) for (const w of work) raise(w, shift);
 
   const db = deriveDatabase({ skeleton, roles, fps, schema, contacts: contactOpts, work, onClip: (name) => progress(++done, total, name) });
 

@@ -5,7 +5,8 @@
 import { describe, it, expect } from 'vitest';
 import { calibrationRange, CALIBRATION_STEP_RATIO } from '../../src/database/calibration-frames.js';
 import { placeJumps } from '../../src/database/place-jumps.js';
-import type { PlaceJump } from '../../src/database/build.js';
+import type { FloorMove, PlaceJump } from '../../src/database/build.js';
+import { clipFloorShifts } from '../../src/database/floor.js';
 import type { GlitchRepair } from '../../src/database/glitch-frames.js';
 import { buildDatabase, type SourceMotion } from '../../src/database/build.js';
 import { builtinSources } from '../../src/database/builtin-sources.js';
@@ -134,5 +135,32 @@ describe('a glitch inside a take: a pose that jumps away for a frame or three an
     let repairs: GlitchRepair[] = [];
     buildDatabase(builtinSources(), { onGlitches: (g) => { repairs = g; } });
     expect(repairs).toEqual([]);
+  });
+});
+
+describe('takes standing on different floors (sessions calibrated apart)', () => {
+  it('clipFloorShifts: a take further than the agreement from the floor most takes share is moved onto it', () => {
+    expect(clipFloorShifts([0.042, 0.0425, 0.043, 0.0825, 0.002], 0.9)).toEqual([0, 0, 0, expect.closeTo(-0.04, 9), expect.closeTo(0.0405, 9)]);
+    // Half the takes 4 cm up: onto the lower half's floor, not between the two.
+    expect(clipFloorShifts([0.042, 0.082, 0.042, 0.082], 0.9)).toEqual([0, expect.closeTo(-0.04, 9), 0, expect.closeTo(-0.04, 9)]);
+    expect(clipFloorShifts([0.042, 0.05, 0.035], 0.9)).toEqual([0, 0, 0]); // within 2.25 cm
+    expect(clipFloorShifts([0.1], 0.9)).toEqual([0]);
+  });
+
+  it('a build moves such a take (and its mirrored copy) onto the others, and says so; nothing moves on one floor', () => {
+    const sources = builtinSources().slice(0, 4);
+    const J = sources[0].skeleton.names.length;
+    const up = (s: SourceMotion, dy: number): SourceMotion => {
+      const t = Float64Array.from(s.clip.translations);
+      for (let f = 0; f < s.clip.frameCount; f++) t[f * J * 3 + 1] += dy;
+      return { ...s, clip: { ...s.clip, translations: t } };
+    };
+    let moves: FloorMove[] = [];
+    const db = buildDatabase([sources[0], up(sources[1], 0.05), sources[2], sources[3]], { mirror: true, onFloorMoves: (m) => { moves = m; } });
+    expect(moves.map((m) => [m.clip, +m.shift.toFixed(4)])).toEqual([[sources[1].clip.name, -0.05]]);
+    const plain = buildDatabase(sources, { mirror: true });
+    expect(Math.max(...db.translations.map((v, i) => Math.abs(v - plain.translations[i])))).toBeLessThan(1e-6);
+    buildDatabase(sources, { mirror: true, onFloorMoves: (m) => { moves = m; } });
+    expect(moves).toEqual([]);
   });
 });

@@ -5,7 +5,7 @@ import { buildDatabase, type TagRule } from '../../database/build.js';
 import { globMatcher, GlobError } from '../../util/glob.js';
 import { loadBvhSources, builtinSources, scaleMismatchText, type ScaleMismatch } from '../../database/sources-node.js';
 import type { CalibrationTrim } from '../../database/calibration-frames.js';
-import type { PlaceJump } from '../../database/build.js';
+import type { FloorMove, PlaceJump } from '../../database/build.js';
 import type { GlitchRepair } from '../../database/glitch-frames.js';
 import { writeDatabaseFile, writeCompactDatabaseFile } from '../../database/mmdb/mmdb-node.js';
 import type { PoseErrorReport } from '../../database/compact/pose-error.js';
@@ -49,8 +49,9 @@ export const BUILD_USAGE = `usage: motionmatch build <files or folders...> --out
   --as-captured    keep every frame as captured, every take whole: by default a pose held at a take's start
                    or end and left in one frame (a T-pose before the motion) is left out, and a take
                    whose hips jump further in one frame than they ever move is cut there in two
-                   (spliced takes), and a glitch of a few frames that jumps away and back is
-                   interpolated over; all reported
+                   (spliced takes), a glitch of a few frames that jumps away and back is
+                   interpolated over, and a take standing on another floor than the others (a
+                   session calibrated apart) is moved onto theirs; all reported
   --up AXIS        the axis the captures stand along: auto (default: found from the rest pose and
                    the motion, which must agree), +y, -y, +z, -z, +x or -x; a set standing along
                    another axis than +y is turned upright (this project works Y-up)
@@ -228,9 +229,10 @@ export async function buildCommand(argv: string[]): Promise<number> {
   let trims: CalibrationTrim[] = [];
   let jumps: PlaceJump[] = [];
   let glitches: GlitchRepair[] = [];
+  let floorMoves: FloorMove[] = [];
   const db = buildDatabase(sources, {
     schema, bones, fps, mirror: !!values.mirror, tagRules, loops, up, onUpAxis: (f) => { upFound = f; }, onProgress: (d, t, l) => buildBar.update(d, t, l),
-    captureFaults: values['as-captured'] ? 'keep' : 'fix', onCalibrationTrim: (t) => { trims = t; }, onPlaceJumps: (c) => { jumps = c; }, onGlitches: (g) => { glitches = g; },
+    captureFaults: values['as-captured'] ? 'keep' : 'fix', onCalibrationTrim: (t) => { trims = t; }, onPlaceJumps: (c) => { jumps = c; }, onGlitches: (g) => { glitches = g; }, onFloorMoves: (m) => { floorMoves = m; },
   });
   buildBar.done();
   for (const t of trims.slice(0, MAX_SKIPPED_SHOWN)) process.stderr.write(`motionmatch build: ${calibrationTrimText(t)}\n`);
@@ -238,6 +240,8 @@ export async function buildCommand(argv: string[]): Promise<number> {
   for (const j of jumps.slice(0, MAX_SKIPPED_SHOWN)) process.stderr.write(`motionmatch build: cut ${j.source} in two at frame ${j.frame}: its hips moved ${j.step.toFixed(2)} m in one frame, further than in any other (spliced takes or a reset capture volume); the second part is clip '${j.clip}@${j.frame}' (--as-captured keeps it whole)\n`);
   for (const g of glitches.slice(0, MAX_SKIPPED_SHOWN)) process.stderr.write(`motionmatch build: interpolated over ${g.runs.length === 1 ? 'a glitch' : `${g.runs.length} glitches`} in ${g.source} (frames ${g.runs.map(([a, b]) => (a === b ? `${a}` : `${a}-${b}`)).join(', ')}): a pose that jumps away and comes back (--as-captured keeps it)\n`);
   if (glitches.length > MAX_SKIPPED_SHOWN) process.stderr.write(`motionmatch build: ... and ${glitches.length - MAX_SKIPPED_SHOWN} more clips with glitches interpolated over (--as-captured keeps them)\n`);
+  for (const m of floorMoves.slice(0, MAX_SKIPPED_SHOWN)) process.stderr.write(`motionmatch build: moved ${m.source} ${m.shift > 0 ? 'up' : 'down'} ${(100 * Math.abs(m.shift)).toFixed(1)} cm onto the other takes' floor (--as-captured keeps it where it is)\n`);
+  if (floorMoves.length > MAX_SKIPPED_SHOWN) process.stderr.write(`motionmatch build: ... and ${floorMoves.length - MAX_SKIPPED_SHOWN} more takes moved onto the others' floor (--as-captured keeps them)\n`);
   if (jumps.length > MAX_SKIPPED_SHOWN) process.stderr.write(`motionmatch build: ... and ${jumps.length - MAX_SKIPPED_SHOWN} more cuts where the hips jumped (--as-captured keeps the takes whole)\n`);
   const upNote = upFound ? upAxisNote(upFound, (axis) => `if they do stand that way, build again with --up ${axis}`) : null;
   if (upNote !== null && upFound?.axis === '+y') process.stderr.write(`motionmatch build: warning: ${upNote}\n`);
@@ -279,6 +283,8 @@ export async function buildCommand(argv: string[]): Promise<number> {
     placeJumps: jumps,
     /** Glitches interpolated over: per clip, runs of source frames [first, last] (none with --as-captured). */
     glitchesRepaired: glitches,
+    /** Takes moved onto the other takes' floor (m, up positive; none with --as-captured). */
+    floorMoves,
     bytes,
     compact: !!values.compact,
     ...(error ? { error: errorSummary(error, db.clips) } : {}),
