@@ -1,6 +1,7 @@
 /**
- * A calibration pose at a take's ends (database/calibration-frames.ts): a T-pose held before the
- * motion is left out of the database, and nothing else is.
+ * Frames a body cannot make, as raw takes hold them (the build's captureFaults): a calibration pose at
+ * a take's ends (calibration-frames.ts), a jump of place (place-jumps.ts), a glitch (glitch-frames.ts),
+ * a take on another floor (floor.ts) — each found and fixed, and nothing else touched.
  */
 import { describe, it, expect } from 'vitest';
 import { calibrationRange, CALIBRATION_STEP_RATIO } from '../../src/database/calibration-frames.js';
