@@ -16,7 +16,7 @@
  */
 import type { Skeleton } from '../anim/skeleton.js';
 import type { Clip } from '../anim/clip.js';
-import { worldTransformsOfFrames } from '../anim/pose.js';
+import { BodyFrames } from './body-frames.js';
 
 /** How many times larger than every other step of its clip a step must be to end a calibration pose. */
 export const CALIBRATION_STEP_RATIO = 2;
@@ -37,28 +37,10 @@ export interface CalibrationTrim {
   ratio: number;
 }
 
-/** Per step f (frame f to f + 1): the largest move of a joint of the body (the hips and the joints under them) relative to `hips` (m). */
+/** Per step f (frame f to f + 1): the largest move of a joint of the body relative to `hips` (m; BodyFrames.poseDistance). */
 export function hipsRelativeSteps(skeleton: Skeleton, clip: Clip, hips: number): Float64Array {
-  const J = skeleton.names.length, F = clip.frameCount, parents = skeleton.parents;
-  const wr = new Float64Array(F * J * 4), wp = new Float64Array(F * J * 3);
-  worldTransformsOfFrames(parents, clip.rotations, clip.translations, F, wr, wp);
-  // A joint above the hips (a reference root carrying the clip's placement) is no part of the pose.
-  const body = new Uint8Array(J);
-  for (let j = 0; j < J; j++) for (let k = j; k >= 0; k = parents[k]) if (k === hips) { body[j] = 1; break; }
-  const steps = new Float64Array(Math.max(0, F - 1));
-  for (let f = 0; f + 1 < F; f++) {
-    const a = f * J * 3, b = a + J * 3, ha = a + 3 * hips, hb = b + 3 * hips;
-    let most = 0;
-    for (let j = 0; j < J; j++) {
-      if (!body[j]) continue;
-      const dx = (wp[b + 3 * j] - wp[hb]) - (wp[a + 3 * j] - wp[ha]);
-      const dy = (wp[b + 3 * j + 1] - wp[hb + 1]) - (wp[a + 3 * j + 1] - wp[ha + 1]);
-      const dz = (wp[b + 3 * j + 2] - wp[hb + 2]) - (wp[a + 3 * j + 2] - wp[ha + 2]);
-      const d = dx * dx + dy * dy + dz * dz;
-      if (d > most) most = d;
-    }
-    steps[f] = Math.sqrt(most);
-  }
+  const frames = new BodyFrames(skeleton, clip, hips), steps = new Float64Array(Math.max(0, clip.frameCount - 1));
+  for (let f = 0; f < steps.length; f++) steps[f] = frames.poseDistance(f, f + 1);
   return steps;
 }
 

@@ -8,19 +8,13 @@
  */
 import type { Skeleton } from '../anim/skeleton.js';
 import type { Clip } from '../anim/clip.js';
-import { worldTransformsOfFrames } from '../anim/pose.js';
+import { BodyFrames } from './body-frames.js';
 import { CALIBRATION_MIN_STEP_LEG_LENGTHS, CALIBRATION_STEP_RATIO } from './calibration-frames.js';
 
 /** Per step f (frame f to f + 1): how far `hips` moves in the world (m). */
 export function hipsSteps(skeleton: Skeleton, clip: Clip, hips: number): Float64Array {
-  const J = skeleton.names.length, F = clip.frameCount;
-  const wr = new Float64Array(F * J * 4), wp = new Float64Array(F * J * 3);
-  worldTransformsOfFrames(skeleton.parents, clip.rotations, clip.translations, F, wr, wp);
-  const steps = new Float64Array(Math.max(0, F - 1));
-  for (let f = 0; f + 1 < F; f++) {
-    const a = 3 * (f * J + hips), b = a + 3 * J;
-    steps[f] = Math.hypot(wp[b] - wp[a], wp[b + 1] - wp[a + 1], wp[b + 2] - wp[a + 2]);
-  }
+  const place = new BodyFrames(skeleton, clip, hips).place, steps = new Float64Array(Math.max(0, clip.frameCount - 1));
+  for (let f = 0; f < steps.length; f++) steps[f] = Math.hypot(place[3 * f + 3] - place[3 * f], place[3 * f + 4] - place[3 * f + 1], place[3 * f + 5] - place[3 * f + 2]);
   return steps;
 }
 
