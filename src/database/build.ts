@@ -79,7 +79,7 @@ export interface BuildOptions {
    * the take onto the others' floor; 'keep' keeps every frame as captured.
    */
   captureFaults?: 'fix' | 'keep';
-  /** Called once with the clips whose ends were left out (empty when none). */
+  /** Called once with the clips whose ends were left out (calibration-frames.ts; empty when none; none with captureFaults 'keep'). */
   onCalibrationTrim?: (trims: CalibrationTrim[]) => void;
   /**
    * Called once with the takes cut where their hips jump further in a frame than they ever move
@@ -188,16 +188,16 @@ export function buildDatabase(sources: readonly SourceMotion[], options: BuildOp
   options.onUpAxis?.(finding);
   const upright = turnUpright(sources[0].skeleton, aligned0.map((s) => s.clip), finding.axis);
   const rig = upright.skeleton;
-  const calibration = options.captureFaults ?? 'fix';
-  if (calibration !== 'fix' && calibration !== 'keep') throw new DatabaseBuildError(`captureFaults must be 'fix' or 'keep', got ${String(calibration)}`);
-  // A calibration pose at a take's ends is no motion (calibration-frames.ts): left out before
-  // anything reads the clips (tag ranges count from the first frame kept).
-  // So is a jump of the hips' place within a take: it is cut there in two.
-  // A glitch of a few frames inside a take is interpolated over (glitch-frames.ts) before.
+  const faults = options.captureFaults ?? 'fix';
+  if (faults !== 'fix' && faults !== 'keep') throw new DatabaseBuildError(`captureFaults must be 'fix' or 'keep', got ${String(faults)}`);
+  // Frames a body cannot make, before anything reads the clips: a glitch of a few frames inside a
+  // take is interpolated over (glitch-frames.ts), a calibration pose at a take's ends left out
+  // (calibration-frames.ts; tag ranges count from the first frame kept), a take cut where the hips'
+  // place jumps (place-jumps.ts).
   const trims: CalibrationTrim[] = [], jumps: PlaceJump[] = [], glitches: GlitchRepair[] = [];
   const legLen = legLength(rig, roles.leftFoot);
   const aligned: SourceMotion[] = aligned0.flatMap((s, i) => {
-    if (calibration === 'keep') return [{ ...s, skeleton: rig, clip: upright.clips[i] }];
+    if (faults === 'keep') return [{ ...s, skeleton: rig, clip: upright.clips[i] }];
     // Glitches first: their way out and back would look like a pose at an end (two large steps).
     const g = repairGlitches(rig, upright.clips[i], roles.hips, legLen);
     if (g.runs.length > 0) glitches.push({ clip: g.clip.name, source: g.clip.source, runs: g.runs });
@@ -256,7 +256,7 @@ export function buildDatabase(sources: readonly SourceMotion[], options: BuildOp
   // The takes agree on their floor first (floor.ts): a take from a session calibrated apart is moved
   // onto the others' (its mirrored copy with it, base.length clips on).
   const moved: FloorMove[] = [];
-  if (calibration === 'fix') {
+  if (faults === 'fix') {
     const shifts = clipFloorShifts(base.map((_, i) => clipFloor(work[i].worldPos, footJoints, J)), legLength(skeleton, roles.leftFoot));
     shifts.forEach((dy, i) => {
       if (dy === 0) return;
