@@ -16,7 +16,11 @@ export class BodyFrames {
   private readonly wr: Float64Array;
   private readonly wp: Float64Array;
 
-  constructor(private readonly skeleton: Skeleton, private readonly clip: Clip, private readonly hips: number) {
+  /** The clip whose frames these are; a copy with the same numbers may take its place (repairGlitches edits a copy). */
+  clip: Clip;
+
+  constructor(private readonly skeleton: Skeleton, clip: Clip, private readonly hips: number) {
+    this.clip = clip;
     const J = skeleton.names.length, F = clip.frameCount, parents = skeleton.parents;
     this.body = new Uint8Array(J);
     for (let j = 0; j < J; j++) for (let k = j; k >= 0; k = parents[k]) if (k === hips) { this.body[j] = 1; break; }

@@ -29,15 +29,22 @@ export function floorHeight(worlds: readonly Float64Array[], joints: readonly nu
   if (n === 0 || joints.length === 0) return Number.NaN;
   const lowest = new Float64Array(n);
   let i = 0;
-  for (const w of worlds) {
-    for (let f = 0, F = w.length / (3 * J); f < F; f++) {
-      let low = Infinity;
-      for (const j of joints) low = Math.min(low, w[(f * J + j) * 3 + 1]);
-      lowest[i++] = low;
-    }
+  for (const w of worlds) { lowestJointHeights(w, joints, J, lowest, i); i += w.length / (3 * J); }
+  return quantileOfSorted(lowest.sort(), FLOOR_QUANTILE);
+}
+
+/** Per frame of `world` (frames × J × 3, y up): the height of the lowest of `joints`, into out[at..]. */
+function lowestJointHeights(world: Float64Array, joints: readonly number[], J: number, out: Float64Array, at: number): void {
+  for (let f = 0, F = world.length / (3 * J); f < F; f++) {
+    let low = Infinity;
+    for (const j of joints) low = Math.min(low, world[(f * J + j) * 3 + 1]);
+    out[at + f] = low;
   }
-  lowest.sort();
-  return lowest[Math.min(n - 1, Math.floor(FLOOR_QUANTILE * n))];
+}
+
+/** The q-quantile of sorted values (the lower of two neighbours). */
+function quantileOfSorted(sorted: Float64Array, q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 }
 
 /**
@@ -59,13 +66,8 @@ export function clipFloor(world: Float64Array, joints: readonly number[], J: num
   const F = world.length / (3 * J);
   if (F === 0 || joints.length === 0) return Number.NaN;
   const lowest = new Float64Array(F);
-  for (let f = 0; f < F; f++) {
-    let low = Infinity;
-    for (const j of joints) low = Math.min(low, world[(f * J + j) * 3 + 1]);
-    lowest[f] = low;
-  }
-  lowest.sort();
-  return lowest[Math.min(F - 1, Math.floor(CLIP_FLOOR_QUANTILE * F))];
+  lowestJointHeights(world, joints, J, lowest, 0);
+  return quantileOfSorted(lowest.sort(), CLIP_FLOOR_QUANTILE);
 }
 
 /**

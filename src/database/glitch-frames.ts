@@ -64,18 +64,19 @@ export function repairGlitches(skeleton: Skeleton, clip: Clip, hips: number, leg
   const F = clip.frameCount, J = skeleton.names.length;
   if (F < 5) return { clip, runs: [] };
   const least = CALIBRATION_MIN_STEP_LEG_LENGTHS * legLength;
-  let work: Clip | null = null, frames: BodyFrames | null = null;
+  let work: Clip | null = null;
+  const frames = new BodyFrames(skeleton, clip, hips);
   const runs: Array<[number, number]> = [];
   const s = new Float64Array(F - 1);
   for (let round = 0; round < MOST_GLITCHES; round++) {
-    frames ??= new BodyFrames(skeleton, clip, hips);
     for (let f = 0; f + 1 < F; f++) s[f] = frames.distance(f, f + 1);
     const run = findGlitch(s, frames, least);
     if (run === null) break;
     if (work === null) {
-      // Repaired on a copy (the caller's clip is left as it was), which `frames` then follows.
+      // Repaired on a copy (the caller's clip is left as it was): the same numbers, so `frames` holds
+      // for it as it is and follows it from here.
       work = { ...clip, rotations: Float64Array.from(clip.rotations), translations: Float64Array.from(clip.translations) };
-      frames = new BodyFrames(skeleton, work, hips);
+      frames.clip = work;
     }
     const [p, q] = run, a = p - 1, b = q + 1, R = work.rotations, T = work.translations;
     for (let f = p; f <= q; f++) {
