@@ -24,7 +24,7 @@ import { validateFootIKOptions, type FootIKOptions } from './options.js';
 import { dropToReach, lowerHips } from './hips.js';
 import { decayHeel, decayOffset, followDataOnGround } from './offsets.js';
 import { YAW_TURN, holdFootHeading, pivotAboutContact, shownBearing } from './planted-turn.js';
-import { LANDED_LEG_LENGTHS, heldLastStep, holdsPlanted, landedFromStep, plantable, recordShown, slowEnoughToPlant } from './landing.js';
+import { LANDED_LEG_LENGTHS, heldLastStep, holdsPlanted, landedFromStep, plantable, recordShown, slowEnoughToPlant, capturedFootStill } from './landing.js';
 import { applyGroundStep } from './ground-step.js';
 
 export { GROUND_BAND_LEG_LENGTHS, PLANT_SPEED_LEG_LENGTHS, STILL_DOWN_LEG_LENGTHS, floorLift, groundHold } from './on-ground.js';
@@ -190,7 +190,7 @@ export class FootIK {
     // ankle stopped dead, 7.8 m/s on the shared bench clips) and it is back near the ground (its lift
     // within the ground hold's top quarter, 0.03 leg lengths: planted higher, a brief contact's lock
     // stopped it in mid-descent and let go of it a few steps later, 13 cm off, knee 7.5 m/s).
-    if (lands && plantable(S, leg, at) && landed && !(S[at + UNSOFT] > 0) && landedFromStep(S, at) && slowEnoughToPlant(S, leg, at, wp) && holdsPlanted(S, leg, at, wp, false)) {
+    if (lands && plantable(S, leg, at) && landed && !(S[at + UNSOFT] > 0) && landedFromStep(S, at) && slowEnoughToPlant(S, leg, at, wp) && capturedFootStill(this.captured, this.db.fps, host.frame, i, leg) && holdsPlanted(S, leg, at, wp, false)) {
       // Plant the contact point where it is displayed horizontally (animation plus any offset still
       // blending out), so that nothing slides once it is down, at the height the animation has it
       // (the ground). A vertical offset still blending out goes on doing so, from where it is: the
@@ -212,7 +212,7 @@ export class FootIK {
       S[at + LOCK + 1] = wp[c + 1];
       const dx = S[at + LOCK] - wp[c], dz = S[at + LOCK + 2] - wp[c + 2];
       const limit = this.opts.unlockLegLengths * leg.length;
-      if ((!contact && !stillDown(leg, at, S, wp)) || !held || dx * dx + dz * dz > limit * limit) {
+      if ((!contact && !stillDown(leg, at, S, wp)) || !held || dx * dx + dz * dz > limit * limit || !capturedFootStill(this.captured, this.db.fps, host.frame, i, leg)) {
         // Hand over from the lock to the animation without a jump: offset = old target - new desired
         // (the foot moves as a whole, so the contact point's gap is the ankle's).
         // A raised heel stays raised and blends down like the offset: the ankle starts where it was.

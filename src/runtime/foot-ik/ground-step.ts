@@ -24,7 +24,7 @@ import { GROUND_UNDER_FOOT, clearHeel, decayFootSpring, followGroundUnderFoot, g
 import { dropToReach, landingAhead, lowerHips, REACH_RISE } from './hips.js';
 import { decayHeel, decayOffset, followDataOnGround } from './offsets.js';
 import { HEADING_TOLERANCE, HELD_TURN, YAW_TURN, heldTurn, pivotAboutContact, shownBearing } from './planted-turn.js';
-import { LANDED_LEG_LENGTHS, heldLastStep, holdsPlanted, landedFromStep, recordShown, slowEnoughToPlant } from './landing.js';
+import { LANDED_LEG_LENGTHS, heldLastStep, holdsPlanted, landedFromStep, recordShown, slowEnoughToPlant, capturedFootStill } from './landing.js';
 import { limitKneeBend, recordAnimatedKneeBend, recordKneeBend } from './knee-bend.js';
 
 /** The fastest a free foot's clearance over the ground rises beyond its spring (m/s). */
@@ -94,7 +94,7 @@ export function applyGroundStep(S: Float64Array, rig: FootRig, db: Database, opt
       const limit = opts.unlockLegLengths * leg.length;
       // A lock the leg did not reach is let go, as on flat ground (the hips drop only for what the
       // ground adds to the leg's need, dropToReach).
-      if ((!contact && !stillDown(leg, at, S, wp)) || !held || dx * dx + dz * dz > limit * limit) {
+      if ((!contact && !stillDown(leg, at, S, wp)) || !held || dx * dx + dz * dz > limit * limit || !capturedFootStill(captured, db.fps, host.frame, i, leg)) {
         // Hand over to the animation over the ground without a jump: the contact point's target
         // (LOCK + OFFSET) becomes the animated one (shifted by the ground under it) plus the offset.
         for (let k = 0; k < 3; k++) S[at + OFFSET + k] += S[at + LOCK + k] - wp[c + k];
@@ -113,7 +113,7 @@ export function applyGroundStep(S: Float64Array, rig: FootRig, db: Database, opt
         // A foot stepping after the body is planted once it has landed from its step, as on flat
         // ground (landedFromStep).
         const lockY = GROUND_UNDER_FOOT[0] + S[at + ANIM_HEIGHT] / Math.max(GROUND_UNDER_FOOT[2], Math.cos(go.maxFootTilt));
-        if (S[at + SHOWN + 1] - lockY < LANDED_LEG_LENGTHS * leg.length && landedFromStep(S, at) && slowEnoughToPlant(S, leg, at, wp) && holdsPlanted(S, leg, at, wp, true)) {
+        if (S[at + SHOWN + 1] - lockY < LANDED_LEG_LENGTHS * leg.length && landedFromStep(S, at) && slowEnoughToPlant(S, leg, at, wp) && capturedFootStill(captured, db.fps, host.frame, i, leg) && holdsPlanted(S, leg, at, wp, true)) {
           // Just after a reset (SETTLING) it is planted where it stands, with nothing to settle.
           const freeY = S[SETTLING] === 1 ? lockY : wp[c + 1] + S[at + FOLLOW] * S[at + SHIFT] + S[at + OFFSET + 1];
           S[at + LOCK] = wp[c] + S[at + OFFSET]; S[at + LOCK + 1] = lockY; S[at + LOCK + 2] = wp[c + 2] + S[at + OFFSET + 2];

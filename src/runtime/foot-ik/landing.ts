@@ -4,6 +4,7 @@
  * step by recordShown). Functions on the foot IK state block (state.ts).
  */
 import type { LegJoints } from './rig.js';
+import type { CapturedData } from '../captured-data.js';
 import { plantedReach } from './leg.js';
 import { HEEL, HIPS_DROP, HIPS_MAX, HOLD_LIFT, IK_TARGET, LEG_SIZE, LIFT, LOCK, LOCKED, OFFSET, REACH, RELEASED, SETTLING, SHIFT, FOLLOW, SHOWN, SHOWN_REACH, STEP_DT } from './state.js';
 import { PLANT_SPEED_LEG_LENGTHS, STEP_LANDED_HOLD } from './on-ground.js';
@@ -54,6 +55,26 @@ export function slowEnoughToPlant(S: Float64Array, leg: LegJoints, at: number, w
   const dx = wp[c] + S[at + OFFSET] - S[at + SHOWN], dz = wp[c + 2] + S[at + OFFSET + 2] - S[at + SHOWN + 2];
   const most = PLANT_SPEED_LEG_LENGTHS * leg.length * dt;
   return dx * dx + dz * dz < most * most;
+}
+
+/**
+ * Whether the capture's own contact point of leg `i` stays where it is over the frame played: it
+ * moves from frame `frame` to the next (CapturedData.contactMotion) slower than
+ * PLANT_SPEED_LEG_LENGTHS leg lengths per second, the speed slowEnoughToPlant asks of a displayed
+ * foot before it is planted. A lock is let go of once it does not (foot-ik.ts, ground-step.ts),
+ * whatever holds it: a lock is held past its contact while the animation still has the foot near
+ * the floor (stillDown), and a foot locked before a transition onto a 180-degree pivot's lift-off
+ * was held there while the capture swung it away along the floor at 1.2, 2.7, then 4.2 m/s, and let
+ * go of into the swing, which it caught up with at 7.6 m/s (8.2 m/s of velocity change at the toe
+ * against the data's own largest 4.9: the built-in database mirrored, strafing at 30 Hz). Let go of
+ * at once, it follows the capture's swing from the step it is shown in. Nor is a foot planted on such
+ * a frame (it would be let go of the next step; on the sets measured the displayed foot was never
+ * slow enough there, slowEnoughToPlant).
+ */
+export function capturedFootStill(data: CapturedData, fps: number, frame: number, i: number, leg: LegJoints): boolean {
+  const m = data.contactMotion, f = 6 * frame + 3 * i;
+  const most = (PLANT_SPEED_LEG_LENGTHS * leg.length) / fps;
+  return m[f] * m[f] + m[f + 2] * m[f + 2] < most * most;
 }
 
 /**
