@@ -51,6 +51,19 @@ describe('the measuring tools\' command lines', () => {
     }
   });
 
+  it('scripts/stop-settle.mjs: a bad STOP_SETTLE_SEED, STOP_SETTLE_TERRAIN or STOP_SETTLE_TOP is refused before the database is read', () => {
+    for (const [env, message] of [
+      [{ STOP_SETTLE_SEED: '-1' }, /^stop-settle: STOP_SETTLE_SEED must be a whole number from 0 to 4294967295, got -1$/],
+      [{ STOP_SETTLE_TERRAIN: 'dunes' }, /^stop-settle: STOP_SETTLE_TERRAIN must be hills or steps, got dunes$/],
+      [{ STOP_SETTLE_TOP: 'all' }, /^stop-settle: STOP_SETTLE_TOP must be a whole number from 0 to 1000, got all$/],
+    ] as const) {
+      const r = spawnSync(process.execPath, [join(REPO_ROOT, 'scripts/stop-settle.mjs'), '/nowhere/db.mmdb'], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 30_000, env: { ...process.env, ...env } });
+      expect(r.status, r.stderr).toBe(2);
+      expect(r.stderr.split('\n')[0]).toMatch(message);
+      expect(r.stdout).toBe('');
+    }
+  });
+
   it('dist/bench/step-ab.js: a missing --base and an unknown option are refused too', () => {
     for (const [args, message] of [
       [[], /--base DIR .* is required/],
