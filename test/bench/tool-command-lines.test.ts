@@ -39,30 +39,28 @@ describe('the measuring tools\' command lines', () => {
     });
   }
 
-  it('scripts/pop-events.mjs: a bad POP_EVENTS_SEED or POP_EVENTS_TERRAIN is refused before the database is read', () => {
-    for (const [env, message] of [
+  /** Settings a diagnostic script reads from the environment, each refused (exit 2, one line) before the database is read. */
+  const ENV_REFUSALS = [
+    { script: 'scripts/pop-events.mjs', cases: [
       [{ POP_EVENTS_SEED: '2.5' }, /^pop-events: POP_EVENTS_SEED must be a whole number from 0 to 4294967295, got 2\.5$/],
       [{ POP_EVENTS_TERRAIN: 'dunes' }, /^pop-events: POP_EVENTS_TERRAIN must be hills or steps, got dunes$/],
-    ] as const) {
-      const r = spawnSync(process.execPath, [join(REPO_ROOT, 'scripts/pop-events.mjs'), '/nowhere/db.mmdb'], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 30_000, env: { ...process.env, ...env } });
-      expect(r.status, r.stderr).toBe(2);
-      expect(r.stderr.split('\n')[0]).toMatch(message);
-      expect(r.stdout).toBe('');
-    }
-  });
-
-  it('scripts/stop-settle.mjs: a bad STOP_SETTLE_SEED, STOP_SETTLE_TERRAIN or STOP_SETTLE_TOP is refused before the database is read', () => {
-    for (const [env, message] of [
+    ] },
+    { script: 'scripts/stop-settle.mjs', cases: [
       [{ STOP_SETTLE_SEED: '-1' }, /^stop-settle: STOP_SETTLE_SEED must be a whole number from 0 to 4294967295, got -1$/],
       [{ STOP_SETTLE_TERRAIN: 'dunes' }, /^stop-settle: STOP_SETTLE_TERRAIN must be hills or steps, got dunes$/],
       [{ STOP_SETTLE_TOP: 'all' }, /^stop-settle: STOP_SETTLE_TOP must be a whole number from 0 to 1000, got all$/],
-    ] as const) {
-      const r = spawnSync(process.execPath, [join(REPO_ROOT, 'scripts/stop-settle.mjs'), '/nowhere/db.mmdb'], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 30_000, env: { ...process.env, ...env } });
-      expect(r.status, r.stderr).toBe(2);
-      expect(r.stderr.split('\n')[0]).toMatch(message);
-      expect(r.stdout).toBe('');
-    }
-  });
+    ] },
+  ] as const;
+  for (const { script, cases } of ENV_REFUSALS) {
+    it(`${script}: a bad ${cases.map(([env]) => Object.keys(env)[0]).join(', ')} is refused before the database is read`, () => {
+      for (const [env, message] of cases) {
+        const r = spawnSync(process.execPath, [join(REPO_ROOT, script), '/nowhere/db.mmdb'], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 30_000, env: { ...process.env, ...env } });
+        expect(r.status, r.stderr).toBe(2);
+        expect(r.stderr.split('\n')[0]).toMatch(message);
+        expect(r.stdout).toBe('');
+      }
+    });
+  }
 
   it('dist/bench/step-ab.js: a missing --base and an unknown option are refused too', () => {
     for (const [args, message] of [
