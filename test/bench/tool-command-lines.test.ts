@@ -21,6 +21,7 @@ const TOOLS: Array<{ file: string; usage: RegExp; bad: string[]; refusal: RegExp
   { file: 'scripts/alloc-profile.mjs', usage: /^usage: node scripts\/alloc-profile\.mjs/, bad: ['--agents', 'x'], refusal: /^alloc-profile: --agents must be an integer/ },
   { file: 'scripts/skate-split.mjs', usage: /^usage: node scripts\/skate-split\.mjs DB\.mmdb/, bad: ['db.mmdb', '--scenario'], refusal: /^skate-split: Option '--scenario <value>' argument missing/ },
   { file: 'scripts/stop-settle.mjs', usage: /^usage: node scripts\/stop-settle\.mjs DB\.mmdb \[--scenario wander\|path\|stop-go\|strafe \(default stop-go\)\]/, bad: ['db.mmdb', '--scenario', 'run'], refusal: /^stop-settle: --scenario must be one of wander, path, stop-go, strafe, got run$/ },
+  { file: 'scripts/trajectory-lag.mjs', usage: /^usage: node scripts\/trajectory-lag\.mjs DB\.mmdb \[--scenario wander\|path\|stop-go\|strafe \(default strafe\)\]/, bad: ['db.mmdb', '--agents', '0'], refusal: /^usage: node scripts\/trajectory-lag\.mjs DB\.mmdb/ },
   { file: 'scripts/pop-events.mjs', usage: /^usage: node scripts\/pop-events\.mjs DB\.mmdb \[--scenario wander\|path\|stop-go\|strafe \(default wander\)\]/, bad: ['db.mmdb', '--hz', '5'], refusal: /^usage: node scripts\/pop-events\.mjs DB\.mmdb/ },
   { file: 'scripts/rig-variants.mjs', usage: /^usage: node scripts\/rig-variants\.mjs VARIANT/, bad: ['names'], refusal: /^usage: node scripts\/rig-variants\.mjs VARIANT/ },
 ];
