@@ -20,15 +20,13 @@ import {
   ANIM_PREV, KNEE_PLANE, LIFT, LIFT_VEL, CLEAR_LIFT, CLEAR_LIFT_VEL, GROUND_AHEAD, HOLD_CAPTURED, DATA_HOLD, REACH, TILT, PLANT_HEEL,
 } from './state.js';
 import { stillDown, updateGroundHolds, updateLift } from './on-ground.js';
-import { GROUND_UNDER_FOOT, clearHeel, decayFootSpring, followGroundUnderFoot, groundShare, shownHeelElevation, tiltTowards } from './foot-ground.js';
+import { CLEAR_RISE_SPEED, GROUND_UNDER_FOOT, clearHeel, decayFootSpring, followGroundUnderFoot, groundShare, shownHeelElevation, tiltTowards } from './foot-ground.js';
 import { dropToReach, landingAhead, lowerHips, REACH_RISE } from './hips.js';
 import { decayHeel, decayOffset, followDataOnGround } from './offsets.js';
 import { HEADING_TOLERANCE, HELD_TURN, YAW_TURN, heldTurn, pivotAboutContact, shownBearing } from './planted-turn.js';
 import { LANDED_LEG_LENGTHS, heldLastStep, holdsPlanted, landedFromStep, recordShown, slowEnoughToPlant, capturedFootStill } from './landing.js';
 import { limitKneeBend, recordAnimatedKneeBend, recordKneeBend } from './knee-bend.js';
 
-/** The fastest a free foot's clearance over the ground rises beyond its spring (m/s). */
-const CLEAR_RISE_SPEED = 2;
 /** How fast a planted foot may follow its animated height (m/s). */
 const PLANTED_VERTICAL_SPEED = 0.5;
 
