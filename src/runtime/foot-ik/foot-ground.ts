@@ -6,7 +6,7 @@
  */
 import type { LegJoints } from './rig.js';
 import {
-  LOCK, OFFSET, SHOWN, CLEAR, CLEAR_VEL, GROUND_AHEAD, FOLLOW, FOLLOW_VEL, SHIFT_OFFSET, SHIFT_VEL, SHIFT_PREV, SHIFT_SLOPE, SHIFT, TILT, TILT_VEL, ANIM_HEIGHT, ANKLE_HEIGHT, STEP_DT, SETTLING, FOOT_DT, FOOT_E, FOOT_HALF_LIFE,
+  LOCK, OFFSET, SHOWN, CLEAR, CLEAR_VEL, GROUND_AHEAD, FOLLOW, FOLLOW_VEL, SHIFT_OFFSET, SHIFT_VEL, SHIFT_PREV, SHIFT_SLOPE, SHIFT_AT, SHIFT, TILT, TILT_VEL, ANIM_HEIGHT, ANKLE_HEIGHT, STEP_DT, SETTLING, FOOT_DT, FOOT_E, FOOT_HALF_LIFE,
   IK_TARGET, FOOT_WORLD_ROT, MAX_HEEL_RAISE, HEEL, PLANT_HEEL, HEEL_RAISE,
 } from './state.js';
 import type { GroundOptions } from '../ground/ground-options.js';
@@ -133,10 +133,15 @@ export function followGroundUnderFoot(S: Float64Array, at: number, leg: LegJoint
     if (!restart && S[SETTLING] === 0) S[at + SHIFT_OFFSET] = rootPosition[1] - g;
   } else {
     // What the slope explains is followed at once; the rest (a step passing under the foot or ahead of it) goes into the offset.
-    S[at + SHIFT_OFFSET] -= g - prev - explainedRise(vx * dt, vz * dt, S[at + SHIFT_SLOPE], S[at + SHIFT_SLOPE + 1], gx, gz, Math.tan(go.followSlope));
+    // The slope explains the change over the way the sampled point moved since the last sample. Over
+    // the foot's shown motion instead (from where it was shown to its target), a released foot whose
+    // leg could not reach its target 74 cm off had a 20 cm "move" a step on a hill-like cell edge:
+    // lifted 10 cm a step for three steps and stopped (13.9 m/s at the ankle at 144 Hz, the shared
+    // locomotion captures' wander on the steps).
+    S[at + SHIFT_OFFSET] -= g - prev - explainedRise(px - S[at + SHIFT_AT], pz - S[at + SHIFT_AT + 1], S[at + SHIFT_SLOPE], S[at + SHIFT_SLOPE + 1], gx, gz, Math.tan(go.followSlope));
     decayFootSpring(S, at + SHIFT_OFFSET, at + SHIFT_VEL, 1, go);
   }
-  S[at + SHIFT_PREV] = g; S[at + SHIFT_SLOPE] = gx; S[at + SHIFT_SLOPE + 1] = gz;
+  S[at + SHIFT_PREV] = g; S[at + SHIFT_SLOPE] = gx; S[at + SHIFT_SLOPE + 1] = gz; S[at + SHIFT_AT] = px; S[at + SHIFT_AT + 1] = pz;
   S[at + SHIFT] = g + S[at + SHIFT_OFFSET] - rootPosition[1];
   // How much of the shift the foot takes: all of it near the ground, none high in its swing, where
   // it goes with the body (a back-kick over ground rising behind a runner went above the hip, its

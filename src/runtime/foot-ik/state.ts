@@ -82,7 +82,13 @@ export const PLANT_HEEL = 72;
  * changed at over the step (rad/s), and this step's animated bend.
  */
 export const KNEE_BEND = 73, KNEE_BEND_RATE = 74, KNEE_ANIM = 75;
-export const LEG_SIZE = 76;
+/**
+ * Per leg (foot-ground.ts followGroundUnderFoot): where (x, z) the ground of SHIFT_PREV was sampled,
+ * so that the slope explains the ground's change over the way that point moved (not over the gap to
+ * where the foot was shown, which a leg that cannot reach its target leaves open).
+ */
+export const SHIFT_AT = 76;
+export const LEG_SIZE = 78;
 /** LOCKED's value for a foot released while its contact lasts. */
 export const RELEASED = 2;
 export const HIPS_DROP = 2 * LEG_SIZE, HIPS_DROP_VEL = HIPS_DROP + 1, DECAY_DT = HIPS_DROP + 2, DECAY_E = HIPS_DROP + 3;
