@@ -32,7 +32,7 @@ const STILL_ROOT = 0.02, STILL_FOOT = 0.01, DOWN = 0.01, WINDOW = 3;
 const stops = [];
 for (let a = 0; a < agents; a++) {
   const c = new MotionMatchingController(db, ground ? { ground } : {});
-  c.reset(c.frame, 3 * a, 0, 0);
+  c.reset(c.frame, 3 * (a % 64), 3 * Math.floor(a / 64), 0); // where the simulation places agent a (sim/agents.ts)
   const driver = new ScriptedDriver(scenario, seed, a, dt), input = createInput();
   const prev = new Float64Array(c.worldPositions.length), prevRoot = new Float64Array(3), low = [0, 0], speed = [0, 0];
   let requested = 0, stop = null, transitions = c.transitionCount;

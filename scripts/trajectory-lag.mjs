@@ -22,7 +22,7 @@ const dt = 1 / hz, steps = Math.round(seconds / dt);
 const rows = new Map();
 for (let a = 0; a < agents; a++) {
   const c = new MotionMatchingController(db, {});
-  c.reset(c.frame, 3 * a, 0, 0);
+  c.reset(c.frame, 3 * (a % 64), 3 * Math.floor(a / 64), 0); // where the simulation places agent a (sim/agents.ts)
   // The controller's state block, read for the adjustment's limit (a diagnostic looks inside).
   const s = c.s;
   const driver = new ScriptedDriver(scenario, 1, a, dt), input = createInput();
