@@ -10,7 +10,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { CLEAR_RISE_SPEED, followGroundUnderFoot } from '../../src/runtime/foot-ik/foot-ground.js';
-import { FOOT_IK_STATE_SIZE, GROUND_AHEAD, SHIFT_PREV, SHOWN, STEP_DT } from '../../src/runtime/foot-ik/state.js';
+import { FOOT_IK_STATE_SIZE, GROUND_AHEAD, SHIFT, SHIFT_PREV, SHOWN, STEP_DT } from '../../src/runtime/foot-ik/state.js';
 import { DEFAULT_GROUND_OPTIONS } from '../../src/runtime/ground/ground-options.js';
 import { HeightField } from '../../src/runtime/ground/height-field.js';
 import type { LegJoints } from '../../src/runtime/foot-ik/rig.js';
@@ -94,5 +94,17 @@ describe('a swinging foot looking ahead', () => {
     const grade = Math.tan((20 * Math.PI) / 180), stepped = groundAhead(rising(0.6, grade, false, 0.8, 0.15), 7);
     expect(stepped).toBeGreaterThan(0.15 + 0.2 * grade - 1e-6);
     expect(stepped).toBeLessThan(0.15 + 0.52 * grade);
+  });
+
+  it('just released, takes the ground under its target as it is, whatever the gap it was shown at', () => {
+    // A toe let go of after its leg could not reach its lock: shown 30 cm short of it, with a 20 cm
+    // bar between. That gap is no motion: looked along, the bar became the ground under the foot
+    // (its floor lifted a released toe 10.5 cm in one step on the shared locomotion captures).
+    const S = new Float64Array(FOOT_IK_STATE_SIZE);
+    S[STEP_DT] = DT;
+    S[SHOWN] = 0; S[SHOWN + 1] = 0.05; S[SHOWN + 2] = -0.3;
+    const wp = Float64Array.of(0, 0.05, 0), root = Float64Array.of(0, 0, -0.3);
+    followGroundUnderFoot(S, 0, leg, wp, root, bar(0.15, 0.1, 0.2), DEFAULT_GROUND_OPTIONS, true);
+    expect(S[SHIFT]).toBeCloseTo(0, 9);
   });
 });

@@ -70,7 +70,12 @@ export function followGroundUnderFoot(S: Float64Array, at: number, leg: LegJoint
   // The slope of the ground under the foot.
   const gx = -GROUND_UNDER_FOOT[1] / GROUND_UNDER_FOOT[2], gz = -GROUND_UNDER_FOOT[3] / GROUND_UNDER_FOOT[2];
   S[at + GROUND_AHEAD] = 0;
-  if (go.swingLookAhead > 0 && moved > 0) {
+  // Just released (`restart`), the foot was held by its lock, not moving: the gap between where it
+  // was shown and its lock (a leg that could not reach it) is no velocity to look ahead along. Read
+  // as one, a toe let go of on a riser's edge looked 8.5 cm up the riser, took that as the ground
+  // under it, and the free foot's floor lifted it 10.5 cm in the release step (11.2 m/s at 144 Hz,
+  // the shared locomotion captures' wander on the steps).
+  if (go.swingLookAhead > 0 && moved > 0 && !restart) {
     let ax = vx * go.swingLookAhead, az = vz * go.swingLookAhead;
     const reach = Math.sqrt(ax * ax + az * az), most = MAX_LOOK_AHEAD * leg.length;
     if (reach > most) { ax *= most / reach; az *= most / reach; }
