@@ -185,13 +185,14 @@ function stepsBeyondReach(ground: Ground, go: GroundOptions): void {
   const px = FAR[F_PX], pz = FAR[F_PZ], vx = FAR[F_VX], vz = FAR[F_VZ], base = FAR[F_BASE], most = FAR[F_MOST], reach = FAR[F_REACH];
   const speed = Math.sqrt(vx * vx + vz * vz), lag = go.footHalfLife / Math.LN2, tan = Math.tan(go.followSlope);
   const n = Math.min(LOOK_AHEAD_SAMPLES, Math.ceil((reach - most) / (LOOK_AHEAD_SPACING * FAR[F_LEG])));
-  let before = AHEAD[0], at = most, riser = false, need = 0;
+  // (the ground and distance of the point before, from the near look-ahead's last one on)
+  let before = AHEAD[0], beforeD = most, riser = false, need = 0;
   for (let k = 1; k <= n; k++) {
     const d = most + (k / n) * (reach - most);
     ASK[0] = px + (vx / speed) * d; ASK[2] = pz + (vz / speed) * d;
     sampleGround(ground, ASK, 0, AHEAD);
-    if (AHEAD[0] - before > tan * (d - at)) riser = true;
-    before = AHEAD[0]; at = d;
+    if (AHEAD[0] - before > tan * (d - beforeD)) riser = true;
+    before = AHEAD[0]; beforeD = d;
     if (!riser) continue;
     const later = (d - most) / speed - lag;
     const r = AHEAD[0] - base - (later > 0 ? CLEAR_RISE_SPEED * later : 0);
